@@ -1,0 +1,47 @@
+import Type, { type Static } from 'typebox';
+
+/** The chunk object on the wire, in the key order clients see. Unset optional fields are omitted. */
+export const Chunk = Type.Object(
+  {
+    id: Type.String({ description: 'Deterministic id derived from the chunk text and its position.' }),
+    text: Type.String({ description: 'The chunk text; equals input.slice(start_index, end_index) for chunkers.' }),
+    start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
+    end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
+    token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
+    context: Type.Optional(Type.String({ description: 'Text added by the overlap refinery.' })),
+    embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery.' })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
+  },
+  { additionalProperties: true },
+);
+export type Chunk = Static<typeof Chunk>;
+
+/** What a refinery accepts: any chunker's output; the id may be absent when a client builds chunks itself. */
+export const ChunkInput = Type.Object(
+  {
+    id: Type.Optional(Type.String()),
+    text: Type.String(),
+    start_index: Type.Integer({ minimum: 0 }),
+    end_index: Type.Integer({ minimum: 0 }),
+    token_count: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: true },
+);
+
+/** A span a chunker plugin returns: UTF-16 offsets into its input; the kernel derives text, id and units. */
+export interface Span {
+  start: number;
+  end: number;
+  tokenCount: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** Wire key order (DESIGN.md §3); also used to re-order chunks a refinery extends. */
+export const CHUNK_KEY_ORDER = ['id', 'text', 'start_index', 'end_index', 'token_count', 'context', 'embedding', 'metadata'] as const;
+
+export function orderChunk(chunk: Record<string, unknown>): Chunk {
+  const out: Record<string, unknown> = {};
+  for (const key of CHUNK_KEY_ORDER) if (chunk[key] !== undefined) out[key] = chunk[key];
+  for (const key of Object.keys(chunk)) if (!(key in out) && chunk[key] !== undefined) out[key] = chunk[key];
+  return out as Chunk;
+}

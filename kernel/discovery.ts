@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BUILTIN_PLUGINS_DIR } from './paths.js';
+import { ManifestMeta, type AnyManifest } from './plugin.js';
+import { Registry } from './registry.js';
+import { compileValidator } from './validation.js';
+
+const INDEX_FILES = ['index.js', 'index.mjs', 'index.ts'];
+const checkMeta = compileValidator(ManifestMeta);
+
+/** A plugin folder that cannot be loaded: start-up stops and says which file and why. */
+export class PluginLoadError extends Error {}
+
+/**
+ * Build the registry from the built-in plugins folder and any extra folders (e.g. --plugins-dir):
+ * every subfolder with an index file is a plugin. Nothing is skipped silently.
+ */
+export async function discover(extraDirs: readonly string[] = []): Promise<Registry> {
+  const registry = new Registry();
+  for (const dir of [BUILTIN_PLUGINS_DIR, ...extraDirs.map((d) => resolve(d))]) {
+    if (!existsSync(dir)) throw new PluginLoadError(`Plugins directory '${dir}' does not exist.`);
+    for (const entry of readdirSync(dir).sort()) {
+      const folder = join(dir, entry);
+      if (!statSync(folder).isDirectory() || entry.startsWith('.') || entry === 'node_modules') continue;
+      const index = INDEX_FILES.map((f) => join(folder, f)).find(existsSync);
+      if (!index) continue; // a data or helper folder, not a plugin
+      registry.register(await loadManifest(index), index);
+    }
+  }
+  return registry.freeze();
+}
+
+export async function loadManifest(file: string): Promise<AnyManifest> {
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (e) {
+    throw new PluginLoadError(`Cannot import plugin manifest ${file}: ${(e as Error).message}`);
+  }
+  const manifest = mod.default as AnyManifest | undefined;
+  if (!manifest || typeof manifest !== 'object') {
+    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}) or defineRefinery({...}).`);
+  }
+  try {
+    checkMeta(manifest, ['manifest']);
+  } catch (e) {
+    throw new PluginLoadError(`Invalid plugin manifest ${file}: ${(e as Error).message}`);
+  }
+  if (typeof manifest.load !== 'function') throw new PluginLoadError(`Invalid plugin manifest ${file}: load must be a function returning import('./impl.js').`);
+  for (const [key, field] of Object.entries(manifest.config.properties)) {
+    const f = field as { default?: unknown; description?: string };
+    if (f.default === undefined || !f.description) {
+      throw new PluginLoadError(`Invalid plugin manifest ${file}: config field '${key}' needs a default and a description.`);
+    }
+  }
+  return manifest;
+}

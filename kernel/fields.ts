@@ -1,0 +1,44 @@
+import Type from 'typebox';
+
+/**
+ * Config fields several plugins share, declared once so a default never drifts between plugins
+ * (nor between an endpoint and a pipeline step: both read the plugin's schema).
+ */
+export const TokenizerField = (fallback = 'character') =>
+  Type.String({
+    default: fallback,
+    minLength: 1,
+    description:
+      'Tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a path to a Hugging Face tokenizer.json.',
+  });
+
+export const ChunkSizeField = (fallback = 512) =>
+  Type.Integer({ default: fallback, minimum: 1, description: 'Maximum tokens per chunk.' });
+
+export const DelimField = () =>
+  Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+    default: ['\n', '. ', '! ', '? '],
+    description: 'Sentence delimiters: a string or a list of strings.',
+  });
+
+export const IncludeDelimField = () =>
+  Type.Union([Type.Literal('prev'), Type.Literal('next')], {
+    default: 'prev',
+    description: "Attach each delimiter to the sentence before it ('prev') or after it ('next').",
+  });
+
+/** Request fields every chunker route has besides its config. */
+export const TextField = Type.Union([Type.String(), Type.Array(Type.String())], {
+  description: 'A text, or a list of texts (then the answer is one list of chunks per text, in order).',
+  examples: ['First sentence. Second sentence.'],
+});
+
+export const OffsetUnitField = Type.Union([Type.Literal('codepoint'), Type.Literal('utf16'), Type.Literal('utf8')], {
+  default: 'codepoint',
+  description: 'Unit of start_index/end_index: Unicode code points (default), UTF-16 code units, or UTF-8 bytes.',
+});
+
+export const ReturnTypeField = Type.Union([Type.Literal('chunks'), Type.Literal('texts')], {
+  default: 'chunks',
+  description: "Accepted for compatibility with Chonkie's clients: 'texts' answers the chunk texts only.",
+});

@@ -1,0 +1,64 @@
+import Type, { type Static, type TObject } from 'typebox';
+import type { Chunk, Span } from './chunk.js';
+
+/** An optional npm package group a plugin needs, reported (never imported) when missing. */
+export const Extra = Type.Object({
+  name: Type.String({ description: 'Name of the extra (the optionalDependencies group).' }),
+  packages: Type.Array(Type.String(), { minItems: 1, description: 'npm packages the extra consists of.' }),
+  reason: Type.String({ description: 'What the plugin needs them for.' }),
+});
+export type Extra = Static<typeof Extra>;
+
+/** How each kind of plugin is exposed: its route prefix and the request field holding its input. */
+export const KINDS = {
+  chunker: { route: 'chunk', input: 'text' },
+  refinery: { route: 'refine', input: 'chunks' },
+} as const;
+export type Kind = keyof typeof KINDS;
+
+/** The declarative half of a manifest: readable without running any plugin code. */
+export const ManifestMeta = Type.Object({
+  name: Type.String({ pattern: '^[a-z][a-z0-9_-]*$', description: 'Route segment and registry key.' }),
+  kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery')]),
+  summary: Type.String({ minLength: 1 }),
+  extras: Type.Array(Extra),
+  config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
+});
+
+export interface ChunkerImpl {
+  /** Split one non-blank text; offsets are UTF-16 indices into `text`. */
+  chunk(text: string): Span[] | Promise<Span[]>;
+}
+
+export interface RefineryImpl {
+  /** Enrich one list of chunks; return new objects, never mutate the input, never move offsets. */
+  refine(chunks: Chunk[]): Chunk[] | Promise<Chunk[]>;
+}
+
+type Impl<K extends Kind> = K extends 'chunker' ? ChunkerImpl : RefineryImpl;
+
+export interface ImplModule<C extends TObject, K extends Kind> {
+  create(config: Static<C>): Impl<K> | Promise<Impl<K>>;
+}
+
+export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
+  name: string;
+  kind: K;
+  summary: string;
+  extras: Extra[];
+  config: C;
+  /** Example request bodies for the docs (without the input field for refineries: they get chunks). */
+  examples?: Record<string, unknown>[];
+  /** The only place a plugin imports its implementation (and therefore any optional package). */
+  load(): Promise<ImplModule<C, K>>;
+}
+
+export type AnyManifest = Manifest<TObject, Kind>;
+
+export function defineChunker<C extends TObject>(m: Omit<Manifest<C, 'chunker'>, 'kind'>): Manifest<C, 'chunker'> {
+  return { ...m, kind: 'chunker' };
+}
+
+export function defineRefinery<C extends TObject>(m: Omit<Manifest<C, 'refinery'>, 'kind'>): Manifest<C, 'refinery'> {
+  return { ...m, kind: 'refinery' };
+}

@@ -1,0 +1,121 @@
+import type { Static, TObject } from 'typebox';
+import Type from 'typebox';
+import { ChunkdError } from './errors.js';
+import { installCommand, missingPackages } from './extras.js';
+import { KINDS, type AnyManifest, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
+import { bodySchema } from './request.js';
+import { unknownNameMessage } from './suggest.js';
+import { compileValidator, type Validator } from './validation.js';
+
+const INSTANCE_CACHE_SIZE = 64;
+
+/** A plugin as the kernel holds it: its manifest, where it came from, and validators compiled once. */
+export class Plugin {
+  readonly body: TObject;
+  readonly validateBody: Validator<Record<string, unknown>>;
+  readonly validateConfig: Validator<Record<string, unknown>>;
+  readonly knownKeys: ReadonlySet<string>;
+  readonly configKeys: readonly string[];
+  private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl>>();
+
+  constructor(
+    readonly manifest: AnyManifest,
+    readonly source: string,
+  ) {
+    this.body = bodySchema(manifest);
+    this.validateBody = compileValidator(this.body);
+    this.configKeys = Object.keys(manifest.config.properties);
+    this.validateConfig = compileValidator(Type.Object(manifest.config.properties, { additionalProperties: false }));
+    this.knownKeys = new Set(Object.keys(this.body.properties));
+  }
+
+  get name(): string {
+    return this.manifest.name;
+  }
+  get kind(): Kind {
+    return this.manifest.kind;
+  }
+  get route(): string {
+    return `/v1/${KINDS[this.kind].route}/${this.name}`;
+  }
+  /** Packages of its extras that are not installed (probed on each call: cheap, and installs happen). */
+  get missing(): string[] {
+    return missingPackages(this.manifest.extras);
+  }
+
+  /**
+   * An implementation for a validated config, built once per distinct config and shared by
+   * requests; implementations are immutable, so sharing never races.
+   */
+  instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl> {
+    const key = JSON.stringify(this.configKeys.map((k) => config[k]));
+    let inst = this.instances.get(key);
+    if (inst) {
+      this.instances.delete(key); // refresh LRU position
+    } else {
+      inst = this.build(config);
+      inst.catch(() => this.instances.delete(key));
+      if (this.instances.size >= INSTANCE_CACHE_SIZE) this.instances.delete(this.instances.keys().next().value!);
+    }
+    this.instances.set(key, inst);
+    return inst;
+  }
+
+  private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl> {
+    const missing = this.missing;
+    if (missing.length) throw missingExtra(this, missing);
+    let mod;
+    try {
+      mod = await this.manifest.load();
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw missingExtra(this, this.manifest.extras.flatMap((x) => x.packages));
+      throw e;
+    }
+    return mod.create(config);
+  }
+}
+
+function missingExtra(plugin: Plugin, packages: string[]): ChunkdError {
+  return new ChunkdError(
+    'MISSING_EXTRA',
+    `The ${plugin.kind} '${plugin.name}' needs optional packages that are not installed: ${packages.join(', ')}. Install them: ${installCommand(packages)}`,
+  );
+}
+
+/** Plugins by kind and name; frozen once discovery is done, so everything derived from it is stable. */
+export class Registry {
+  private readonly plugins = new Map<string, Plugin>();
+  private frozen = false;
+
+  register(manifest: AnyManifest, source: string): Plugin {
+    if (this.frozen) throw new Error('The plugin registry is frozen; plugins register during discovery only.');
+    const key = `${manifest.kind}:${manifest.name}`;
+    const existing = this.plugins.get(key);
+    if (existing) throw new Error(`Two ${manifest.kind} plugins are named '${manifest.name}': ${existing.source} and ${source}. Rename one.`);
+    const plugin = new Plugin(manifest, source);
+    this.plugins.set(key, plugin);
+    return plugin;
+  }
+
+  freeze(): this {
+    this.frozen = true;
+    Object.freeze(this);
+    return this;
+  }
+
+  list(kind?: Kind): Plugin[] {
+    return [...this.plugins.values()].filter((p) => !kind || p.kind === kind);
+  }
+
+  find(kind: Kind, name: string): Plugin | undefined {
+    return this.plugins.get(`${kind}:${name}`);
+  }
+
+  /** A plugin, or a 404 whose message suggests the closest name. */
+  get(kind: Kind, name: string): Plugin {
+    const plugin = this.find(kind, name);
+    if (!plugin) throw new ChunkdError('NOT_FOUND', unknownNameMessage(kind, name, this.list(kind).map((p) => p.name)));
+    return plugin;
+  }
+}

@@ -1,0 +1,116 @@
+import { orderChunk, type Chunk, type Span } from './chunk.js';
+import { validationError } from './errors.js';
+import { chunkId } from './ids.js';
+import { convertOffsets, type OffsetUnit } from './offsets.js';
+import type { ChunkerImpl, RefineryImpl } from './plugin.js';
+import type { Plugin } from './registry.js';
+import { applyAliases, unknownKeys } from './request.js';
+
+export interface ParsedRequest {
+  /** `text` for chunkers, `chunks` for refineries. */
+  input: unknown;
+  config: Record<string, unknown>;
+  unit: OffsetUnit;
+  returnType: 'chunks' | 'texts';
+  /** Body keys the plugin does not know (ignored). */
+  ignored: string[];
+}
+
+/** Validate a request body against the plugin's compiled schema and split it into input and config. */
+export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw validationError(['body'], 'The request body must be a JSON object, e.g. {"text": "..."}.', 'model_attributes_type');
+  }
+  const body = raw as Record<string, unknown>;
+  applyAliases(body, plugin.knownKeys);
+  const ignored = unknownKeys(body, plugin.knownKeys);
+  plugin.validateBody(body);
+  const config: Record<string, unknown> = {};
+  for (const key of plugin.configKeys) config[key] = body[key];
+  return {
+    input: plugin.kind === 'chunker' ? body.text : body.chunks,
+    config,
+    unit: (body.offset_unit as OffsetUnit | undefined) ?? 'codepoint',
+    returnType: (body.return_type as 'chunks' | 'texts' | undefined) ?? 'chunks',
+    ignored,
+  };
+}
+
+/** Validate a stored config (a pipeline step): unknown keys are refused there, since nobody would see them. */
+export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)[]): Record<string, unknown> {
+  const config = structuredClone(raw ?? {}) as Record<string, unknown>;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw validationError(loc, 'config must be a JSON object.', 'dict_type');
+  applyAliases(config, plugin.knownKeys);
+  return plugin.validateConfig(config, loc);
+}
+
+/** Run a chunker over a text or a batch: a string gives Chunk[], a list gives one Chunk[] per text. */
+export async function runChunker(plugin: Plugin, config: Record<string, unknown>, input: string | string[], unit: OffsetUnit): Promise<Chunk[] | Chunk[][]> {
+  if (Array.isArray(input)) {
+    if (input.every(isBlank)) return input.map(() => []);
+    const impl = (await plugin.instance(config)) as ChunkerImpl;
+    const out: Chunk[][] = [];
+    for (const text of input) out.push(await chunkOne(plugin, impl, text, unit));
+    return out;
+  }
+  if (isBlank(input)) return [];
+  return chunkOne(plugin, (await plugin.instance(config)) as ChunkerImpl, input, unit);
+}
+
+/** Run a refinery over one list of chunks or a list of lists; offsets are never moved. */
+export async function runRefinery(plugin: Plugin, config: Record<string, unknown>, input: (Chunk | Chunk[])[]): Promise<Chunk[] | Chunk[][]> {
+  const nested = input.length > 0 && Array.isArray(input[0]);
+  input.forEach((item, i) => {
+    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
+  });
+  const lists = (nested ? input : [input]) as Chunk[][];
+  if (lists.every((l) => l.length === 0)) return nested ? lists.map(() => []) : [];
+  const impl = (await plugin.instance(config)) as RefineryImpl;
+  const out: Chunk[][] = [];
+  for (const list of lists) {
+    const withIds = list.map((c) => (c.id ? c : { ...c, id: chunkId(c.start_index, c.end_index, c.text) }));
+    out.push(list.length ? (await impl.refine(withIds)).map((c) => orderChunk(c)) : []);
+  }
+  return nested ? out : out[0]!;
+}
+
+const isBlank = (text: string) => text.trim() === '';
+
+async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit): Promise<Chunk[]> {
+  if (isBlank(text)) return [];
+  const spans = await impl.chunk(text);
+  spans.forEach((s) => checkSpan(plugin, text, s));
+  const offsets = convertOffsets(text, spans.flatMap((s) => [s.start, s.end]), unit);
+  return spans.map((s, i) => {
+    const piece = text.slice(s.start, s.end);
+    return orderChunk({
+      id: chunkId(s.start, s.end, piece),
+      text: piece,
+      start_index: offsets[2 * i],
+      end_index: offsets[2 * i + 1],
+      token_count: s.tokenCount,
+      metadata: s.metadata,
+    });
+  });
+}
+
+/** A span that is empty, out of range or splits a surrogate pair is a plugin bug, never sent. */
+function checkSpan(plugin: Plugin, text: string, s: Span): void {
+  const ok =
+    Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length &&
+    !splitsPair(text, s.start) && !splitsPair(text, s.end) && Number.isInteger(s.tokenCount) && s.tokenCount >= 0;
+  if (!ok) throw new Error(`Plugin '${plugin.name}' returned an invalid span ${JSON.stringify(s)} for a text of length ${text.length}.`);
+}
+
+function splitsPair(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const hi = text.charCodeAt(i - 1);
+  const lo = text.charCodeAt(i);
+  return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff;
+}
+
+/** `return_type: "texts"` (Chonkie's clients) answers the chunk texts only. */
+export function asTexts(result: Chunk[] | Chunk[][]): string[] | string[][] {
+  return result.map((c) => (Array.isArray(c) ? c.map((x) => x.text) : c.text)) as string[] | string[][];
+}
+

@@ -1,0 +1,16 @@
+import type { Tokenizer } from './tokenizer.js';
+import { byteEndsToUtf16 } from './utf8.js';
+
+const encoder = new TextEncoder();
+
+/** One token per UTF-8 byte. */
+export const byte: Tokenizer = {
+  name: 'byte',
+  count: (text) => Buffer.byteLength(text, 'utf8'),
+  ends(text) {
+    const n = encoder.encode(text).length;
+    const byteEnds = new Uint32Array(n);
+    for (let k = 0; k < n; k++) byteEnds[k] = k + 1;
+    return byteEndsToUtf16(text, byteEnds);
+  },
+};

@@ -1,0 +1,30 @@
+import type { Tokenizer } from './tokenizer.js';
+
+/** One token per Unicode code point. */
+export const character: Tokenizer = {
+  name: 'character',
+  count(text) {
+    let n = text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+        const p = text.charCodeAt(i - 1);
+        if (p >= 0xd800 && p <= 0xdbff) n--;
+      }
+    }
+    return n;
+  },
+  ends(text) {
+    const out = new Uint32Array(this.count(text));
+    let k = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+      out[k++] = i + 1;
+    }
+    return out;
+  },
+};

@@ -1,0 +1,70 @@
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { Router } from '@koa/router';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Type from 'typebox';
+import { ChunkdError } from '../kernel/errors.js';
+import { ROOT } from '../kernel/paths.js';
+import { unknownNameMessage } from '../kernel/suggest.js';
+import { errorMiddleware } from './errors.js';
+import { buildOpenApi } from './openapi.js';
+import type { AppDeps, RouteDef, RouteModule } from './route.js';
+import { docsRoutes } from './routes/docs.js';
+import { metaRoutes } from './routes/meta.js';
+import { pluginRoutes } from './routes/plugins.js';
+
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+/** Route modules, in the order their routes appear in the docs. */
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, docsRoutes];
+
+export interface App {
+  koa: Koa;
+  routes: RouteDef[];
+  openapi: Record<string, unknown>;
+}
+
+/** Build the Koa app once from the frozen registry: routes, validators and the OpenAPI document. */
+export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES): App {
+  const routes = modules.flatMap((m) => m(deps));
+  routes.push(...selfDescribingRoutes(routes));
+  const openapi = buildOpenApi(routes, version);
+  const index = routes.filter((r) => !r.hidden);
+  const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
+  openapiRoute.handler = (ctx) => (ctx.body = openapi);
+  routes.find((r) => r.path === '/')!.handler = (ctx) => {
+    ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
+  };
+
+  const router = new Router();
+  for (const r of routes) router[r.method](r.path, async (ctx) => void (await r.handler(ctx)));
+
+  const koa = new Koa({ proxy: false });
+  koa.use(errorMiddleware(deps.logger));
+  koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: `${deps.settings.maxBodyBytes}b`, strict: true }));
+  koa.use(router.routes());
+  koa.use(notFound(routes));
+  return { koa, routes, openapi };
+}
+
+function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
+  const placeholder = () => {};
+  return [
+    { method: 'get', path: '/', summary: 'Index of the routes.', tag: 'meta', responses: { 200: { description: 'Name, version and routes.' } }, handler: placeholder },
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document.', tag: 'meta', responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } }, handler: placeholder },
+  ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
+}
+
+/** Unknown path → 404 naming the closest route; known path, wrong method → 405 with Allow. */
+function notFound(routes: RouteDef[]) {
+  const matchers = routes.map((r) => ({ r, re: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`) }));
+  const paths = [...new Set(routes.filter((r) => !r.hidden).map((r) => r.path))];
+  return (ctx: Koa.Context) => {
+    const allowed = matchers.filter((m) => m.re.test(ctx.path)).map((m) => m.r.method.toUpperCase());
+    if (allowed.length) {
+      throw new ChunkdError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });
+    }
+    throw new ChunkdError('NOT_FOUND', unknownNameMessage('route', ctx.path, paths).replace(/ Valid: .*$/, ' GET / lists every route.'));
+  };
+}

@@ -1,0 +1,39 @@
+import { discover } from '../kernel/discovery.js';
+import { createApp, type App } from './app.js';
+import { createLogger, type Level, type Logger } from './logger.js';
+import type { AppDeps } from './route.js';
+import type { Settings } from './settings.js';
+
+export interface Service {
+  name: string;
+  value: unknown;
+  close(): Promise<void>;
+}
+
+/** Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). */
+export type ServiceFactory = (settings: Settings, logger: Logger) => Promise<Service>;
+export const SERVICES: ServiceFactory[] = [];
+
+export interface Booted {
+  app: App;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/** Discover plugins, open services and build the app: everything that happens once per process. */
+export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
+  const registry = await discover(settings.pluginsDir);
+  const opened: Service[] = [];
+  try {
+    for (const open of SERVICES) opened.push(await open(settings, logger));
+  } catch (e) {
+    await Promise.allSettled(opened.map((s) => s.close()));
+    throw e;
+  }
+  const deps: AppDeps = { registry, settings, logger, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
+  return {
+    app: createApp(deps),
+    deps,
+    close: async () => void (await Promise.allSettled(opened.map((s) => s.close()))),
+  };
+}

@@ -1,0 +1,41 @@
+import type { Context, Next } from 'koa';
+import { ChunkdError, isChunkdError } from '../kernel/errors.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Every failure leaves as `{"detail", "code"}`: our own errors as declared, body-parser and Koa
+ * errors mapped to the catalogue, anything else a 500 that names nothing internal.
+ */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (e) {
+      const err = toChunkdError(e);
+      if (err.status >= 500 && err.code === 'INTERNAL') {
+        logger.log('error', 'unhandled error', { method: ctx.method, path: ctx.path, error: String((e as Error)?.stack ?? e) });
+      }
+      ctx.status = err.status;
+      ctx.set(err.headers);
+      ctx.body = err.toJSON();
+    }
+  };
+}
+
+function toChunkdError(e: unknown): ChunkdError {
+  if (isChunkdError(e)) return e;
+  const http = e as { status?: number; type?: string; expose?: boolean; message?: string; limit?: number };
+  if (http.type === 'entity.parse.failed') {
+    return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not valid JSON: send a JSON object with Content-Type: application/json.', type: 'json_invalid' }]);
+  }
+  if (http.type === 'entity.too.large' || http.status === 413) {
+    return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${http.limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes.`);
+  }
+  if (http.type === 'encoding.unsupported' || http.type === 'charset.unsupported') {
+    return new ChunkdError('BAD_REQUEST', 'Unsupported body encoding: send UTF-8 JSON.');
+  }
+  if (http.expose && http.status && http.status < 500) {
+    return new ChunkdError(http.status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST', http.message ?? 'Bad request.');
+  }
+  return new ChunkdError('INTERNAL', 'Internal server error. The server log has the details.');
+}

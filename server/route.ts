@@ -1,0 +1,40 @@
+import type { Context } from 'koa';
+import type { TSchema } from 'typebox';
+import type { Registry } from '../kernel/registry.js';
+import type { Logger } from './logger.js';
+import type { Settings } from './settings.js';
+
+/** What route modules receive: the frozen registry and everything built at start-up. */
+export interface AppDeps {
+  registry: Registry;
+  settings: Settings;
+  logger: Logger;
+  /** Services added by later modules (e.g. pipeline storage), keyed by name. */
+  services: Record<string, unknown>;
+}
+
+export interface ResponseDef {
+  description: string;
+  schema?: TSchema;
+}
+
+/**
+ * One declaration per route: the Koa handler, the OpenAPI operation and the index page all come
+ * from it, so docs cannot drift from what is served.
+ */
+export interface RouteDef {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Koa-style path, e.g. /v1/pipelines/:id. */
+  path: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  body?: TSchema;
+  examples?: Record<string, unknown>[];
+  responses: Record<number, ResponseDef>;
+  /** Left out of /openapi.json (docs assets). */
+  hidden?: boolean;
+  handler(ctx: Context): unknown | Promise<unknown>;
+}
+
+export type RouteModule = (deps: AppDeps) => RouteDef[];

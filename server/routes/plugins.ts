@@ -1,0 +1,34 @@
+import { KINDS } from '../../kernel/plugin.js';
+import type { Plugin } from '../../kernel/registry.js';
+import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import type { Chunk } from '../../kernel/chunk.js';
+import type { RouteDef, RouteModule } from '../route.js';
+import { ChunkResult, errorResponses } from '../schemas.js';
+
+export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
+
+/** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
+export const pluginRoutes: RouteModule = ({ registry }) => registry.list().map(pluginRoute);
+
+function pluginRoute(plugin: Plugin): RouteDef {
+  const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
+  return {
+    method: 'post',
+    path: plugin.route,
+    summary: plugin.manifest.summary,
+    tag: KINDS[plugin.kind].route === 'chunk' ? 'chunkers' : 'refineries',
+    description: extras.length ? `Needs the optional extra ${extras.join('; ')}` : undefined,
+    body: plugin.body,
+    examples: plugin.manifest.examples,
+    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses(400, 413, 422, 501) },
+    async handler(ctx) {
+      const req = parseRequest(plugin, ctx.request.body);
+      if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
+      const result =
+        plugin.kind === 'chunker'
+          ? await runChunker(plugin, req.config, req.input as string | string[], req.unit)
+          : await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[]);
+      ctx.body = req.returnType === 'texts' ? asTexts(result) : result;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { ChunkdError } from '../kernel/errors.js';
+
+/**
+ * Every operator setting, declared once: the CLI parser, the environment lookup, `--help` and the
+ * README's configuration table are all derived from this list.
+ */
+export const SETTINGS = {
+  host: { env: 'CHUNKD_HOST', type: 'string', default: '0.0.0.0', help: 'Interface to listen on.' },
+  port: { env: 'CHUNKD_PORT', type: 'integer', default: 8000, help: 'TCP port to listen on.' },
+  reload: { env: 'CHUNKD_RELOAD', type: 'boolean', default: false, help: 'Restart when source files change (development only).' },
+  'log-level': { env: 'CHUNKD_LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warning', 'error'], help: 'Least severe log level written.' },
+  'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database (created on first start).' },
+  'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
+  'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
+} as const satisfies Record<string, SettingSpec>;
+
+interface SettingSpec {
+  env: string;
+  type: 'string' | 'integer' | 'boolean' | 'list';
+  default: string | number | boolean | readonly string[];
+  choices?: readonly string[];
+  help: string;
+  min?: number;
+}
+
+type Spec = typeof SETTINGS;
+type ValueOf<S extends SettingSpec> = S['type'] extends 'integer' ? number : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
+type CamelCase<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<CamelCase<B>>}` : S;
+export type Settings = { [K in keyof Spec as CamelCase<K & string>]: ValueOf<Spec[K]> };
+
+const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Resolve settings: a command-line flag wins over the environment, which wins over the default. */
+export function resolveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv = process.env): Settings {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
+    const raw = flags[name] ?? env[spec.env];
+    out[camel(name)] = raw === undefined ? spec.default : parseValue(name, spec, raw);
+  }
+  return out as Settings;
+}
+
+function parseValue(name: string, spec: SettingSpec, raw: string | boolean): unknown {
+  const bad = (what: string) => new ChunkdError('BAD_REQUEST', `--${name} (${spec.env}) ${what}; got '${String(raw)}'.`);
+  switch (spec.type) {
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (/^(1|true|yes|on)$/i.test(raw)) return true;
+      if (/^(0|false|no|off|)$/i.test(raw)) return false;
+      throw bad('must be true or false');
+    case 'integer': {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < (spec.min ?? 0)) throw bad(`must be a whole number ≥ ${spec.min ?? 0}`);
+      return n;
+    }
+    case 'list':
+      return String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      if (spec.choices && !spec.choices.includes(String(raw))) throw bad(`must be one of ${spec.choices.join(', ')}`);
+      return String(raw);
+  }
+}
+
+/** `--help` text, derived from SETTINGS. */
+export function helpText(): string {
+  const rows = Object.entries(SETTINGS).map(([name, s]) => {
+    const spec = s as SettingSpec;
+    const value = spec.type === 'boolean' ? '' : ` <${spec.choices ? spec.choices.join('|') : spec.type}>`;
+    const dflt = Array.isArray(spec.default) ? spec.default.join(',') || 'none' : String(spec.default);
+    return `  --${name}${value}\n      ${spec.help} Env ${spec.env}. Default: ${dflt}.`;
+  });
+  return ['Usage: chunkd serve [options]', '', 'Options:', ...rows, '  --help\n      Show this help.'].join('\n');
+}
+
+/** The README's configuration table, derived from SETTINGS (a test keeps the README in step). */
+export function settingsTable(): string {
+  const head = '| flag | env | default | meaning |\n|---|---|---|---|';
+  const rows = Object.entries(SETTINGS).map(([name, s]) => {
+    const spec = s as SettingSpec;
+    const dflt = Array.isArray(spec.default) ? spec.default.join(',') || '(none)' : String(spec.default);
+    const choices = spec.choices ? ` One of: ${spec.choices.join(', ')}.` : '';
+    return `| \`--${name}\` | \`${spec.env}\` | \`${dflt}\` | ${spec.help}${choices} |`;
+  });
+  return [head, ...rows].join('\n');
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'tsup';
+
+// Transpile file by file (no bundling) so dist/ mirrors the source tree: plugin folders stay
+// discoverable and each plugin's load() keeps importing its implementation lazily.
+export default defineConfig({
+  entry: ['kernel/**/*.ts', 'plugins/**/*.ts', 'server/**/*.ts', '!**/*.test.ts'],
+  outDir: 'dist',
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  bundle: false,
+  clean: true,
+  sourcemap: true,
+  dts: false,
+});
