@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { boot, type Booted } from '../../server/boot.js';
+import { silentLogger } from '../../server/logger.js';
+import { resolveSettings, type Settings } from '../../server/settings.js';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  booted: Booted;
+  settings: Settings;
+  url: string;
+  request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  post<T = any>(path: string, body: unknown): Promise<Reply<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app, booted in this process and served from the Koa callback on 127.0.0.1 with a fresh
+ * data directory. `body` is sent as JSON unless it is a string (sent as is, for malformed-JSON tests).
+ */
+export async function startApp(flags: Record<string, string | boolean> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-test-'));
+  const settings = resolveSettings({ 'data-dir': dataDir, ...flags }, env);
+  const booted = await boot(settings, silentLogger);
+  const server: Server = createServer(booted.app.koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  return {
+    booted,
+    settings,
+    url,
+    request,
+    post: (path, body) => request('POST', path, body),
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await booted.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
