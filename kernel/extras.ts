@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { ChunkdError } from './errors.js';
 import type { Extra } from './plugin.js';
 
 const require = createRequire(import.meta.url);
@@ -15,9 +16,23 @@ export function isInstalled(pkg: string): boolean {
   return paths.some((dir) => existsSync(join(dir, pkg, 'package.json')));
 }
 
-/** Packages a missing extra lacks, in declaration order. */
+/** Packages of the required extras that are not installed, in declaration order. */
 export function missingPackages(extras: readonly Extra[]): string[] {
-  return extras.flatMap((e) => e.packages).filter((p) => !isInstalled(p));
+  return extras.filter((e) => e.required !== false).flatMap((e) => e.packages).filter((p) => !isInstalled(p));
+}
+
+/** The 501 answered while an extra is missing: it names the packages and the install command. */
+export function missingExtraError(subject: string, packages: readonly string[]): ChunkdError {
+  return new ChunkdError(
+    'MISSING_EXTRA',
+    `${subject} needs optional packages that are not installed: ${packages.join(', ')}. Install them: ${installCommand(packages)}`,
+  );
+}
+
+/** For an optional extra (`required: false`): throw the 501 when a config needs it and it is missing. */
+export function requireExtra(extra: Extra, subject: string): void {
+  const missing = extra.packages.filter((p) => !isInstalled(p));
+  if (missing.length) throw missingExtraError(subject, missing);
 }
 
 export function installCommand(packages: readonly string[]): string {

@@ -6,6 +6,12 @@ export const Extra = Type.Object({
   name: Type.String({ description: 'Name of the extra (the optionalDependencies group).' }),
   packages: Type.Array(Type.String(), { minItems: 1, description: 'npm packages the extra consists of.' }),
   reason: Type.String({ description: 'What the plugin needs them for.' }),
+  required: Type.Optional(
+    Type.Boolean({
+      description:
+        'true (the default): the plugin cannot work without it and answers 501 until it is installed. false: only some configs need it; the implementation calls requireExtra() when one does.',
+    }),
+  ),
 });
 export type Extra = Static<typeof Extra>;
 

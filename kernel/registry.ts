@@ -1,7 +1,7 @@
 import type { Static, TObject } from 'typebox';
 import Type from 'typebox';
 import { ChunkdError } from './errors.js';
-import { installCommand, missingPackages } from './extras.js';
+import { missingExtraError, missingPackages } from './extras.js';
 import { KINDS, type AnyManifest, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
 import { bodySchema } from './request.js';
 import { unknownNameMessage } from './suggest.js';
@@ -64,24 +64,12 @@ export class Plugin {
   private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl> {
     const missing = this.missing;
     if (missing.length) throw missingExtra(this, missing);
-    let mod;
-    try {
-      mod = await this.manifest.load();
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw missingExtra(this, this.manifest.extras.flatMap((x) => x.packages));
-      throw e;
-    }
+    const mod = await this.manifest.load();
     return mod.create(config);
   }
 }
 
-function missingExtra(plugin: Plugin, packages: string[]): ChunkdError {
-  return new ChunkdError(
-    'MISSING_EXTRA',
-    `The ${plugin.kind} '${plugin.name}' needs optional packages that are not installed: ${packages.join(', ')}. Install them: ${installCommand(packages)}`,
-  );
-}
+const missingExtra = (plugin: Plugin, packages: string[]) => missingExtraError(`The ${plugin.kind} '${plugin.name}'`, packages);
 
 /** Plugins by kind and name; frozen once discovery is done, so everything derived from it is stable. */
 export class Registry {

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { isInstalled } from '../../kernel/extras.js';
 import { Extra } from '../../kernel/plugin.js';
 import type { RouteModule } from '../route.js';
 
@@ -8,7 +9,7 @@ const PluginInfo = Type.Object({
   route: Type.String(),
   summary: Type.String(),
   config: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the config fields, with defaults.' }),
-  extras: Type.Array(Extra),
+  extras: Type.Array(Type.Intersect([Extra, Type.Object({ installed: Type.Boolean() })])),
   available: Type.Boolean(),
   missing: Type.Array(Type.String(), { description: 'Packages to install for the plugin to work.' }),
 });
@@ -33,7 +34,7 @@ export const metaRoutes: RouteModule = ({ registry }) => [
     handler(ctx) {
       ctx.body = registry.list().map((p) => {
         const missing = p.missing;
-        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras, available: missing.length === 0, missing };
+        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing };
       });
     },
   },
