@@ -14,7 +14,8 @@ export class PluginLoadError extends Error {}
 
 /**
  * Build the registry from the built-in plugins folder and any extra folders (e.g. --plugins-dir):
- * every subfolder with an index file is a plugin. Nothing is skipped silently.
+ * every subfolder is a plugin and must hold an index file. Folders named `_…` or `.…` (shared
+ * helpers, hidden files) and node_modules are not plugins. Nothing else is skipped.
  */
 export async function discover(extraDirs: readonly string[] = []): Promise<Registry> {
   const registry = new Registry();
@@ -22,10 +23,15 @@ export async function discover(extraDirs: readonly string[] = []): Promise<Regis
     if (!existsSync(dir)) throw new PluginLoadError(`Plugins directory '${dir}' does not exist.`);
     for (const entry of readdirSync(dir).sort()) {
       const folder = join(dir, entry);
-      if (!statSync(folder).isDirectory() || entry.startsWith('.') || entry === 'node_modules') continue;
+      if (!statSync(folder).isDirectory() || /^[._]/.test(entry) || entry === 'node_modules') continue;
       const index = INDEX_FILES.map((f) => join(folder, f)).find(existsSync);
-      if (!index) continue; // a data or helper folder, not a plugin
-      registry.register(await loadManifest(index), index);
+      if (!index) throw new PluginLoadError(`Plugin folder ${folder} has no ${INDEX_FILES.join(' or ')}: add the manifest, or prefix the folder name with _ if it is not a plugin.`);
+      const manifest = await loadManifest(index);
+      try {
+        registry.register(manifest, index);
+      } catch (e) {
+        throw new PluginLoadError((e as Error).message);
+      }
     }
   }
   return registry.freeze();

@@ -1,19 +1,19 @@
-/** One catalogue of every error chunkd puts on the wire: a stable code and its HTTP status. */
-export const ERROR_STATUS = {
-  VALIDATION: 422,
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  TOO_LARGE: 413,
-  INTERNAL: 500,
-  MISSING_EXTRA: 501,
-  UNAVAILABLE: 503,
-  TIMEOUT: 504,
+/** One catalogue of every error chunkd puts on the wire: a stable code, its HTTP status, and when it happens. */
+export const ERRORS = {
+  VALIDATION: { status: 422, meaning: 'The body is invalid (malformed JSON, a missing field, a wrong type or range): detail lists each problem with its loc.' },
+  BAD_REQUEST: { status: 400, meaning: 'A valid body the plugin cannot honour (chunk_overlap ≥ chunk_size, an unknown tokenizer, recipe or language).' },
+  UNAUTHORIZED: { status: 401, meaning: 'An API key is configured and the request has no valid Authorization: Bearer header.' },
+  NOT_FOUND: { status: 404, meaning: 'Unknown route, plugin or pipeline; the message suggests the closest name.' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists with another method; the Allow header lists it.' },
+  CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists.' },
+  TOO_LARGE: { status: 413, meaning: 'The request exceeds a limit; the message names the limit and the setting that raises it.' },
+  INTERNAL: { status: 500, meaning: 'A bug in chunkd; nothing internal is on the wire, the server log has the details.' },
+  MISSING_EXTRA: { status: 501, meaning: 'An optional package the plugin needs is not installed; the message has the npm install command.' },
+  UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded; retry later.' },
+  TIMEOUT: { status: 504, meaning: 'The request took longer than the configured timeout and was abandoned.' },
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERRORS;
 
 /** One field-level problem, in the shape FastAPI-era clients already parse. */
 export interface Issue {
@@ -30,7 +30,7 @@ export class ChunkdError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(typeof detail === 'string' ? detail : detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
-    this.status = ERROR_STATUS[code];
+    this.status = ERRORS[code].status;
   }
 
   toJSON(): { detail: string | Issue[]; code: ErrorCode } {

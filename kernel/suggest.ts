@@ -3,7 +3,10 @@ export function closest(input: string, known: readonly string[]): string | undef
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(input.length / 3)) + 1;
   for (const name of known) {
-    const d = distance(input.toLowerCase(), name.toLowerCase());
+    const a = input.toLowerCase();
+    const b = name.toLowerCase();
+    // A truncated name ("cl100k" for "cl100k_base") is as close as a one-letter typo.
+    const d = Math.min(a.length, b.length) >= 3 && (b.startsWith(a) || a.startsWith(b)) ? 1 : distance(a, b);
     if (d < bestDistance) {
       best = name;
       bestDistance = d;

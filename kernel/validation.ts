@@ -4,14 +4,14 @@ import { ChunkdError, type Issue } from './errors.js';
 
 /**
  * Validators are compiled once per schema at start-up. Coercion is off (`{"text": 7}` must fail),
- * defaults are filled in, and unknown keys are kept (real clients send extra keys; the caller
- * reports them).
+ * defaults are filled in, unknown keys are kept (real clients send extra keys; the caller reports
+ * them), and every problem is reported at once, as FastAPI-era clients expect.
  */
 const buildCompiler = AjvCompiler();
 const compile = buildCompiler(
   {},
   {
-    customOptions: { coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false },
+    customOptions: { coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, verbose: true, strict: false },
   },
 ) as (route: { schema: TSchema }) => AjvValidate;
 
@@ -20,13 +20,13 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  data?: unknown;
+  parentSchema?: Record<string, unknown>;
 }
 type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 export type Validator<T> = (data: unknown, loc?: (string | number)[]) => T;
 
-/** Compile a schema into a function that fills defaults in place and throws a 422 listing the issue. */
+/** Compile a schema into a function that fills defaults in place and throws a 422 listing the issues. */
 export function compileValidator<T>(schema: TSchema): Validator<T> {
   const check = compile({ schema });
   return (data, loc = ['body']) => {
@@ -36,26 +36,48 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
 }
 
 function toIssues(errors: AjvError[], base: (string | number)[], root: unknown): Issue[] {
-  // With anyOf, Ajv reports each failed branch and then the anyOf itself: keep the summary.
-  const anyOf = errors.find((e) => e.keyword === 'anyOf');
-  const picked = anyOf ? [anyOf] : errors.slice(0, 1);
-  return picked.map((e) => {
-    const path = e.instancePath
-      .split('/')
-      .slice(1)
-      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-    if (e.keyword === 'required') {
-      const field = String(e.params.missingProperty);
-      return { loc: [...base, ...path, field], msg: `Field required: add '${field}' to the request.`, type: 'missing' };
-    }
-    const input = valueAt(root, path);
-    const field = path.length ? String(path[path.length - 1]) : 'body';
-    const shown = JSON.stringify(input)?.slice(0, 80) ?? 'undefined';
-    const msg = e.keyword === 'anyOf' ? 'has none of the allowed types or values' : (e.message ?? 'is invalid');
-    return { loc: [...base, ...path], msg: `${field} ${msg} (got ${shown})`, type: e.keyword };
-  });
+  // A failed anyOf is reported once, as a whole: its branches' own errors say nothing useful.
+  const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
+  const underUnion = (e: AjvError) => e.keyword !== 'anyOf' && unions.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/'));
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  for (const e of errors) {
+    if (underUnion(e)) continue;
+    const issue = toIssue(e, base, root);
+    const key = JSON.stringify(issue.loc);
+    if (!seen.has(key)) issues.push(issue);
+    seen.add(key);
+  }
+  return issues;
 }
+
+function toIssue(e: AjvError, base: (string | number)[], root: unknown): Issue {
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  if (e.keyword === 'required') {
+    const field = String(e.params.missingProperty);
+    return { loc: [...base, ...path, field], msg: `Field required: add '${field}'.`, type: 'missing' };
+  }
+  const field = path.length ? String(path[path.length - 1]) : 'body';
+  const shown = JSON.stringify(valueAt(root, path))?.slice(0, 80) ?? 'undefined';
+  const msg = e.keyword === 'anyOf' ? `must be ${describe(e.parentSchema ?? {})}` : (e.message ?? 'is invalid');
+  return { loc: [...base, ...path], msg: `${field} ${msg} (got ${shown})`, type: e.keyword };
+}
+
+/** A short English description of what a schema accepts, for union errors. */
+export function describe(schema: Record<string, unknown>): string {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(describe).join(' or ');
+  if ('const' in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' or ');
+  if (schema.type === 'array') return `a list of ${plural(describe((schema.items as Record<string, unknown>) ?? {}))}`;
+  if (typeof schema.type === 'string') return `${/^[aeiou]/.test(schema.type) ? 'an' : 'a'} ${schema.type}`;
+  return 'a valid value';
+}
+
+const plural = (s: string) => s.replace(/^an? (\w+)/, '$1s');
 
 function valueAt(root: unknown, path: (string | number)[]): unknown {
   let v: unknown = root;

@@ -10,6 +10,7 @@ import { unknownNameMessage } from '../kernel/suggest.js';
 import { errorMiddleware } from './errors.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
+import { COMPONENTS } from './schemas.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
 import { pluginRoutes } from './routes/plugins.js';
@@ -28,8 +29,8 @@ export interface App {
 /** Build the Koa app once from the frozen registry: routes, validators and the OpenAPI document. */
 export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES): App {
   const routes = modules.flatMap((m) => m(deps));
-  routes.push(...selfDescribingRoutes(routes));
-  const openapi = buildOpenApi(routes, version);
+  routes.unshift(...selfDescribingRoutes(routes));
+  const openapi = buildOpenApi(routes, version, COMPONENTS);
   const index = routes.filter((r) => !r.hidden);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
   openapiRoute.handler = (ctx) => (ctx.body = openapi);
@@ -42,7 +43,8 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
 
   const koa = new Koa({ proxy: false });
   koa.use(errorMiddleware(deps.logger));
-  koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: `${deps.settings.maxBodyBytes}b`, strict: true }));
+  // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
+  koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${deps.settings.maxBodyBytes}b`, strict: true }));
   koa.use(router.routes());
   koa.use(notFound(routes));
   return { koa, routes, openapi };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { boot } from './boot.js';
@@ -47,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
     server.once('error', reject);
     server.listen(settings.port, settings.host, resolve);
   });
-  logger.log('info', 'listening', { url: `http://${settings.host}:${settings.port}`, plugins: booted.deps.registry.list().map((p) => p.route) });
+  const { port } = server.address() as AddressInfo; // the bound port, also when --port 0 asked for any
+  logger.log('info', 'listening', { url: `http://${settings.host}:${port}`, port, plugins: booted.deps.registry.list().map((p) => p.route) });
   const stop = (signal: string) => {
     logger.log('info', 'shutting down', { signal });
     server.close(() => void booted.close().then(() => process.exit(0)));

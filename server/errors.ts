@@ -25,8 +25,8 @@ export function errorMiddleware(logger: Logger) {
 function toChunkdError(e: unknown): ChunkdError {
   if (isChunkdError(e)) return e;
   const http = e as { status?: number; type?: string; expose?: boolean; message?: string; limit?: number };
-  if (http.type === 'entity.parse.failed') {
-    return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not valid JSON: send a JSON object with Content-Type: application/json.', type: 'json_invalid' }]);
+  if (http.type === 'entity.parse.failed' || (e instanceof SyntaxError && http.status === 400)) {
+    return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not a valid JSON object: send one, e.g. {"text": "..."}.', type: 'json_invalid' }]);
   }
   if (http.type === 'entity.too.large' || http.status === 413) {
     return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${http.limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes.`);

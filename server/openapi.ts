@@ -1,7 +1,14 @@
+import type { TSchema } from 'typebox';
 import type { RouteDef } from './route.js';
 
-/** OpenAPI 3.1 document derived from the route declarations (schemas are TypeBox values: JSON Schema). */
-export function buildOpenApi(routes: readonly RouteDef[], version: string): Record<string, unknown> {
+/**
+ * OpenAPI 3.1 document derived from the route declarations (schemas are TypeBox values, i.e. JSON
+ * Schema 2020-12). Schemas listed in `components` are emitted once and referenced by `$ref`
+ * wherever the very same schema value appears in a route.
+ */
+export function buildOpenApi(routes: readonly RouteDef[], version: string, components: Record<string, TSchema> = {}): Record<string, unknown> {
+  const refs = new Map<unknown, string>(Object.entries(components).map(([name, schema]) => [schema, `#/components/schemas/${name}`]));
+  const named: Record<string, TSchema> = { ...components };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes.filter((x) => !x.hidden)) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -13,18 +20,24 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Reco
       responses: Object.fromEntries(
         Object.entries(r.responses).map(([status, res]) => [
           status,
-          res.schema ? { description: res.description, content: { 'application/json': { schema: res.schema } } } : { description: res.description },
+          res.schema ? { description: res.description, content: { 'application/json': { schema: referenced(res.schema, refs) } } } : { description: res.description },
         ]),
       ),
     };
     if (r.description) op.description = r.description;
     if (params.length) op.parameters = params;
     if (r.body) {
+      let schema = referenced(r.body, refs);
+      if (r.bodyName) {
+        named[r.bodyName] = schema as TSchema;
+        schema = { $ref: `#/components/schemas/${r.bodyName}` };
+      }
       const examples = Object.fromEntries((r.examples ?? []).map((value, i) => [`example${i + 1}`, { value }]));
-      op.requestBody = { required: true, content: { 'application/json': { schema: r.body, ...(r.examples?.length ? { examples } : {}) } } };
+      op.requestBody = { required: true, content: { 'application/json': { schema, ...(r.examples?.length ? { examples } : {}) } } };
     }
     (paths[path] ??= {})[r.method] = op;
   }
+  const schemas = Object.fromEntries(Object.entries(named).map(([name, s]) => [name, name in components ? referenced(s, refs, s) : s]));
   return {
     openapi: '3.1.0',
     info: {
@@ -33,5 +46,14 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string): Reco
       description: 'Chunking service: split text and code into chunks, refine them, store pipelines. Wire-compatible with Chonkie’s API server.',
     },
     paths,
+    components: { schemas },
   };
+}
+
+/** A copy of `schema` in which every component schema (other than `self`) is a `$ref`. */
+function referenced(schema: unknown, refs: Map<unknown, string>, self?: unknown): unknown {
+  if (schema !== self && refs.has(schema)) return { $ref: refs.get(schema) };
+  if (Array.isArray(schema)) return schema.map((s) => referenced(s, refs));
+  if (schema && typeof schema === 'object') return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referenced(v, refs)]));
+  return schema;
 }

@@ -30,6 +30,8 @@ export interface RouteDef {
   tag: string;
   description?: string;
   body?: TSchema;
+  /** Name of the body schema under components/schemas in the OpenAPI document. */
+  bodyName?: string;
   examples?: Record<string, unknown>[];
   responses: Record<number, ResponseDef>;
   /** Left out of /openapi.json (docs assets). */

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { Chunk } from '../kernel/chunk.js';
-import { ERROR_STATUS } from '../kernel/errors.js';
+import { Chunk, ChunkInput } from '../kernel/chunk.js';
+import { ERRORS, type ErrorCode } from '../kernel/errors.js';
 
 /** Response shapes shared by several routes. */
 export const ChunkList = Type.Array(Chunk);
@@ -13,18 +13,12 @@ export const ErrorBody = Type.Object({
     Type.String(),
     Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
   ]),
-  code: Type.Union(Object.keys(ERROR_STATUS).map((c) => Type.Literal(c))),
+  code: Type.Union(Object.keys(ERRORS).map((c) => Type.Literal(c)), { description: 'Stable error code; see the README for each.' }),
 });
 
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'Error', schema: ErrorBody }]));
+/** OpenAPI error responses for the given codes, described from the error catalogue. */
+export const errorResponses = (...codes: ErrorCode[]) =>
+  Object.fromEntries(codes.map((c) => [ERRORS[c].status, { description: `${c}: ${ERRORS[c].meaning}`, schema: ErrorBody }]));
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'A valid body the plugin cannot honour (e.g. chunk_overlap ≥ chunk_size, unknown tokenizer).',
-  401: 'Missing or wrong API key.',
-  404: 'Unknown pipeline or plugin.',
-  409: 'A pipeline with this name exists.',
-  413: 'Request too large.',
-  422: 'Invalid body: detail lists each field with its location.',
-  501: 'An optional package the plugin needs is not installed: detail has the npm install command.',
-};
+/** Schemas named once in the OpenAPI document and referenced wherever they appear. */
+export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody };

@@ -71,15 +71,3 @@ export function helpText(): string {
   });
   return ['Usage: chunkd serve [options]', '', 'Options:', ...rows, '  --help\n      Show this help.'].join('\n');
 }
-
-/** The README's configuration table, derived from SETTINGS (a test keeps the README in step). */
-export function settingsTable(): string {
-  const head = '| flag | env | default | meaning |\n|---|---|---|---|';
-  const rows = Object.entries(SETTINGS).map(([name, s]) => {
-    const spec = s as SettingSpec;
-    const dflt = Array.isArray(spec.default) ? spec.default.join(',') || '(none)' : String(spec.default);
-    const choices = spec.choices ? ` One of: ${spec.choices.join(', ')}.` : '';
-    return `| \`--${name}\` | \`${spec.env}\` | \`${dflt}\` | ${spec.help}${choices} |`;
-  });
-  return [head, ...rows].join('\n');
-}

@@ -19,8 +19,9 @@ function pluginRoute(plugin: Plugin): RouteDef {
     tag: KINDS[plugin.kind].route === 'chunk' ? 'chunkers' : 'refineries',
     description: extras.length ? `Needs the optional extra ${extras.join('; ')}` : undefined,
     body: plugin.body,
+    bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
-    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses(400, 413, 422, 501) },
+    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA') },
     async handler(ctx) {
       const req = parseRequest(plugin, ctx.request.body);
       if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
@@ -32,3 +33,5 @@ function pluginRoute(plugin: Plugin): RouteDef {
     },
   };
 }
+
+const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

@@ -1,0 +1,48 @@
+/**
+ * Rewrite the derived tables in the READMEs (`npm run docs`): the routes, plugins, errors and
+ * settings of the top-level README and each plugin's config table. test/parity.test.ts fails
+ * when one is out of step.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../kernel/paths.js';
+import { boot } from '../server/boot.js';
+import { configTable, errorsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
+import { silentLogger } from '../server/logger.js';
+import { resolveSettings } from '../server/settings.js';
+
+export async function derivedTables(): Promise<[file: string, marker: string, table: string][]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-docs-'));
+  const booted = await boot(resolveSettings({ 'data-dir': dataDir }, {}), silentLogger);
+  try {
+    const { registry } = booted.deps;
+    const readme = join(ROOT, 'README.md');
+    return [
+      [readme, 'routes', routesTable(booted.app.routes)],
+      [readme, 'plugins', pluginsTable(registry)],
+      [readme, 'errors', errorsTable()],
+      [readme, 'settings', settingsTable()],
+      ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
+    ];
+  } finally {
+    await booted.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  let failed = false;
+  for (const [file, name, table] of await derivedTables()) {
+    const doc = readFileSync(file, 'utf8');
+    const next = replaceBetween(doc, name, table);
+    if (next === undefined) {
+      console.error(`${file}: add <!-- ${name}:start --> and <!-- ${name}:end --> markers where the table goes.`);
+      failed = true;
+    } else if (next !== doc) {
+      writeFileSync(file, next);
+      console.log(`updated ${file}`);
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}

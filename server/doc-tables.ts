@@ -1,0 +1,63 @@
+import { ERRORS } from '../kernel/errors.js';
+import type { AnyManifest } from '../kernel/plugin.js';
+import type { Registry } from '../kernel/registry.js';
+import type { RouteDef } from './route.js';
+import { SETTINGS } from './settings.js';
+
+/**
+ * Markdown tables derived from the schemas and the settings list. READMEs hold them between
+ * `<!-- name:start -->` and `<!-- name:end -->` markers; `npm run docs` rewrites them and a test
+ * fails when one is out of step.
+ */
+export function configTable(manifest: AnyManifest): string {
+  const rows = Object.entries(manifest.config.properties).map(([key, field]) => {
+    const f = field as Record<string, unknown> & { default?: unknown; description?: string };
+    return `| \`${key}\` | ${typeName(f)} | \`${JSON.stringify(f.default)}\` | ${escape(f.description ?? '')} |`;
+  });
+  return ['| field | type | default | description |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function settingsTable(): string {
+  const rows = Object.entries(SETTINGS).map(([name, spec]) => {
+    const s = spec as { env: string; default: unknown; help: string; choices?: readonly string[] };
+    const dflt = Array.isArray(s.default) ? s.default.join(',') || '(none)' : String(s.default);
+    const choices = s.choices ? ` One of: ${s.choices.join(', ')}.` : '';
+    return `| \`--${name}\` | \`${s.env}\` | \`${dflt}\` | ${escape(s.help + choices)} |`;
+  });
+  return ['| flag | env | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function errorsTable(): string {
+  const rows = Object.entries(ERRORS).map(([code, e]) => `| ${e.status} | \`${code}\` | ${escape(e.meaning)} |`);
+  return ['| status | code | when |', '|---|---|---|', ...rows].join('\n');
+}
+
+export function routesTable(routes: readonly RouteDef[]): string {
+  const rows = routes.filter((r) => !r.hidden).map((r) => `| \`${r.method.toUpperCase()} ${r.path}\` | ${escape(r.summary)} |`);
+  return ['| route | what it does |', '|---|---|', ...rows].join('\n');
+}
+
+export function pluginsTable(registry: Registry): string {
+  const rows = registry.list().map((p) => {
+    const extras = p.manifest.extras.map((e) => `${e.packages.join(', ')}${e.required === false ? ' (optional)' : ''}`).join('; ') || '—';
+    return `| [\`${p.name}\`](plugins/${p.name}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
+  });
+  return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** A compact type for a table cell: `integer`, `string \| string[]`, `"prev" \| "next"`. */
+export function typeName(schema: Record<string, unknown>): string {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(typeName).join(' \\| ');
+  if ('const' in schema) return `\`${JSON.stringify(schema.const)}\``;
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
+  if (schema.type === 'array') return `${typeName((schema.items as Record<string, unknown>) ?? {})}[]`;
+  return typeof schema.type === 'string' ? schema.type : 'any';
+}
+
+const escape = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** Replace the text between a pair of markers; returns undefined when the markers are absent. */
+export function replaceBetween(doc: string, name: string, body: string): string | undefined {
+  const re = new RegExp(`(<!-- ${name}:start -->\\n)[\\s\\S]*?(<!-- ${name}:end -->)`);
+  return re.test(doc) ? doc.replace(re, (_, a: string, b: string) => `${a}${body}\n${b}`) : undefined;
+}

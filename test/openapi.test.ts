@@ -1,0 +1,57 @@
+/** /openapi.json is derived from the registry and the route declarations, and is a valid OpenAPI 3.1 document. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { compileValidator } from '../kernel/validation.js';
+import { startApp, type TestApp } from './helpers/app.js';
+
+let app: TestApp;
+let doc: any;
+before(async () => {
+  app = await startApp();
+  doc = (await app.request('GET', '/openapi.json')).body;
+});
+after(async () => app.close());
+
+test('validates against the OpenAPI 3.1 schema', async () => {
+  const validator = new Validator();
+  const result = await validator.validate(doc);
+  assert.equal(doc.openapi, '3.1.0');
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 1));
+});
+
+test('every served route is documented once, with a unique operationId', () => {
+  const ids = new Set<string>();
+  for (const r of app.booted.app.routes.filter((x) => !x.hidden)) {
+    const op = doc.paths[r.path.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method];
+    assert.ok(op, `${r.method} ${r.path} missing`);
+    assert.ok(!ids.has(op.operationId));
+    ids.add(op.operationId);
+  }
+});
+
+test('every $ref resolves inside the document', () => {
+  const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+  assert.ok(refs.length > 0);
+  for (const ref of refs) {
+    const path = ref.slice(8, -1).replace(/^#\//, '').split('/');
+    let node: any = doc;
+    for (const key of path) node = node?.[key];
+    assert.ok(node, `${ref} does not resolve`);
+  }
+});
+
+test("each plugin's request schema is its route's validated body, and its examples pass it", () => {
+  for (const plugin of app.booted.deps.registry.list()) {
+    const op = doc.paths[plugin.route].post;
+    const ref = op.requestBody.content['application/json'].schema.$ref as string;
+    const schema = doc.components.schemas[ref.split('/').pop()!];
+    for (const key of plugin.configKeys) assert.ok(schema.properties[key], `${plugin.name}: ${key} undocumented`);
+    assert.ok(op.responses['422'] && op.responses['501'], `${plugin.name}: error responses undocumented`);
+    const check = compileValidator(plugin.body);
+    for (const example of Object.values(op.requestBody.content['application/json'].examples ?? {}) as { value: unknown }[]) {
+      const value = plugin.kind === 'refinery' ? { chunks: [], ...(example.value as object) } : example.value;
+      assert.doesNotThrow(() => check(structuredClone(value)), `${plugin.name}: example ${JSON.stringify(example.value)}`);
+    }
+  }
+});
