@@ -30,6 +30,7 @@ export class ChunkdError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(typeof detail === 'string' ? detail : detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'ChunkdError';
     this.status = ERRORS[code].status;
   }
 
@@ -38,7 +39,12 @@ export class ChunkdError extends Error {
   }
 }
 
-export const isChunkdError = (e: unknown): e is ChunkdError => e instanceof ChunkdError;
+/**
+ * Also true for a ChunkdError made by another copy of this module (a plugin that bundles the
+ * kernel, or a worker thread that loaded it twice): recognised by its name and a known code.
+ */
+export const isChunkdError = (e: unknown): e is ChunkdError =>
+  e instanceof ChunkdError || (e instanceof Error && e.name === 'ChunkdError' && (e as { code?: string }).code! in ERRORS);
 
 /** A config a plugin cannot honour although its schema accepted it (e.g. overlap ≥ size). */
 export function configError(msg: string): ChunkdError {

@@ -44,33 +44,63 @@ export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)
   return plugin.validateConfig(config, loc);
 }
 
-/** Run a chunker over a text or a batch: a string gives Chunk[], a list gives one Chunk[] per text. */
-export async function runChunker(plugin: Plugin, config: Record<string, unknown>, input: string | string[], unit: OffsetUnit): Promise<Chunk[] | Chunk[][]> {
-  if (Array.isArray(input)) {
-    if (input.every(isBlank)) return input.map(() => []);
-    const impl = (await plugin.instance(config)) as ChunkerImpl;
-    const out: Chunk[][] = [];
-    for (const text of input) out.push(await chunkOne(plugin, impl, text, unit));
-    return out;
-  }
-  if (isBlank(input)) return [];
-  return chunkOne(plugin, (await plugin.instance(config)) as ChunkerImpl, input, unit);
+/** Where chunking runs: inline on this thread, or in a worker pool (kernel/pool.ts). Both take and give plain data. */
+export interface Executor {
+  chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]>;
+  refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]>;
 }
 
-/** Run a refinery over one list of chunks or a list of lists; offsets are never moved. */
-export async function runRefinery(plugin: Plugin, config: Record<string, unknown>, input: (Chunk | Chunk[])[]): Promise<Chunk[] | Chunk[][]> {
-  const nested = input.length > 0 && Array.isArray(input[0]);
-  input.forEach((item, i) => {
-    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
-  });
-  const lists = (nested ? input : [input]) as Chunk[][];
-  if (lists.every((l) => l.length === 0)) return nested ? lists.map(() => []) : [];
+/** Chunk every text on this thread; blank texts give [] without building the plugin. */
+export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit): Promise<Chunk[][]> {
+  if (texts.every(isBlank)) return texts.map(() => []);
+  const impl = (await plugin.instance(config)) as ChunkerImpl;
+  const out: Chunk[][] = [];
+  for (const text of texts) out.push(await chunkOne(plugin, impl, text, unit));
+  return out;
+}
+
+/** Refine every list on this thread; chunks without an id get the deterministic one. */
+export async function refineMany(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][]): Promise<Chunk[][]> {
+  if (lists.every((l) => l.length === 0)) return lists.map(() => []);
   const impl = (await plugin.instance(config)) as RefineryImpl;
   const out: Chunk[][] = [];
   for (const list of lists) {
     const withIds = list.map((c) => (c.id ? c : { ...c, id: chunkId(c.start_index, c.end_index, c.text) }));
     out.push(list.length ? (await impl.refine(withIds)).map((c) => orderChunk(c)) : []);
   }
+  return out;
+}
+
+export const inline: Executor = { chunk: chunkMany, refine: refineMany };
+
+/** Run a chunker over a text or a batch: a string gives Chunk[], a list gives one Chunk[] per text. */
+export async function runChunker(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  input: string | string[],
+  unit: OffsetUnit,
+  exec: Executor = inline,
+  signal?: AbortSignal,
+): Promise<Chunk[] | Chunk[][]> {
+  const texts = Array.isArray(input) ? input : [input];
+  const out = texts.every(isBlank) ? texts.map(() => []) : await exec.chunk(plugin, config, texts, unit, signal);
+  return Array.isArray(input) ? out : out[0]!;
+}
+
+/** Run a refinery over one list of chunks or a list of lists; offsets are never moved. */
+export async function runRefinery(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  input: (Chunk | Chunk[])[],
+  exec: Executor = inline,
+  signal?: AbortSignal,
+): Promise<Chunk[] | Chunk[][]> {
+  const nested = input.length > 0 && Array.isArray(input[0]);
+  input.forEach((item, i) => {
+    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
+  });
+  const lists = (nested ? input : [input]) as Chunk[][];
+  const out = lists.every((l) => l.length === 0) ? lists.map(() => []) : await exec.refine(plugin, config, lists, signal);
   return nested ? out : out[0]!;
 }
 

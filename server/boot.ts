@@ -1,4 +1,5 @@
 import { discover } from '../kernel/discovery.js';
+import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
 import { createLogger, type Level, type Logger } from './logger.js';
 import type { AppDeps } from './route.js';
@@ -30,10 +31,12 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
     await Promise.allSettled(opened.map((s) => s.close()));
     throw e;
   }
-  const deps: AppDeps = { registry, settings, logger, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
+  const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
+  const pool = new WorkerPool({ threads, onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
+  const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
   return {
     app: createApp(deps),
     deps,
-    close: async () => void (await Promise.allSettled(opened.map((s) => s.close()))),
+    close: async () => void (await Promise.allSettled([pool.close(), ...opened.map((s) => s.close())])),
   };
 }

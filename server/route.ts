@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { TSchema } from 'typebox';
 import type { Registry } from '../kernel/registry.js';
+import type { Executor } from '../kernel/run.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 
@@ -9,6 +10,8 @@ export interface AppDeps {
   registry: Registry;
   settings: Settings;
   logger: Logger;
+  /** Runs plugin work: inline for small inputs, in the worker pool for large ones. */
+  executor: Executor;
   /** Services added by later modules (e.g. pipeline storage), keyed by name. */
   services: Record<string, unknown>;
 }

@@ -12,11 +12,13 @@ export const SETTINGS = {
   'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database (created on first start).' },
   'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
+  workers: { env: 'CHUNKD_WORKERS', type: 'count', default: 'auto', help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).' },
 } as const satisfies Record<string, SettingSpec>;
 
 interface SettingSpec {
   env: string;
-  type: 'string' | 'integer' | 'boolean' | 'list';
+  /** count: a whole number, or 'auto' (the setting picks one from the machine). */
+  type: 'string' | 'integer' | 'count' | 'boolean' | 'list';
   default: string | number | boolean | readonly string[];
   choices?: readonly string[];
   help: string;
@@ -24,7 +26,7 @@ interface SettingSpec {
 }
 
 type Spec = typeof SETTINGS;
-type ValueOf<S extends SettingSpec> = S['type'] extends 'integer' ? number : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
+type ValueOf<S extends SettingSpec> = S['type'] extends 'integer' ? number : S['type'] extends 'count' ? number | 'auto' : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
 type CamelCase<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<CamelCase<B>>}` : S;
 export type Settings = { [K in keyof Spec as CamelCase<K & string>]: ValueOf<Spec[K]> };
 
@@ -34,7 +36,7 @@ const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperC
 export function resolveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv = process.env): Settings {
   const out: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
-    const raw = flags[name] ?? env[spec.env];
+    const raw = flags[name] ?? (env[spec.env] || undefined); // an empty variable counts as unset
     out[camel(name)] = raw === undefined ? spec.default : parseValue(name, spec, raw);
   }
   return out as Settings;
@@ -48,6 +50,9 @@ function parseValue(name: string, spec: SettingSpec, raw: string | boolean): unk
       if (/^(1|true|yes|on)$/i.test(raw)) return true;
       if (/^(0|false|no|off|)$/i.test(raw)) return false;
       throw bad('must be true or false');
+    case 'count':
+      if (raw === 'auto') return raw;
+    // falls through: otherwise a whole number
     case 'integer': {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < (spec.min ?? 0)) throw bad(`must be a whole number ≥ ${spec.min ?? 0}`);

@@ -1,6 +1,6 @@
 import { KINDS } from '../../kernel/plugin.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { asTexts, parseRequest, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
@@ -8,9 +8,9 @@ import { ChunkResult, errorResponses } from '../schemas.js';
 export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
-export const pluginRoutes: RouteModule = ({ registry }) => registry.list().map(pluginRoute);
+export const pluginRoutes: RouteModule = ({ registry, executor }) => registry.list().map((p) => pluginRoute(p, executor));
 
-function pluginRoute(plugin: Plugin): RouteDef {
+function pluginRoute(plugin: Plugin, executor: Executor): RouteDef {
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   return {
     method: 'post',
@@ -27,8 +27,8 @@ function pluginRoute(plugin: Plugin): RouteDef {
       if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
       const result =
         plugin.kind === 'chunker'
-          ? await runChunker(plugin, req.config, req.input as string | string[], req.unit)
-          : await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[]);
+          ? await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor)
+          : await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor);
       ctx.body = req.returnType === 'texts' ? asTexts(result) : result;
     },
   };

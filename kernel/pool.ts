@@ -1,0 +1,91 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { Chunk } from './chunk.js';
+import { ChunkdError } from './errors.js';
+import type { OffsetUnit } from './offsets.js';
+import type { Plugin } from './registry.js';
+import { chunkMany, refineMany, type Executor } from './run.js';
+import type { Outcome, Task } from './worker.js';
+
+/** Below this many characters of input, a job runs inline: handing it to a worker costs more than it saves. */
+export const INLINE_MAX_CHARS = 64 * 1024;
+
+export interface PoolOptions {
+  /** Worker threads; 0 runs everything inline (on the event loop). */
+  threads: number;
+  /** Called with the stack of an unexpected failure inside a worker (a bug), before the 500 is answered. */
+  onBug?: (stack: string) => void;
+}
+
+export const defaultThreads = (): number => availableParallelism();
+
+/**
+ * An Executor that keeps CPU-heavy work off the event loop: large inputs run in a piscina pool,
+ * and a batch is split into one task per thread so it uses every core. Aborting the signal of a
+ * running task terminates its worker, so abandoned work does not keep running.
+ */
+export class WorkerPool implements Executor {
+  private readonly pool: Piscina<Task, Outcome> | undefined;
+
+  constructor(private readonly options: PoolOptions) {
+    if (options.threads > 0) {
+      const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+      this.pool = new Piscina({ filename: new URL(`./worker${ext}`, import.meta.url).href, maxThreads: options.threads, minThreads: 0, idleTimeout: 60_000 });
+    }
+  }
+
+  get threads(): number {
+    return this.pool ? this.options.threads : 0;
+  }
+
+  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
+    const size = texts.reduce((n, t) => n + t.length, 0);
+    if (!this.pool || size < INLINE_MAX_CHARS) return chunkMany(plugin, config, texts, unit);
+    const groups = balance(texts, (t) => t.length, this.threads);
+    const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
+    return parts.flat();
+  }
+
+  async refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]> {
+    const size = lists.reduce((n, l) => n + l.reduce((m, c) => m + c.text.length, 0), 0);
+    if (!this.pool || size < INLINE_MAX_CHARS) return refineMany(plugin, config, lists);
+    const weight = (l: Chunk[]) => l.reduce((m, c) => m + c.text.length, 0);
+    const groups = balance(lists, weight, this.threads);
+    const parts = await Promise.all(groups.map((g) => this.run({ kind: 'refine', source: plugin.source, config, lists: g }, signal)));
+    return parts.flat();
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+  }
+
+  private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
+    const outcome = await this.pool!.run(task, { signal: signal ?? null });
+    if ('ok' in outcome) return outcome.ok;
+    if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
+    this.options.onBug?.(outcome.bug);
+    throw new Error('A worker failed; see the server log.');
+  }
+}
+
+/**
+ * Split items into at most `parts` contiguous groups of similar total weight (order is kept, so
+ * the concatenated results line up with the input).
+ */
+export function balance<T>(items: T[], weight: (t: T) => number, parts: number): T[][] {
+  const total = items.reduce((n, t) => n + weight(t), 0);
+  const target = total / Math.max(1, parts);
+  const groups: T[][] = [];
+  let current: T[] = [];
+  let acc = 0;
+  for (const item of items) {
+    current.push(item);
+    acc += weight(item);
+    if (acc >= target * (groups.length + 1) && groups.length < parts - 1) {
+      groups.push(current);
+      current = [];
+    }
+  }
+  if (current.length) groups.push(current);
+  return groups;
+}

@@ -1,0 +1,51 @@
+/**
+ * The pool's worker: runs a plugin's chunk or refine step off the main thread. A plugin is known
+ * by its manifest file (built-in or from a plugins directory), imported once per worker; its
+ * instances are cached per config exactly as on the main thread.
+ */
+import type { Chunk } from './chunk.js';
+import { loadManifest } from './discovery.js';
+import { isChunkdError, type ErrorCode, type Issue } from './errors.js';
+import type { OffsetUnit } from './offsets.js';
+import { Plugin } from './registry.js';
+import { chunkMany, refineMany } from './run.js';
+
+export type Task =
+  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
+  | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] };
+
+/** Errors cross the thread boundary as data: a ChunkdError keeps its code and detail; anything else is a bug. */
+export type Outcome = { ok: Chunk[][] } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string };
+
+const plugins = new Map<string, Promise<Plugin>>();
+
+function plugin(source: string): Promise<Plugin> {
+  let p = plugins.get(source);
+  if (!p) {
+    p = typescriptLoader().then(() => loadManifest(source)).then((m) => new Plugin(m, source));
+    plugins.set(source, p);
+  }
+  return p;
+}
+
+/**
+ * Running from the TypeScript sources (tests, `npm run dev`), a worker thread inherits the
+ * main thread's TypeScript loader for require() but not for import(): register it for the
+ * plugin manifests. A development dependency, never loaded by the built server.
+ */
+let tsLoader: Promise<void> | undefined;
+function typescriptLoader(): Promise<void> {
+  if (!import.meta.url.endsWith('.ts')) return Promise.resolve();
+  const api = 'tsx/esm/api';
+  return (tsLoader ??= import(api).then((m: { register(): void }) => m.register()));
+}
+
+export default async function run(task: Task): Promise<Outcome> {
+  try {
+    const p = await plugin(task.source);
+    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit) : await refineMany(p, task.config, task.lists) };
+  } catch (e) {
+    if (isChunkdError(e)) return { error: { code: e.code, detail: e.detail } };
+    return { bug: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+  }
+}

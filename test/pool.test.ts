@@ -1,0 +1,112 @@
+/** The worker pool: large inputs and batches leave the event loop, with results identical to inline runs. */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { Chunk } from '../kernel/chunk.js';
+import { discover } from '../kernel/discovery.js';
+import { balance, INLINE_MAX_CHARS, WorkerPool } from '../kernel/pool.js';
+import { runChunker } from '../kernel/run.js';
+import { startChild } from './helpers/child.js';
+import { FIXTURES } from './helpers/fixtures.js';
+
+describe('balance', () => {
+  const cases: [number[], number, number[][]][] = [
+    [[1, 1, 1, 1], 2, [[1, 1], [1, 1]]],
+    [[5, 1, 1, 1, 1, 1], 2, [[5], [1, 1, 1, 1, 1]]],
+    [[1, 2, 3], 1, [[1, 2, 3]]],
+    [[1], 4, [[1]]],
+    [[3, 3, 3, 3, 3, 3], 3, [[3, 3], [3, 3], [3, 3]]],
+  ];
+  for (const [items, parts, expected] of cases) {
+    test(`${JSON.stringify(items)} into ${parts}`, () => assert.deepEqual(balance(items, (x) => x, parts), expected));
+  }
+});
+
+const registry = await discover();
+const token = registry.get('chunker', 'token');
+
+describe('pooled runs', () => {
+  const pool = new WorkerPool({ threads: 2 });
+  after(() => pool.close());
+  const big = Object.values(FIXTURES).join('\n').repeat(Math.ceil((2 * INLINE_MAX_CHARS) / 1000));
+
+  test('a large text gives exactly what an inline run gives', async () => {
+    const config = token.validateConfig({ chunk_size: 64, tokenizer: 'cl100k_base' });
+    const inline = await runChunker(token, config, big, 'codepoint');
+    const pooled = await runChunker(token, config, big, 'codepoint', pool);
+    assert.ok(big.length > INLINE_MAX_CHARS);
+    assert.deepEqual(pooled, inline);
+  });
+
+  test('a batch is split across threads and comes back in order', async () => {
+    const texts = [big, 'short one', big.slice(0, 70_000), '', big.slice(1000)];
+    const config = token.validateConfig({ chunk_size: 100 });
+    assert.deepEqual(await runChunker(token, config, texts, 'utf8', pool), await runChunker(token, config, texts, 'utf8'));
+  });
+
+  test('a config error inside a worker keeps its status and message', async () => {
+    const config = token.validateConfig({ chunk_size: 4, chunk_overlap: 4 });
+    await assert.rejects(runChunker(token, config, big, 'codepoint', pool), (e: any) => e.status === 400 && /smaller than chunk_size/.test(e.detail));
+  });
+
+  test('an aborted job is abandoned, and the pool keeps working', async () => {
+    const controller = new AbortController();
+    const config = token.validateConfig({ chunk_size: 8, tokenizer: 'o200k_base' });
+    const job = runChunker(token, config, big.repeat(20), 'codepoint', pool, controller.signal);
+    controller.abort();
+    await assert.rejects(job, (e: Error) => e.name === 'AbortError');
+    const after = (await runChunker(token, token.validateConfig({ chunk_size: 100 }), big, 'codepoint', pool)) as Chunk[];
+    assert.equal(after.map((c) => c.text).join(''), big);
+  });
+});
+
+describe('the event loop stays free', () => {
+  // A plugin that writes a "started" file, then keeps its thread busy until a "release" file exists.
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-busy-'));
+  mkdirSync(join(dir, 'busy'));
+  writeFileSync(
+    join(dir, 'busy', 'index.mjs'),
+    `export default { name: 'busy', kind: 'chunker', summary: 'Blocks its thread until released.', extras: [],
+      config: { type: 'object', properties: { marker_dir: { type: 'string', default: '', description: 'Where the started/release files are.' } } },
+      load: () => import('./impl.mjs') };`,
+  );
+  writeFileSync(
+    join(dir, 'busy', 'impl.mjs'),
+    `import { existsSync, writeFileSync } from 'node:fs';
+     export const create = ({ marker_dir }) => ({ chunk(text) {
+       writeFileSync(marker_dir + '/started', '');
+       const t0 = Date.now();
+       while (!existsSync(marker_dir + '/release') && Date.now() - t0 < 30000);
+       return [{ start: 0, end: text.length, tokenCount: 1 }];
+     } });`,
+  );
+  const text = 'x'.repeat(10 * 1024 * 1024);
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Start a server process, send the busy job, and once it runs, ask /health (giving up after `patience` ms). */
+  async function healthDuringJob(workers: string, patience: number): Promise<number | 'no answer'> {
+    const server = await startChild(['--workers', workers, '--plugins-dir', dir, '--data-dir', mkdtempSync(join(dir, '_data-'))]);
+    const markers = mkdtempSync(join(dir, '_m-'));
+    try {
+      const job = fetch(`${server.url}/v1/chunk/busy`, { method: 'POST', body: JSON.stringify({ text, marker_dir: markers }) });
+      while (!existsSync(join(markers, 'started'))) await new Promise((r) => setTimeout(r, 20));
+      const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(patience) }).then((r) => r.status, () => 'no answer' as const);
+      writeFileSync(join(markers, 'release'), '');
+      assert.equal((await job).status, 200);
+      return health;
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      await server.stop();
+    }
+  }
+
+  test('/health answers while a 10 MB job holds a worker', async () => {
+    assert.equal(await healthDuringJob('2', 20_000), 200);
+  });
+
+  test('control: when the same job runs on the event loop, /health cannot answer until it ends', async () => {
+    assert.equal(await healthDuringJob('0', 1_000), 'no answer');
+  });
+});
