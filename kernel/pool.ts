@@ -13,6 +13,8 @@ export const INLINE_MAX_CHARS = 64 * 1024;
 export interface PoolOptions {
   /** Worker threads; 0 runs everything inline (on the event loop). */
   threads: number;
+  /** Manifests each worker imports as it starts, so a first large request does not wait for them. */
+  warm?: string[];
   /** Called with the stack of an unexpected failure inside a worker (a bug), before the 500 is answered. */
   onBug?: (stack: string) => void;
 }
@@ -26,11 +28,19 @@ export const defaultThreads = (): number => availableParallelism();
  */
 export class WorkerPool implements Executor {
   private readonly pool: Piscina<Task, Outcome> | undefined;
+  /** Resolves once every worker has started and imported the manifests it was asked to warm. */
+  readonly ready: Promise<void>;
 
   constructor(private readonly options: PoolOptions) {
     if (options.threads > 0) {
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-      this.pool = new Piscina({ filename: new URL(`./worker${ext}`, import.meta.url).href, maxThreads: options.threads, minThreads: 0, idleTimeout: 60_000 });
+      const filename = new URL(`./worker${ext}`, import.meta.url).href;
+      this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
+      const sources = options.warm ?? [];
+      this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources }))).then(() => {});
+      this.ready.catch(() => {}); // a failed warm-up only means a slower first request
+    } else {
+      this.ready = Promise.resolve();
     }
   }
 

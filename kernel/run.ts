@@ -46,6 +46,8 @@ export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)
 
 /** Where chunking runs: inline on this thread, or in a worker pool (kernel/pool.ts). Both take and give plain data. */
 export interface Executor {
+  /** Worker threads behind it (0: everything runs on the calling thread). */
+  readonly threads: number;
   chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]>;
   refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]>;
 }
@@ -71,7 +73,7 @@ export async function refineMany(plugin: Plugin, config: Record<string, unknown>
   return out;
 }
 
-export const inline: Executor = { chunk: chunkMany, refine: refineMany };
+export const inline: Executor = { threads: 0, chunk: chunkMany, refine: refineMany };
 
 /** Run a chunker over a text or a batch: a string gives Chunk[], a list gives one Chunk[] per text. */
 export async function runChunker(

@@ -11,6 +11,7 @@ import { Plugin } from './registry.js';
 import { chunkMany, refineMany } from './run.js';
 
 export type Task =
+  | { kind: 'warm'; sources: string[] }
   | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
   | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] };
 
@@ -42,6 +43,10 @@ function typescriptLoader(): Promise<void> {
 
 export default async function run(task: Task): Promise<Outcome> {
   try {
+    if (task.kind === 'warm') {
+      await Promise.all(task.sources.map(plugin));
+      return { ok: [] };
+    }
     const p = await plugin(task.source);
     return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit) : await refineMany(p, task.config, task.lists) };
   } catch (e) {

@@ -7,7 +7,12 @@ import Type from 'typebox';
 import { ChunkdError } from '../kernel/errors.js';
 import { ROOT } from '../kernel/paths.js';
 import { unknownNameMessage } from '../kernel/suggest.js';
-import { errorMiddleware } from './errors.js';
+import { auth } from './middleware/auth.js';
+import { cors } from './middleware/cors.js';
+import { deadline } from './middleware/deadline.js';
+import { draining } from './middleware/draining.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
@@ -42,9 +47,15 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   for (const r of routes) router[r.method](r.path, async (ctx) => void (await r.handler(ctx)));
 
   const koa = new Koa({ proxy: false });
-  koa.use(errorMiddleware(deps.logger));
+  const { settings, logger } = deps;
+  koa.use(requestLog(logger));
+  koa.use(cors(settings.corsOrigins));
+  koa.use(errorMiddleware(logger));
+  koa.use(draining(() => deps.draining === true));
+  koa.use(auth(settings.apiKeys));
+  koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
-  koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${deps.settings.maxBodyBytes}b`, strict: true }));
+  koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
   koa.use(router.routes());
   koa.use(notFound(routes));
   return { koa, routes, openapi };

@@ -32,7 +32,7 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
     throw e;
   }
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
-  const pool = new WorkerPool({ threads, onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
+  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
   return {
     app: createApp(deps),

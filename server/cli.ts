@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { boot } from './boot.js';
+import { serve } from './serve.js';
 import { createLogger, type Level } from './logger.js';
 import { helpText, resolveSettings, SETTINGS } from './settings.js';
 
@@ -42,20 +40,13 @@ async function main(argv: string[]): Promise<number> {
   if (settings.reload) return reload(rest);
 
   const logger = createLogger(settings.logLevel as Level);
-  const booted = await boot(settings, logger);
-  const server = createServer(booted.app.koa.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, resolve);
-  });
-  const { port } = server.address() as AddressInfo; // the bound port, also when --port 0 asked for any
-  logger.log('info', 'listening', { url: `http://${settings.host}:${port}`, port, plugins: booted.deps.registry.list().map((p) => p.route) });
-  const stop = (signal: string) => {
-    logger.log('info', 'shutting down', { signal });
-    server.close(() => void booted.close().then(() => process.exit(0)));
+  const running = await serve(settings, logger);
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.once(signal, () => process.exit(1)); // a second signal while draining: stop now
+    void running.stop(signal).then(() => process.exit(0));
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   return -1; // keep running
 }
 

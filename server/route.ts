@@ -12,6 +12,8 @@ export interface AppDeps {
   logger: Logger;
   /** Runs plugin work: inline for small inputs, in the worker pool for large ones. */
   executor: Executor;
+  /** Set while the server shuts down: new requests get 503. */
+  draining?: boolean;
   /** Services added by later modules (e.g. pipeline storage), keyed by name. */
   services: Record<string, unknown>;
 }

@@ -10,7 +10,14 @@ export const SETTINGS = {
   reload: { env: 'CHUNKD_RELOAD', type: 'boolean', default: false, help: 'Restart when source files change (development only).' },
   'log-level': { env: 'CHUNKD_LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warning', 'error'], help: 'Least severe log level written.' },
   'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database (created on first start).' },
-  'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
+  'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
+  'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
+  'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
+  'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
+  'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
+  'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>.' },
+  'cors-origins': { env: 'CHUNKD_CORS_ORIGINS', type: 'list', default: ['*'], help: 'Origins allowed by CORS (comma-separated; * allows any).' },
+  'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   workers: { env: 'CHUNKD_WORKERS', type: 'count', default: 'auto', help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).' },
 } as const satisfies Record<string, SettingSpec>;
@@ -21,6 +28,8 @@ interface SettingSpec {
   type: 'string' | 'integer' | 'count' | 'boolean' | 'list';
   default: string | number | boolean | readonly string[];
   choices?: readonly string[];
+  /** Never logged or echoed. */
+  secret?: boolean;
   help: string;
   min?: number;
 }

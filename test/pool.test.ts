@@ -1,13 +1,13 @@
 /** The worker pool: large inputs and batches leave the event loop, with results identical to inline runs. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { balance, INLINE_MAX_CHARS, WorkerPool } from '../kernel/pool.js';
 import { runChunker } from '../kernel/run.js';
+import { busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 import { startChild } from './helpers/child.js';
 import { FIXTURES } from './helpers/fixtures.js';
 
@@ -63,35 +63,17 @@ describe('pooled runs', () => {
 });
 
 describe('the event loop stays free', () => {
-  // A plugin that writes a "started" file, then keeps its thread busy until a "release" file exists.
-  const dir = mkdtempSync(join(tmpdir(), 'chunkd-busy-'));
-  mkdirSync(join(dir, 'busy'));
-  writeFileSync(
-    join(dir, 'busy', 'index.mjs'),
-    `export default { name: 'busy', kind: 'chunker', summary: 'Blocks its thread until released.', extras: [],
-      config: { type: 'object', properties: { marker_dir: { type: 'string', default: '', description: 'Where the started/release files are.' } } },
-      load: () => import('./impl.mjs') };`,
-  );
-  writeFileSync(
-    join(dir, 'busy', 'impl.mjs'),
-    `import { existsSync, writeFileSync } from 'node:fs';
-     export const create = ({ marker_dir }) => ({ chunk(text) {
-       writeFileSync(marker_dir + '/started', '');
-       const t0 = Date.now();
-       while (!existsSync(marker_dir + '/release') && Date.now() - t0 < 30000);
-       return [{ start: 0, end: text.length, tokenCount: 1 }];
-     } });`,
-  );
+  const dir = busyPluginDir();
   const text = 'x'.repeat(10 * 1024 * 1024);
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Start a server process, send the busy job, and once it runs, ask /health (giving up after `patience` ms). */
   async function healthDuringJob(workers: string, patience: number): Promise<number | 'no answer'> {
-    const server = await startChild(['--workers', workers, '--plugins-dir', dir, '--data-dir', mkdtempSync(join(dir, '_data-'))]);
-    const markers = mkdtempSync(join(dir, '_m-'));
+    const server = await startChild(['--workers', workers, '--plugins-dir', dir, '--data-dir', markerDir(dir)]);
+    const markers = markerDir(dir);
     try {
       const job = fetch(`${server.url}/v1/chunk/busy`, { method: 'POST', body: JSON.stringify({ text, marker_dir: markers }) });
-      while (!existsSync(join(markers, 'started'))) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(join(markers, 'started'));
       const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(patience) }).then((r) => r.status, () => 'no answer' as const);
       writeFileSync(join(markers, 'release'), '');
       assert.equal((await job).status, 200);

@@ -1,16 +1,17 @@
 import { KINDS } from '../../kernel/plugin.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, parseRequest, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
+import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { checkChunks, checkTexts } from '../limits.js';
 import type { Chunk } from '../../kernel/chunk.js';
-import type { RouteDef, RouteModule } from '../route.js';
+import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 
 export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
-export const pluginRoutes: RouteModule = ({ registry, executor }) => registry.list().map((p) => pluginRoute(p, executor));
+export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
 
-function pluginRoute(plugin: Plugin, executor: Executor): RouteDef {
+function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef {
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   return {
     method: 'post',
@@ -21,14 +22,19 @@ function pluginRoute(plugin: Plugin, executor: Executor): RouteDef {
     body: plugin.body,
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
-    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA') },
+    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT') },
     async handler(ctx) {
       const req = parseRequest(plugin, ctx.request.body);
       if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
-      const result =
-        plugin.kind === 'chunker'
-          ? await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor)
-          : await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor);
+      const signal = ctx.state.signal as AbortSignal | undefined;
+      let result;
+      if (plugin.kind === 'chunker') {
+        checkTexts(req.input as string | string[], settings);
+        result = await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor, signal);
+      } else {
+        checkChunks(req.input as unknown[], settings);
+        result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, signal);
+      }
       ctx.body = req.returnType === 'texts' ? asTexts(result) : result;
     },
   };

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boot, type Booted } from '../../server/boot.js';
-import { silentLogger } from '../../server/logger.js';
+import { silentLogger, type Logger } from '../../server/logger.js';
 import { resolveSettings, type Settings } from '../../server/settings.js';
 
 export interface Reply<T = any> {
@@ -25,11 +25,12 @@ export interface TestApp {
 /**
  * The real app, booted in this process and served from the Koa callback on 127.0.0.1 with a fresh
  * data directory. `body` is sent as JSON unless it is a string (sent as is, for malformed-JSON tests).
+ * Work runs inline unless `workers` is given: test/pool.test.ts covers the pool.
  */
-export async function startApp(flags: Record<string, string | boolean> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function startApp(flags: Record<string, string | boolean> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = silentLogger): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-test-'));
-  const settings = resolveSettings({ 'data-dir': dataDir, ...flags }, env);
-  const booted = await boot(settings, silentLogger);
+  const settings = resolveSettings({ 'data-dir': dataDir, workers: '0', ...flags }, env);
+  const booted = await boot(settings, logger);
   const server: Server = createServer(booted.app.koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import { ChunkdError, isChunkdError } from '../kernel/errors.js';
-import type { Logger } from './logger.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import type { Logger } from '../logger.js';
 
 /**
  * Every failure leaves as `{"detail", "code"}`: our own errors as declared, body-parser and Koa

@@ -1,0 +1,23 @@
+import { ChunkdError } from '../kernel/errors.js';
+import type { Settings } from './settings.js';
+
+const tooLarge = (what: string, limit: number, flag: string, env: string) =>
+  new ChunkdError('TOO_LARGE', `${what}; the limit is ${limit.toLocaleString('en')}. Send less per request, or raise --${flag} (${env}).`);
+
+/** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
+export function checkTexts(input: string | string[], settings: Settings): void {
+  const texts = Array.isArray(input) ? input : [input];
+  if (texts.length > settings.maxTexts) throw tooLarge(`The batch has ${texts.length.toLocaleString('en')} texts`, settings.maxTexts, 'max-texts', 'CHUNKD_MAX_TEXTS');
+  texts.forEach((t, i) => {
+    if (t.length > settings.maxTextChars) {
+      const which = Array.isArray(input) ? `Text ${i}` : 'The text';
+      throw tooLarge(`${which} has ${t.length.toLocaleString('en')} characters`, settings.maxTextChars, 'max-text-chars', 'CHUNKD_MAX_TEXT_CHARS');
+    }
+  });
+}
+
+/** The limit of a refinery request: chunks in one call, over all lists. */
+export function checkChunks(input: unknown[], settings: Settings): void {
+  const count = input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0);
+  if (count > settings.maxChunks) throw tooLarge(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, 'max-chunks', 'CHUNKD_MAX_CHUNKS');
+}

@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.js';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+const CLIENT_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * One JSON log line per request: id, method, route pattern, status, duration. Never a body. A
+ * client's X-Request-Id is kept when it is a plain token, else one is made; either way it is
+ * returned, so a client can quote it.
+ */
+export function requestLog(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const given = ctx.get(REQUEST_ID_HEADER);
+    const id = CLIENT_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set(REQUEST_ID_HEADER, id);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
+      logger.log(ctx.status >= 500 ? 'error' : 'info', 'request', { id, method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(ms * 10) / 10 });
+    }
+  };
+}

@@ -1,0 +1,50 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { boot, type Booted } from './boot.js';
+import type { Logger } from './logger.js';
+import type { Settings } from './settings.js';
+
+export interface Running {
+  server: Server;
+  port: number;
+  booted: Booted;
+  /** Graceful stop: refuse new work, let in-flight requests finish within the grace period, close resources. */
+  stop(reason: string): Promise<void>;
+}
+
+/** Boot and listen. Everything `chunkd serve` does except reading arguments and handling signals. */
+export async function serve(settings: Settings, logger: Logger): Promise<Running> {
+  const booted = await boot(settings, logger);
+  const server = createServer(booted.app.koa.callback());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, resolve);
+    });
+  } catch (e) {
+    await booted.close();
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new Error(`Port ${settings.port} on ${settings.host} is in use: stop the other server or choose another with --port.`);
+    if (code === 'EACCES') throw new Error(`No permission to listen on port ${settings.port}: choose a port above 1023 with --port.`);
+    throw e;
+  }
+  const { port } = server.address() as AddressInfo; // the bound port, also when --port 0 asked for any
+  logger.log('info', 'listening', { url: `http://${settings.host}:${port}`, port, workers: booted.deps.executor.threads, plugins: booted.deps.registry.list().map((p) => p.route) });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string) =>
+    (stopping ??= (async () => {
+      booted.deps.draining = true;
+      logger.log('info', 'shutting down', { reason, grace_ms: settings.shutdownGraceMs });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const timer = setTimeout(() => {
+        logger.log('warning', 'grace period over: closing the connections still open');
+        server.closeAllConnections();
+      }, settings.shutdownGraceMs);
+      await closed;
+      clearTimeout(timer);
+      await booted.close();
+      logger.log('info', 'stopped', { reason });
+    })());
+  return { server, port, booted, stop };
+}
