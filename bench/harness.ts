@@ -43,6 +43,7 @@ export interface Target {
 }
 
 export interface Measured {
+  /** Timed runs (0 when the case was stopped at the time limit: then medianMs is a lower bound). */
   runs: number;
   medianMs: number;
   bytes: number;
@@ -89,6 +90,8 @@ export interface Section {
 }
 
 export interface Timing {
+  /** A warm-up run slower than this is taken as the one timed run: JIT warm-up is noise next to it. */
+  slowMs: number;
   warmup: number;
   minRuns: number;
   minMs: number;
@@ -97,7 +100,12 @@ export interface Timing {
 }
 
 export const timing = (quick: boolean): Timing =>
-  quick ? { warmup: 0, minRuns: 1, minMs: 0, maxMs: 0, maxRuns: 1 } : { warmup: 1, minRuns: 5, minMs: 1500, maxMs: 12_000, maxRuns: 40 };
+  quick ? { slowMs: 0, warmup: 0, minRuns: 1, minMs: 0, maxMs: 0, maxRuns: 1 } : { slowMs: 5000, warmup: 1, minRuns: 3, minMs: 1000, maxMs: 8000, maxRuns: 30 };
+
+/** Full runs repeat every case in this many rounds (fresh processes), so noise on the shared cores hits every row alike. */
+export const rounds = (quick: boolean) => (quick ? 1 : 3);
+/** A case still running after this long is stopped and reported as slower than the limit. */
+export const caseLimitS = (quick: boolean) => (quick ? 30 : 60);
 
 /**
  * Time `fn`: `warmup` untimed runs, then timed runs until both minimums are reached (or a cap is),
@@ -105,7 +113,12 @@ export const timing = (quick: boolean): Timing =>
  */
 export async function measure(fn: () => Promise<number> | number, t: Timing): Promise<{ runs: number; medianMs: number; result: number }> {
   let result = 0;
-  for (let i = 0; i < t.warmup; i++) result = await fn();
+  for (let i = 0; i < t.warmup; i++) {
+    const start = performance.now();
+    result = await fn();
+    const ms = performance.now() - start;
+    if (ms >= t.slowMs && t.slowMs > 0) return { runs: 1, medianMs: ms, result };
+  }
   const times: number[] = [];
   const began = performance.now();
   for (;;) {

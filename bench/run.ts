@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chunkerNames } from './chunkd.js';
 import { BASELINE, childMain, runInChild } from './child.js';
-import type { Options, Section } from './harness.js';
-import { document, throughputSection, type Row } from './report.js';
+import { rounds, type Options, type Section } from './harness.js';
+import { document, repeatable, throughputSection, type Row } from './report.js';
 import { SKIPPED } from './skipped.js';
 import { SUITES } from './suites/index.js';
 
@@ -50,12 +50,16 @@ async function main(): Promise<number> {
       sections.push(await suite.run(options));
       continue;
     }
-    const rows: Row[] = [];
-    for (const c of suite.cases(options)) {
-      progress(`  ${c.label} [${c.job}]`);
-      const result = c.missing ? { missing: c.missing } : await runInChild(suite.name, c.id, quick);
-      if ('error' in result) progress(`    failed: ${result.error}`);
-      rows.push({ id: c.id, label: c.label, role: c.role, job: c.job, result });
+    const cases = suite.cases(options);
+    const rows: Row[] = cases.map((c) => ({ id: c.id, label: c.label, role: c.role, job: c.job, missing: c.missing, results: [] }));
+    for (let round = 0; round < rounds(quick); round++) {
+      for (const row of rows) {
+        if (row.missing || (round > 0 && !repeatable(row.results[0]))) continue;
+        progress(`  ${round + 1}/${rounds(quick)} ${row.label} [${row.job}]`);
+        const result = await runInChild(suite.name, row.id, quick);
+        if ('error' in result) progress(`    failed: ${result.error}`);
+        row.results[round] = result;
+      }
     }
     sections.push(throughputSection(suite, options, rows));
   }

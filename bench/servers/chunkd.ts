@@ -1,6 +1,6 @@
 /**
  * chunkd as `chunkd serve` runs it (same boot, app and pool), on 127.0.0.1 and a free port, in its
- * own process. Over IPC it reports its port once ready and, when asked, its event-loop delay since
+ * own process, with the default settings. Over IPC it reports its port once ready and, when asked, its event-loop delay since
  * the last reset (perf_hooks.monitorEventLoopDelay) and its peak RSS.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { WorkerPool } from '../../kernel/pool.js';
-import { silentLogger } from '../../server/logger.js';
+import { createLogger, type Level } from '../../server/logger.js';
 import { serve } from '../../server/serve.js';
 import { resolveSettings } from '../../server/settings.js';
 
@@ -16,8 +16,9 @@ export type ServerMessage = { port: number } | { delay: { maxMs: number; p99Ms: 
 
 const workers = process.argv[2] ?? 'auto';
 const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-bench-'));
-const settings = resolveSettings({ host: '127.0.0.1', port: '0', workers, 'data-dir': dataDir, 'log-level': 'error' }, {});
-const running = await serve(settings, silentLogger);
+// Default settings, request log included (as deployed); the parent sends stderr to /dev/null.
+const settings = resolveSettings({ host: '127.0.0.1', port: '0', workers, 'data-dir': dataDir }, {});
+const running = await serve(settings, createLogger(settings.logLevel as Level));
 await (running.booted.deps.executor as WorkerPool).ready;
 
 const delay = monitorEventLoopDelay({ resolution: 5 });

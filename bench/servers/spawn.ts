@@ -14,7 +14,8 @@ export interface BenchServer {
 
 export async function startServer(name: 'echo' | 'chunkd', args: string[] = []): Promise<BenchServer> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const child = fork(file, args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // stderr carries chunkd's request log: discarded, but written, as a deployed server writes it.
+  const child = fork(file, args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', name === 'chunkd' ? 'ignore' : 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { port: number }).port));
     child.once('exit', (code) => reject(new Error(`the ${name} server exited with code ${code} before listening`)));
