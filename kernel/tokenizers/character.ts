@@ -1,4 +1,6 @@
-import type { Tokenizer } from './tokenizer.js';
+import { tokensIn, type Tokenizer } from './tokenizer.js';
+
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** One token per Unicode code point. */
 export const character: Tokenizer = {
@@ -27,5 +29,12 @@ export const character: Tokenizer = {
       out[k++] = i + 1;
     }
     return out;
+  },
+  spans(text) {
+    // Without surrogates every UTF-16 unit is one code point (V8 answers this test at once for
+    // one-byte strings), so spans are counted without encoding anything.
+    if (!SURROGATE.test(text)) return (start, end) => end - start;
+    const ends = this.ends(text);
+    return (start, end) => tokensIn(ends, start, end);
   },
 };

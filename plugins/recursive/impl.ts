@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { loadTokenizer, spanTokens, tokenWindows, type ChunkerImpl, type Span, type Tokenizer } from '../../kernel/index.js';
+import { loadTokenizer, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Tokenizer } from '../../kernel/index.js';
 import { sentenceSplitter, type Splitter } from '../sentence/split.js';
 import type { RecursiveConfig } from './index.js';
 import { loadRecipe, type Recipe } from './recipes.js';
@@ -20,14 +20,20 @@ export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: num
   const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters }));
   return {
     chunk(text) {
-      // One encoding of the whole text; every piece is then counted by offset (see spanTokens).
-      const ends = tokenizer.ends(text);
-      const count = (start: number, end: number) => spanTokens(tokenizer, text, ends, start, end);
+      // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at
+      // all when the tokenizer can (character and byte on ASCII text); see spanCounter.
+      const counter = spanCounter(tokenizer, text);
+      const count = counter.count;
       const out: Span[] = [];
       const cut = (start: number, end: number, level: number): void => {
         const split = levels[level];
         if (!split) {
-          for (const w of tokenWindows(ends, size, 0, start, end)) out.push({ start: w.start, end: w.end, tokenCount: count(w.start, w.end) });
+          // An additive tokenizer encodes the piece alone (the same tokens); others cut the whole
+          // text's encoding, so the counts of all chunks add up to the count of the text.
+          const windows = tokenizer.additive
+            ? tokenWindows(tokenizer.ends(text.slice(start, end)), size, 0).map((w) => ({ start: start + w.start, end: start + w.end, tokenCount: w.tokenCount }))
+            : tokenWindows(counter.ends(), size, 0, start, end);
+          for (const w of windows) out.push({ start: w.start, end: w.end, tokenCount: tokenizer.cheapCount ? count(w.start, w.end) : w.tokenCount });
           return;
         }
         const pieces = split(text, start, end);

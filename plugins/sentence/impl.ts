@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, countSpan, loadTokenizer, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { configError, loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import type { SentenceConfig } from './index.js';
 import { sentenceSplitter, type SentenceSpan } from './split.js';
 
@@ -11,14 +11,13 @@ export async function create(config: Config): Promise<ChunkerImpl> {
   }
   const tokenizer = await loadTokenizer(config.tokenizer);
   const split = sentenceSplitter({ delim: config.delim, includeDelim: config.include_delim, minCharacters: config.min_characters_per_sentence });
-  // One encoding of the whole text serves every count when counting by offset is exact or allowed;
-  // otherwise each sentence and chunk is encoded on its own, as the reference counts them.
+  // Counting by offset (one encoding of the whole text, or none for character/byte on ASCII) when
+  // that is exact or an estimate is allowed; otherwise each sentence and chunk is encoded on its
+  // own, as the reference counts them.
   const byOffset = tokenizer.additive === true || config.approximate;
-  const none = new Uint32Array(0);
   return {
     chunk(text) {
-      const ends = byOffset ? tokenizer.ends(text) : none;
-      const count = (start: number, end: number) => countSpan(tokenizer, text, ends, start, end, config.approximate);
+      const count = byOffset ? spanCounter(tokenizer, text).count : (start: number, end: number) => tokenizer.count(text.slice(start, end));
       const sentences = split(text);
       return pack(sentences, sentences.map((s) => count(s.start, s.end)), config, count);
     },
