@@ -162,6 +162,18 @@ describe('syntax boundaries', () => {
     }
   });
 
+  test('source nested thousands of levels deep is cut without overflowing the stack', async () => {
+    const cases: [string, string][] = [
+      ['python', `x = ${'('.repeat(3000)}1${')'.repeat(3000)}\n`],
+      ['javascript', `const a = ${'['.repeat(5000)}${']'.repeat(5000)};\n`],
+      ['json', `${'{"k": '.repeat(3000)}1${'}'.repeat(3000)}\n`],
+    ];
+    for (const [language, source] of cases) {
+      const chunks = await chunk(source, { language, chunk_size: 3, include_nodes: true });
+      await assertTiles(source, chunks, 3, 'character');
+    }
+  });
+
   test('source that does not parse is still chunked, and tiles', async () => {
     const source = 'def ok():\n    return 1\n\n\ndef broken(:\n    pass )]\n\n\ndef fine():\n    return "✓"\n';
     for (const size of [512, 30, 5]) await assertTiles(source, await chunk(source, { chunk_size: size }), size, 'character');

@@ -63,7 +63,7 @@ export function splitTree(root: Node, src: Source): Atom[] {
   const atoms: Atom[] = [];
   const cutter = new Cutter(src, atoms);
   const kids = root.children.filter(present);
-  if (kids.length) cutter.units(0, src.text.length, group(kids), Glue.None);
+  if (kids.length) cutter.run({ k: 'units', lo: 0, hi: src.text.length, units: group(kids), glue: Glue.None, construct: false });
   else cutter.lines(0, src.text.length, root.type, Glue.None);
   return pack(glue(atoms, src), src);
 }
@@ -80,51 +80,111 @@ const tokenIndex = (src: Source, x: number) => upperBound(src.ends, x);
 const tokens = (src: Source, start: number, end: number) => tokenIndex(src, end) - tokenIndex(src, start);
 const present = (n: Node | null): n is Node => n !== null;
 
+/** Work on a range [lo, hi): cut it as sibling units, as the members of one unit, or as one node. */
+type Task =
+  | { k: 'units'; lo: number; hi: number; units: Unit[]; glue: Glue; construct: boolean }
+  | { k: 'members'; lo: number; hi: number; unit: Unit }
+  | { k: 'node'; lo: number; hi: number; node: Node; glue: Glue }
+  | { k: 'atom'; lo: number; hi: number; types: string[]; glue: Glue }
+  | { k: 'leave'; type: string };
+
+/**
+ * Walks down only into what is too big, emitting atoms in source order. An explicit stack rather
+ * than recursion: source nested thousands of levels deep must not overflow the call stack.
+ */
 class Cutter {
-  /** Named types of the nodes being cut among their children, outermost first. */
+  /** Distinct named types of the nodes being cut among their children, outermost first. */
   private readonly within: string[] = [];
+  private readonly depth = new Map<string, number>();
 
   constructor(
     private readonly src: Source,
     private readonly out: Atom[],
   ) {}
 
-  /** Cut [lo, hi), which holds these sibling units in order, into atoms. */
-  units(lo: number, hi: number, units: Unit[], outerGlue: Glue, construct = false): void {
+  run(first: Task): void {
+    const stack: Task[] = [first];
+    for (let t = stack.pop(); t; t = stack.pop()) {
+      // Children are pushed last-first so they are handled in source order.
+      const next = this.step(t);
+      for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+    }
+  }
+
+  private step(t: Task): Task[] {
+    switch (t.k) {
+      case 'units':
+        return this.units(t.lo, t.hi, t.units, t.glue, t.construct);
+      case 'members':
+        return this.members(t.lo, t.hi, t.unit);
+      case 'node':
+        return this.node(t.lo, t.hi, t.node, t.glue);
+      case 'atom':
+        this.atom(t.lo, t.hi, t.types, t.glue);
+        return [];
+      case 'leave':
+        this.leave(t.type);
+        return [];
+    }
+  }
+
+  /** [lo, hi) holds these sibling units in order: a unit that fits is an atom, else it is cut further. */
+  private units(lo: number, hi: number, units: Unit[], outerGlue: Glue, construct: boolean): Task[] {
     const cuts = boundaries(lo, hi, units.map((u) => [u.members[0]!, u.members.at(-1)!]));
     const header = construct && bodyLast(cuts) ? units.length - 1 : 0;
+    const tasks: Task[] = [];
     units.forEach((u, i) => {
       const start = cuts[i]!;
       const end = cuts[i + 1]!;
       if (end <= start) return;
       const g = edgeGlue(outerGlue, i, units.length) | (i < header ? Glue.Next : 0);
-      if (tokens(this.src, start, end) <= this.src.size) return this.atom(start, end, namedTypes(u.members), g);
-      if (u.members.length > 1) return this.members(start, end, u);
-      this.node(start, end, u.members[0]!, g);
+      if (tokens(this.src, start, end) <= this.src.size) tasks.push({ k: 'atom', lo: start, hi: end, types: namedTypes(u.members), glue: g });
+      else if (u.members.length > 1) tasks.push({ k: 'members', lo: start, hi: end, unit: u });
+      else tasks.push({ k: 'node', lo: start, hi: end, node: u.members[0]!, glue: g });
     });
+    return tasks;
   }
 
   /** A unit too big: its members become separate pieces, glued to the described node. */
-  private members(lo: number, hi: number, u: Unit): void {
+  private members(lo: number, hi: number, u: Unit): Task[] {
     const cuts = boundaries(lo, hi, u.members.map((m) => [m, m]));
+    const tasks: Task[] = [];
     u.members.forEach((m, i) => {
       const start = cuts[i]!;
       const end = cuts[i + 1]!;
       if (end <= start) return;
       const g = u.main < 0 ? Glue.None : i < u.main ? Glue.Next : i > u.main ? Glue.Back : Glue.None;
-      if (tokens(this.src, start, end) <= this.src.size) this.atom(start, end, namedTypes([m]), g);
-      else this.node(start, end, m, g);
+      if (tokens(this.src, start, end) <= this.src.size) tasks.push({ k: 'atom', lo: start, hi: end, types: namedTypes([m]), glue: g });
+      else tasks.push({ k: 'node', lo: start, hi: end, node: m, glue: g });
     });
+    return tasks;
   }
 
   /** A single node too big: cut among its children, or at lines when it has none. */
-  private node(lo: number, hi: number, n: Node, g: Glue): void {
+  private node(lo: number, hi: number, n: Node, g: Glue): Task[] {
     const kids = n.children.filter(present);
-    if (!kids.length) return this.lines(lo, hi, n.type, g);
+    if (!kids.length) {
+      this.lines(lo, hi, n.type, g);
+      return [];
+    }
+    const cut: Task = { k: 'units', lo, hi, units: group(kids), glue: g, construct: true };
+    if (!n.isNamed) return [cut];
     // Pieces of a construct say what they are part of (function_definition > block > …).
-    if (n.isNamed) this.within.push(n.type);
-    this.units(lo, hi, group(kids), g, true);
-    if (n.isNamed) this.within.pop();
+    this.enter(n.type);
+    return [cut, { k: 'leave', type: n.type }];
+  }
+
+  /** Each type once, however deep the nesting: a type leaves the list when its outermost node is done. */
+  private enter(type: string): void {
+    const d = this.depth.get(type) ?? 0;
+    if (d === 0) this.within.push(type);
+    this.depth.set(type, d + 1);
+  }
+
+  private leave(type: string): void {
+    const d = this.depth.get(type)! - 1;
+    this.depth.set(type, d);
+    if (d === 0) this.within.pop();
   }
 
   /** The last resort inside a leaf (a long string or comment): whole lines while they fit, else token ends. */
