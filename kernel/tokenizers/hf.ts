@@ -4,6 +4,7 @@ import { ChunkdError } from '../errors.js';
 import { alignTokens } from './align.js';
 import type { Tokenizer } from './tokenizer.js';
 import { byteEndsToUtf16 } from './utf8.js';
+import { wordLevelFastPath } from './word-level.js';
 
 /** A Hugging Face tokenizer.json as chunkd uses it: counting (no special tokens) plus ids for models. */
 export interface HfTokenizer extends Tokenizer {
@@ -62,7 +63,7 @@ export async function loadHfTokenizer(path: string): Promise<HfTokenizer | undef
   const surface = surfaceOf(json);
   const byteLevel = JSON.stringify([json.pre_tokenizer, json.decoder]).includes('"ByteLevel"');
   const tokens = (text: string) => enc.encode(text, { add_special_tokens: false }).tokens;
-  return {
+  const generic: HfTokenizer = {
     name: path,
     unkId,
     padId: json.padding?.pad_id ?? 0,
@@ -74,6 +75,7 @@ export async function loadHfTokenizer(path: string): Promise<HfTokenizer | undef
       return (byteLevel && byteLevelEnds(text, toks)) || alignTokens(text, toks, surface);
     },
   };
+  return wordLevelFastPath(json, generic) ?? generic;
 }
 
 /** The text a token stands for, before normalisation: subword markers and Metaspace removed. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { loadTokenizer, tokensIn } from '../../kernel/index.js';
-import { capSpan, packRanges } from './cap.js';
+import { capSpan, packRanges, refit } from './cap.js';
 
 describe('capSpan: an oversize sentence is cut at token ends', () => {
   const cases: [string, string, string, number, [number, number], string[]][] = [
@@ -72,4 +72,19 @@ describe('packRanges: greedy by units under the cap', () => {
   }
 
   test('a sub-range is packed on its own', () => assert.deepEqual(packRanges([5, 1, 1, 1, 5], 1, 4, 2), [[1, 3], [3, 4]]));
+});
+
+describe('refit: exact counts keep the cap when unit counts undercount', () => {
+  // A count that charges one extra token per unit boundary inside a range (like a tokenizer that
+  // is not additive over cuts): units of 2 tokens, so k units count 2k + (k - 1).
+  const count = (from: number, to: number) => 2 * (to - from) + (to - from - 1);
+  const cases: [string, [number, number], number, [number, number, number][]][] = [
+    ['within the cap: one count, unchanged', [0, 2], 5, [[0, 2, 5]]],
+    ['over the cap: re-packed by exact counts', [0, 4], 5, [[0, 2, 5], [2, 4, 5]]],
+    ['a single unit stays whole', [3, 4], 1, [[3, 4, 2]]],
+    ['tight cap: one unit per range', [0, 3], 4, [[0, 1, 2], [1, 2, 2], [2, 3, 2]]],
+  ];
+  for (const [name, range, size, expected] of cases) {
+    test(name, () => assert.deepEqual(refit(range, count, size), expected));
+  }
 });

@@ -54,22 +54,28 @@ export function packRanges(counts: ArrayLike<number>, from: number, to: number, 
 }
 
 /**
- * Re-split a packed range whose exact count (`count`, a recount of its text) exceeds `size`:
- * packing adds the counts of units, which a tokenizer that is not additive over cuts (a cut inside
- * a word, a BPE merge across a sentence edge) can undercount. Greedy again, by exact counts;
- * ranges already within the cap are returned untouched, so this costs one count per range.
+ * The exact token count of a packed range, re-packing it when that count exceeds `size`: packing
+ * adds the counts of units, which a tokenizer that is not additive over cuts (a cut inside a word,
+ * a BPE merge across a sentence edge) can undercount. Greedy again, by exact counts. Returns
+ * [from, to, tokens] triples; a range within the cap costs one count.
  */
-export function refit(range: [number, number], count: (from: number, to: number) => number, size: number): [number, number][] {
+export function refit(range: [number, number], count: (from: number, to: number) => number, size: number): [number, number, number][] {
   const [from, to] = range;
-  if (to - from <= 1 || count(from, to) <= size) return [range];
-  const out: [number, number][] = [];
+  const total = count(from, to);
+  if (to - from <= 1 || total <= size) return [[from, to, total]];
+  const out: [number, number, number][] = [];
   let begin = from;
-  for (let i = from + 1; i < to; i++) {
-    if (count(begin, i + 1) > size) {
-      out.push([begin, i]);
+  let tokens = count(begin, begin + 1);
+  for (let i = begin + 1; i < to; i++) {
+    const grown = count(begin, i + 1);
+    if (grown > size) {
+      out.push([begin, i, tokens]);
       begin = i;
+      tokens = count(i, i + 1);
+    } else {
+      tokens = grown;
     }
   }
-  out.push([begin, to]);
+  out.push([begin, to, tokens]);
   return out;
 }

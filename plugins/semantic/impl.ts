@@ -55,7 +55,7 @@ export function semanticChunker(config: Config, embedder: Embedder): ChunkerImpl
       return groups
         .flatMap(([a, b]) => packRanges(counts, a, b, size))
         .flatMap((range) => refit(range, count, size))
-        .map(([a, b]): Span => ({ start: units[a]!.start, end: units[b - 1]!.end, tokenCount: count(a, b) }));
+        .map(([a, b, tokens]): Span => ({ start: units[a]!.start, end: units[b - 1]!.end, tokenCount: tokens }));
     },
   };
 }

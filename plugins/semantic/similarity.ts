@@ -9,14 +9,21 @@
 export function windowSimilarities(vectors: readonly ArrayLike<number>[], weights: ArrayLike<number>, window: number): Float64Array {
   const count = Math.max(0, vectors.length - window);
   const out = new Float64Array(count);
+  const sum = new Float64Array(vectors[0]?.length ?? 0);
   // Each window is summed afresh (w·dim work) rather than slid: no drift, and an all-unknown window stays exactly zero.
-  for (let i = 0; i < count; i++) out[i] = cosineOf(groupVector(vectors, weights, i, i + window), vectors[i + window]!);
+  for (let i = 0; i < count; i++) out[i] = cosineOf(groupVector(vectors, weights, i, i + window, sum), vectors[i + window]!);
   return fillGaps(out);
 }
 
-/** Token-weighted sum of the vectors of units [from, to): the vector of a group of units. */
-export function groupVector(vectors: readonly ArrayLike<number>[], weights: ArrayLike<number>, from: number, to: number): Float64Array {
-  const sum = new Float64Array(vectors[from]?.length ?? 0);
+/** Token-weighted sum of the vectors of units [from, to): the vector of a group of units (written into `into` when given). */
+export function groupVector(
+  vectors: readonly ArrayLike<number>[],
+  weights: ArrayLike<number>,
+  from: number,
+  to: number,
+  into = new Float64Array(vectors[from]?.length ?? 0),
+): Float64Array {
+  const sum = into.fill(0);
   for (let k = from; k < to; k++) {
     const v = vectors[k]!;
     const f = weights[k]!;
