@@ -65,3 +65,13 @@ export function spanCounter(tokenizer: Tokenizer, text: string): SpanCounter {
   if (tokenizer.cheapCount) return { count: (start, end) => tokenizer.count(text.slice(start, end)), ends: allEnds };
   return { count: (start, end) => tokensIn(allEnds(), start, end), ends: allEnds };
 }
+
+/**
+ * Tokens in text[start, end): counted by offset in `ends` (the whole text's encoding) when that is
+ * exact (an additive tokenizer) or when an estimate is enough; otherwise the span is re-encoded,
+ * since a BPE or word count of a cut piece can differ from its tokens inside the whole text.
+ * (The semantic chunker's helper; spanCounter is the newer form of the same idea.)
+ */
+export function countSpan(tokenizer: Tokenizer, text: string, ends: Uint32Array, start: number, end: number, estimate = false): number {
+  return tokenizer.additive || estimate ? tokensIn(ends, start, end) : tokenizer.count(text.slice(start, end));
+}
