@@ -5,4 +5,4 @@ export { ChunkSizeField, DelimField, IncludeDelimField, TokenizerField } from '.
 export { requireExtra } from './extras.js';
 export { assetDir } from './paths.js';
 export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } from './plugin.js';
-export { loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type Tokenizer } from './tokenizers/index.js';
+export { countSpan, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type Tokenizer } from './tokenizers/index.js';

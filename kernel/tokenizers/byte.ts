@@ -6,6 +6,7 @@ const encoder = new TextEncoder();
 /** One token per UTF-8 byte. */
 export const byte: Tokenizer = {
   name: 'byte',
+  additive: true,
   count: (text) => Buffer.byteLength(text, 'utf8'),
   ends(text) {
     const n = encoder.encode(text).length;

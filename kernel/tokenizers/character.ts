@@ -3,6 +3,7 @@ import type { Tokenizer } from './tokenizer.js';
 /** One token per Unicode code point. */
 export const character: Tokenizer = {
   name: 'character',
+  additive: true,
   count(text) {
     let n = text.length;
     for (let i = 0; i < text.length; i++) {

@@ -5,6 +5,11 @@
  */
 export interface Tokenizer {
   readonly name: string;
+  /**
+   * True when the count of any span cut on code-point boundaries equals `tokensIn` over the
+   * text's `ends` (character, byte): then spans are counted by offset, never re-encoded.
+   */
+  readonly additive?: boolean;
   /** Exact number of tokens in `text`. */
   count(text: string): number;
   /** End offset of each token of `text`, non-decreasing; its length is `count(text)`. */
@@ -26,4 +31,13 @@ export function upperBound(ends: Uint32Array, x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * Tokens in text[start, end): counted by offset in `ends` (the whole text's encoding) when that is
+ * exact (an additive tokenizer) or when an estimate is enough; otherwise the span is re-encoded,
+ * since a BPE or word count of a cut piece can differ from its tokens inside the whole text.
+ */
+export function countSpan(tokenizer: Tokenizer, text: string, ends: Uint32Array, start: number, end: number, estimate = false): number {
+  return tokenizer.additive || estimate ? tokensIn(ends, start, end) : tokenizer.count(text.slice(start, end));
 }
