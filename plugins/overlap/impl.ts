@@ -24,7 +24,7 @@ const SIDES = {
 
 async function cutterFor(config: Config): Promise<Cutter> {
   if (config.mode === 'recursive') throw configError("mode 'recursive' is not available in this build yet; use mode 'token'.");
-  return (text, ends, k, side) => tokenCut(ends, text.length, k, side);
+  return (text, ends, k, side) => tokenCut(ends, 0, text.length, k, side);
 }
 
 /**

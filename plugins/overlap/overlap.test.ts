@@ -8,6 +8,7 @@ import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { FIXTURES } from '../../test/helpers/fixtures.js';
 import { contextTokens } from './impl.js';
+import { recursiveCutter, type Level } from './recursive-cut.js';
 import { tokenCut, type Side } from './token-cut.js';
 
 const registry = await discover();
@@ -103,11 +104,45 @@ describe('tokenCut on shared token ends (pieces of one character)', () => {
     ['head, 0 tokens: empty', 0, 'head', [0, 0, 0]],
   ];
   for (const [name, k, side, [start, end, tokens]] of cases) {
-    test(name, () => assert.deepEqual(tokenCut(ends, 2, k, side), { start, end, tokens }));
+    test(name, () => assert.deepEqual(tokenCut(ends, 0, 2, k, side), { start, end, tokens }));
   }
   test('a first character wider than the context is taken whole from the head', () => {
-    assert.deepEqual(tokenCut(Uint32Array.from([1, 1, 1, 2]), 2, 2, 'head'), { start: 0, end: 1, tokens: 3 });
+    assert.deepEqual(tokenCut(Uint32Array.from([1, 1, 1, 2]), 0, 2, 2, 'head'), { start: 0, end: 1, tokens: 3 });
   });
+});
+
+describe('recursiveCutter: whole pieces, nearest first, descending a level when the nearest is too big', () => {
+  const levels: Level[] = [
+    { delimiters: ['\n\n', '\r\n', '\n', '\r'], includeDelim: 'prev' },
+    { delimiters: ['. ', '! ', '? '], includeDelim: 'prev' },
+    { delimiters: [' '], includeDelim: 'prev' },
+    null,
+  ];
+  const cut = recursiveCutter(levels);
+  const text = 'First sentence. Second one.\n\nNew paragraph here.';
+  const cases: [string, string, number, Side, string][] = [
+    ['head: the first paragraph is too big, so whole sentences of it', text, 20, 'head', 'First sentence. '],
+    ['head: two sentences fit', text, 29, 'head', 'First sentence. Second one.\n\n'],
+    ['tail: the last paragraph fits whole', text, 20, 'tail', 'New paragraph here.'],
+    ['tail: down to whole words, keeping their spaces', text, 16, 'tail', 'paragraph here.'],
+    ['tail: one word', text, 6, 'tail', 'here.'],
+    ['head: a word larger than the context is cut by tokens', 'Supercalifragilistic word', 3, 'head', 'Sup'],
+    ['tail: a word larger than the context is cut by tokens', 'a Supercalifragilistic', 4, 'tail', 'stic'],
+    ['a neighbour within the context is taken whole', text, 1000, 'head', text],
+    ['0 tokens is an empty context', text, 0, 'tail', ''],
+    ['CRLF lines are pieces', 'one\r\ntwo\r\nthree', 7, 'tail', 'three'],
+    ['CJK without spaces falls through to tokens', '日本語の文章です', 3, 'head', '日本語'],
+    ['emoji words keep their spaces', '🦛🦛 ünïcode text', 8, 'head', '🦛🦛 '],
+  ];
+  for (const [name, input, k, side, expected] of cases) {
+    test(name, () => {
+      const ends = Uint32Array.from([...input].map((_, i, cps) => cps.slice(0, i + 1).join('').length)); // the character tokenizer
+      const c = cut(input, ends, k, side);
+      assert.equal(input.slice(c.start, c.end), expected);
+      assert.equal(c.tokens, [...expected].length);
+      assert.ok(c.tokens <= Math.max(k, 0));
+    });
+  }
 });
 
 describe('context_size', () => {
