@@ -5,4 +5,5 @@ export { ChunkSizeField, DelimField, IncludeDelimField, TokenizerField } from '.
 export { requireExtra } from './extras.js';
 export { assetDir } from './paths.js';
 export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } from './plugin.js';
-export { countSpan, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type Tokenizer } from './tokenizers/index.js';
+export { countSpan, spanTokens, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type Tokenizer } from './tokenizers/index.js';
+export { tokenWindows } from './tokenizers/windows.js';

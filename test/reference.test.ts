@@ -42,28 +42,22 @@ const DEVIATIONS: { applies: (c: Case) => boolean; why: string; expect: (c: Case
 
 /**
  * Where REFERENCE.md's rules win over an answer of the reference (its native core), by kind and
- * 1-based case number: the rows whose [start, end) we answer instead; their text and character
- * token_count follow from the span. Every other row and case is compared as recorded.
- *
- * Sentence cases 1 and 10: the native splitter merges a piece shorter than
- * min_characters_per_sentence (here a lone "\n" between two paragraphs) into the sentence
- * *before* it; the documented rule merges a short sentence *forward* (only a short last one
- * merges backward), so that "\n" opens the next sentence and the chunk boundary sits one
- * character earlier.
+ * 1-based case number: the spans [start, end) we answer instead, and why. All of them come from one
+ * rule: a piece shorter than the minimum (min_characters_per_sentence, min_characters_per_chunk)
+ * merges *forward* (only a short last one backward), where the native core merges it backward.
+ * Their text and token_count follow from the span (every such case uses the character tokenizer).
+ * Every other case is compared exactly as the reference answered.
  */
-const RULES_WIN: Record<string, Record<number, [number, number]>> = {
-  'sentence#1': { 2: [179, 247], 3: [247, 347] },
-  'sentence#10': { 1: [122, 256], 2: [256, 303] },
-};
+const RULES_WIN = JSON.parse(readFileSync(new URL('./fixtures/reference-rules-win.json', import.meta.url), 'utf8')) as Record<string, { why: string; spans: [number, number][] }>;
 
 function expected(c: Case, n: number): Case['expect'] {
-  const moved = RULES_WIN[`${c.kind}#${n}`];
-  if (!moved) return c.expect;
+  const override = RULES_WIN[`${c.kind}#${n}`];
+  if (!override) return c.expect;
+  assert.equal(c.body.tokenizer ?? 'character', 'character', 'an override derives token_count from the span');
+  const recorded = c.expect.map((row) => [row[1], row[2]]);
+  assert.notDeepEqual(override.spans, recorded, 'a stale override: the reference already answers this');
   const cps = [...(c.body.text as string)];
-  return c.expect.map((row, i) => {
-    const span = moved[i];
-    return span ? [cps.slice(span[0], span[1]).join(''), span[0], span[1], span[1] - span[0]] : row;
-  });
+  return override.spans.map(([start, end]) => [cps.slice(start, end).join(''), start, end, end - start]);
 }
 
 let app: TestApp;
@@ -76,7 +70,8 @@ for (const kind of new Set(CASES.map((c) => c.kind))) {
     cases.forEach((c, i) => {
       const { text, chunks, ...config } = c.body;
       const deviation = DEVIATIONS.find((d) => d.applies(c));
-      test(`case ${i + 1}: ${JSON.stringify(config)}${deviation ? ` — we differ: ${deviation.why}` : ''}`, async () => {
+      const why = deviation ? ` — we differ: ${deviation.why}` : RULES_WIN[`${kind}#${i + 1}`] ? ' (documented rule wins, see reference-rules-win.json)' : '';
+      test(`case ${i + 1}: ${JSON.stringify(config)}${why}`, async () => {
         const want = deviation ? deviation.expect(c) : expected(c, i + 1);
         const res = await app.post(c.route, c.body);
         assert.equal(res.status, 200, JSON.stringify(res.body));

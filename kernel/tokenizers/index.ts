@@ -7,7 +7,7 @@ import type { Tokenizer } from './tokenizer.js';
 import { word } from './word.js';
 
 export type { Tokenizer } from './tokenizer.js';
-export { countSpan, tokensIn, upperBound } from './tokenizer.js';
+export { countSpan, spanTokens, tokensIn, upperBound } from './tokenizer.js';
 
 export const TOKENIZER_NAMES: readonly string[] = ['character', 'word', 'byte', ...TIKTOKEN_ENCODINGS];
 

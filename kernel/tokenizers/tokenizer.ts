@@ -10,6 +10,11 @@ export interface Tokenizer {
    * text's `ends` (character, byte): then spans are counted by offset, never re-encoded.
    */
   readonly additive?: boolean;
+  /**
+   * True when `count` is a plain scan (no model), so re-counting a piece costs no more than
+   * finding it: chunkers then count pieces exactly instead of estimating from `ends`.
+   */
+  readonly cheapCount?: boolean;
   /** Exact number of tokens in `text`. */
   count(text: string): number;
   /** End offset of each token of `text`, non-decreasing; its length is `count(text)`. */
@@ -40,4 +45,13 @@ export function upperBound(ends: Uint32Array, x: number): number {
  */
 export function countSpan(tokenizer: Tokenizer, text: string, ends: Uint32Array, start: number, end: number, estimate = false): number {
   return tokenizer.additive || estimate ? tokensIn(ends, start, end) : tokenizer.count(text.slice(start, end));
+}
+
+/**
+ * Tokens in text[start, end) at the cost of an offset lookup: exact for additive and cheap
+ * tokenizers; for a BPE one, the tokens of the whole text's encoding that end inside the span
+ * (additive over adjacent spans, within a token or two of a recount at each cut).
+ */
+export function spanTokens(tokenizer: Tokenizer, text: string, ends: Uint32Array, start: number, end: number): number {
+  return countSpan(tokenizer, text, ends, start, end, !tokenizer.cheapCount);
 }
