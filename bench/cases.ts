@@ -13,7 +13,7 @@ export function ours(o: Options, id: string, job: string, plugin: string, config
     label,
     role: 'ours',
     job,
-    missing: missingPlugin(o.chunkers, plugin),
+    missing: missingPlugin(o.plugins, plugin),
     async prepare() {
       const input = texts();
       const chunk = await ourChunker(plugin, config);

@@ -4,7 +4,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chunkerNames } from './chunkd.js';
+import { pluginNames } from './chunkd.js';
 import { caseLimitS, measure, peakRssMb, timing, type Measured, type Options } from './harness.js';
 import { SUITES } from './suites/index.js';
 
@@ -51,7 +51,7 @@ export async function childMain(spec: string, quick: boolean): Promise<void> {
     if (caseId === BASELINE) {
       reply = { ok: { runs: 0, medianMs: 0, bytes: 0, chunks: 0, peakRssMb: peakRssMb() } };
     } else {
-      const options: Options = { quick, chunkers: await chunkerNames() };
+      const options: Options = { quick, plugins: await pluginNames() };
       const suite = SUITES.find((s) => s.name === suiteName);
       if (suite?.kind !== 'throughput') throw new Error(`no throughput suite '${suiteName}'`);
       const c = suite.cases(options).find((x) => x.id === caseId);

@@ -7,8 +7,8 @@
 export interface Options {
   /** A fast smoke run: small inputs, one timed run per case. */
   quick: boolean;
-  /** Chunker plugins in the registry (a suite reports a missing one instead of failing). */
-  chunkers: ReadonlySet<string>;
+  /** Plugins in the registry (a suite reports a missing one instead of failing). */
+  plugins: ReadonlySet<string>;
 }
 
 /** Who a row is: ours, a peer library, or a floor (the raw work a chunker cannot avoid). */
@@ -100,12 +100,12 @@ export interface Timing {
 }
 
 export const timing = (quick: boolean): Timing =>
-  quick ? { slowMs: 0, warmup: 0, minRuns: 1, minMs: 0, maxMs: 0, maxRuns: 1 } : { slowMs: 5000, warmup: 1, minRuns: 3, minMs: 1000, maxMs: 8000, maxRuns: 30 };
+  quick ? { slowMs: 0, warmup: 0, minRuns: 1, minMs: 0, maxMs: 0, maxRuns: 1 } : { slowMs: 4000, warmup: 1, minRuns: 3, minMs: 800, maxMs: 5000, maxRuns: 30 };
 
 /** Full runs repeat every case in this many rounds (fresh processes), so noise on the shared cores hits every row alike. */
-export const rounds = (quick: boolean) => (quick ? 1 : 3);
+export const rounds = (quick: boolean) => (quick ? 1 : 2);
 /** A case still running after this long is stopped and reported as slower than the limit. */
-export const caseLimitS = (quick: boolean) => (quick ? 30 : 60);
+export const caseLimitS = (quick: boolean) => (quick ? 30 : 45);
 
 /**
  * Time `fn`: `warmup` untimed runs, then timed runs until both minimums are reached (or a cap is),

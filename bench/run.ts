@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chunkerNames } from './chunkd.js';
+import { pluginNames } from './chunkd.js';
 import { BASELINE, childMain, runInChild } from './child.js';
 import { rounds, type Options, type Section } from './harness.js';
 import { document, repeatable, throughputSection, type Row } from './report.js';
@@ -39,7 +39,7 @@ async function main(): Promise<number> {
   }
   const suites = positionals.length ? SUITES.filter((s) => positionals.includes(s.name)) : SUITES;
   const quick = values.quick!;
-  const options: Options = { quick, chunkers: await chunkerNames() };
+  const options: Options = { quick, plugins: await pluginNames() };
   const started = new Date();
   const baseline = await runInChild('', BASELINE, quick);
 

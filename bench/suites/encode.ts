@@ -7,7 +7,7 @@ import { wasmEncoder } from '../peers/encoders.js';
 import { fmtSize } from '../table.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 
-const BPE = ['cl100k_base', 'o200k_base', 'gpt2'];
+const BPE = ['cl100k_base', 'o200k_base'];
 const SIMPLE = ['character', 'word', 'byte'];
 
 export const encodeSuite: ThroughputSuite = {
