@@ -42,3 +42,14 @@ export const ReturnTypeField = Type.Union([Type.Literal('chunks'), Type.Literal(
   default: 'chunks',
   description: "Accepted for compatibility with Chonkie's clients: 'texts' answers the chunk texts only.",
 });
+
+/** The embedded default embedding model (plugins/embeddings/models/glove-sif-100d), built by scripts/build-embedded-model.ts. */
+export const EMBEDDED_MODEL = 'chunkd/glove-sif-100d';
+
+export const EmbeddingModelField = (fallback = EMBEDDED_MODEL) =>
+  Type.String({
+    default: fallback,
+    minLength: 1,
+    description:
+      'Embedding model: chunkd/glove-sif-100d (built in), a Model2Vec or ONNX model directory, a Hugging Face name (org/model) from the local cache, or an OpenAI-compatible API model (text-embedding-3-small, openai/<model>).',
+  });

@@ -80,7 +80,8 @@ export class WorkerPool implements Executor {
 
 /**
  * Split items into at most `parts` contiguous groups of similar total weight (order is kept, so
- * the concatenated results line up with the input).
+ * the concatenated results line up with the input). A group ends before the item whose middle
+ * crosses the next boundary: two near-equal documents go to two workers whichever is larger.
  */
 export function balance<T>(items: T[], weight: (t: T) => number, parts: number): T[][] {
   const total = items.reduce((n, t) => n + weight(t), 0);
@@ -89,12 +90,13 @@ export function balance<T>(items: T[], weight: (t: T) => number, parts: number):
   let current: T[] = [];
   let acc = 0;
   for (const item of items) {
-    current.push(item);
-    acc += weight(item);
-    if (acc >= target * (groups.length + 1) && groups.length < parts - 1) {
+    const w = weight(item);
+    if (current.length && groups.length < parts - 1 && acc + w / 2 > target * (groups.length + 1)) {
       groups.push(current);
       current = [];
     }
+    current.push(item);
+    acc += w;
   }
   if (current.length) groups.push(current);
   return groups;

@@ -115,14 +115,10 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
   const offsets = convertOffsets(text, spans.flatMap((s) => [s.start, s.end]), unit);
   return spans.map((s, i) => {
     const piece = text.slice(s.start, s.end);
-    return orderChunk({
-      id: chunkId(s.start, s.end, piece),
-      text: piece,
-      start_index: offsets[2 * i],
-      end_index: offsets[2 * i + 1],
-      token_count: s.tokenCount,
-      metadata: s.metadata,
-    });
+    // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
+    const chunk: Chunk = { id: chunkId(s.start, s.end, piece), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
+    if (s.metadata !== undefined) chunk.metadata = s.metadata;
+    return chunk;
   });
 }
 

@@ -3,9 +3,10 @@
  * settings of the top-level README and each plugin's config table. test/parity.test.ts fails
  * when one is out of step.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../kernel/paths.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
@@ -24,11 +25,27 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'errors', errorsTable()],
       [readme, 'settings', settingsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
+      ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];
   } finally {
     await booted.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A plugin folder may hold a `docs.ts` whose `docTables()` returns more tables for its README,
+ * keyed by marker name (the code plugin's language list), so lists in its data are never copied by hand.
+ */
+async function pluginDocTables(sources: string[]): Promise<[string, string, string][]> {
+  const out: [string, string, string][] = [];
+  for (const source of sources) {
+    const docs = join(dirname(source), 'docs.ts');
+    if (!existsSync(docs)) continue;
+    const { docTables } = (await import(pathToFileURL(docs).href)) as { docTables(): Record<string, string> };
+    for (const [marker, table] of Object.entries(docTables())) out.push([join(dirname(source), 'README.md'), marker, table]);
+  }
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
@@ -23,6 +24,8 @@ export interface Booted {
 
 /** Discover plugins, open services and build the app: everything that happens once per process. */
 export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
+  // Plugins read the recipes folder from the environment: worker threads copy it when they start.
+  if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {

@@ -18,6 +18,9 @@ describe('balance', () => {
     [[1, 2, 3], 1, [[1, 2, 3]]],
     [[1], 4, [[1]]],
     [[3, 3, 3, 3, 3, 3], 3, [[3, 3], [3, 3], [3, 3]]],
+    // two near-equal documents use both threads, whichever of them is the larger
+    [[4, 4.1], 2, [[4], [4.1]]],
+    [[4.1, 4], 2, [[4.1], [4]]],
   ];
   for (const [items, parts, expected] of cases) {
     test(`${JSON.stringify(items)} into ${parts}`, () => assert.deepEqual(balance(items, (x) => x, parts), expected));

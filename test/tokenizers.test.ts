@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { isChunkdError } from '../kernel/errors.js';
-import { loadTokenizer, TOKENIZER_NAMES, tokensIn } from '../kernel/tokenizers/index.js';
+import { loadTokenizer, spanCounter, TOKENIZER_NAMES, tokensIn } from '../kernel/tokenizers/index.js';
 import { FIXTURES } from './helpers/fixtures.js';
 
 const tiktoken = createRequire(import.meta.url)('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array } };
@@ -59,6 +59,32 @@ describe('ends: one per token, non-decreasing, on code-point boundaries, last at
     assert.ok(ends.length > 1, 'the fixture must span several tokens');
     assert.deepEqual([...ends], [...ends].map(() => 1));
   });
+});
+
+describe('spanCounter: exact for additive and cheap tokenizers, additive for BPE', () => {
+  /** Every cut on a code-point boundary of a text, as UTF-16 offsets. */
+  const boundaries = (text: string) => {
+    const out = [0];
+    for (const ch of text) out.push(out.at(-1)! + ch.length);
+    return out;
+  };
+  for (const name of TOKENIZER_NAMES) {
+    test(name, async () => {
+      const t = await loadTokenizer(name);
+      for (const text of [...TEXTS, 'plain ascii only', 'lone \ud800 surrogate and 🦛']) {
+        const counter = spanCounter(t, text);
+        const cuts = boundaries(text);
+        for (let i = 0; i < cuts.length; i += 3) {
+          for (let j = i + 1; j < cuts.length; j += 5) {
+            const [s, e] = [cuts[i]!, cuts[j]!];
+            if (t.additive || t.cheapCount) assert.equal(counter.count(s, e), t.count(text.slice(s, e)), `${name}: [${s}, ${e}) of ${JSON.stringify(text.slice(0, 20))}`);
+            else assert.equal(counter.count(0, s) + counter.count(s, e) + counter.count(e, text.length), t.count(text));
+          }
+        }
+        assert.deepEqual(counter.ends(), t.ends(text));
+      }
+    });
+  }
 });
 
 describe('names', () => {

@@ -1,8 +1,12 @@
-import type { Tokenizer } from './tokenizer.js';
+import { tokensIn, type Tokenizer } from './tokenizer.js';
+
+const SURROGATE = /[\ud800-\udfff]/;
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** One token per Unicode code point. */
 export const character: Tokenizer = {
   name: 'character',
+  additive: true,
   count(text) {
     let n = text.length;
     for (let i = 0; i < text.length; i++) {
@@ -26,5 +30,16 @@ export const character: Tokenizer = {
       out[k++] = i + 1;
     }
     return out;
+  },
+  spans(text) {
+    // Without surrogates every UTF-16 unit is one code point (V8 answers this test at once for
+    // one-byte strings), so spans are counted without encoding anything. Otherwise a span holds
+    // its length minus the surrogate pairs starting inside it, found by binary search.
+    if (!SURROGATE.test(text)) return (start, end) => end - start;
+    const pairs: number[] = [];
+    PAIR.lastIndex = 0;
+    for (let m = PAIR.exec(text); m; m = PAIR.exec(text)) pairs.push(m.index + 1); // +1: ends are exclusive
+    const at = Uint32Array.from(pairs);
+    return (start, end) => end - start - tokensIn(at, start, end);
   },
 };

@@ -1,18 +1,20 @@
 import { ChunkdError } from '../errors.js';
 import { unknownNameMessage } from '../suggest.js';
 import { byte } from './byte.js';
+import { loadHfTokenizer } from './hf.js';
 import { character } from './character.js';
 import { TIKTOKEN_ENCODINGS, tiktoken, type TiktokenEncoding } from './bpe.js';
 import type { Tokenizer } from './tokenizer.js';
 import { word } from './word.js';
 
 export type { Tokenizer } from './tokenizer.js';
-export { tokensIn, upperBound } from './tokenizer.js';
+export { countSpan, spanCounter, type SpanCounter, tokensIn, upperBound } from './tokenizer.js';
+export { loadHfTokenizer, type HfTokenizer } from './hf.js';
 
 export const TOKENIZER_NAMES: readonly string[] = ['character', 'word', 'byte', ...TIKTOKEN_ENCODINGS];
 
-/** Loaders for tokenizers named by path (a Hugging Face tokenizer.json); set by the hf module. */
-const pathLoaders: ((path: string) => Promise<Tokenizer | undefined>)[] = [];
+/** Loaders for tokenizers named by path: a Hugging Face tokenizer.json first, then any added. */
+const pathLoaders: ((path: string) => Promise<Tokenizer | undefined>)[] = [loadHfTokenizer];
 export function addPathLoader(load: (path: string) => Promise<Tokenizer | undefined>): void {
   pathLoaders.push(load);
 }

@@ -5,6 +5,7 @@ const WORD = /\S+/g;
 /** One token per run of non-whitespace; whitespace belongs to the word before it (leading to the first). */
 export const word: Tokenizer = {
   name: 'word',
+  cheapCount: true,
   count(text) {
     let n = 0;
     WORD.lastIndex = 0;

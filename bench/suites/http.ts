@@ -1,0 +1,70 @@
+/**
+ * HTTP overhead: a small chunk request to chunkd against the same JSON body sent to a raw node:http
+ * echo, both in their own process, loaded the same way (autocannon, keep-alive connections),
+ * rounds alternating between the two so a noisy neighbour hits both.
+ */
+import autocannon from 'autocannon';
+import { median, type CustomSuite, type Options, type Section } from '../harness.js';
+import { startServer, type BenchServer } from '../servers/spawn.js';
+import { num, ratio, table } from '../table.js';
+
+const BODY = JSON.stringify({
+  text: 'The quick brown fox jumps over the lazy dog. It barked twice, then slept until noon. Nobody minded: the sun was warm and the day was long.',
+  chunk_size: 32,
+});
+const CONNECTIONS = 10;
+const TARGET = 0.5;
+
+interface Round {
+  reqPerS: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+async function load(url: string, seconds: number): Promise<Round> {
+  const r = await autocannon({ url, method: 'POST', body: BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: seconds });
+  return { reqPerS: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors };
+}
+
+export const httpSuite: CustomSuite = {
+  kind: 'custom',
+  name: 'http',
+  title: 'HTTP',
+  async run(o: Options): Promise<Section> {
+    const rounds = o.quick ? 1 : 3;
+    const seconds = o.quick ? 2 : 5;
+    const echo = await startServer('echo');
+    const chunkd = await startServer('chunkd');
+    const targets: [string, BenchServer, string][] = [
+      ['raw node:http JSON echo', echo, `${echo.url}/`],
+      ['chunkd POST /v1/chunk/token', chunkd, `${chunkd.url}/v1/chunk/token`],
+    ];
+    const results = new Map<string, Round[]>(targets.map(([name]) => [name, []]));
+    let rss: number | undefined;
+    try {
+      for (const [, , url] of targets) await load(url, o.quick ? 1 : 2); // warm-up: JIT, connections
+      for (let i = 0; i < rounds; i++) for (const [name, , url] of targets) results.get(name)!.push(await load(url, seconds));
+    } finally {
+      rss = (await chunkd.stats()).peakRssMb;
+      await Promise.all([echo.stop(), chunkd.stop()]);
+    }
+    const summary = targets.map(([name]) => {
+      const rs = results.get(name)!;
+      return { name, reqPerS: median(rs.map((r) => r.reqPerS)), p99Ms: median(rs.map((r) => r.p99Ms)), bad: rs.reduce((n, r) => n + r.non2xx, 0) };
+    });
+    const [raw, ours] = summary as [(typeof summary)[0], (typeof summary)[0]];
+    const value = ours.bad ? undefined : ours.reqPerS / raw.reqPerS;
+    const body = [
+      `A ${BODY.length}-byte JSON body (\`{"text": <140 characters>, "chunk_size": 32}\`; the token chunker with the character tokenizer), ${CONNECTIONS} keep-alive connections, ${rounds} round(s) of ${seconds} s per server after a warm-up; medians of the rounds. The load generator shares the 2 cores with the server, as it does for both servers.`,
+      '',
+      table(
+        ['server', 'req/s', 'p99 latency (ms)', 'non-2xx or errors'],
+        summary.map((s) => [s.name, num(s.reqPerS), num(s.p99Ms), s.bad]),
+      ),
+      '',
+      `chunkd / raw echo: **${ratio(value)}** req/s; chunkd server peak RSS ${num(rss)} MB.`,
+    ].join('\n');
+    const check = { what: `HTTP small request ≥ ${TARGET}× raw echo req/s`, measured: value === undefined ? undefined : ratio(value), met: value === undefined ? undefined : value >= TARGET, note: ours.bad ? `chunkd answered ${ours.bad} requests with an error` : undefined };
+    return { title: this.title, body, checks: [check] };
+  },
+};

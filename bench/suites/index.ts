@@ -1,0 +1,13 @@
+/** Every suite, in the order of results.md. A suite is one file; add it here. */
+import type { Suite } from '../harness.js';
+import { codeSuite } from './code.js';
+import { encodeSuite } from './encode.js';
+import { httpSuite } from './http.js';
+import { overlapSuite } from './overlap.js';
+import { poolSuite } from './pool.js';
+import { recursiveSuite } from './recursive.js';
+import { semanticSuite } from './semantic.js';
+import { sentenceSuite } from './sentence.js';
+import { tokenSuite } from './token.js';
+
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];

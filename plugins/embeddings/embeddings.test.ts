@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Chunk } from '../../kernel/chunk.js';
+import { discover } from '../../kernel/discovery.js';
+import { runRefinery } from '../../kernel/run.js';
+import { cosine, EMBEDDED_MODEL, loadEmbedder } from './embedder.js';
+
+const registry = await discover();
+const embeddings = registry.get('refinery', 'embeddings');
+const refine = async (chunks: Chunk[], config: Record<string, unknown> = {}) =>
+  (await runRefinery(embeddings, embeddings.validateConfig({ ...config }), chunks)) as Chunk[];
+const chunkOf = (text: string, start = 0): Chunk => ({ id: `c${start}`, text, start_index: start, end_index: start + [...text].length, token_count: 1 });
+
+describe('the embedded model', () => {
+  test('is the default and loads once', async () => {
+    assert.equal(embeddings.validateConfig({}).embedding_model, EMBEDDED_MODEL);
+    const [a, b] = await Promise.all([loadEmbedder(EMBEDDED_MODEL), loadEmbedder(EMBEDDED_MODEL)]);
+    assert.equal(a, b);
+    assert.equal(a.dimension, 100);
+  });
+
+  const pairs: [string, string, string][] = [
+    ['cat', 'kitten', 'stock'],
+    ['car', 'truck', 'poetry'],
+    ['The cat rested on the carpet.', 'The kitten slept on the rug.', 'Stock markets fell sharply on Tuesday.'],
+    ['Interest rates and inflation worry investors.', 'The central bank raised rates again.', 'The striker scored twice in the final.'],
+  ];
+  for (const [x, near, far] of pairs) {
+    test(`"${x}" is closer to "${near}" than to "${far}"`, async () => {
+      const e = await loadEmbedder(EMBEDDED_MODEL);
+      const [vx, vn, vf] = await e.embed([x, near, far]);
+      assert.ok(cosine(vx!, vn!) > cosine(vx!, vf!) + 0.1, `${cosine(vx!, vn!)} vs ${cosine(vx!, vf!)}`);
+    });
+  }
+
+  test('vectors are unit length; a text with no known word is the zero vector', async () => {
+    const e = await loadEmbedder(EMBEDDED_MODEL);
+    const [v, none] = await e.embed(['A plain sentence about rivers.', 'qzxv qqqzz']);
+    assert.ok(Math.abs(Math.hypot(...v!) - 1) < 1e-5);
+    assert.ok(none!.every((x) => x === 0));
+  });
+
+  test('its tokenizer counts lowercased words and punctuation', async () => {
+    const e = await loadEmbedder(EMBEDDED_MODEL);
+    assert.equal(e.tokenizer.count('Hello, World!'), 4);
+  });
+});
+
+describe('the refinery', () => {
+  test('adds an embedding to every chunk, keeps everything else, mutates nothing', async () => {
+    const input = [chunkOf('Rivers flow to the sea.'), chunkOf(' Mountains rise high.', 23)];
+    const before = structuredClone(input);
+    const out = await refine(input);
+    assert.deepEqual(input, before);
+    assert.equal(out.length, 2);
+    out.forEach((c, i) => {
+      const { embedding, ...rest } = c;
+      assert.deepEqual(rest, input[i]);
+      assert.equal(embedding!.length, 100);
+    });
+  });
+
+  test('batches of many chunks give the same vectors as one by one', async () => {
+    const texts = Array.from({ length: 150 }, (_, i) => `Sentence number ${i} talks about ${i % 2 ? 'boats' : 'bread'}.`);
+    const all = await refine(texts.map((t, i) => chunkOf(t, i * 100)));
+    const one = await refine([chunkOf(texts[77]!, 7700)]);
+    assert.deepEqual(all[77]!.embedding, one[0]!.embedding);
+  });
+});

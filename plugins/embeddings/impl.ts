@@ -1,0 +1,22 @@
+import type { Static } from 'typebox';
+import type { Chunk, RefineryImpl } from '../../kernel/index.js';
+import { loadEmbedder } from './embedder.js';
+import type { EmbeddingsConfig } from './index.js';
+import { batches } from './vectors.js';
+
+/** Texts per provider call: bounds memory for local models and request size for APIs. */
+const BATCH = 64;
+
+/** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
+const round = (x: number) => Math.round(x * 1e8) / 1e8;
+
+export async function create(config: Static<typeof EmbeddingsConfig>): Promise<RefineryImpl> {
+  const embedder = await loadEmbedder(config.embedding_model);
+  return {
+    async refine(chunks: Chunk[]): Promise<Chunk[]> {
+      const vectors: Float32Array[] = [];
+      for (const batch of batches(chunks.map((c) => c.text), BATCH)) vectors.push(...(await embedder.embed(batch)));
+      return chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors[i]!, round) }));
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ChunkdError, loadHfTokenizer } from '../../../kernel/index.js';
+import type { Embedder } from '../embedder.js';
+import { readSafetensors, type Tensor } from '../safetensors.js';
+import { normalize } from '../vectors.js';
+
+/**
+ * A Model2Vec static model directory (model.safetensors + tokenizer.json + config.json): a text's
+ * vector is the mean of its tokens' rows (unknown tokens dropped), each row scaled by its
+ * `weights` entry when the file has one (chunkd's own int8 model stores the row scale times the
+ * SIF weight there), then normalised when config.json says so (the default).
+ */
+export async function loadModel2Vec(dir: string, name: string): Promise<Embedder> {
+  const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load Model2Vec model '${name}' from ${dir}: ${why}`);
+  const tokenizer = await loadHfTokenizer(join(dir, 'tokenizer.json'));
+  if (!tokenizer) throw bad('tokenizer.json is missing.');
+  const config = existsSync(join(dir, 'config.json')) ? (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { normalize?: boolean }) : {};
+  let tensors: Map<string, Tensor>;
+  try {
+    tensors = await readSafetensors(join(dir, 'model.safetensors'));
+  } catch (e) {
+    throw bad(`model.safetensors is unreadable (${e instanceof Error ? e.message : 'unknown error'}).`);
+  }
+  const table = tensors.get('embeddings') ?? tensors.get('embedding') ?? [...tensors.values()].find((t) => t.shape.length === 2);
+  if (!table || table.shape.length !== 2) throw bad('model.safetensors has no 2-D "embeddings" tensor.');
+  const [rows, dim] = table.shape as [number, number];
+  const data = table.data;
+  const weights = tensors.get('weights')?.data;
+  const mapping = tensors.get('mapping')?.data;
+  const unk = tokenizer.unkId;
+  const unit = config.normalize ?? true;
+
+  const embedOne = (text: string): Float32Array => {
+    const v = new Float32Array(dim);
+    let n = 0;
+    for (const id of tokenizer.ids(text)) {
+      if (id === unk) continue;
+      const row = mapping ? mapping[id]! : id;
+      if (row === undefined || row < 0 || row >= rows) continue;
+      const w = weights ? weights[id]! : 1;
+      const base = row * dim;
+      for (let d = 0; d < dim; d++) v[d]! += w * data[base + d]!;
+      n++;
+    }
+    if (n > 1) for (let d = 0; d < dim; d++) v[d]! /= n;
+    return unit ? normalize(v) : v;
+  };
+
+  return {
+    name,
+    dimension: dim,
+    tokenizer,
+    embed: async (texts) => texts.map(embedOne),
+  };
+}

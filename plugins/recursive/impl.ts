@@ -1,0 +1,60 @@
+import type { Static } from 'typebox';
+import { loadTokenizer, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Tokenizer } from '../../kernel/index.js';
+import { sentenceSplitter, type Splitter } from '../sentence/split.js';
+import type { RecursiveConfig } from './index.js';
+import { loadRecipe, type Recipe } from './recipes.js';
+
+type Config = Static<typeof RecursiveConfig>;
+
+export async function create(config: Config): Promise<ChunkerImpl> {
+  const recipe = loadRecipe(config.recipe, config.lang);
+  const tokenizer = await loadTokenizer(config.tokenizer);
+  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk);
+}
+
+/**
+ * Everything per config is built here once (splitters compiled per level); chunk() keeps its state
+ * in locals, so one instance serves concurrent requests.
+ */
+export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number): ChunkerImpl {
+  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters }));
+  return {
+    chunk(text) {
+      // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at
+      // all when the tokenizer can (character and byte on ASCII text); see spanCounter.
+      const counter = spanCounter(tokenizer, text);
+      const count = counter.count;
+      const out: Span[] = [];
+      const cut = (start: number, end: number, level: number): void => {
+        const split = levels[level];
+        if (!split) {
+          // An additive tokenizer encodes the piece alone (the same tokens); others cut the whole
+          // text's encoding, so the counts of all chunks add up to the count of the text.
+          const windows = tokenizer.additive
+            ? tokenWindows(tokenizer.ends(text.slice(start, end)), size, 0).map((w) => ({ start: start + w.start, end: start + w.end, tokenCount: w.tokenCount }))
+            : tokenWindows(counter.ends(), size, 0, start, end);
+          for (const w of windows) out.push({ start: w.start, end: w.end, tokenCount: tokenizer.cheapCount ? count(w.start, w.end) : w.tokenCount });
+          return;
+        }
+        const pieces = split(text, start, end);
+        const counts = pieces.map((p) => count(p.start, p.end));
+        // Greedy: join consecutive pieces while their counts sum to ≤ size; a group that is still
+        // too big (a single piece) is cut at the next level.
+        for (let i = 0; i < pieces.length; ) {
+          let sum = counts[i]!;
+          let j = i + 1;
+          while (j < pieces.length && sum + counts[j]! <= size) sum += counts[j++]!;
+          const s = pieces[i]!.start;
+          const e = pieces[j - 1]!.end;
+          if (sum > size) cut(s, e, level + 1);
+          else out.push({ start: s, end: e, tokenCount: j - i === 1 ? sum : count(s, e) });
+          i = j;
+        }
+      };
+      const total = count(0, text.length);
+      if (total <= size) return [{ start: 0, end: text.length, tokenCount: total }];
+      cut(0, text.length, 0);
+      return out;
+    },
+  };
+}

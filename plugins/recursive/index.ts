@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import { ChunkSizeField, defineChunker, TokenizerField } from '../../kernel/index.js';
+
+export const RecursiveConfig = Type.Object({
+  tokenizer: TokenizerField(),
+  chunk_size: ChunkSizeField(),
+  recipe: Type.String({
+    default: 'default',
+    minLength: 1,
+    description: 'Rules to cut with: default, markdown, python, js, ts, go, rust, java, c, cpp, html, latex, or a recipe added with --recipes-dir.',
+  }),
+  lang: Type.String({
+    default: 'en',
+    minLength: 1,
+    description: 'Language of the text, for the sentence rules of text recipes (en, de, fr, es, …, zh, ja, ko, hi, ar); code recipes accept any.',
+  }),
+  min_characters_per_chunk: Type.Integer({
+    default: 24,
+    minimum: 1,
+    description: 'At every level, pieces shorter than this many characters (code points) merge into the next piece (the last into the one before).',
+  }),
+});
+
+export default defineChunker({
+  name: 'recursive',
+  summary: 'Cuts at paragraphs, then sentences, pauses, words and tokens (or a recipe’s levels) until every chunk fits chunk_size; chunks tile the input.',
+  extras: [],
+  config: RecursiveConfig,
+  examples: [
+    { text: 'Supercalifragilisticexpialidocious word', chunk_size: 10, min_characters_per_chunk: 1 },
+    { text: '# Title\n\nIntro paragraph.\n\n## Part\n\nMore text here.', recipe: 'markdown', chunk_size: 32 },
+  ],
+  load: () => import('./impl.js'),
+});

@@ -1,0 +1,71 @@
+import Type from 'typebox';
+import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField } from '../../kernel/index.js';
+
+export const SemanticConfig = Type.Object({
+  embedding_model: EmbeddingModelField(),
+  threshold: Type.Number({
+    default: 0.5,
+    exclusiveMinimum: 0,
+    exclusiveMaximum: 1,
+    description:
+      'In (0, 1). Split at similarity minima at or below this percentile of all minima; skip_window merges groups at least this similar. Lower → fewer, larger chunks.',
+  }),
+  chunk_size: ChunkSizeField(),
+  similarity_window: Type.Integer({
+    default: 3,
+    minimum: 1,
+    description: 'Sentences in the window each next sentence is compared with; texts with no more sentences than this are one chunk.',
+  }),
+  min_sentences_per_chunk: Type.Integer({
+    default: 1,
+    minimum: 1,
+    description: 'Fewest sentences between two semantic splits (the chunk_size cap may still cut a group shorter).',
+  }),
+  min_characters_per_sentence: Type.Integer({
+    default: 12,
+    minimum: 0,
+    description: 'Sentences shorter than this many characters (code points) merge into the next one (the last into the one before).',
+  }),
+  delim: DelimField(),
+  include_delim: IncludeDelimField(),
+  skip_window: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 64,
+    description: 'Groups a group may reach past to merge with a later, similar one (0: off). The groups between are absorbed, so chunks stay contiguous.',
+  }),
+  filter_window: Type.Integer({
+    default: 5,
+    minimum: 1,
+    maximum: 99,
+    description: 'Savitzky–Golay window (odd, above filter_polyorder) smoothing the similarity curve.',
+  }),
+  filter_polyorder: Type.Integer({
+    default: 3,
+    minimum: 0,
+    maximum: 10,
+    description: 'Degree of the Savitzky–Golay polynomial (below filter_window).',
+  }),
+  filter_tolerance: Type.Number({
+    default: 0.2,
+    exclusiveMinimum: 0,
+    exclusiveMaximum: 1,
+    description: 'In (0, 1). A minimum is where the smoothed slope is below this (per sentence) and the curve bends up.',
+  }),
+});
+
+export default defineChunker({
+  name: 'semantic',
+  summary: 'Sentences grouped where the embedding similarity dips (Savitzky–Golay minima), capped at chunk_size tokens of the model.',
+  extras: [],
+  config: SemanticConfig,
+  examples: [
+    {
+      text: 'Knead the dough and let it rise. Bake the bread until golden. The telescope tracks distant galaxies. Astronomers measure the light of stars.',
+      similarity_window: 1,
+      filter_window: 3,
+      filter_polyorder: 2,
+    },
+  ],
+  load: () => import('./impl.js'),
+});

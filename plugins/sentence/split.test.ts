@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { splitSentences, type SplitOptions } from './split.js';
+
+const pieces = (text: string, options: SplitOptions) => splitSentences(text, options).map((s) => text.slice(s.start, s.end));
+const DEFAULT = ['\n', '. ', '! ', '? '];
+
+describe('splitSentences', () => {
+  const cases: [string, string, SplitOptions, string[]][] = [
+    ['prev attaches the delimiter to the sentence before', 'One. Two! Three? Four', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 0 }, ['One. ', 'Two! ', 'Three? ', 'Four']],
+    ['next attaches it to the sentence after', 'One. Two! Three? Four', { delim: DEFAULT, includeDelim: 'next', minCharacters: 0 }, ['One', '. Two', '! Three', '? Four']],
+    ['a single string delimiter', 'a;b;c', { delim: ';', includeDelim: 'prev', minCharacters: 0 }, ['a;', 'b;', 'c']],
+    ['leftmost match wins over a longer later one', 'x...y', { delim: ['..', '...'], includeDelim: 'prev', minCharacters: 0 }, ['x..', '.y']],
+    ['at one position the earlier-listed delimiter wins', 'x...y', { delim: ['...', '..'], includeDelim: 'prev', minCharacters: 0 }, ['x...', 'y']],
+    ['earlier-listed wins even when shorter', 'a. b', { delim: ['.', '. '], includeDelim: 'prev', minCharacters: 0 }, ['a.', ' b']],
+    ['regex metacharacters are literal', 'a(b)c|d', { delim: ['(', ')', '|'], includeDelim: 'prev', minCharacters: 0 }, ['a(', 'b)', 'c|', 'd']],
+    ['a delimiter at the start with next gives no empty piece', '. a. b', { delim: '. ', includeDelim: 'next', minCharacters: 0 }, ['. a', '. b']],
+    ['consecutive newlines each split (prev)', 'a\n\nb', { delim: '\n', includeDelim: 'prev', minCharacters: 0 }, ['a\n', '\n', 'b']],
+    ['no delimiter: one piece', 'no delimiter here', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 0 }, ['no delimiter here']],
+    ['a short sentence merges forward', 'Hi. This is long enough. End of it all.', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 12 }, ['Hi. This is long enough. ', 'End of it all.']],
+    ['short pieces accumulate until the run is long enough', 'a. b. c. d. e. f. Long sentence here.', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 6 }, ['a. b. ', 'c. d. ', 'e. f. ', 'Long sentence here.']],
+    ['a short last sentence merges backward', 'This is long enough. Bye.', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 12 }, ['This is long enough. Bye.']],
+    ['all short: one piece', 'a. b. c.', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 50 }, ['a. b. c.']],
+    ['a lone newline opens the next paragraph', 'First paragraph here.\n\nSecond paragraph here.', { delim: DEFAULT, includeDelim: 'prev', minCharacters: 12 }, ['First paragraph here.\n', '\nSecond paragraph here.']],
+    ['min is counted in code points, not UTF-16 units', '🦛🦛🦛. 🦛🦛🦛🦛. seventh', { delim: '. ', includeDelim: 'prev', minCharacters: 6 }, ['🦛🦛🦛. 🦛🦛🦛🦛. ', 'seventh']],
+    ['CJK full stops as delimiters', '日本語です。次の文です！最後？', { delim: ['。', '！', '？'], includeDelim: 'prev', minCharacters: 0 }, ['日本語です。', '次の文です！', '最後？']],
+    ['CRLF as one delimiter', 'one\r\ntwo\r\nthree', { delim: ['\r\n', '\n'], includeDelim: 'prev', minCharacters: 0 }, ['one\r\n', 'two\r\n', 'three']],
+  ];
+  for (const [name, text, options, expected] of cases) {
+    test(name, () => assert.deepEqual(pieces(text, options), expected));
+  }
+
+  test('spans tile the text for any input and options', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 80 }),
+        fc.constantFrom<'prev' | 'next'>('prev', 'next'),
+        fc.integer({ min: 0, max: 20 }),
+        fc.subarray(['\n', '. ', '!', '。', '🦛', 'ab'], { minLength: 1 }),
+        (text, includeDelim, minCharacters, delim) => {
+          const spans = splitSentences(text, { delim, includeDelim, minCharacters });
+          let at = 0;
+          for (const s of spans) {
+            assert.equal(s.start, at);
+            assert.ok(s.end > s.start);
+            at = s.end;
+          }
+          assert.equal(at, text.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
