@@ -87,6 +87,12 @@ describe('grammars', () => {
     }
   });
 
+  test('a grammar loads once: every request for a language shares one parser', async () => {
+    assert.equal(parserFor('go'), parserFor('go'));
+    assert.equal(await parserFor('rust'), await parserFor('rust'));
+    assert.notEqual(await parserFor('go'), await parserFor('rust'));
+  });
+
   test('names and aliases are unique and case-insensitive', () => {
     const keys = LANGUAGES.flatMap((l) => [l.name, ...l.aliases].map((k) => k.toLowerCase().replace(/-/g, '_')));
     assert.equal(new Set(keys).size, keys.length);

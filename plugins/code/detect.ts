@@ -1,4 +1,4 @@
-import { parserFor } from './grammars.js';
+import { discardParser, parserFor } from './grammars.js';
 import { errorRanges } from './tree-errors.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, findLanguage } from './languages.js';
 
@@ -39,7 +39,14 @@ export async function detectLanguage(text: string): Promise<string> {
 }
 
 async function errorCount(language: string, sample: string): Promise<number> {
-  const tree = (await parserFor(language)).parse(sample);
+  const parser = await parserFor(language);
+  let tree;
+  try {
+    tree = parser.parse(sample);
+  } catch {
+    discardParser(language); // the grammar failed on this text: it is not the language
+    return Infinity;
+  }
   if (!tree) return Infinity;
   try {
     return errorRanges(tree.rootNode).length;

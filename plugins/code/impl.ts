@@ -6,7 +6,8 @@ import type { Parser, Tree } from 'web-tree-sitter';
 import { discardParser, parserFor } from './grammars.js';
 import type { CodeConfig } from './index.js';
 import { allKeys, AUTO, findLanguage, languageNames } from './languages.js';
-import { splitLines, splitTree, type Atom } from './split.js';
+import type { Atom } from './pieces.js';
+import { splitLines, splitTree } from './split.js';
 import { errorRanges } from './tree-errors.js';
 
 export async function create(config: Static<typeof CodeConfig>): Promise<ChunkerImpl> {

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { upperBound } from '../../kernel/index.js';
+import { glue, Glue, pack, tokenIndex, tokens, type Atom, type Source } from './pieces.js';
 
 /**
  * Cutting a syntax tree into chunks of at most `size` tokens.
@@ -22,26 +22,6 @@ import { upperBound } from '../../kernel/index.js';
  * the code above, indentation with the code below), else just before the next unit.
  */
 
-export interface Atom {
-  start: number;
-  end: number;
-  /** Named node types the piece covers, after those of the constructs it is a part of. */
-  types: string[];
-  glue: Glue;
-}
-
-/** How a piece belongs with its neighbours: bit flags. */
-type Glue = number;
-const Glue = {
-  None: 0,
-  /** A trailing comment or punctuation: it belongs with the piece before it. */
-  Back: 1,
-  /** A leading comment or decorator, or a construct's header: it belongs with the piece after it. */
-  Next: 2,
-  /** It ends mid-line: the rest of its line follows. */
-  Line: 4,
-} as const;
-
 /** A node with what stays attached to it; `main` indexes the described node (-1: comments alone). */
 interface Unit {
   members: Node[];
@@ -50,13 +30,6 @@ interface Unit {
 
 /** Comments and decorators describe the node after them. */
 const LEADING = /comment|^decorator$|^attribute_item$|^attribute_list$|^annotation$|^marker_annotation$/;
-
-export interface Source {
-  text: string;
-  /** The tokenizer's end offsets for the whole text (one encoding, counted by binary search). */
-  ends: Uint32Array;
-  size: number;
-}
 
 /** Chunk boundaries for the tree of `src.text`, each span with the node types it covers. */
 export function splitTree(root: Node, src: Source): Atom[] {
@@ -75,9 +48,6 @@ export function splitLines(src: Source): Atom[] {
   return pack(glue(atoms, src), src);
 }
 
-/** Index of the first token ending after `x`: token counts of spans are differences of these. */
-const tokenIndex = (src: Source, x: number) => upperBound(src.ends, x);
-const tokens = (src: Source, start: number, end: number) => tokenIndex(src, end) - tokenIndex(src, start);
 const present = (n: Node | null): n is Node => n !== null;
 
 /** Work on a range [lo, hi): cut it as sibling units, as the members of one unit, or as one node. */
@@ -290,55 +260,6 @@ function boundaries(lo: number, hi: number, runs: [Node, Node][]): number[] {
 
 function namedTypes(nodes: Node[]): string[] {
   return nodes.filter((n) => n.isNamed).map((n) => n.type);
-}
-
-/**
- * Rejoin pieces to their neighbour where the pair fits: trailing pieces first, then the rest of a
- * line (so a signature is whole before it joins its body), then leading pieces.
- */
-function glue(atoms: Atom[], src: Source): Atom[] {
-  const fits = (a: Atom, b: Atom) => tokens(src, a.start, b.end) <= src.size;
-  const back: Atom[] = [];
-  for (const a of atoms) {
-    const prev = back.at(-1);
-    if (a.glue & Glue.Back && prev && fits(prev, a)) back[back.length - 1] = merge(prev, a);
-    else back.push(a);
-  }
-  let out = back;
-  for (const flag of [Glue.Line, Glue.Next]) {
-    const next: Atom[] = [];
-    for (let i = out.length - 1; i >= 0; i--) {
-      const a = out[i]!;
-      const b = next.at(-1);
-      if (a.glue & flag && b && fits(a, b)) next[next.length - 1] = merge(a, b);
-      else next.push(a);
-    }
-    out = next.reverse();
-  }
-  return out;
-}
-
-/** `a` then `b`: it keeps how `a` joins what precedes it and how `b` joins what follows it. */
-const merge = (a: Atom, b: Atom): Atom => ({
-  start: a.start,
-  end: b.end,
-  types: [...a.types, ...b.types],
-  glue: (a.glue & Glue.Back) | (b.glue & (Glue.Next | Glue.Line)),
-});
-
-/** Greedy packing: each chunk takes atoms while it holds at most `size` tokens. */
-function pack(atoms: Atom[], src: Source): Atom[] {
-  const chunks: Atom[] = [];
-  for (const a of atoms) {
-    const cur = chunks.at(-1);
-    if (cur && tokens(src, cur.start, a.end) <= src.size) {
-      cur.end = a.end;
-      cur.types.push(...a.types);
-    } else {
-      chunks.push({ ...a, types: [...a.types], glue: Glue.None });
-    }
-  }
-  return chunks;
 }
 
 function nextCodePoint(text: string, i: number): number {
