@@ -1,6 +1,8 @@
 import type { Static } from 'typebox';
-import { configError, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { countSpan, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { loadRecipe } from '../recursive/recipes.js';
 import type { OverlapConfig } from './index.js';
+import { recursiveCutter } from './recursive-cut.js';
 import { tokenCut, type Cut, type Side } from './token-cut.js';
 
 type Config = Static<typeof OverlapConfig>;
@@ -22,8 +24,9 @@ const SIDES = {
   justified: { before: true, after: true },
 } as const;
 
-async function cutterFor(config: Config): Promise<Cutter> {
-  if (config.mode === 'recursive') throw configError("mode 'recursive' is not available in this build yet; use mode 'token'.");
+/** The recipe is loaded (and an unknown recipe or lang refused) only in recursive mode: token mode ignores both. */
+function cutterFor(config: Config): Cutter {
+  if (config.mode === 'recursive') return recursiveCutter(loadRecipe(config.recipe, config.lang).rules);
   return (text, ends, k, side) => tokenCut(ends, 0, text.length, k, side);
 }
 
@@ -34,7 +37,7 @@ async function cutterFor(config: Config): Promise<Cutter> {
  */
 export async function create(config: Config): Promise<RefineryImpl> {
   const tokenizer = await loadTokenizer(config.tokenizer);
-  const cut = await cutterFor(config);
+  const cut = cutterFor(config);
   const { before, after } = SIDES[config.method];
   return {
     refine(chunks: Chunk[]): Chunk[] {
@@ -43,7 +46,8 @@ export async function create(config: Config): Promise<RefineryImpl> {
         const { text, token_count } = chunks[i]!;
         const ends = (encodings[i] ??= tokenizer.ends(text));
         const c = cut(text, ends, contextTokens(config.context_size, token_count), side);
-        return { text: text.slice(c.start, c.end), tokens: c.tokens };
+        // The context's own token count: by offset where that is exact, else the context re-encoded.
+        return { text: text.slice(c.start, c.end), tokens: countSpan(tokenizer, text, ends, c.start, c.end) };
       };
       return chunks.map((chunk, i) => {
         const fromPrev = before && i > 0 ? context(i - 1, 'tail') : undefined;

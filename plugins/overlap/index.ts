@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { defineRefinery, TokenizerField } from '../../kernel/index.js';
+import { RecursiveConfig } from '../recursive/index.js';
 
 export const OverlapConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -16,6 +17,9 @@ export const OverlapConfig = Type.Object({
     default: 'suffix',
     description: "'suffix' appends the start of the next chunk, 'prefix' prepends the end of the previous one, 'justified' does both.",
   }),
+  // The recursive mode cuts with the recursive chunker's recipes: the same fields, declared once there.
+  recipe: RecursiveConfig.properties.recipe,
+  lang: RecursiveConfig.properties.lang,
   merge: Type.Boolean({
     default: true,
     description: 'true: the context goes into text and its tokens into token_count (and context holds it); false: only context is set.',
@@ -27,6 +31,10 @@ export default defineRefinery({
   summary: 'Adds context from the neighbouring chunks to each chunk.',
   extras: [],
   config: OverlapConfig,
-  examples: [{ context_size: 4, method: 'prefix' }, { context_size: 0.5, method: 'justified', merge: false }],
+  examples: [
+    { context_size: 4, method: 'prefix' },
+    { context_size: 0.5, method: 'justified', merge: false },
+    { context_size: 6, mode: 'recursive', method: 'suffix' },
+  ],
   load: () => import('./impl.js'),
 });

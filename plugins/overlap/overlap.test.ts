@@ -8,12 +8,13 @@ import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { FIXTURES } from '../../test/helpers/fixtures.js';
 import { contextTokens } from './impl.js';
-import { recursiveCutter, type Level } from './recursive-cut.js';
+import type { Rule } from '../recursive/recipes.js';
+import { recursiveCutter } from './recursive-cut.js';
 import { tokenCut, type Side } from './token-cut.js';
 
 const registry = await discover();
 const overlap = registry.get('refinery', 'overlap');
-const MODES = ['token'] as const;
+const MODES = ['token', 'recursive'] as const;
 const METHODS = ['suffix', 'prefix', 'justified'] as const;
 
 const refine = async (chunks: Chunk[], config: Record<string, unknown> = {}) =>
@@ -62,6 +63,34 @@ describe('token mode: method × merge × size (character tokenizer)', () => {
   }
 });
 
+describe('recursive mode: whole pieces of the recipe, nearest first', () => {
+  const sentences = ['First sentence. Second sentence. ', 'Third sentence here. Fourth one.'];
+  const cases: [string, string[], Record<string, unknown>, Row[]][] = [
+    ['suffix: the next chunk’s first sentence', sentences, { context_size: 21, method: 'suffix' }, [['First sentence. Second sentence. Third sentence here. ', 54, 'Third sentence here. '], ['Third sentence here. Fourth one.', 32, null]]],
+    ['prefix: the previous chunk’s last sentence', sentences, { context_size: 17, method: 'prefix', merge: false }, [['First sentence. Second sentence. ', 33, null], ['Third sentence here. Fourth one.', 32, 'Second sentence. ']]],
+    ['a fraction (0.5 of 33 is 16): the last sentence is too big, so its whole last words', sentences, { context_size: 0.5, method: 'prefix', merge: false }, [['First sentence. Second sentence. ', 33, null], ['Third sentence here. Fourth one.', 32, 'sentence. ']]],
+    ['justified: words with their spaces when a sentence does not fit', sentences, { context_size: 20, method: 'justified' }, [['First sentence. Second sentence. Third sentence ', 48, 'Third sentence '], ['Second sentence. Third sentence here. Fourth one.', 49, 'Second sentence. ']]],
+    ['a whole paragraph when it fits', ['Intro line.\n\n', 'Para one. Still one.\n\nPara two.'], { context_size: 25, method: 'suffix', merge: false }, [['Intro line.\n\n', 13, 'Para one. Still one.\n\n'], ['Para one. Still one.\n\nPara two.', 31, null]]],
+    ['CRLF lines', ['a\r\nline two\r\n', 'x'], { context_size: 10, method: 'prefix', merge: false }, [['a\r\nline two\r\n', 13, null], ['x', 1, 'line two\r\n']]],
+    ['lang ja cuts after 。', ['前の文です。', '日本語の文章です。これは二番目の文です！'], { context_size: 10, method: 'suffix', merge: false, lang: 'ja' }, [['前の文です。', 6, '日本語の文章です。'], ['日本語の文章です。これは二番目の文です！', 20, null]]],
+    ['lang en has no 。 rule: CJK falls through to tokens', ['前の文です。', '日本語の文章です。これは二番目の文です！'], { context_size: 10, method: 'suffix', merge: false }, [['前の文です。', 6, '日本語の文章です。こ'], ['日本語の文章です。これは二番目の文です！', 20, null]]],
+    ['emoji stay whole with their space', ['🦛🦛 ünïcode text', 'x'], { context_size: 8, method: 'prefix', merge: false }, [['🦛🦛 ünïcode text', 15, null], ['x', 1, 'text']]],
+    ['the markdown recipe keeps a heading with its section', ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'], { context_size: 31, method: 'prefix', merge: false, recipe: 'markdown' }, [['Some intro text.\n## Part one\nBody of part one.\n', 47, null], ['Next.', 5, '\n## Part one\nBody of part one.\n']]],
+    ['the default recipe takes whole lines instead', ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'], { context_size: 31, method: 'prefix', merge: false }, [['Some intro text.\n## Part one\nBody of part one.\n', 47, null], ['Next.', 5, '## Part one\nBody of part one.\n']]],
+  ];
+  for (const [name, texts, config, expected] of cases) {
+    test(name, async () => assert.deepEqual(rows(await refine(chunksOf(texts), { mode: 'recursive', ...config })), expected));
+  }
+
+  test('an unknown recipe or lang is a 400 in recursive mode, and ignored in token mode', async () => {
+    const chunks = chunksOf(['ab', 'cd']);
+    for (const bad of [{ recipe: 'nope' }, { lang: 'xx' }]) {
+      await assert.rejects(refine(chunks, { mode: 'recursive', ...bad }), (e) => isChunkdError(e) && e.status === 400 && /did you mean|valid|known|has/i.test(String(e.detail)));
+      assert.equal((await refine(chunks, { mode: 'token', ...bad })).length, 2);
+    }
+  });
+});
+
 describe('token mode with other tokenizers', () => {
   const cases: [string, string[], Record<string, unknown>, Row[]][] = [
     ['word tokens keep their spaces', ['one two three ', 'four five six'], { tokenizer: 'word', context_size: 2, method: 'justified' }, [['one two three four five ', 5, 'four five '], ['two three four five six', 5, 'two three ']]],
@@ -74,19 +103,26 @@ describe('token mode with other tokenizers', () => {
     test(name, async () => assert.deepEqual(rows(await refine(chunksOf(texts, count), config)), expected));
   }
 
-  test('cl100k: token_count adds exactly the context’s tokens of the neighbour’s encoding', async () => {
+  test('cl100k: token_count adds exactly the context’s tokens, and the context stays near the size asked', async () => {
     const cl100k = await loadTokenizer('cl100k_base');
     const texts = ['The quick brown fox jumps over the lazy dog. ', '日本語の文章です。これは二番目の文です！', ' Family: 👨‍👩‍👧‍👦 and flags 🇯🇵🇫🇷.'];
-    const chunks = chunksOf(texts).map((c) => ({ ...c, token_count: cl100k.count(c.text) }));
-    for (const context_size of [1, 2, 3, 0.5]) {
-      const out = await refine(chunks, { tokenizer: 'cl100k_base', context_size, method: 'justified' });
-      out.forEach((c, i) => {
-        const added = c.token_count - chunks[i]!.token_count;
-        const sides = (i > 0 ? 1 : 0) + (i + 1 < chunks.length ? 1 : 0);
-        const limit = sides * (context_size < 1 ? Math.max(...chunks.map((n) => n.token_count)) : context_size);
-        assert.ok(added >= 0 && added <= limit + sides * 3, `${context_size}/${i}: ${added} tokens added`);
-        assert.ok(c.text.isWellFormed(), `${context_size}/${i}: a context split a character`);
-      });
+    const chunks = chunksOf(texts, cl100k.count);
+    for (const mode of MODES) {
+      for (const method of ['suffix', 'prefix'] as const) {
+        for (const context_size of [1, 2, 3, 0.5]) {
+          const out = await refine(chunks, { tokenizer: 'cl100k_base', context_size, method, mode });
+          out.forEach((c, i) => {
+            const where = `${mode}/${method}/${context_size}/${i}`;
+            if (c.context === undefined) return;
+            assert.ok(c.context.isWellFormed(), `${where}: a context split a character`);
+            assert.equal(c.token_count - chunks[i]!.token_count, cl100k.count(c.context), where);
+            const neighbour = chunks[method === 'suffix' ? i + 1 : i - 1]!;
+            const k = context_size < 1 ? Math.floor(context_size * neighbour.token_count) : context_size;
+            // The cut is by the neighbour's own tokens; re-encoded alone, a cut piece may differ by a token or two.
+            assert.ok(cl100k.count(c.context) <= k + 2, `${where}: ${cl100k.count(c.context)} tokens for a context of ${k}`);
+          });
+        }
+      }
     }
   });
 });
@@ -112,7 +148,7 @@ describe('tokenCut on shared token ends (pieces of one character)', () => {
 });
 
 describe('recursiveCutter: whole pieces, nearest first, descending a level when the nearest is too big', () => {
-  const levels: Level[] = [
+  const levels: Rule[] = [
     { delimiters: ['\n\n', '\r\n', '\n', '\r'], includeDelim: 'prev' },
     { delimiters: ['. ', '! ', '? '], includeDelim: 'prev' },
     { delimiters: [' '], includeDelim: 'prev' },

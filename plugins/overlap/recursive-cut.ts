@@ -1,9 +1,7 @@
 import { tokensIn } from '../../kernel/index.js';
+import type { Rule } from '../recursive/recipes.js';
 import { sentenceSplitter, type Splitter } from '../sentence/split.js';
 import { tokenCut, type Cut, type Side } from './token-cut.js';
-
-/** One level of a recipe: where it cuts, and which side keeps the delimiter; null is the token level. */
-export type Level = { readonly delimiters: readonly string[]; readonly includeDelim: 'prev' | 'next' } | null;
 
 /**
  * Recursive mode: the context is whole pieces of the neighbour at the recipe's first level
@@ -11,9 +9,9 @@ export type Level = { readonly delimiters: readonly string[]; readonly includeDe
  * does not fit, the same happens inside that piece at the next level (sentences, pauses, words),
  * and the token level cuts exactly. Pieces keep their delimiters and spaces, so a context never
  * starts or ends inside a word unless a single word is larger than the whole context. Counts come
- * from one encoding of the neighbour (`ends`), so the pieces' counts add up to the context's.
+ * from one encoding of the neighbour (`ends`), so the pieces' counts add up.
  */
-export function recursiveCutter(levels: readonly Level[]): (text: string, ends: Uint32Array, k: number, side: Side) => Cut {
+export function recursiveCutter(levels: readonly Rule[]): (text: string, ends: Uint32Array, k: number, side: Side) => Cut {
   const splitters = levels.map((l): Splitter | null => l && sentenceSplitter({ delim: l.delimiters, includeDelim: l.includeDelim, minCharacters: 0 }));
   return (text, ends, k, side) => {
     let start = 0;
@@ -23,7 +21,7 @@ export function recursiveCutter(levels: readonly Level[]): (text: string, ends: 
     if (all <= k) return { start, end, tokens: all };
     for (const split of splitters) {
       if (!split) break;
-      const pieces = split(text.slice(start, end)).map((p) => ({ start: start + p.start, end: start + p.end }));
+      const pieces = split(text, start, end);
       if (side === 'tail') pieces.reverse();
       let taken = 0;
       let tokens = 0;
