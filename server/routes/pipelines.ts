@@ -47,7 +47,15 @@ async function readPipeline<T extends { steps?: Step[] }>(ctx: Context, read: (c
     issues = e.detail;
     body = ctx.request.body as T;
   }
-  const stepsShaped = !issues.some((i) => i.loc.length === 1 || i.loc[1] === 'steps');
+  const shaped = !issues.some((i) => i.loc.length === 1);
+  for (const key of ['name', 'description'] as const) {
+    // SQLite stores text as UTF-8, which cannot hold a lone surrogate: it would come back altered.
+    const value = shaped ? (body as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'string' && !value.isWellFormed()) {
+      issues.push({ loc: ['body', key], msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`, type: 'string_unicode' });
+    }
+  }
+  const stepsShaped = shaped && !issues.some((i) => i.loc[1] === 'steps');
   if (body.steps !== undefined && stepsShaped) {
     try {
       body.steps = await validateSteps(registry, body.steps);
