@@ -298,3 +298,29 @@ describe('concurrency: the database decides, never a 5xx', () => {
     assert.equal(new Set(names).size, names.length, 'names stay unique');
   });
 });
+
+describe('OpenAPI', () => {
+  test('the pipeline shapes are named components, referenced by the routes, and their examples are accepted', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const json = (op: any, status?: number) => (status ? op.responses[status] : op.requestBody).content['application/json'].schema;
+    const paths = doc.paths;
+    assert.deepEqual(json(paths['/v1/pipelines'].post), ref('PipelineCreate'));
+    assert.deepEqual(json(paths['/v1/pipelines'].post, 201), ref('Pipeline'));
+    assert.deepEqual(json(paths['/v1/pipelines'].get, 200).items, ref('Pipeline'));
+    assert.deepEqual(json(paths['/v1/pipelines/{id}'].put), ref('PipelineUpdate'));
+    assert.deepEqual(json(paths['/v1/pipelines/{id}/execute'].post), ref('PipelineExecuteRequest'));
+    assert.deepEqual(doc.components.schemas.Pipeline.properties.steps.items, ref('PipelineStep'));
+    assert.equal(paths['/v1/pipelines/{id}'].delete.responses[204].content, undefined, '204 has no body');
+    for (const op of [paths['/v1/pipelines/{id}'].get, paths['/v1/pipelines/{id}'].put, paths['/v1/pipelines/{id}'].delete, paths['/v1/pipelines/{id}/execute'].post]) {
+      assert.ok(op.responses[404], `${op.operationId} documents its 404`);
+    }
+    const [example] = doc.components.schemas.PipelineCreate.examples;
+    const created = await app.post('/v1/pipelines', example);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    for (const [schema, path] of [['PipelineUpdate', `/v1/pipelines/${created.body.id}`], ['PipelineExecuteRequest', `/v1/pipelines/${created.body.id}/execute`]] as const) {
+      const body = doc.components.schemas[schema].examples[0];
+      assert.equal((await app.request(path.endsWith('execute') ? 'POST' : 'PUT', path, body)).status, 200, schema);
+    }
+  });
+});
