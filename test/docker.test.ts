@@ -128,3 +128,11 @@ describe('.dockerignore', () => {
     for (const entry of ['node_modules', 'dist', dataDir, '.git']) assert.ok(entries.includes(entry), entry);
   });
 });
+
+test('the README explains the image, the volume, and that CI checks the Dockerfile without running Docker', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf('## Docker');
+  assert.ok(from >= 0, 'a Docker section');
+  const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
+  for (const needle of ['docker build', '-v chunkd-data:/data', 'EXTRAS=none', 'Docker cannot run', 'test/docker.test.ts']) assert.ok(section.includes(needle), needle);
+});

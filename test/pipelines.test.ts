@@ -1,9 +1,11 @@
 /** Pipelines over HTTP: CRUD, validation on write, execute through the endpoints' path, concurrency. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
+import { ROOT } from '../kernel/paths.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { tagPluginDir } from './helpers/tag-plugin.js';
 
@@ -323,4 +325,16 @@ describe('OpenAPI', () => {
       assert.equal((await app.request(path.endsWith('execute') ? 'POST' : 'PUT', path, body)).status, 200, schema);
     }
   });
+});
+
+test('the README shows a curl example for every pipeline route', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf('## Pipelines');
+  const curls = readme.slice(from, readme.indexOf('\n## ', from + 1)).split('\n').filter((l) => l.startsWith('curl '));
+  for (const r of app.booted.app.routes.filter((x) => x.path.startsWith('/v1/pipelines'))) {
+    const path = new RegExp(`localhost:8000${r.path.replace(':id', '[0-9a-f-]{36}')}( |$)`);
+    // curl's default is GET, and POST when it sends a body (-d): only PUT and DELETE need -X.
+    const flag = ['put', 'delete'].includes(r.method) ? `-X ${r.method.toUpperCase()} ` : '';
+    assert.ok(curls.some((l) => path.test(l) && (flag ? l.includes(flag) : !l.includes('-X '))), `${r.method.toUpperCase()} ${r.path}`);
+  }
 });

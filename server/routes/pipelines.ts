@@ -91,7 +91,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
     route({
       method: 'post',
       path: '/v1/pipelines',
-      summary: 'Create a pipeline: a named chunk step and refine steps, validated now.',
+      summary: 'Create a pipeline (a name, a chunk step, any refine steps), checked before it is stored.',
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
