@@ -1,12 +1,14 @@
 /** Pipelines over HTTP: CRUD, validation on write, execute through the endpoints' path, concurrency. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ROOT } from '../kernel/paths.js';
+import type { WorkerPool } from '../kernel/pool.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
 import { tagPluginDir } from './helpers/tag-plugin.js';
 
 const plugins = tagPluginDir();
@@ -270,6 +272,29 @@ describe('execute: the same kernel path as the endpoints', () => {
       assert.match(res.body.detail, new RegExp(`Step 1 of pipeline 'stale' uses the refinery 'tag', which this server does not have: update .*PUT /v1/pipelines/${id}`));
     } finally {
       await without.close();
+    }
+  });
+});
+
+describe('execute in the worker pool, under the request deadline', () => {
+  test('a pipeline run past the deadline is a 504 and its pooled work is stopped, as on the endpoints', async () => {
+    const busy = busyPluginDir();
+    const pooled = await startApp({ 'plugins-dir': busy, workers: '1', 'request-timeout-ms': '1500' });
+    const markers = markerDir(busy);
+    try {
+      await (pooled.booted.deps.executor as WorkerPool).ready;
+      const { id } = (await pooled.post('/v1/pipelines', { name: 'slow', steps: [{ type: 'chunk', chunker: 'busy', config: { marker_dir: markers } }] })).body;
+      const res = await pooled.post(`/v1/pipelines/${id}/execute`, { text: BIG_TEXT });
+      assert.equal(res.status, 504, JSON.stringify(res.body));
+      assert.ok(existsSync(join(markers, 'started')), 'the job ran in a worker');
+      writeFileSync(join(markers, 'release'), '');
+      // Had the worker survived, it would see the release file and write `finished` within milliseconds.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(existsSync(join(markers, 'finished')), false, 'the abandoned job kept running');
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      await pooled.close();
+      rmSync(busy, { recursive: true, force: true });
     }
   });
 });
