@@ -9,6 +9,7 @@ import { ROOT } from '../kernel/paths.js';
 import type { WorkerPool } from '../kernel/pool.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
+import { slowBuildPluginDir } from './helpers/slow-build-plugin.js';
 import { tagPluginDir } from './helpers/tag-plugin.js';
 
 const plugins = tagPluginDir();
@@ -295,6 +296,27 @@ describe('execute in the worker pool, under the request deadline', () => {
       writeFileSync(join(markers, 'release'), '');
       await pooled.close();
       rmSync(busy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a write that outlasts the request deadline', () => {
+  test('is answered 504 and stores nothing, even when its check finishes later', async () => {
+    const slow = slowBuildPluginDir();
+    const timed = await startApp({ 'plugins-dir': slow, 'request-timeout-ms': '1000' });
+    const markers = markerDir(slow);
+    try {
+      const res = await timed.post('/v1/pipelines', { name: 'late', steps: [{ type: 'chunk', chunker: 'slowbuild', config: { marker_dir: markers } }] });
+      assert.equal(res.status, 504);
+      writeFileSync(join(markers, 'release'), '');
+      // The abandoned handler resumes once the plugin is built; a second create of the name shows whether it wrote.
+      const again = await timed.post('/v1/pipelines', { name: 'late', steps: [{ type: 'chunk', chunker: 'slowbuild', config: { marker_dir: markers } }] });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.equal((await timed.request('GET', '/v1/pipelines')).body.length, 1);
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      await timed.close();
+      rmSync(slow, { recursive: true, force: true });
     }
   });
 });

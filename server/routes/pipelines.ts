@@ -68,6 +68,14 @@ async function readPipeline<T extends { steps?: Step[] }>(ctx: Context, read: (c
   return body;
 }
 
+/**
+ * Checking steps may build plugins (slow ones load models). When that outlasts the request deadline
+ * the client has had its 504: nothing may then be stored behind its back.
+ */
+function checkNotAbandoned(ctx: Context): void {
+  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
+}
+
 const readCreate = bodyReader<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate);
 const readUpdate = bodyReader<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate);
 const readExecute = bodyReader<{ text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' }>(PipelineExecute);
@@ -97,6 +105,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
+        checkNotAbandoned(ctx);
         const now = timestamp();
         ctx.body = await store().create({ id: randomUUID(), name, description, steps, created_at: now, updated_at: now });
         ctx.status = 201;
@@ -135,6 +144,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
         if (body.description !== undefined) changes.description = body.description;
         if (body.steps !== undefined) changes.steps = body.steps;
         if (Object.keys(changes).length === 0) throw validationError(['body'], 'Nothing to update: send any of name, description and steps.', 'missing');
+        checkNotAbandoned(ctx);
         // Deleted meanwhile: found() answers the 404.
         ctx.body = (await store().update(id, { ...changes, updated_at: timestamp() })) ?? (await found(id));
       },
