@@ -1,6 +1,7 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { TSchema } from 'typebox';
 import { ChunkdError, type Issue } from './errors.js';
+import { unknownNameMessage } from './suggest.js';
 
 /**
  * Validators are compiled once per schema at start-up. Coercion is off (`{"text": 7}` must fail),
@@ -89,6 +90,11 @@ function toIssue(e: AjvError, base: (string | number)[], root: unknown): Issue {
   if (e.keyword === 'required') {
     const field = String(e.params.missingProperty);
     return { loc: [...base, ...path, field], msg: `Field required: add '${field}'.`, type: 'missing' };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const field = String(e.params.additionalProperty);
+    const known = Object.keys((e.parentSchema?.properties as object | undefined) ?? {});
+    return { loc: [...base, ...path, field], msg: `${unknownNameMessage('field', field, known)} Remove it or correct its name.`, type: 'extra_forbidden' };
   }
   const field = path.length ? String(path[path.length - 1]) : 'body';
   const shown = JSON.stringify(valueAt(root, path))?.slice(0, 80) ?? 'undefined';

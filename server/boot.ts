@@ -4,6 +4,7 @@ import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
 import { createLogger, type Level, type Logger } from './logger.js';
 import type { AppDeps } from './route.js';
+import { pipelineStore } from './storage/service.js';
 import type { Settings } from './settings.js';
 
 export interface Service {
@@ -14,7 +15,7 @@ export interface Service {
 
 /** Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). */
 export type ServiceFactory = (settings: Settings, logger: Logger) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [];
+export const SERVICES: ServiceFactory[] = [pipelineStore];
 
 export interface Booted {
   app: App;

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { Chunk, ChunkInput } from '../kernel/chunk.js';
 import { ERRORS, type ErrorCode } from '../kernel/errors.js';
+import { Pipeline, PipelineStep } from './pipelines/schemas.js';
 
 /** Response shapes shared by several routes. */
 export const ChunkList = Type.Array(Chunk);
@@ -21,4 +22,4 @@ export const errorResponses = (...codes: ErrorCode[]) =>
   Object.fromEntries(codes.map((c) => [ERRORS[c].status, { description: `${c}: ${ERRORS[c].meaning}`, schema: ErrorBody }]));
 
 /** Schemas named once in the OpenAPI document and referenced wherever they appear. */
-export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody };
+export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody, Pipeline, PipelineStep };

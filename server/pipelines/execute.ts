@@ -1,0 +1,61 @@
+import type { Chunk } from '../../kernel/chunk.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import type { Registry } from '../../kernel/registry.js';
+import { parseConfig, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
+import { checkChunks, checkTexts } from '../limits.js';
+import type { Settings } from '../settings.js';
+import type { PipelineRecord } from '../storage/store.js';
+import { STEP_KINDS, type Step } from './steps.js';
+
+export interface ExecuteDeps {
+  registry: Registry;
+  executor: Executor;
+  settings: Settings;
+}
+
+/**
+ * Run a stored pipeline's steps in order, through the very functions and limits the plugin
+ * endpoints use: the chunk step turns the text (or texts) into chunks, each refine step takes them
+ * on. A string gives Chunk[], a list gives one Chunk[] per text.
+ */
+export async function executePipeline(
+  pipeline: PipelineRecord,
+  input: string | string[],
+  unit: OffsetUnit,
+  { registry, executor, settings }: ExecuteDeps,
+  signal?: AbortSignal,
+): Promise<Chunk[] | Chunk[][]> {
+  checkTexts(input, settings);
+  let result: Chunk[] | Chunk[][] = [];
+  for (const [i, step] of pipeline.steps.entries()) {
+    const { plugin, config } = resolveStep(registry, pipeline, step, i);
+    if (step.type === 'chunk') {
+      result = await runChunker(plugin, config, input, unit, executor, signal);
+    } else {
+      checkChunks(result, settings);
+      result = await runRefinery(plugin, config, result, executor, signal);
+    }
+  }
+  return result;
+}
+
+/**
+ * Steps were checked when written; this server may since have lost a plugin or changed its
+ * schema. The stored config is checked again (which also fills in any field added since), and a
+ * step that no longer fits is a 400 that says to update the pipeline.
+ */
+function resolveStep(registry: Registry, pipeline: PipelineRecord, step: Step, i: number) {
+  const kind = STEP_KINDS[step.type];
+  const name = step[kind] ?? '';
+  const stale = (why: string) =>
+    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: update the pipeline's steps (PUT /v1/pipelines/${pipeline.id}).`);
+  const plugin = registry.find(kind, name);
+  if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
+  try {
+    return { plugin, config: parseConfig(plugin, step.config, ['steps', i, 'config']) };
+  } catch (e) {
+    if (isChunkdError(e) && e.code === 'VALIDATION') throw stale(`has a config the ${kind} '${name}' no longer accepts (${e.message})`);
+    throw e;
+  }
+}

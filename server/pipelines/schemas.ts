@@ -1,0 +1,52 @@
+import Type from 'typebox';
+import { OffsetUnitField, ReturnTypeField, TextField } from '../../kernel/fields.js';
+
+/** Wire shapes of the pipeline routes; named once in the OpenAPI document (server/schemas.ts). */
+
+export const PipelineStep = Type.Object(
+  {
+    type: Type.Union([Type.Literal('chunk'), Type.Literal('refine')], { description: "'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far." }),
+    chunker: Type.Optional(Type.String({ description: 'For a chunk step: the chunker (GET /v1/plugins lists them).', examples: ['token'] })),
+    refinery: Type.Optional(Type.String({ description: 'For a refine step: the refinery.' })),
+    config: Type.Optional(
+      Type.Object({}, {
+        additionalProperties: true,
+        default: {},
+        description: "The plugin's config fields, as its endpoint takes them. Checked against the plugin's schema when the pipeline is written, and stored with the defaults filled in.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique name of the pipeline.', examples: ['docs-512'] });
+const Description = (options: { default?: null } = {}) => Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Free text for people.', ...options });
+const Steps = Type.Array(PipelineStep, {
+  minItems: 1,
+  maxItems: 100,
+  description: 'One chunk step, then any refine steps, run in this order.',
+});
+
+export const PipelineCreate = Type.Object(
+  { name: Name, description: Type.Optional(Description({ default: null })), steps: Steps },
+  { additionalProperties: true, examples: [{ name: 'docs-512', description: 'Token windows of 512.', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 512 } }] }] },
+);
+
+export const PipelineUpdate = Type.Object(
+  { name: Type.Optional(Name), description: Type.Optional(Description()), steps: Type.Optional(Steps) },
+  { additionalProperties: true, description: 'Any of name, description and steps; the others stay as they are.', examples: [{ description: 'Now with smaller chunks.' }] },
+);
+
+export const Pipeline = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  steps: Type.Array(PipelineStep),
+  created_at: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
+  updated_at: Type.String({ format: 'date-time', description: 'ISO 8601, UTC; changes on every update.' }),
+});
+
+export const PipelineExecute = Type.Object(
+  { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField },
+  { required: ['text'], additionalProperties: true, examples: [{ text: 'First sentence. Second sentence.' }] },
+);

@@ -1,0 +1,79 @@
+import type { Static } from 'typebox';
+import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import type { Kind } from '../../kernel/plugin.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { parseConfig } from '../../kernel/run.js';
+import { unknownNameMessage } from '../../kernel/suggest.js';
+import type { PipelineStep } from './schemas.js';
+
+export type Step = Static<typeof PipelineStep>;
+
+/** What each step type runs, and the step field naming it. */
+export const STEP_KINDS = { chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Step['type'], Kind>;
+
+/**
+ * Check steps (already of the right shape) against the registry, so a pipeline that was stored
+ * runs: known plugin names, configs valid for that plugin's own schema (and accepted by the plugin
+ * itself, e.g. chunk_overlap < chunk_size), exactly one chunk step, before every refine step.
+ * Returns the steps as stored: the plugin's name and its config with the defaults filled in.
+ * Every problem of every step is reported at once, each with its loc.
+ */
+export async function validateSteps(registry: Registry, steps: readonly Step[], loc: (string | number)[] = ['body', 'steps']): Promise<Step[]> {
+  const issues: Issue[] = [];
+  const out: Step[] = [];
+  let chunkAt = -1;
+  for (const [i, step] of steps.entries()) {
+    const at = (...rest: (string | number)[]) => [...loc, i, ...rest];
+    const kind = STEP_KINDS[step.type];
+    const other = kind === 'chunker' ? 'refinery' : 'chunker';
+    if (step[other] !== undefined) issues.push({ loc: at(other), msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`, type: 'extra_forbidden' });
+    if (step.type === 'chunk' && chunkAt >= 0) {
+      issues.push({ loc: at('type'), msg: `A pipeline has one chunk step, and step ${chunkAt} is one: make this a refine step or remove it.`, type: 'value_error' });
+    }
+    if (step.type === 'refine' && chunkAt < 0) {
+      issues.push({ loc: at('type'), msg: 'A refine step needs a chunk step before it: put the chunk step first.', type: 'value_error' });
+    }
+    if (step.type === 'chunk' && chunkAt < 0) chunkAt = i;
+    const plugin = findPlugin(registry, kind, step[kind], at(kind), issues);
+    if (!plugin) continue;
+    try {
+      const config = parseConfig(plugin, step.config, at('config'));
+      await checkAccepted(plugin, config, at('config'));
+      // Stored in the schema's field order, whatever order the client sent.
+      out.push({ type: step.type, [kind]: plugin.name, config: Object.fromEntries(plugin.configKeys.map((k) => [k, config[k]])) });
+    } catch (e) {
+      if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+      issues.push(...e.detail);
+    }
+  }
+  if (issues.length) throw new ChunkdError('VALIDATION', issues);
+  return out;
+}
+
+function findPlugin(registry: Registry, kind: Kind, name: string | undefined, loc: (string | number)[], issues: Issue[]): Plugin | undefined {
+  if (name === undefined) {
+    issues.push({ loc, msg: `Field required: add '${kind}' (GET /v1/plugins lists them).`, type: 'missing' });
+    return undefined;
+  }
+  const plugin = registry.find(kind, name);
+  const known = registry.list(kind).map((p) => p.name);
+  const msg = known.length ? unknownNameMessage(kind, name, known) : `Unknown ${kind} '${name}': this server has no ${kind} plugins (GET /v1/plugins lists what it has).`;
+  if (!plugin) issues.push({ loc, msg, type: 'unknown_plugin' });
+  return plugin;
+}
+
+/**
+ * Rules a schema cannot state (chunk_overlap < chunk_size, a known tokenizer) are checked by
+ * building the plugin, as its endpoint would. A plugin whose extras are missing cannot be built
+ * here; its step is stored, and running it answers 501 with the install command until they are.
+ */
+async function checkAccepted(plugin: Plugin, config: Record<string, unknown>, loc: (string | number)[]): Promise<void> {
+  if (plugin.missing.length) return;
+  try {
+    await plugin.instance(config);
+  } catch (e) {
+    if (isChunkdError(e) && e.code === 'BAD_REQUEST') throw new ChunkdError('VALIDATION', [{ loc, msg: String(e.detail), type: 'value_error' }]);
+    if (isChunkdError(e) && e.code === 'MISSING_EXTRA') return;
+    throw e;
+  }
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import type { TObject } from 'typebox';
+import Type from 'typebox';
+import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
+import type { Registry } from '../../kernel/registry.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { asTexts } from '../../kernel/run.js';
+import { unknownKeys } from '../../kernel/request.js';
+import { compileValidator } from '../../kernel/validation.js';
+import { timestamp } from '../pipelines/clock.js';
+import { executePipeline } from '../pipelines/execute.js';
+import { Pipeline, PipelineCreate, PipelineExecute, PipelineUpdate } from '../pipelines/schemas.js';
+import { validateSteps, type Step } from '../pipelines/steps.js';
+import type { RouteDef, RouteModule } from '../route.js';
+import { ChunkResult, errorResponses } from '../schemas.js';
+import { PIPELINE_STORE } from '../storage/service.js';
+import type { PipelinePatch, PipelineRecord, PipelineStore } from '../storage/store.js';
+import { IGNORED_KEYS_HEADER } from './plugins.js';
+
+/** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
+function bodyReader<T>(schema: TObject) {
+  const validate = compileValidator<T>(schema);
+  const known = new Set(Object.keys(schema.properties));
+  return (ctx: Context): T => {
+    const body = ctx.request.body as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw validationError(['body'], 'The request body must be a JSON object.', 'model_attributes_type');
+    }
+    const ignored = unknownKeys(body as Record<string, unknown>, known);
+    if (ignored.length) ctx.set(IGNORED_KEYS_HEADER, ignored.join(', '));
+    return validate(body);
+  };
+}
+
+/**
+ * A create or update body: its shape, then its steps against the registry. Both sets of problems
+ * come in one 422: the steps are checked whenever their own shape is right, even if the name is not.
+ */
+async function readPipeline<T extends { steps?: Step[] }>(ctx: Context, read: (ctx: Context) => T, registry: Registry): Promise<T> {
+  let body: T;
+  let issues: Issue[] = [];
+  try {
+    body = read(ctx);
+  } catch (e) {
+    if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+    issues = e.detail;
+    body = ctx.request.body as T;
+  }
+  const shaped = !issues.some((i) => i.loc.length === 1);
+  for (const key of ['name', 'description'] as const) {
+    // SQLite stores text as UTF-8, which cannot hold a lone surrogate: it would come back altered.
+    const value = shaped ? (body as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'string' && !value.isWellFormed()) {
+      issues.push({ loc: ['body', key], msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`, type: 'string_unicode' });
+    }
+  }
+  const stepsShaped = shaped && !issues.some((i) => i.loc[1] === 'steps');
+  if (body.steps !== undefined && stepsShaped) {
+    try {
+      body.steps = await validateSteps(registry, body.steps);
+    } catch (e) {
+      if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+      issues.push(...e.detail);
+    }
+  }
+  if (issues.length) throw new ChunkdError('VALIDATION', issues);
+  return body;
+}
+
+/**
+ * Checking steps may build plugins (slow ones load models). When that outlasts the request deadline
+ * the client has had its 504: nothing may then be stored behind its back.
+ */
+function checkNotAbandoned(ctx: Context): void {
+  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
+}
+
+const readCreate = bodyReader<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate);
+const readUpdate = bodyReader<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate);
+const readExecute = bodyReader<{ text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' }>(PipelineExecute);
+
+/** Stored pipelines: CRUD with the steps validated on every write, and execute. */
+export const pipelineRoutes: RouteModule = (deps) => {
+  const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
+
+  /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
+  async function found(id: string): Promise<PipelineRecord> {
+    const pipeline = await store().get(id);
+    if (pipeline) return pipeline;
+    const named = await store().getByName(id);
+    const hint = named ? ` '${id}' is a pipeline's name; its id is ${named.id}.` : ' GET /v1/pipelines lists them.';
+    throw new ChunkdError('NOT_FOUND', `Pipeline '${id}' not found.${hint}`);
+  }
+
+  const one = { 200: { description: 'The pipeline.', schema: Pipeline } };
+  const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'pipelines' });
+  return [
+    route({
+      method: 'post',
+      path: '/v1/pipelines',
+      summary: 'Create a pipeline (a name, a chunk step, any refine steps), checked before it is stored.',
+      body: PipelineCreate,
+      bodyName: 'PipelineCreate',
+      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      async handler(ctx) {
+        const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
+        checkNotAbandoned(ctx);
+        const now = timestamp();
+        ctx.body = await store().create({ id: randomUUID(), name, description, steps, created_at: now, updated_at: now });
+        ctx.status = 201;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/pipelines',
+      summary: 'Every pipeline, newest first.',
+      responses: { 200: { description: 'The pipelines.', schema: Type.Array(Pipeline) }, ...errorResponses('UNAUTHORIZED') },
+      async handler(ctx) {
+        ctx.body = await store().list();
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/pipelines/:id',
+      summary: 'One pipeline.',
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      async handler(ctx) {
+        ctx.body = await found(ctx.params.id!);
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/v1/pipelines/:id',
+      summary: 'Update any of name, description and steps (validated like a create).',
+      body: PipelineUpdate,
+      bodyName: 'PipelineUpdate',
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      async handler(ctx) {
+        const { id } = await found(ctx.params.id!);
+        const body = await readPipeline(ctx, readUpdate, deps.registry);
+        const changes: Omit<PipelinePatch, 'updated_at'> = {};
+        if (body.name !== undefined) changes.name = body.name;
+        if (body.description !== undefined) changes.description = body.description;
+        if (body.steps !== undefined) changes.steps = body.steps;
+        if (Object.keys(changes).length === 0) throw validationError(['body'], 'Nothing to update: send any of name, description and steps.', 'missing');
+        checkNotAbandoned(ctx);
+        // Deleted meanwhile: found() answers the 404.
+        ctx.body = (await store().update(id, { ...changes, updated_at: timestamp() })) ?? (await found(id));
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/pipelines/:id',
+      summary: 'Delete a pipeline.',
+      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      async handler(ctx) {
+        const { id } = ctx.params;
+        if (!(await store().delete(id!))) await found(id!); // throws the 404, with a hint when the id is a name
+        ctx.status = 204;
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/v1/pipelines/:id/execute',
+      summary: "Run a pipeline's steps on a text (→ chunks) or a list of texts (→ one list of chunks per text).",
+      body: PipelineExecute,
+      bodyName: 'PipelineExecuteRequest',
+      responses: {
+        200: { description: 'The chunks.', schema: ChunkResult },
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
+      },
+      async handler(ctx) {
+        const pipeline = await found(ctx.params.id!);
+        const body = readExecute(ctx);
+        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
+        ctx.body = body.return_type === 'texts' ? asTexts(result) : result;
+      },
+    }),
+  ];
+};
