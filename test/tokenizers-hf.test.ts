@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { isChunkdError } from '../kernel/errors.js';
+import fc from 'fast-check';
+import { loadHfTokenizer } from '../kernel/tokenizers/hf.js';
 import { loadTokenizer, tokensIn } from '../kernel/tokenizers/index.js';
+import { runChunker } from '../kernel/run.js';
+import { discover } from '../kernel/discovery.js';
+import type { Chunk } from '../kernel/chunk.js';
 import { FIXTURES } from './helpers/fixtures.js';
 import { byteBpeJson, tempDir, wordLevelJson, wordPieceJson, writeTokenizer } from './helpers/tiny-models.js';
 import { writeFileSync } from 'node:fs';
@@ -72,6 +77,35 @@ describe('naming and errors', () => {
       const file = join(tempDir(), 'tokenizer.json');
       writeFileSync(file, content);
       await assert.rejects(loadTokenizer(file), (e) => isChunkdError(e) && e.status === 400 && message.test(String(e.detail)) && !String(e.detail).includes('this is'));
+    });
+  }
+});
+
+describe('the direct WordLevel implementation (used by the built-in model)', () => {
+  test('gives the same ids and counts as @huggingface/tokenizers on fixtures and random text', async () => {
+    const direct = (await loadHfTokenizer(FILES.wordlevel))!;
+    const library = (await loadHfTokenizer(FILES.wordlevel, { direct: false }))!;
+    const texts = [...Object.values(FIXTURES), 'Hello, World! [UNK] café CAFÉ', 'İstanbul ﬁne'];
+    for (const text of texts) assert.deepEqual(direct.ids(text), library.ids(text), JSON.stringify(text));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (text) => {
+        assert.deepEqual(direct.ids(text), library.ids(text));
+        assert.equal(direct.count(text), library.count(text));
+      }),
+    );
+  });
+});
+
+const token = (await discover()).get('chunker', 'token');
+
+describe('a tokenizer.json path in a chunker', () => {
+  for (const kind of Object.keys(FILES) as (keyof typeof FILES)[]) {
+    test(`token windows over ${kind} tokens have exact code-point offsets`, async () => {
+      for (const text of Object.values(FIXTURES)) {
+        const chunks = (await runChunker(token, token.validateConfig({ tokenizer: FILES[kind], chunk_size: 3 }), text, 'codepoint')) as Chunk[];
+        assert.equal(chunks.map((c) => c.text).join(''), text);
+        for (const c of chunks) assert.equal([...text].slice(c.start_index, c.end_index).join(''), c.text);
+      }
     });
   }
 });

@@ -4,7 +4,7 @@ import { ChunkdError } from '../errors.js';
 import { alignTokens } from './align.js';
 import type { Tokenizer } from './tokenizer.js';
 import { byteEndsToUtf16 } from './utf8.js';
-import { wordLevelFastPath } from './word-level.js';
+import { fastWordLevel, type WordLevelJson } from './word-level.js';
 
 /** A Hugging Face tokenizer.json as chunkd uses it: counting (no special tokens) plus ids for models. */
 export interface HfTokenizer extends Tokenizer {
@@ -37,7 +37,7 @@ interface Encoder {
  * synchronous implementation. Returns undefined when nothing exists at the path, so the caller
  * can answer with the list of valid names.
  */
-export async function loadHfTokenizer(path: string): Promise<HfTokenizer | undefined> {
+export async function loadHfTokenizer(path: string, options: { direct?: boolean } = {}): Promise<HfTokenizer | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (!info) return undefined;
   const file = info.isDirectory() ? join(path, 'tokenizer.json') : path;
@@ -63,19 +63,21 @@ export async function loadHfTokenizer(path: string): Promise<HfTokenizer | undef
   const surface = surfaceOf(json);
   const byteLevel = JSON.stringify([json.pre_tokenizer, json.decoder]).includes('"ByteLevel"');
   const tokens = (text: string) => enc.encode(text, { add_special_tokens: false }).tokens;
-  const generic: HfTokenizer = {
+  const fast = options.direct === false ? undefined : fastWordLevel(json as WordLevelJson);
+  return {
     name: path,
     unkId,
     padId: json.padding?.pad_id ?? 0,
     maxLength: json.truncation?.max_length,
-    count: (text) => tokens(text).length,
-    ids: (text, special = false) => enc.encode(text, { add_special_tokens: special }).ids.map((id) => id ?? unkId ?? 0),
+    count: (text) => fast?.tokens(text)?.ids.length ?? tokens(text).length,
+    ids: (text, special = false) => fast?.tokens(text)?.ids ?? enc.encode(text, { add_special_tokens: special }).ids.map((id) => id ?? unkId ?? 0),
     ends(text) {
+      const direct = fast?.tokens(text);
+      if (direct) return direct.ends;
       const toks = tokens(text);
       return (byteLevel && byteLevelEnds(text, toks)) || alignTokens(text, toks, surface);
     },
   };
-  return wordLevelFastPath(json, generic) ?? generic;
 }
 
 /** The text a token stands for, before normalisation: subword markers and Metaspace removed. */

@@ -3,6 +3,8 @@ import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { runRefinery } from '../../kernel/run.js';
+import { isChunkdError } from '../../kernel/errors.js';
+import { writeOnnx } from '../../test/helpers/tiny-models.js';
 import { cosine, EMBEDDED_MODEL, loadEmbedder } from './embedder.js';
 
 const registry = await discover();
@@ -65,5 +67,21 @@ describe('the refinery', () => {
     const all = await refine(texts.map((t, i) => chunkOf(t, i * 100)));
     const one = await refine([chunkOf(texts[77]!, 7700)]);
     assert.deepEqual(all[77]!.embedding, one[0]!.embedding);
+  });
+});
+
+describe('refinery errors', () => {
+  test('an ONNX model without onnxruntime-node is a 501 naming the install command', async () => {
+    const dir = writeOnnx(['red'], [[0], [0], [1], [1], [2]]);
+    process.env.CHUNKD_HIDE_PACKAGES = 'onnxruntime-node';
+    try {
+      await assert.rejects(refine([chunkOf('red')], { embedding_model: dir }), (e) => isChunkdError(e) && e.status === 501 && /npm install onnxruntime-node/.test(String(e.detail)));
+    } finally {
+      delete process.env.CHUNKD_HIDE_PACKAGES;
+    }
+  });
+
+  test('an unknown model name is a 400', async () => {
+    await assert.rejects(refine([chunkOf('x')], { embedding_model: 'no such model' }), (e) => isChunkdError(e) && e.status === 400);
   });
 });
