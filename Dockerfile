@@ -21,8 +21,9 @@ ENV ONNXRUNTIME_NODE_INSTALL=skip \
 # all: install the optional extras; none: leave them out (their plugins answer 501 with the install command).
 ARG EXTRAS=all
 COPY package.json package-lock.json ./
-RUN if [ "$EXTRAS" = "none" ]; then omit="--omit=optional"; else omit=""; fi \
- && npm install --no-audit --no-fund $omit
+# The build needs every optional package: the bundler's native binaries (rollup, esbuild) are
+# optional dependencies too. The extras are left out by the prune after the build.
+RUN npm install --no-audit --no-fund
 COPY . .
 RUN if [ "$EXTRAS" = "none" ]; then omit="--omit=optional"; else omit=""; fi \
  && npm run build \
