@@ -21,6 +21,16 @@ export const DelimField = () =>
     description: 'Sentence delimiters: a string or a list of strings.',
   });
 
+export const MinCharactersPerSentenceField = () =>
+  Type.Integer({
+    default: 12,
+    minimum: 0,
+    description: 'Sentences shorter than this many characters (code points) merge into the next one (the last into the one before).',
+  });
+
+/** The default is shared; the description says what the minimum constrains in each chunker. */
+export const MinSentencesPerChunkField = (description: string) => Type.Integer({ default: 1, minimum: 1, description });
+
 export const IncludeDelimField = () =>
   Type.Union([Type.Literal('prev'), Type.Literal('next')], {
     default: 'prev',

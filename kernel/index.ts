@@ -1,7 +1,7 @@
 /** What plugin authors import: contracts, shared fields, errors and the tokenizer service. */
 export { Chunk, type Span } from './chunk.js';
 export { ChunkdError, configError, validationError } from './errors.js';
-export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, TokenizerField } from './fields.js';
+export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
 export { requireExtra } from './extras.js';
 export { assetDir } from './paths.js';
 export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } from './plugin.js';

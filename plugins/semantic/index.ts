@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField } from '../../kernel/index.js';
 
 export const SemanticConfig = Type.Object({
   embedding_model: EmbeddingModelField(),
@@ -16,16 +16,8 @@ export const SemanticConfig = Type.Object({
     minimum: 1,
     description: 'Sentences in the window each next sentence is compared with; texts with no more sentences than this are one chunk.',
   }),
-  min_sentences_per_chunk: Type.Integer({
-    default: 1,
-    minimum: 1,
-    description: 'Fewest sentences between two semantic splits (the chunk_size cap may still cut a group shorter).',
-  }),
-  min_characters_per_sentence: Type.Integer({
-    default: 12,
-    minimum: 0,
-    description: 'Sentences shorter than this many characters (code points) merge into the next one (the last into the one before).',
-  }),
+  min_sentences_per_chunk: MinSentencesPerChunkField('Fewest sentences between two semantic splits (the chunk_size cap may still cut a group shorter).'),
+  min_characters_per_sentence: MinCharactersPerSentenceField(),
   delim: DelimField(),
   include_delim: IncludeDelimField(),
   skip_window: Type.Integer({

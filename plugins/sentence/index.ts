@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, DelimField, IncludeDelimField, TokenizerField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, DelimField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from '../../kernel/index.js';
 
 export const SentenceConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -9,12 +9,8 @@ export const SentenceConfig = Type.Object({
     minimum: 0,
     description: 'Tokens of whole sentences repeated at the start of the next chunk (below chunk_size).',
   }),
-  min_sentences_per_chunk: Type.Integer({ default: 1, minimum: 1, description: 'Fewest sentences in a chunk (the last chunk may hold fewer).' }),
-  min_characters_per_sentence: Type.Integer({
-    default: 12,
-    minimum: 0,
-    description: 'Sentences shorter than this many characters (code points) merge into the next one (the last into the one before).',
-  }),
+  min_sentences_per_chunk: MinSentencesPerChunkField('Fewest sentences in a chunk (the last chunk may hold fewer).'),
+  min_characters_per_sentence: MinCharactersPerSentenceField(),
   approximate: Type.Boolean({
     default: false,
     description: 'Accepted for compatibility. true counts tokens from one encoding of the whole text (faster with BPE tokenizers, counts may be off by one at sentence edges).',
