@@ -7,3 +7,4 @@ export { assetDir } from './paths.js';
 export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } from './plugin.js';
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
+export { floorFraction } from './fraction.js';

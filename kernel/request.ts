@@ -10,11 +10,12 @@ export const ChunksField = Type.Array(Type.Union([ChunkInput, Type.Array(ChunkIn
   description: "A chunker's output, unchanged: a list of chunks, or one list per text.",
 });
 
+/** A chunker request's fields besides the plugin config (a pipeline's execute takes them too). */
+export const CHUNKER_REQUEST_FIELDS = { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField };
+
 /** Request fields that are not plugin config, per kind. */
 export function requestFields(manifest: AnyManifest): Record<string, TSchema> {
-  return manifest.kind === 'chunker'
-    ? { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField }
-    : { chunks: ChunksField };
+  return manifest.kind === 'chunker' ? CHUNKER_REQUEST_FIELDS : { chunks: ChunksField };
 }
 
 /** The request body schema of a plugin's route: its input field plus its config, flat. */

@@ -27,6 +27,7 @@ export interface Booted {
 export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
   // Plugins read the recipes folder from the environment: worker threads copy it when they start.
   if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
+  else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {

@@ -54,7 +54,8 @@ describe('request timeout', () => {
       // The pool replaces the killed worker; called directly, so a slow cold start cannot hit the 1.5 s deadline.
       const { registry, executor } = app.booted.deps;
       const [chunks] = await executor.chunk(registry.get('chunker', 'token'), { tokenizer: 'character', chunk_size: 1000, chunk_overlap: 0 }, [BIG_TEXT], 'codepoint');
-      assert.equal(chunks!.map((c) => c.text).join(''), BIG_TEXT, 'the pool still works');
+      assert.equal(chunks!.map((c) => c.text).join(''), BIG_TEXT, 'the pool replaced the worker');
+      assert.equal((await app.post('/v1/chunk/token', { text: BIG_TEXT, chunk_size: 1000 })).status, 200, 'clients are served by the pool again');
     } finally {
       writeFileSync(join(markers, 'release'), '');
       await app.close();

@@ -13,12 +13,6 @@ export { loadHfTokenizer, type HfTokenizer } from './hf.js';
 
 export const TOKENIZER_NAMES: readonly string[] = ['character', 'word', 'byte', ...TIKTOKEN_ENCODINGS];
 
-/** Loaders for tokenizers named by path: a Hugging Face tokenizer.json first, then any added. */
-const pathLoaders: ((path: string) => Promise<Tokenizer | undefined>)[] = [loadHfTokenizer];
-export function addPathLoader(load: (path: string) => Promise<Tokenizer | undefined>): void {
-  pathLoaders.push(load);
-}
-
 const cache = new Map<string, Promise<Tokenizer>>();
 
 /** Encoders are built once per name and reused by every request. */
@@ -38,10 +32,8 @@ async function build(name: string): Promise<Tokenizer> {
   if (name === 'byte') return byte;
   if ((TIKTOKEN_ENCODINGS as readonly string[]).includes(name)) return tiktoken(name as TiktokenEncoding);
   if (looksLikePath(name)) {
-    for (const load of pathLoaders) {
-      const t = await load(name);
-      if (t) return t;
-    }
+    const t = await loadHfTokenizer(name);
+    if (t) return t;
     throw new ChunkdError('BAD_REQUEST', `Cannot load tokenizer from '${name}': expected a Hugging Face tokenizer.json file (or a directory holding one).`);
   }
   throw new ChunkdError('BAD_REQUEST', `${unknownNameMessage('tokenizer', name, TOKENIZER_NAMES)} A path to a Hugging Face tokenizer.json also works.`);

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { countSpan, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { countSpan, floorFraction, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import { loadRecipe } from '../recursive/recipes.js';
 import type { OverlapConfig } from './index.js';
 import { recursiveCutter } from './recursive-cut.js';
@@ -10,12 +10,9 @@ type Config = Static<typeof OverlapConfig>;
 /** Cuts a context of at most `k` tokens (the recursive mode may take fewer) from one end of a neighbour's text. */
 export type Cutter = (text: string, ends: Uint32Array, k: number, side: Side) => Cut;
 
-/**
- * Tokens of context taken from a neighbour: a fraction of its token_count (floored), or a count.
- * The factor 1 + 1e-12 keeps decimal fractions exact: 0.29 × 100 is 28.999999999999996 in binary.
- */
+/** Tokens of context taken from a neighbour: a fraction of its token_count (floored), or a count. */
 export function contextTokens(contextSize: number, neighbourTokens: number): number {
-  return contextSize < 1 ? Math.floor(contextSize * neighbourTokens * (1 + 1e-12)) : contextSize;
+  return contextSize < 1 ? floorFraction(contextSize, neighbourTokens) : contextSize;
 }
 
 const SIDES = {

@@ -19,6 +19,7 @@ describe('windows (reference goldens and more)', () => {
     ['no trailing overlap-only window (reference)', 'hello world', { chunk_size: 5 }, [['hello', 0, 5, 5], [' worl', 5, 10, 5], ['d', 10, 11, 1]]],
     ['fractional overlap: 0.5 of 4 is 2 tokens', 'abcdefghij', { chunk_size: 4, chunk_overlap: 0.5 }, [['abcd', 0, 4, 4], ['cdef', 2, 6, 4], ['efgh', 4, 8, 4], ['ghij', 6, 10, 4]]],
     ['a fraction is floored: 0.25 of 10 is 2 tokens', 'abcdefghijklmnop', { chunk_size: 10, chunk_overlap: 0.25 }, [['abcdefghij', 0, 10, 10], ['ijklmnop', 8, 16, 8]]],
+    ['a decimal fraction is floored exactly: 0.29 of 100 is 29 tokens, not 28', 'a'.repeat(130), { chunk_size: 100, chunk_overlap: 0.29 }, [['a'.repeat(100), 0, 100, 100], ['a'.repeat(59), 71, 130, 59]]],
     ['a fraction that floors to 0 is no overlap', 'abcdef', { chunk_size: 3, chunk_overlap: 0.2 }, [['abc', 0, 3, 3], ['def', 3, 6, 3]]],
     ['text shorter than a window', 'abc', { chunk_size: 10 }, [['abc', 0, 3, 3]]],
     ['code points, not UTF-16 units', '🦛🦛🦛', { chunk_size: 2 }, [['🦛🦛', 0, 2, 2], ['🦛', 2, 3, 1]]],

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { OffsetUnitField, ReturnTypeField, TextField } from '../../kernel/fields.js';
+import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
 
 /** Wire shapes of the pipeline routes; named once in the OpenAPI document (server/schemas.ts). */
 
@@ -39,14 +39,14 @@ export const PipelineUpdate = Type.Object(
 
 export const Pipeline = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
+  name: Name,
+  description: Description(),
   steps: Type.Array(PipelineStep),
   created_at: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
   updated_at: Type.String({ format: 'date-time', description: 'ISO 8601, UTC; changes on every update.' }),
 });
 
 export const PipelineExecute = Type.Object(
-  { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField },
+  CHUNKER_REQUEST_FIELDS,
   { required: ['text'], additionalProperties: true, examples: [{ text: 'First sentence. Second sentence.' }] },
 );
