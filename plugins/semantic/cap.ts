@@ -1,4 +1,4 @@
-import { upperBound } from '../../kernel/index.js';
+import { tokenWindows } from '../../kernel/index.js';
 
 /** A half-open UTF-16 span of the input. */
 export interface Piece {
@@ -6,29 +6,9 @@ export interface Piece {
   end: number;
 }
 
-/**
- * Cut [start, end) into pieces of at most `size` tokens, at token ends taken from one encoding of
- * the whole input (`ends`). A token counts for the span holding its end, the same rule as
- * `tokensIn`, so the pieces' counts add up to the span's. A cut never falls between tokens that
- * share an end (tokens inside one character); a character wider than `size` tokens stays whole —
- * the only way a piece can exceed the cap.
- */
+/** Cut a sentence [start, end) into pieces of at most `size` tokens: the kernel's windows, without overlap. */
 export function capSpan(ends: Uint32Array, start: number, end: number, size: number): Piece[] {
-  const last = upperBound(ends, end); // tokens [first, last) end inside (start, end]
-  let k = upperBound(ends, start);
-  const pieces: Piece[] = [];
-  let from = start;
-  while (last - k > size) {
-    let cut = k + size - 1;
-    while (cut > k && ends[cut + 1] === ends[cut]) cut--;
-    while (ends[cut + 1] === ends[cut] && cut + 1 < last) cut++; // one character wider than the cap
-    if (ends[cut]! >= end) break;
-    pieces.push({ start: from, end: ends[cut]! });
-    from = ends[cut]!;
-    k = cut + 1;
-  }
-  pieces.push({ start: from, end });
-  return pieces;
+  return tokenWindows(ends, size, 0, start, end).map((w) => ({ start: w.start, end: w.end }));
 }
 
 /**
