@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { splitSentences, type SplitOptions } from './split.js';
+import { sentenceSplitter, splitSentences, type SplitOptions } from './split.js';
 
 const pieces = (text: string, options: SplitOptions) => splitSentences(text, options).map((s) => text.slice(s.start, s.end));
 const DEFAULT = ['\n', '. ', '! ', '? '];
@@ -49,6 +49,26 @@ describe('splitSentences', () => {
           assert.equal(at, text.length);
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('sentenceSplitter on a range of a text (the path the recursive chunker and overlap take)', () => {
+  test('splitting text[start, end) equals splitting that slice alone, shifted by start', () => {
+    const options = fc.record({
+      delim: fc.constantFrom<string | string[]>(DEFAULT, '. ', ['...', '..', '\n']),
+      includeDelim: fc.constantFrom<'prev' | 'next'>('prev', 'next'),
+      minCharacters: fc.integer({ min: 0, max: 8 }),
+    });
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '.', '!', '?', '\n', '日', '🦛'), maxLength: 60 });
+    fc.assert(
+      fc.property(text, options, fc.nat(), fc.nat(), (t, opts, a, b) => {
+        const [start, end] = [a % (t.length + 1), b % (t.length + 1)].sort((x, y) => x - y) as [number, number];
+        const got = sentenceSplitter(opts)(t, start, end);
+        const alone = splitSentences(t.slice(start, end), opts).map((s) => ({ start: s.start + start, end: s.end + start }));
+        assert.deepEqual(got, alone);
+      }),
       { numRuns: 300 },
     );
   });
