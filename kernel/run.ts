@@ -1,6 +1,6 @@
 import { orderChunk, type Chunk, type Span } from './chunk.js';
 import { validationError } from './errors.js';
-import { chunkId } from './ids.js';
+import { chunkId, sourceKey, standaloneChunkId } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
 import type { ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
@@ -67,7 +67,7 @@ export async function refineMany(plugin: Plugin, config: Record<string, unknown>
   const impl = (await plugin.instance(config)) as RefineryImpl;
   const out: Chunk[][] = [];
   for (const list of lists) {
-    const withIds = list.map((c) => (c.id ? c : { ...c, id: chunkId(c.start_index, c.end_index, c.text) }));
+    const withIds = list.map((c) => (c.id ? c : { ...c, id: standaloneChunkId(c.text, c.start_index, c.end_index) }));
     out.push(list.length ? (await impl.refine(withIds)).map((c) => orderChunk(c)) : []);
   }
   return out;
@@ -113,10 +113,11 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
   const spans = await impl.chunk(text);
   spans.forEach((s) => checkSpan(plugin, text, s));
   const offsets = convertOffsets(text, spans.flatMap((s) => [s.start, s.end]), unit);
+  const key = sourceKey(text); // one digest of the whole input; each id mixes it with the span
   return spans.map((s, i) => {
     const piece = text.slice(s.start, s.end);
     // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
-    const chunk: Chunk = { id: chunkId(s.start, s.end, piece), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
+    const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
     if (s.metadata !== undefined) chunk.metadata = s.metadata;
     return chunk;
   });

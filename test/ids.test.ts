@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chunkId, sourceKey, standaloneChunkId } from '../kernel/ids.js';
+import { chunkMany, refineMany } from '../kernel/run.js';
+import { discover } from '../kernel/discovery.js';
+
+const FORM = /^chnk_[0-9a-f]{24}$/;
+const TEXT = 'The same words. The same words. 日本語。🦛 emoji\r\nand CRLF.';
+
+describe('chunk ids', () => {
+  test('the same input and span give the same id, in the chnk_ + 24 hex form', () => {
+    const cases: [string, number, number][] = [
+      [TEXT, 0, 16],
+      [TEXT, 16, TEXT.length],
+      ['x', 0, 1],
+      ['', 0, 0],
+    ];
+    for (const [text, start, end] of cases) {
+      const id = chunkId(sourceKey(text), start, end);
+      assert.match(id, FORM);
+      assert.equal(chunkId(sourceKey(text), start, end), id, `${JSON.stringify(text)} [${start}, ${end})`);
+    }
+  });
+
+  test('every span of one document gets its own id (same text at other positions included)', () => {
+    const text = 'ab'.repeat(40);
+    const key = sourceKey(text);
+    const ids = new Set<string>();
+    let spans = 0;
+    for (let start = 0; start < text.length; start++) {
+      for (let end = start + 1; end <= text.length; end++, spans++) ids.add(chunkId(key, start, end));
+    }
+    assert.equal(ids.size, spans);
+  });
+
+  test('the same span of different documents gets different ids', () => {
+    const docs = ['The same words.', 'The same words!', 'The same words. ', 'the same words.', 'x'.repeat(1000), 'x'.repeat(1001)];
+    const ids = docs.map((d) => chunkId(sourceKey(d), 0, 1));
+    assert.equal(new Set(ids).size, docs.length);
+  });
+
+  test('a chunk without an id (refinery input) gets one from its own text and offsets', () => {
+    const cases: [string, number, number, string, number, number][] = [
+      ['same', 0, 4, 'same', 4, 8], // same text, other position
+      ['same', 0, 4, 'Same', 0, 4], // other text, same position
+    ];
+    for (const [t1, s1, e1, t2, s2, e2] of cases) {
+      const a = standaloneChunkId(t1, s1, e1);
+      assert.match(a, FORM);
+      assert.equal(standaloneChunkId(t1, s1, e1), a);
+      assert.notEqual(standaloneChunkId(t2, s2, e2), a);
+    }
+  });
+
+  test('through the kernel: ids are stable across runs and units, unique within and across documents', async () => {
+    const registry = await discover();
+    const token = registry.get('chunker', 'token');
+    const config = token.validateConfig({ chunk_size: 4 }, ['config']);
+    const texts = [TEXT, TEXT.repeat(2), `${TEXT} `];
+    const first = await chunkMany(token, config, texts, 'codepoint');
+    assert.deepEqual(await chunkMany(token, config, texts, 'codepoint'), first);
+    assert.deepEqual((await chunkMany(token, config, texts, 'utf8')).map((l) => l.map((c) => c.id)), first.map((l) => l.map((c) => c.id)));
+    const all = first.flat().map((c) => c.id);
+    assert.ok(all.every((id) => FORM.test(id)));
+    assert.equal(new Set(all).size, all.length);
+
+    const overlap = registry.get('refinery', 'overlap');
+    const bare = first[0]!.map(({ id: _, ...rest }) => rest);
+    const refined = await refineMany(overlap, overlap.validateConfig({ context_size: 2 }, ['config']), [bare as never]);
+    assert.deepEqual(
+      refined[0]!.map((c) => c.id),
+      bare.map((c) => standaloneChunkId(c.text, c.start_index, c.end_index)),
+    );
+  });
+});
