@@ -73,3 +73,34 @@ describe('sentenceSplitter on a range of a text (the path the recursive chunker 
     );
   });
 });
+
+/**
+ * The splitter as it was written before the indexOf scan: one regular-expression alternation of
+ * the escaped delimiters, matched leftmost-first. The new splitter must cut exactly where it did.
+ */
+function regexSplit(text: string, delim: string[], includeDelim: 'prev' | 'next'): [number, number][] {
+  const re = new RegExp(delim.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  const out: [number, number][] = [];
+  let last = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const cut = includeDelim === 'prev' ? m.index + m[0].length : m.index;
+    if (cut > last) out.push([last, cut]);
+    last = cut;
+  }
+  if (last < text.length) out.push([last, text.length]);
+  return out;
+}
+
+describe('the indexOf splitter cuts where a regular-expression alternation does', () => {
+  test('random texts and random delimiter sets (overlapping, prefixes of each other, surrogates, regex metacharacters)', () => {
+    const unit = fc.constantFrom('a', 'b', '.', ' ', '!', '?', '\n', '\r', '(', '|', '日', '🦛', '\ud83e');
+    const delimiter = fc.string({ unit, minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 120 }), fc.array(delimiter, { minLength: 1, maxLength: 6 }), fc.constantFrom<'prev' | 'next'>('prev', 'next'), (text, delim, includeDelim) => {
+        const got = sentenceSplitter({ delim, includeDelim, minCharacters: 0 })(text).map((s) => [s.start, s.end]);
+        assert.deepEqual(got, regexSplit(text, delim, includeDelim));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
