@@ -63,4 +63,6 @@ function round(h: number, word: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-const hex = (word: number) => (word >>> 0).toString(16).padStart(8, '0');
+/** Two hex digits per byte value: Number#toString(16) was most of an id's cost. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const hex = (word: number) => HEX[word >>> 24]! + HEX[(word >>> 16) & 0xff]! + HEX[(word >>> 8) & 0xff]! + HEX[word & 0xff]!;

@@ -1,47 +1,52 @@
+import { surrogatePairs } from './surrogates.js';
+
 export type OffsetUnit = 'codepoint' | 'utf16' | 'utf8';
 
 const NON_ASCII = /[^\x00-\x7f]/;
-const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /**
  * Convert UTF-16 offsets into `unit`. Code points differ from UTF-16 units only at surrogate
- * pairs, so that case finds the pairs with one native regex scan and shifts each offset by the
- * pairs before it; UTF-8 needs one sweep over the text. Offsets are sorted first only when they
- * are not already (chunkers emit them in order), so a request costs O(text + chunks).
+ * pairs, so that case shifts each offset by the pairs before it (the kernel's shared pair scan,
+ * which the character tokenizer has usually made for the same text already); UTF-8 needs one sweep
+ * over the text. Offsets are sorted first only when they are not already (chunkers emit them in
+ * order), so a request costs O(text + chunks). The result may be `offsets` itself.
  */
-export function convertOffsets(text: string, offsets: readonly number[], unit: OffsetUnit): number[] {
-  if (unit === 'utf16' || !NON_ASCII.test(text)) return offsets.slice();
-  const order = sortedOrder(offsets);
-  return unit === 'codepoint' ? toCodePoints(text, offsets, order) : toUtf8(text, offsets, order);
+export function convertOffsets(text: string, offsets: number[], unit: OffsetUnit): number[] {
+  if (unit === 'utf16') return offsets;
+  if (unit === 'codepoint') {
+    const pairs = surrogatePairs(text);
+    return pairs.length === 0 ? offsets : toCodePoints(pairs, offsets, sortedOrder(offsets));
+  }
+  return NON_ASCII.test(text) ? toUtf8(text, offsets, sortedOrder(offsets)) : offsets;
 }
 
-function sortedOrder(offsets: readonly number[]): number[] {
-  const order = offsets.map((_, i) => i);
-  for (let k = 1; k < offsets.length; k++) if (offsets[k]! < offsets[k - 1]!) return order.sort((a, b) => offsets[a]! - offsets[b]!);
-  return order;
+/** The indices of `offsets` in ascending order of offset, or undefined when they already are (the usual case). */
+function sortedOrder(offsets: readonly number[]): number[] | undefined {
+  for (let k = 1; k < offsets.length; k++) {
+    if (offsets[k]! < offsets[k - 1]!) return offsets.map((_, i) => i).sort((a, b) => offsets[a]! - offsets[b]!);
+  }
+  return undefined;
 }
 
-function toCodePoints(text: string, offsets: readonly number[], order: number[]): number[] {
+/** `pairs`: the low-half index of each surrogate pair; a pair ends at or before `target` when that index is below it. */
+function toCodePoints(pairs: Uint32Array, offsets: readonly number[], order: number[] | undefined): number[] {
   const out = new Array<number>(offsets.length);
-  PAIR.lastIndex = 0;
-  let pair = PAIR.exec(text);
   let before = 0; // surrogate pairs that end at or before the current offset
-  for (const k of order) {
+  for (let j = 0; j < offsets.length; j++) {
+    const k = order ? order[j]! : j;
     const target = offsets[k]!;
-    while (pair && pair.index + 2 <= target) {
-      before++;
-      pair = PAIR.exec(text);
-    }
+    while (before < pairs.length && pairs[before]! < target) before++;
     out[k] = target - before;
   }
   return out;
 }
 
-function toUtf8(text: string, offsets: readonly number[], order: number[]): number[] {
+function toUtf8(text: string, offsets: readonly number[], order: number[] | undefined): number[] {
   const out = new Array<number>(offsets.length);
   let i = 0; // UTF-16 position
   let u = 0; // UTF-8 position
-  for (const k of order) {
+  for (let j = 0; j < offsets.length; j++) {
+    const k = order ? order[j]! : j;
     const target = offsets[k]!;
     while (i < target) {
       const c = text.charCodeAt(i);

@@ -111,8 +111,13 @@ const isBlank = (text: string) => text.trim() === '';
 async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit): Promise<Chunk[]> {
   if (isBlank(text)) return [];
   const spans = await impl.chunk(text);
-  spans.forEach((s) => checkSpan(plugin, text, s));
-  const offsets = convertOffsets(text, spans.flatMap((s) => [s.start, s.end]), unit);
+  const bounds = new Array<number>(2 * spans.length);
+  spans.forEach((s, i) => {
+    checkSpan(plugin, text, s);
+    bounds[2 * i] = s.start;
+    bounds[2 * i + 1] = s.end;
+  });
+  const offsets = convertOffsets(text, bounds, unit);
   const key = sourceKey(text); // one digest of the whole input; each id mixes it with the span
   return spans.map((s, i) => {
     const piece = text.slice(s.start, s.end);

@@ -1,7 +1,5 @@
+import { surrogatePairs } from '../surrogates.js';
 import { tokensIn, type Tokenizer } from './tokenizer.js';
-
-const SURROGATE = /[\ud800-\udfff]/;
-const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** One token per Unicode code point. */
 export const character: Tokenizer = {
@@ -32,14 +30,11 @@ export const character: Tokenizer = {
     return out;
   },
   spans(text) {
-    // Without surrogates every UTF-16 unit is one code point (V8 answers this test at once for
-    // one-byte strings), so spans are counted without encoding anything. Otherwise a span holds
-    // its length minus the surrogate pairs starting inside it, found by binary search.
-    if (!SURROGATE.test(text)) return (start, end) => end - start;
-    const pairs: number[] = [];
-    PAIR.lastIndex = 0;
-    for (let m = PAIR.exec(text); m; m = PAIR.exec(text)) pairs.push(m.index + 1); // +1: ends are exclusive
-    const at = Uint32Array.from(pairs);
+    // Without surrogates every UTF-16 unit is one code point, so spans are counted without
+    // encoding anything. Otherwise a span holds its length minus the surrogate pairs inside it,
+    // found by binary search in the kernel's pair scan (shared with the offset conversion).
+    const at = surrogatePairs(text);
+    if (at.length === 0) return (start, end) => end - start;
     return (start, end) => end - start - tokensIn(at, start, end);
   },
 };
