@@ -76,29 +76,43 @@ describe('sentenceSplitter on a range of a text (the path the recursive chunker 
 
 /**
  * The splitter as it was written before the indexOf scan: one regular-expression alternation of
- * the escaped delimiters, matched leftmost-first. The new splitter must cut exactly where it did.
+ * the escaped delimiters, matched leftmost-first, then short pieces merged into fresh spans. The
+ * new splitter must cut exactly where it did.
  */
-function regexSplit(text: string, delim: string[], includeDelim: 'prev' | 'next'): [number, number][] {
+function regexSplit(text: string, delim: string[], includeDelim: 'prev' | 'next', min: number): [number, number][] {
   const re = new RegExp(delim.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-  const out: [number, number][] = [];
+  const pieces: [number, number][] = [];
   let last = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const cut = includeDelim === 'prev' ? m.index + m[0].length : m.index;
-    if (cut > last) out.push([last, cut]);
+    if (cut > last) pieces.push([last, cut]);
     last = cut;
   }
-  if (last < text.length) out.push([last, text.length]);
+  if (last < text.length) pieces.push([last, text.length]);
+  if (min <= 1) return pieces;
+  const out: [number, number][] = [];
+  let runStart = -1;
+  for (const [s, e] of pieces) {
+    const start = runStart >= 0 ? runStart : s;
+    if ([...text.slice(start, e)].length < min) runStart = start;
+    else {
+      out.push([start, e]);
+      runStart = -1;
+    }
+  }
+  if (runStart >= 0) out.push([out.length ? out.pop()![0] : runStart, text.length]);
   return out;
 }
 
 describe('the indexOf splitter cuts where a regular-expression alternation does', () => {
-  test('random texts and random delimiter sets (overlapping, prefixes of each other, surrogates, regex metacharacters)', () => {
+  test('random texts, random delimiter sets (overlapping, prefixes of each other, surrogates, regex metacharacters) and minimum lengths', () => {
     const unit = fc.constantFrom('a', 'b', '.', ' ', '!', '?', '\n', '\r', '(', '|', '日', '🦛', '\ud83e');
     const delimiter = fc.string({ unit, minLength: 1, maxLength: 3 });
+    const options = fc.tuple(fc.array(delimiter, { minLength: 1, maxLength: 6 }), fc.constantFrom<'prev' | 'next'>('prev', 'next'), fc.integer({ min: 0, max: 8 }));
     fc.assert(
-      fc.property(fc.string({ unit, maxLength: 120 }), fc.array(delimiter, { minLength: 1, maxLength: 6 }), fc.constantFrom<'prev' | 'next'>('prev', 'next'), (text, delim, includeDelim) => {
-        const got = sentenceSplitter({ delim, includeDelim, minCharacters: 0 })(text).map((s) => [s.start, s.end]);
-        assert.deepEqual(got, regexSplit(text, delim, includeDelim));
+      fc.property(fc.string({ unit, maxLength: 120 }), options, (text, [delim, includeDelim, minCharacters]) => {
+        const got = sentenceSplitter({ delim, includeDelim, minCharacters })(text).map((s) => [s.start, s.end]);
+        assert.deepEqual(got, regexSplit(text, delim, includeDelim, minCharacters));
       }),
       { numRuns: 1000 },
     );

@@ -86,22 +86,25 @@ export function splitSentences(text: string, options: SplitOptions): SentenceSpa
  * the sentence after it); a short run left at the end joins the sentence before it.
  */
 function mergeShort(text: string, pieces: SentenceSpan[], min: number, end: number): SentenceSpan[] {
-  const out: SentenceSpan[] = [];
+  // Compacted in place: the pieces are this call's own, so merging rewrites them, allocating nothing.
+  let kept = 0;
   let runStart = -1; // start of the pending run of short pieces, -1 when none
   for (const p of pieces) {
     const start = runStart >= 0 ? runStart : p.start;
     if (isShorter(text, start, p.end, min)) {
       runStart = start;
     } else {
-      out.push(runStart >= 0 ? { start, end: p.end } : p);
+      p.start = start;
+      pieces[kept++] = p;
       runStart = -1;
     }
   }
   if (runStart >= 0) {
-    const tail = out.pop();
-    out.push({ start: tail ? tail.start : runStart, end });
+    if (kept > 0) pieces[kept - 1]!.end = end;
+    else pieces[kept++] = { start: runStart, end };
   }
-  return out;
+  pieces.length = kept;
+  return pieces;
 }
 
 /** Whether text[start, end) holds fewer than `min` code points, without counting past `min`. */
