@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { convertOffsets } from '../kernel/offsets.js';
+import { surrogatePairs } from '../kernel/surrogates.js';
+
+/** Low-half index of every well-formed surrogate pair, the slow way. */
+function naivePairs(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 1 < text.length; i++) {
+    const hi = text.charCodeAt(i);
+    const lo = text.charCodeAt(i + 1);
+    if (hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff) out.push(++i);
+  }
+  return out;
+}
+
+describe('surrogatePairs: the shared scan behind code-point counts and offsets', () => {
+  const cases: [string, string, number[]][] = [
+    ['ASCII: none', 'plain text', []],
+    ['CJK is one unit per character: none', '日本語の文章', []],
+    ['emoji pairs', 'a🦛b🦛', [2, 5]],
+    ['a lone high surrogate is not a pair', 'a\ud83eb', []],
+    ['a lone low surrogate is not a pair', '\udc00🦛', [2]],
+    ['CRLF and an emoji', 'x\r\n🦛', [4]],
+  ];
+  for (const [name, text, expected] of cases) test(name, () => assert.deepEqual([...surrogatePairs(text)], expected));
+
+  test('asked in turn about different texts (the one-entry cache), it always answers for the text given', () => {
+    const unit = fc.constantFrom('a', ' ', '日', '🦛', '\ud83e', '\udc00');
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, maxLength: 30 }), { minLength: 1, maxLength: 6 }), (texts) => {
+        for (const t of [...texts, ...texts]) assert.deepEqual([...surrogatePairs(t)], naivePairs(t));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('code-point offsets equal the length of [...prefix] at every code-point boundary', () => {
+    const unit = fc.constantFrom('a', '日', '🦛', '\r\n');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
+        const cps = [...text];
+        const utf16 = cps.map((_, i) => cps.slice(0, i).join('').length);
+        assert.deepEqual(convertOffsets(text, utf16.slice(), 'codepoint'), cps.map((_, i) => i));
+        assert.deepEqual(convertOffsets(text, utf16.slice().reverse(), 'codepoint'), cps.map((_, i) => i).reverse());
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
