@@ -8,9 +8,10 @@ let lastPairs: Uint32Array = NONE;
 /**
  * The UTF-16 index of the low half of every surrogate pair in `text`, ascending: the positions
  * where code points and UTF-16 units part. Text without surrogates (V8 answers that test at once
- * for one-byte strings) has none. The result for the last text asked about is kept, because a
- * request asks twice for the same text (the character tokenizer counting spans, then the kernel
- * converting offsets) and the scan is the costly part of both.
+ * for one-byte strings) has none. The result for the last text asked about is kept (and so that
+ * text, until another is asked about), because a request asks twice for the same text (the
+ * character tokenizer counting spans, then the kernel converting offsets) and the scan is the
+ * costly part of both. Equal texts give equal answers, so a stale hit cannot be wrong.
  */
 export function surrogatePairs(text: string): Uint32Array {
   if (text === lastText) return lastPairs;
