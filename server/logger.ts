@@ -6,14 +6,34 @@ export interface Logger {
   log(level: Level, msg: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * Each line is `{"time", "level", "msg", ...fields}`. A line is written per request, so it is built
+ * without copying the fields into a new object (their JSON is appended to the fixed head) and the
+ * time string is made once per millisecond.
+ */
 export function createLogger(min: Level, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
   const floor = LEVELS.indexOf(min);
   return {
-    log(level, msg, fields = {}) {
+    log(level, msg, fields) {
       if (LEVELS.indexOf(level) < floor) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}`;
+      if (fields === undefined) return write(head + '}');
+      if ('time' in fields || 'level' in fields || 'msg' in fields) return write(JSON.stringify({ time: isoNow(), level, msg, ...fields })); // a field overrides a head key: keep its place
+      const rest = JSON.stringify(fields);
+      write(rest === '{}' ? head + '}' : `${head},${rest.slice(1)}`);
     },
   };
+}
+
+let lastMs = -1;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 export const silentLogger: Logger = { log() {} };
