@@ -11,7 +11,7 @@ export interface Logger {
  * without copying the fields into a new object (their JSON is appended to the fixed head) and the
  * time string is made once per millisecond.
  */
-export function createLogger(min: Level, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+export function createLogger(min: Level, write: (line: string) => void = toStderr): Logger {
   const floor = LEVELS.indexOf(min);
   return {
     log(level, msg, fields) {
@@ -34,6 +34,31 @@ function isoNow(): string {
     lastIso = new Date(now).toISOString();
   }
   return lastIso;
+}
+
+/**
+ * Lines to stderr, written once per event-loop turn: stderr writes are synchronous system calls,
+ * and a busy server logs a line per request, several per turn. Lines still waiting when the
+ * process exits (also on a crash) are written then.
+ */
+let waiting = '';
+let flushing: NodeJS.Immediate | undefined;
+let atExit = false;
+function flush(): void {
+  flushing = undefined;
+  if (!waiting) return;
+  const out = waiting;
+  waiting = '';
+  process.stderr.write(out);
+}
+function toStderr(line: string): void {
+  if (!flushing) flushing = setImmediate(flush).unref();
+  if (!atExit) {
+    atExit = true;
+    process.on('exit', flush);
+  }
+  waiting += line + '\n';
+  if (waiting.length > 65_536) flush();
 }
 
 export const silentLogger: Logger = { log() {} };
