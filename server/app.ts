@@ -12,6 +12,7 @@ import { cors } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
 import { errorMiddleware } from './middleware/errors.js';
+import { smallJsonBody } from './middleware/json-body.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(auth(settings.apiKeys));
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
+  koa.use(smallJsonBody(settings.maxBodyBytes));
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
   koa.use(dispatch(routes));
   koa.use(notFound(routes));
