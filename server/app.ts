@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(cors(settings.corsOrigins));
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
-  koa.use(auth(settings.apiKeys));
+  if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
   koa.use(smallJsonBody(settings.maxBodyBytes));
