@@ -42,28 +42,17 @@ function parse(str: string): unknown {
   }
 }
 
+// Listeners are not removed: the request is over once its body is read, and the object goes with it.
 function readAll(req: Context['req'], length: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
-    let received = 0;
-    const done = (e?: Error) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', done);
-      req.off('aborted', onAborted);
-      if (e) reject(e);
-      else resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, received));
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      parts.push(chunk);
-    };
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.once('end', () => resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts)));
+    req.on('error', reject);
     // raw-body's error for a client that disconnects mid-body (400, type request.aborted).
-    const onAborted = () => done(Object.assign(new Error('request aborted'), { status: 400, statusCode: 400, expose: true, code: 'ECONNABORTED', expected: length, length, received, type: 'request.aborted' }));
-    const onEnd = () => done();
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', done);
-    req.on('aborted', onAborted);
+    req.once('aborted', () => {
+      const received = parts.reduce((n, p) => n + p.length, 0);
+      reject(Object.assign(new Error('request aborted'), { status: 400, statusCode: 400, expose: true, code: 'ECONNABORTED', expected: length, length, received, type: 'request.aborted' }));
+    });
   });
 }
