@@ -1,17 +1,18 @@
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { Router } from '@koa/router';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { ChunkdError } from '../kernel/errors.js';
 import { ROOT } from '../kernel/paths.js';
 import { unknownNameMessage } from '../kernel/suggest.js';
+import { dispatch } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
 import { errorMiddleware } from './middleware/errors.js';
+import { smallJsonBody } from './middleware/json-body.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
@@ -44,20 +45,18 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
     ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
   };
 
-  const router = new Router();
-  for (const r of routes) router[r.method](r.path, async (ctx) => void (await r.handler(ctx)));
-
   const koa = new Koa({ proxy: false });
   const { settings, logger } = deps;
   koa.use(requestLog(logger));
   koa.use(cors(settings.corsOrigins));
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
-  koa.use(auth(settings.apiKeys));
+  if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
+  koa.use(smallJsonBody(settings.maxBodyBytes));
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
-  koa.use(router.routes());
+  koa.use(dispatch(routes));
   koa.use(notFound(routes));
   return { koa, routes, openapi };
 }

@@ -6,14 +6,59 @@ export interface Logger {
   log(level: Level, msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(min: Level, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+/**
+ * Each line is `{"time", "level", "msg", ...fields}`. A line is written per request, so it is built
+ * without copying the fields into a new object (their JSON is appended to the fixed head) and the
+ * time string is made once per millisecond.
+ */
+export function createLogger(min: Level, write: (line: string) => void = toStderr): Logger {
   const floor = LEVELS.indexOf(min);
   return {
-    log(level, msg, fields = {}) {
+    log(level, msg, fields) {
       if (LEVELS.indexOf(level) < floor) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}`;
+      if (fields === undefined) return write(head + '}');
+      if ('time' in fields || 'level' in fields || 'msg' in fields) return write(JSON.stringify({ time: isoNow(), level, msg, ...fields })); // a field overrides a head key: keep its place
+      const rest = JSON.stringify(fields);
+      write(rest === '{}' ? head + '}' : `${head},${rest.slice(1)}`);
     },
   };
+}
+
+let lastMs = -1;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
+/**
+ * Lines to stderr, written once per event-loop turn: stderr writes are synchronous system calls,
+ * and a busy server logs a line per request, several per turn. Lines still waiting when the
+ * process exits (also on a crash) are written then.
+ */
+let waiting = '';
+let flushing: NodeJS.Immediate | undefined;
+let atExit = false;
+function flush(): void {
+  flushing = undefined;
+  if (!waiting) return;
+  const out = waiting;
+  waiting = '';
+  process.stderr.write(out);
+}
+function toStderr(line: string): void {
+  if (!flushing) flushing = setImmediate(flush).unref();
+  if (!atExit) {
+    atExit = true;
+    process.on('exit', flush);
+  }
+  waiting += line + '\n';
+  if (waiting.length > 65_536) flush();
 }
 
 export const silentLogger: Logger = { log() {} };

@@ -1,9 +1,12 @@
 /**
  * HTTP overhead: a small chunk request to chunkd against the same JSON body sent to a raw node:http
  * echo, both in their own process, loaded the same way (autocannon, keep-alive connections),
- * rounds alternating between the two so a noisy neighbour hits both.
+ * rounds alternating between the two so a noisy neighbour hits both. Beside req/s it reports the
+ * CPU each server spent per request (less moved by neighbours than req/s) and the load
+ * generator's own CPU, which shows whether it, not the server, set the pace.
  */
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 import { median, type CustomSuite, type Options, type Section } from '../harness.js';
 import { startServer, type BenchServer } from '../servers/spawn.js';
 import { num, ratio, table } from '../table.js';
@@ -19,11 +22,31 @@ interface Round {
   reqPerS: number;
   p99Ms: number;
   non2xx: number;
+  /** CPU time of the server process per request (µs); undefined where /proc is not readable. */
+  serverUs?: number;
+  /** CPU of the load generator (this process) over the round, in cores. */
+  generatorCores: number;
 }
 
-async function load(url: string, seconds: number): Promise<Round> {
+async function load(url: string, seconds: number, pid?: number): Promise<Round> {
+  const cpu0 = cpuMs(pid);
+  const own0 = process.cpuUsage();
+  const started = performance.now();
   const r = await autocannon({ url, method: 'POST', body: BODY, headers: { 'content-type': 'application/json' }, connections: CONNECTIONS, duration: seconds });
-  return { reqPerS: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors };
+  const own = process.cpuUsage(own0);
+  const cpu1 = cpuMs(pid);
+  const serverUs = cpu0 === undefined || cpu1 === undefined || !r.requests.total ? undefined : ((cpu1 - cpu0) * 1000) / r.requests.total;
+  return { reqPerS: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors, serverUs, generatorCores: (own.user + own.system) / 1000 / (performance.now() - started) };
+}
+
+/** User + system CPU of a process in ms, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ, 100 on Linux)
+  } catch {
+    return undefined;
+  }
 }
 
 export const httpSuite: CustomSuite = {
@@ -43,14 +66,15 @@ export const httpSuite: CustomSuite = {
     let rss: number | undefined;
     try {
       for (const [, , url] of targets) await load(url, o.quick ? 1 : 2); // warm-up: JIT, connections
-      for (let i = 0; i < rounds; i++) for (const [name, , url] of targets) results.get(name)!.push(await load(url, seconds));
+      for (let i = 0; i < rounds; i++) for (const [name, server, url] of targets) results.get(name)!.push(await load(url, seconds, server.child.pid));
     } finally {
       rss = (await chunkd.stats()).peakRssMb;
       await Promise.all([echo.stop(), chunkd.stop()]);
     }
     const summary = targets.map(([name]) => {
       const rs = results.get(name)!;
-      return { name, reqPerS: median(rs.map((r) => r.reqPerS)), p99Ms: median(rs.map((r) => r.p99Ms)), bad: rs.reduce((n, r) => n + r.non2xx, 0) };
+      const us = rs.flatMap((r) => (r.serverUs === undefined ? [] : [r.serverUs]));
+      return { name, reqPerS: median(rs.map((r) => r.reqPerS)), p99Ms: median(rs.map((r) => r.p99Ms)), bad: rs.reduce((n, r) => n + r.non2xx, 0), serverUs: us.length ? median(us) : undefined, generator: median(rs.map((r) => r.generatorCores)) };
     });
     const [raw, ours] = summary as [(typeof summary)[0], (typeof summary)[0]];
     const value = ours.bad ? undefined : ours.reqPerS / raw.reqPerS;
@@ -58,11 +82,11 @@ export const httpSuite: CustomSuite = {
       `A ${BODY.length}-byte JSON body (\`{"text": <140 characters>, "chunk_size": 32}\`; the token chunker with the character tokenizer), ${CONNECTIONS} keep-alive connections, ${rounds} round(s) of ${seconds} s per server after a warm-up; medians of the rounds. The load generator shares the 2 cores with the server, as it does for both servers.`,
       '',
       table(
-        ['server', 'req/s', 'p99 latency (ms)', 'non-2xx or errors'],
-        summary.map((s) => [s.name, num(s.reqPerS), num(s.p99Ms), s.bad]),
+        ['server', 'req/s', 'p99 latency (ms)', 'server CPU per request (µs)', 'load generator CPU (cores)', 'non-2xx or errors'],
+        summary.map((s) => [s.name, num(s.reqPerS), num(s.p99Ms), num(s.serverUs), num(s.generator), s.bad]),
       ),
       '',
-      `chunkd / raw echo: **${ratio(value)}** req/s; chunkd server peak RSS ${num(rss)} MB.`,
+      `chunkd / raw echo: **${ratio(value)}** req/s; server CPU per request, raw echo / chunkd: ${ratio(raw.serverUs && ours.serverUs ? raw.serverUs / ours.serverUs : undefined)}; chunkd server peak RSS ${num(rss)} MB.`,
     ].join('\n');
     const check = { what: `HTTP small request ≥ ${TARGET}× raw echo req/s`, measured: value === undefined ? undefined : ratio(value), met: value === undefined ? undefined : value >= TARGET, note: ours.bad ? `chunkd answered ${ours.bad} requests with an error` : undefined };
     return { title: this.title, body, checks: [check] };

@@ -1,26 +1,85 @@
 import type { Context, Next } from 'koa';
+import { performance } from 'node:perf_hooks';
 import { ChunkdError } from '../../kernel/errors.js';
+
+/** One request in flight: when it is due, how to answer it 504, and its signal once someone asks for it. */
+interface Pending {
+  due: number;
+  expired: boolean;
+  controller?: AbortController;
+  reject(e: ChunkdError): void;
+}
+
+const PENDING = Symbol('deadline');
+/** ctx.state.signal: one shared getter (a closure per request would give every state object its own shape). */
+const SIGNAL: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [PENDING]: Pending }) {
+    const p = this[PENDING];
+    if (!p.controller) {
+      p.controller = new AbortController();
+      if (p.expired) p.controller.abort();
+    }
+    return p.controller.signal;
+  },
+};
 
 /**
  * A request that runs longer than `ms` is answered 504, and its signal (ctx.state.signal, passed
  * to the worker pool) is aborted so the work stops instead of running on unseen.
+ *
+ * Every request passes here and most finish in microseconds, so the per-request cost is kept
+ * small. All requests share one duration and so expire in arrival order: one timer, armed for the
+ * oldest, serves them all (no timer per request). The AbortController is made only when a handler
+ * reads the signal (work the pool takes): an AbortSignal is an EventTarget, several microseconds
+ * to make and collect, more than the rest of this middleware.
  */
 export function deadline(ms: number, setting: string) {
-  return async (ctx: Context, next: Next) => {
-    const controller = new AbortController();
-    ctx.state.signal = controller.signal;
-    if (ms <= 0) return next();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new ChunkdError('TIMEOUT', `The request took longer than ${ms / 1000} s and was abandoned: send less per request or raise ${setting}.`));
-      }, ms);
-    });
-    try {
-      await Promise.race([next(), expired]);
-    } finally {
-      clearTimeout(timer);
+  const inFlight = new Set<Pending>(); // insertion order = expiry order
+  let timer: NodeJS.Timeout | undefined;
+  const message = `The request took longer than ${ms / 1000} s and was abandoned: send less per request or raise ${setting}.`;
+
+  function sweep() {
+    const now = performance.now();
+    for (const p of inFlight) {
+      if (p.due > now) break;
+      inFlight.delete(p);
+      p.expired = true;
+      p.controller?.abort();
+      p.reject(new ChunkdError('TIMEOUT', message));
     }
+    arm(now);
+  }
+  function arm(now: number) {
+    const oldest = inFlight.values().next().value;
+    // Unref'd: an open request's socket keeps the process alive; a timer left for finished requests must not.
+    timer = oldest ? setTimeout(sweep, Math.max(0, oldest.due - now)).unref() : undefined;
+  }
+
+  return (ctx: Context, next: Next): Promise<void> => {
+    const pending: Pending = { due: 0, expired: false, reject: noop };
+    (ctx.state as { [PENDING]?: Pending })[PENDING] = pending;
+    Object.defineProperty(ctx.state, 'signal', SIGNAL);
+    if (ms <= 0) return next();
+    const now = performance.now();
+    pending.due = now + ms;
+    inFlight.add(pending);
+    if (!timer) arm(now);
+    return new Promise<void>((resolve, reject) => {
+      pending.reject = reject;
+      next().then(
+        () => {
+          inFlight.delete(pending);
+          resolve();
+        },
+        (e: unknown) => {
+          inFlight.delete(pending);
+          reject(e);
+        },
+      );
+    });
   };
 }
+
+const noop = () => {};

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.js';
 
@@ -12,7 +13,7 @@ const CLIENT_ID = /^[\w.:-]{1,128}$/;
  */
 export function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const given = ctx.get(REQUEST_ID_HEADER);
     const id = CLIENT_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
@@ -20,7 +21,7 @@ export function requestLog(logger: Logger) {
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
       logger.log(ctx.status >= 500 ? 'error' : 'info', 'request', { id, method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(ms * 10) / 10 });
     }

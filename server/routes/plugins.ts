@@ -5,6 +5,8 @@ import { checkChunks, checkTexts } from '../limits.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
+import type { Context } from 'koa';
+import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 
 export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
@@ -26,18 +28,26 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     async handler(ctx) {
       const req = parseRequest(plugin, ctx.request.body);
       if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
-      const signal = ctx.state.signal as AbortSignal | undefined;
       let result;
       if (plugin.kind === 'chunker') {
-        checkTexts(req.input as string | string[], settings);
-        result = await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor, signal);
+        const texts = req.input as string | string[];
+        checkTexts(texts, settings);
+        result = await runChunker(plugin, req.config, texts, req.unit, executor, poolSignal(ctx, chars(texts)));
       } else {
         checkChunks(req.input as unknown[], settings);
-        result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, signal);
+        result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, ctx.state.signal as AbortSignal);
       }
       ctx.body = req.returnType === 'texts' ? asTexts(result) : result;
     },
   };
 }
+
+/**
+ * The deadline's signal, for work the pool may take: kernel/pool.ts runs inputs under
+ * INLINE_MAX_CHARS on this thread, where no signal can stop it. Reading ctx.state.signal makes an
+ * AbortController (server/middleware/deadline.ts), a visible cost on every small request.
+ */
+const poolSignal = (ctx: Context, size: number) => (size >= INLINE_MAX_CHARS ? (ctx.state.signal as AbortSignal) : undefined);
+const chars = (texts: string | string[]) => (typeof texts === 'string' ? texts.length : texts.reduce((n, t) => n + t.length, 0));
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
