@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 interface WasmEncoder {
   encode_ordinary(text: string): Uint32Array;
   decode(tokens: Uint32Array): Uint8Array;
+  decode_single_token_bytes(token: number): Uint8Array;
 }
 
 const require = createRequire(import.meta.url);

@@ -13,7 +13,7 @@ export const tokenSuite: ThroughputSuite = {
   name: 'token',
   title: 'Token chunker',
   about: (o) =>
-    `${fmtSize(size(o, 1e6))} of English prose (nlp-corpus), chunk_size ${CHUNK}, no overlap. LangChain.js encodes ${BPE} with js-tiktoken, the pure-JS encoder it ships with (its ranks are loaded from the package: LangChain would download them); a second LangChain row is handed the WASM tiktoken encoder chunkd uses, which isolates the chunking around the encoder. chonkiejs has no offline ${BPE} of its own, so it gets the WASM encoder too. The floor is one \`encode_ordinary\` of the text.`,
+    `${fmtSize(size(o, 1e6))} of English prose (nlp-corpus), chunk_size ${CHUNK}, no overlap. LangChain.js encodes ${BPE} with js-tiktoken, the pure-JS encoder it ships with (its ranks are loaded from the package: LangChain would download them); a second LangChain row is handed the WASM tiktoken encoder chunkd uses, which isolates the chunking around the encoder. chonkiejs has no offline ${BPE} of its own, so it gets the WASM encoder too. The floor is one \`encode_ordinary\` of the text. chunkd's tokenizer gives the same tokens through a cache of pre-tokenized pieces that a server keeps between requests: the runs repeat one text, so its row is the warm figure (the Tokenizers table shows the cache emptied before each run).`,
   cases(o: Options) {
     const text = () => [prose(size(o, 1e6))];
     const job = `${BPE}, ${CHUNK} tokens`;

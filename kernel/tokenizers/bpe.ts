@@ -1,21 +1,26 @@
 import { createRequire } from 'node:module';
+import { PieceCache, type Encoder } from './piece-cache.js';
+import { patStrOf, piecePattern } from './pieces.js';
 import type { Tokenizer } from './tokenizer.js';
-import { byteEndsToUtf16 } from './utf8.js';
+import { driftPattern } from './unicode-drift.js';
 
 export const TIKTOKEN_ENCODINGS = ['gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base'] as const;
 export type TiktokenEncoding = (typeof TIKTOKEN_ENCODINGS)[number];
 
-interface Encoder {
-  encode_ordinary(text: string): Uint32Array;
+interface Tiktoken extends Encoder {
   decode_single_token_bytes(token: number): Uint8Array;
 }
 
 // tiktoken is CommonJS with a synchronous WASM start; load it only when a BPE tokenizer is asked for.
 const require = createRequire(import.meta.url);
 
-/** A tiktoken encoding (ranks bundled in the package: offline). Special tokens are plain text. */
+/**
+ * A tiktoken encoding (ranks bundled in the package: offline). Special tokens are plain text.
+ * Tokens come from the WASM encoder, through a cache of pieces (piece-cache.ts): the same tokens,
+ * without re-running BPE on words already seen.
+ */
 export function tiktoken(name: TiktokenEncoding): Tokenizer {
-  const { get_encoding } = require('tiktoken') as { get_encoding(name: string): Encoder };
+  const { get_encoding } = require('tiktoken') as { get_encoding(name: string): Tiktoken };
   const enc = get_encoding(name);
   const byteLength = new Uint8Array(300_000); // per token id, filled lazily; 0 = not yet known
   const lengthOf = (id: number): number => {
@@ -26,15 +31,6 @@ export function tiktoken(name: TiktokenEncoding): Tokenizer {
     }
     return n;
   };
-  return {
-    name,
-    count: (text) => enc.encode_ordinary(text).length,
-    ends(text) {
-      const ids = enc.encode_ordinary(text);
-      const byteEnds = new Uint32Array(ids.length);
-      let b = 0;
-      for (let k = 0; k < ids.length; k++) byteEnds[k] = b += lengthOf(ids[k]!);
-      return byteEndsToUtf16(text, byteEnds);
-    },
-  };
+  const pieces = new PieceCache(enc, piecePattern(patStrOf(name)), lengthOf, driftPattern());
+  return { name, count: (text) => pieces.count(text), ends: (text) => pieces.ends(text) };
 }
