@@ -65,18 +65,35 @@ export class WorkerPool implements Executor {
     return parts.flat();
   }
 
+  /**
+   * Run a job module's default export (a Job, kernel/worker.ts) in a worker: `transfer` lists the
+   * payload's buffers to move there (no copy), and the buffers the job names come back moved too.
+   */
+  async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
+    if (!this.pool) throw new Error('WorkerPool.job needs worker threads.');
+    const outcome = await this.pool.run({ kind: 'job', module, payload }, { signal: signal ?? null, transferList: transfer });
+    return this.unwrap(outcome) as R;
+  }
+
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
 
   private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
-    const outcome = await this.pool!.run(task, { signal: signal ?? null });
+    return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
+  }
+
+  private unwrap(outcome: Outcome): unknown {
     if ('ok' in outcome) return outcome.ok;
+    if ('done' in outcome) return outcome.done;
     if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
     this.options.onBug?.(outcome.bug);
     throw new Error('A worker failed; see the server log.');
   }
 }
+
+/** An executor that can also run job modules in its workers (a WorkerPool with threads). */
+export const runsJobs = (e: Executor): e is WorkerPool => e instanceof WorkerPool && e.threads > 0;
 
 /**
  * Split items into at most `parts` contiguous groups of similar total weight (order is kept, so

@@ -5,12 +5,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { ChunkdError } from '../kernel/errors.js';
+import { runsJobs } from '../kernel/pool.js';
 import { ROOT } from '../kernel/paths.js';
 import { unknownNameMessage } from '../kernel/suggest.js';
 import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
+import { rawLargeBody } from './middleware/raw-body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
@@ -55,6 +57,8 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(draining(() => deps.draining === true));
   koa.use(auth(settings.apiKeys));
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
+  const rawPaths = new Set(routes.filter((r) => r.rawBody).map((r) => r.path));
+  koa.use(rawLargeBody(rawPaths, `${settings.maxBodyBytes}b`, () => runsJobs(deps.executor)));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
   koa.use(router.routes());

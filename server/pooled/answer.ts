@@ -1,0 +1,50 @@
+/**
+ * The main-thread side of a pooled chunk request: the raw body (server/middleware/raw-body.ts) is
+ * moved to a worker, which answers with the response bytes (server/pooled/job.ts); the event loop
+ * does nothing in proportion to the body's size but copy bytes.
+ */
+import type { Context } from 'koa';
+import { ChunkdError } from '../../kernel/errors.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import type { Plugin } from '../../kernel/registry.js';
+import type { Limits } from '../limits.js';
+import type { GroupPayload, JobResult, RequestPayload } from './job.js';
+
+const JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+/** Answer a plugin route's request from its raw body, as the inline route would; `ignoredHeader` names unknown keys. */
+export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits, ignoredHeader: string): Promise<void> {
+  const body = ctx.state.rawBody as Buffer;
+  const signal = ctx.state.signal as AbortSignal | undefined;
+  const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: { maxTexts: limits.maxTexts, maxTextChars: limits.maxTextChars, maxChunks: limits.maxChunks }, threads: pool.threads };
+  ctx.state.rawBody = undefined; // moved: detached on this thread from here on
+  const first = await pool.job<JobResult>(JOB, payload, [body.buffer as ArrayBuffer], signal);
+  if ('invalidJson' in first) throw Object.assign(new SyntaxError(first.invalidJson), { status: 400 }); // mapped like koa-bodyparser's
+  if (first.ignored.length) ctx.set(ignoredHeader, first.ignored.join(', '));
+  let bytes: Uint8Array;
+  if ('groups' in first) {
+    const { config, unit, returnType } = first;
+    const parts = await Promise.all(
+      first.groups.map((texts) => pool.job<JobResult>(JOB, { step: 'group', source: plugin.source, config, unit, returnType, texts } satisfies GroupPayload, [texts.buffer as ArrayBuffer], signal)),
+    );
+    bytes = joinLists(parts.map(answered));
+  } else {
+    bytes = answered(first);
+  }
+  ctx.type = 'json'; // what Koa sets for an object body; a Buffer body would otherwise be octet-stream
+  ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function answered(result: JobResult): Uint8Array {
+  if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
+  if (!('bytes' in result)) throw new Error('A pooled chunk job gave no answer.');
+  return result.bytes;
+}
+
+/** JSON lists `[a,b]` and `[c]` → `[a,b,c]`: what JSON.stringify gives for the whole batch. */
+function joinLists(lists: Uint8Array[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  lists.forEach((l, i) => parts.push(l.subarray(i === 0 ? 0 : 1, i === lists.length - 1 ? l.length : l.length - 1), ...(i < lists.length - 1 ? [COMMA] : [])));
+  return Buffer.concat(parts);
+}
+const COMMA = new Uint8Array([0x2c]);
