@@ -15,6 +15,8 @@ export interface PoolOptions {
   threads: number;
   /** Manifests each worker imports as it starts, so a first large request does not wait for them. */
   warm?: string[];
+  /** Job modules (see job()) each worker imports as it starts. */
+  warmJobs?: string[];
   /** Called with the stack of an unexpected failure inside a worker (a bug), before the 500 is answered. */
   onBug?: (stack: string) => void;
 }
@@ -37,7 +39,7 @@ export class WorkerPool implements Executor {
       const filename = new URL(`./worker${ext}`, import.meta.url).href;
       this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
       const sources = options.warm ?? [];
-      this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources }))).then(() => {});
+      this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});
       this.ready.catch(() => {}); // a failed warm-up only means a slower first request
     } else {
       this.ready = Promise.resolve();

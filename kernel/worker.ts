@@ -12,7 +12,7 @@ import { Plugin } from './registry.js';
 import { chunkMany, refineMany } from './run.js';
 
 export type Task =
-  | { kind: 'warm'; sources: string[] }
+  | { kind: 'warm'; sources: string[]; jobs?: string[] }
   | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
   | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] }
   | { kind: 'job'; module: string; payload: unknown };
@@ -37,6 +37,8 @@ function plugin(source: string): Promise<Plugin> {
   return p;
 }
 
+const jobModule = (module: string) => typescriptLoader().then(async () => ((await import(module)) as { default: Job<unknown, unknown> }).default);
+
 /**
  * Running from the TypeScript sources (tests, `npm run dev`), a worker thread inherits the
  * main thread's TypeScript loader for require() but not for import(): register it for the
@@ -52,13 +54,11 @@ function typescriptLoader(): Promise<void> {
 export default async function run(task: Task): Promise<Outcome> {
   try {
     if (task.kind === 'warm') {
-      await Promise.all(task.sources.map(plugin));
+      await Promise.all([...task.sources.map(plugin), ...(task.jobs ?? []).map(jobModule)]);
       return { ok: [] };
     }
     if (task.kind === 'job') {
-      await typescriptLoader();
-      const job = ((await import(task.module)) as { default: Job<unknown, unknown> }).default;
-      const { value, transfer = [] } = await job(task.payload, plugin);
+      const { value, transfer = [] } = await (await jobModule(task.module))(task.payload, plugin);
       return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
     }
     const p = await plugin(task.source);

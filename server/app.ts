@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(auth(settings.apiKeys));
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   const rawPaths = new Set(routes.filter((r) => r.rawBody).map((r) => r.path));
-  koa.use(rawLargeBody(rawPaths, `${settings.maxBodyBytes}b`, () => runsJobs(deps.executor)));
+  koa.use(rawLargeBody(rawPaths, settings.maxBodyBytes, () => runsJobs(deps.executor)));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
   koa.use(router.routes());

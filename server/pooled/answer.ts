@@ -10,7 +10,8 @@ import type { Plugin } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import type { GroupPayload, JobResult, RequestPayload } from './job.js';
 
-const JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+/** The job module's URL (a worker imports it; boot has the workers import it as they start). */
+export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** Answer a plugin route's request from its raw body, as the inline route would; `ignoredHeader` names unknown keys. */
 export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits, ignoredHeader: string): Promise<void> {
@@ -18,14 +19,14 @@ export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPoo
   const signal = ctx.state.signal as AbortSignal | undefined;
   const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: { maxTexts: limits.maxTexts, maxTextChars: limits.maxTextChars, maxChunks: limits.maxChunks }, threads: pool.threads };
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
-  const first = await pool.job<JobResult>(JOB, payload, [body.buffer as ArrayBuffer], signal);
+  const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in first) throw Object.assign(new SyntaxError(first.invalidJson), { status: 400 }); // mapped like koa-bodyparser's
   if (first.ignored.length) ctx.set(ignoredHeader, first.ignored.join(', '));
   let bytes: Uint8Array;
   if ('groups' in first) {
     const { config, unit, returnType } = first;
     const parts = await Promise.all(
-      first.groups.map((texts) => pool.job<JobResult>(JOB, { step: 'group', source: plugin.source, config, unit, returnType, texts } satisfies GroupPayload, [texts.buffer as ArrayBuffer], signal)),
+      first.groups.map((texts) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, texts } satisfies GroupPayload, [texts.buffer as ArrayBuffer], signal)),
     );
     bytes = joinLists(parts.map(answered));
   } else {
