@@ -51,18 +51,15 @@ export class WorkerPool implements Executor {
   }
 
   async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
-    const size = texts.reduce((n, t) => n + t.length, 0);
-    if (!this.pool || size < INLINE_MAX_CHARS) return chunkMany(plugin, config, texts, unit);
-    const groups = balance(texts, (t) => t.length, this.threads);
+    const groups = split(texts, textWeight, this.threads);
+    if (!groups) return chunkMany(plugin, config, texts, unit);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
     return parts.flat();
   }
 
   async refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]> {
-    const size = lists.reduce((n, l) => n + l.reduce((m, c) => m + c.text.length, 0), 0);
-    if (!this.pool || size < INLINE_MAX_CHARS) return refineMany(plugin, config, lists);
-    const weight = (l: Chunk[]) => l.reduce((m, c) => m + c.text.length, 0);
-    const groups = balance(lists, weight, this.threads);
+    const groups = split(lists, listWeight, this.threads);
+    if (!groups) return refineMany(plugin, config, lists);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'refine', source: plugin.source, config, lists: g }, signal)));
     return parts.flat();
   }
@@ -92,6 +89,16 @@ export class WorkerPool implements Executor {
     this.options.onBug?.(outcome.bug);
     throw new Error('A worker failed; see the server log.');
   }
+}
+
+/** What a chunk step weighs (characters of text), and a refine step (characters of its chunks' texts). */
+export const textWeight = (t: string): number => t.length;
+export const listWeight = (l: Chunk[]): number => l.reduce((m, c) => m + c.text.length, 0);
+
+/** The groups work is split into over `threads`, or undefined when it is too small to leave the calling thread. */
+export function split<T>(items: T[], weight: (t: T) => number, threads: number): T[][] | undefined {
+  const size = items.reduce((n, t) => n + weight(t), 0);
+  return threads > 0 && size >= INLINE_MAX_CHARS ? balance(items, weight, threads) : undefined;
 }
 
 /** An executor that can also run job modules in its workers (a WorkerPool with threads). */

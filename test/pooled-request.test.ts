@@ -32,6 +32,7 @@ const CASES: [number, string, string, string][] = [
   [422, 'a batch item of the wrong type (422)', '/v1/chunk/token', json({ text: [BIG, 7] })],
   [422, 'an object body that is a list (422)', '/v1/chunk/token', json([BIG])],
   [400, 'a config the plugin refuses (400), unknown key still reported', '/v1/chunk/token', json({ text: BIG, chunk_size: 8, chunk_overlap: 8, colour: 'red' })],
+  [400, 'a config the plugin refuses, in a batch split across workers (400)', '/v1/chunk/token', json({ text: [BIG, BIG], chunk_size: 8, chunk_overlap: 9, colour: 'red' })],
   [400, 'an unknown tokenizer (400)', '/v1/chunk/token', json({ text: BIG, tokenizer: 'no-such-tokenizer' })],
   [413, 'a text over --max-text-chars (413)', '/v1/chunk/token', json({ text: BIG.repeat(Math.ceil(1_000_001 / BIG.length)).slice(0, 1_000_001), colour: 1 })],
   [413, 'a batch over --max-texts (413)', '/v1/chunk/token', json({ text: [BIG, 'a', 'b', 'c', 'd', 'e'] })],
@@ -74,6 +75,17 @@ describe('a large request answered by a worker is byte-identical to the inline a
       if (!/max-body-bytes/.test(what)) assert.ok(jobs > before, 'the request went to a worker');
     });
   }
+
+  test("a large batch is spread over the pool's threads, one job per group after the request's", async () => {
+    for (const [path, body] of [
+      ['/v1/chunk/token', json({ text: [BIG, BIG.slice(1)] })],
+      ['/v1/refine/overlap', json({ chunks: [chunksOf(BIG), chunksOf(BIG.slice(1))] })],
+    ]) {
+      const before = jobs;
+      assert.equal((await send(pooled, path!, body!)).status, 200);
+      assert.equal(jobs - before, 3, path);
+    }
+  });
 
   test('a small request stays on the inline path', async () => {
     const before = jobs;

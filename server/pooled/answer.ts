@@ -26,7 +26,7 @@ export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPoo
   if ('groups' in first) {
     const { config, unit, returnType } = first;
     const parts = await Promise.all(
-      first.groups.map((texts) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, texts } satisfies GroupPayload, [texts.buffer as ArrayBuffer], signal)),
+      first.groups.map((items) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, items } satisfies GroupPayload, [items.buffer as ArrayBuffer], signal)),
     );
     bytes = joinLists(parts.map(answered));
   } else {

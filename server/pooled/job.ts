@@ -2,14 +2,15 @@
  * The worker side of a pooled chunk request (server/pooled/answer.ts is the main-thread side): a
  * large body arrives as bytes and is parsed, validated, limit-checked, chunked and serialized
  * here, exactly as the inline route does it on the event loop, so the main thread only moves
- * buffers. A chunker batch worth splitting comes back as groups, each then chunked by its own job.
+ * buffers. A batch worth splitting comes back as groups, each then run by its own job, as
+ * WorkerPool splits one.
  */
 import bourne from '@hapi/bourne';
 import { isChunkdError, type ErrorCode, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { balance, INLINE_MAX_CHARS } from '../../kernel/pool.js';
+import { listWeight, split, textWeight } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, chunkMany, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { asTexts, chunkMany, parseRequest, refineMany, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { Job } from '../../kernel/worker.js';
 import { checkChunks, checkTexts, type Limits } from '../limits.js';
@@ -29,8 +30,8 @@ export interface GroupPayload {
   config: Record<string, unknown>;
   unit: OffsetUnit;
   returnType: 'chunks' | 'texts';
-  /** The group's texts as JSON bytes. */
-  texts: Uint8Array;
+  /** The group's texts (a chunker's) or lists of chunks (a refinery's), as JSON bytes. */
+  items: Uint8Array;
 }
 
 export type JobResult =
@@ -39,6 +40,7 @@ export type JobResult =
   | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> }; ignored: string[] }
   /** The body is not JSON koa-bodyparser accepts (its strict mode and prototype check). */
   | { invalidJson: string }
+  /** A batch worth splitting over the pool's threads: one group job per item (see GroupPayload). */
   | { groups: Uint8Array[]; config: Record<string, unknown>; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] };
 
 // koa-bodyparser's (co-body's) strict JSON test: an object or array after JSON whitespace.
@@ -66,18 +68,18 @@ async function request(plugin: Plugin, { body, limits, threads }: RequestPayload
   const req = parseRequest(plugin, raw);
   try {
     let result;
-    if (plugin.kind === 'chunker') {
-      const input = req.input as string | string[];
-      checkTexts(input, limits);
-      const groups = Array.isArray(input) && input.some((t) => t.trim() !== '') && size(input) >= INLINE_MAX_CHARS ? balance(input, (t) => t.length, threads) : [];
-      if (groups.length > 1) {
-        const encoded = groups.map(encode);
-        return moved({ groups: encoded, config: req.config, unit: req.unit, returnType: req.returnType, ignored: req.ignored }, encoded);
+    try {
+      if (plugin.kind === 'chunker') {
+        checkTexts(req.input as string | string[], limits);
+        result = await runChunker(plugin, req.config, req.input as string | string[], req.unit, splitter(threads));
+      } else {
+        checkChunks(req.input as unknown[], limits);
+        result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], splitter(threads));
       }
-      result = await runChunker(plugin, req.config, input, req.unit);
-    } else {
-      checkChunks(req.input as unknown[], limits);
-      result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[]);
+    } catch (e) {
+      if (!(e instanceof Split)) throw e;
+      const groups = e.groups.map(encode);
+      return moved({ groups, config: req.config, unit: req.unit, returnType: req.returnType, ignored: req.ignored }, groups);
     }
     const bytes = encode(req.returnType === 'texts' ? asTexts(result) : result);
     return moved({ bytes, ignored: req.ignored }, [bytes]);
@@ -87,9 +89,33 @@ async function request(plugin: Plugin, { body, limits, threads }: RequestPayload
   }
 }
 
-async function group(plugin: Plugin, { config, unit, returnType, texts }: GroupPayload) {
+/** Thrown by the splitter when a batch is worth spreading over the pool: its groups go back to the main thread. */
+class Split {
+  constructor(readonly groups: unknown[][]) {}
+}
+
+/**
+ * An executor for runChunker/runRefinery (which check the input as the inline route does) that
+ * runs small work here and hands a batch worth splitting back as groups, as WorkerPool would split it.
+ */
+const splitter = (threads: number): Executor => ({
+  threads: 0,
+  async chunk(plugin, config, texts, unit) {
+    const groups = split(texts, textWeight, threads);
+    if (groups && groups.length > 1) throw new Split(groups);
+    return chunkMany(plugin, config, texts, unit);
+  },
+  async refine(plugin, config, lists) {
+    const groups = split(lists, listWeight, threads);
+    if (groups && groups.length > 1) throw new Split(groups);
+    return refineMany(plugin, config, lists);
+  },
+});
+
+async function group(plugin: Plugin, { config, unit, returnType, items }: GroupPayload) {
   try {
-    const result = await chunkMany(plugin, config, JSON.parse(new TextDecoder().decode(texts)) as string[], unit);
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(items));
+    const result = plugin.kind === 'chunker' ? await chunkMany(plugin, config, parsed as string[], unit) : await refineMany(plugin, config, parsed as Chunk[][]);
     const bytes = encode(returnType === 'texts' ? asTexts(result) : result);
     return moved({ bytes, ignored: [] }, [bytes]);
   } catch (e) {
@@ -97,5 +123,3 @@ async function group(plugin: Plugin, { config, unit, returnType, texts }: GroupP
     return moved({ error: { code: e.code, detail: e.detail, headers: e.headers }, ignored: [] });
   }
 }
-
-const size = (texts: string[]) => texts.reduce((n, t) => n + t.length, 0);
