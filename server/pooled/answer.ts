@@ -9,6 +9,7 @@ import type { WorkerPool } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import type { GroupPayload, JobResult, RequestPayload } from './job.js';
+import { invalidJsonError } from './wire.js';
 
 /** The job module's URL (a worker imports it; boot has the workers import it as they start). */
 export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
@@ -20,7 +21,7 @@ export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPoo
   const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: { maxTexts: limits.maxTexts, maxTextChars: limits.maxTextChars, maxChunks: limits.maxChunks }, threads: pool.threads };
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
   const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
-  if ('invalidJson' in first) throw Object.assign(new SyntaxError(first.invalidJson), { status: 400 }); // mapped like koa-bodyparser's
+  if ('invalidJson' in first) throw invalidJsonError(first.invalidJson);
   if (first.ignored.length) ctx.set(ignoredHeader, first.ignored.join(', '));
   let bytes: Uint8Array;
   if ('groups' in first) {

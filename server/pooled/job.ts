@@ -5,8 +5,6 @@
  * buffers. A batch worth splitting comes back as groups, each then run by its own job, as
  * WorkerPool splits one.
  */
-import bourne from '@hapi/bourne';
-import { isChunkdError, type ErrorCode, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { listWeight, split, textWeight } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
@@ -14,6 +12,7 @@ import { asTexts, chunkMany, parseRequest, refineMany, runChunker, runRefinery, 
 import type { Chunk } from '../../kernel/chunk.js';
 import type { Job } from '../../kernel/worker.js';
 import { checkChunks, checkTexts, type Limits } from '../limits.js';
+import { encode, errorData, moved, parseJsonBody, type ErrorData } from './wire.js';
 
 export interface RequestPayload {
   step: 'request';
@@ -37,17 +36,11 @@ export interface GroupPayload {
 export type JobResult =
   /** The response body: the exact bytes Koa would send for the result. */
   | { bytes: Uint8Array; ignored: string[] }
-  | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> }; ignored: string[] }
+  | { error: ErrorData; ignored: string[] }
   /** The body is not JSON koa-bodyparser accepts (its strict mode and prototype check). */
   | { invalidJson: string }
   /** A batch worth splitting over the pool's threads: one group job per item (see GroupPayload). */
   | { groups: Uint8Array[]; config: Record<string, unknown>; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] };
-
-// koa-bodyparser's (co-body's) strict JSON test: an object or array after JSON whitespace.
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
-
-const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
-const moved = (value: JobResult, buffers: Uint8Array[] = []) => ({ value, transfer: buffers.map((b) => b.buffer as ArrayBuffer) });
 
 const job: Job<RequestPayload | GroupPayload, JobResult> = async (payload, load) => {
   const plugin = await load(payload.source);
@@ -56,16 +49,9 @@ const job: Job<RequestPayload | GroupPayload, JobResult> = async (payload, load)
 export default job;
 
 async function request(plugin: Plugin, { body, limits, threads }: RequestPayload) {
-  // Decoded as co-body decodes (UTF-8, a BOM dropped), parsed as it parses.
-  const text = new TextDecoder().decode(body);
-  let raw: unknown;
-  try {
-    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-    raw = bourne.parse(text, { protoAction: 'error' });
-  } catch (e) {
-    return moved({ invalidJson: (e as Error).message });
-  }
-  const req = parseRequest(plugin, raw);
+  const parsed = parseJsonBody(body);
+  if ('invalidJson' in parsed) return moved<JobResult>(parsed);
+  const req = parseRequest(plugin, parsed.value);
   try {
     let result;
     try {
@@ -79,13 +65,12 @@ async function request(plugin: Plugin, { body, limits, threads }: RequestPayload
     } catch (e) {
       if (!(e instanceof Split)) throw e;
       const groups = e.groups.map(encode);
-      return moved({ groups, config: req.config, unit: req.unit, returnType: req.returnType, ignored: req.ignored }, groups);
+      return moved<JobResult>({ groups, config: req.config, unit: req.unit, returnType: req.returnType, ignored: req.ignored }, groups);
     }
     const bytes = encode(req.returnType === 'texts' ? asTexts(result) : result);
-    return moved({ bytes, ignored: req.ignored }, [bytes]);
+    return moved<JobResult>({ bytes, ignored: req.ignored }, [bytes]);
   } catch (e) {
-    if (!isChunkdError(e)) throw e;
-    return moved({ error: { code: e.code, detail: e.detail, headers: e.headers }, ignored: req.ignored });
+    return moved<JobResult>({ error: errorData(e), ignored: req.ignored });
   }
 }
 
@@ -117,9 +102,8 @@ async function group(plugin: Plugin, { config, unit, returnType, items }: GroupP
     const parsed: unknown = JSON.parse(new TextDecoder().decode(items));
     const result = plugin.kind === 'chunker' ? await chunkMany(plugin, config, parsed as string[], unit) : await refineMany(plugin, config, parsed as Chunk[][]);
     const bytes = encode(returnType === 'texts' ? asTexts(result) : result);
-    return moved({ bytes, ignored: [] }, [bytes]);
+    return moved<JobResult>({ bytes, ignored: [] }, [bytes]);
   } catch (e) {
-    if (!isChunkdError(e)) throw e;
-    return moved({ error: { code: e.code, detail: e.detail, headers: e.headers }, ignored: [] });
+    return moved<JobResult>({ error: errorData(e), ignored: [] });
   }
 }

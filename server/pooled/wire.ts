@@ -1,0 +1,35 @@
+/** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
+import bourne from '@hapi/bourne';
+import type { ErrorCode, Issue } from '../../kernel/errors.js';
+import { isChunkdError } from '../../kernel/errors.js';
+
+// koa-bodyparser's (co-body's) strict JSON test: an object or array after JSON whitespace.
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+
+/** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
+export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {
+  const text = new TextDecoder().decode(bytes);
+  try {
+    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
+    return { value: bourne.parse(text, { protoAction: 'error' }) };
+  } catch (e) {
+    return { invalidJson: (e as Error).message };
+  }
+}
+
+/** The error koa-bodyparser raises for such a body, so the error middleware answers it alike. */
+export const invalidJsonError = (message: string) => Object.assign(new SyntaxError(message), { status: 400 });
+
+/** The exact bytes Koa sends for a JSON body. */
+export const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+
+export type ErrorData = { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> };
+
+/** A ChunkdError as data, to cross the thread boundary; anything else is rethrown (a bug, reported by the pool). */
+export function errorData(e: unknown): ErrorData {
+  if (!isChunkdError(e)) throw e;
+  return { code: e.code, detail: e.detail, headers: e.headers };
+}
+
+/** A job's answer with the buffers to move (not copy) to the main thread. */
+export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, transfer: buffers.map((b) => b.buffer as ArrayBuffer) });
