@@ -57,8 +57,8 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(draining(() => deps.draining === true));
   koa.use(auth(settings.apiKeys));
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
-  const rawPaths = new Set(routes.filter((r) => r.rawBody).map((r) => r.path));
-  koa.use(rawLargeBody(rawPaths, settings.maxBodyBytes, () => runsJobs(deps.executor)));
+  const rawPaths = routes.filter((r) => r.rawBody).map((r) => pathPattern(r.path));
+  koa.use(rawLargeBody((path) => rawPaths.some((re) => re.test(path)), settings.maxBodyBytes, () => runsJobs(deps.executor)));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
   koa.use(router.routes());
@@ -74,9 +74,12 @@ function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
   ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
 }
 
+/** A route's path as a regular expression: each :param matches one segment. */
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+
 /** Unknown path → 404 naming the closest route; known path, wrong method → 405 with Allow. */
 function notFound(routes: RouteDef[]) {
-  const matchers = routes.map((r) => ({ r, re: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`) }));
+  const matchers = routes.map((r) => ({ r, re: pathPattern(r.path) }));
   const paths = [...new Set(routes.filter((r) => !r.hidden).map((r) => r.path))];
   return (ctx: Koa.Context) => {
     const allowed = matchers.filter((m) => m.re.test(ctx.path)).map((m) => m.r.method.toUpperCase());

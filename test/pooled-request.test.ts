@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
+import { PIPELINE_STORE } from '../server/storage/service.js';
+import type { PipelineStore } from '../server/storage/store.js';
 import { RAW_BODY_MIN_BYTES } from '../server/middleware/raw-body.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { FIXTURES } from './helpers/fixtures.js';
@@ -43,6 +45,26 @@ const CASES: [number, string, string, string][] = [
   [422, 'a __proto__ key (422 json_invalid)', '/v1/chunk/token', `{"__proto__": {"x": 1}, "text": ${json(BIG)}}`],
 ];
 
+/** Stored alike in both servers (same ids, so messages naming them agree). */
+const PIPELINES = [
+  { id: '00000000-0000-4000-8000-000000000001', name: 'token-overlap', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 64 } }, { type: 'refine', refinery: 'overlap', config: { context_size: 8 } }] },
+  { id: '00000000-0000-4000-8000-000000000002', name: 'tiny-chunks', steps: [{ type: 'chunk', chunker: 'token', config: { tokenizer: 'character', chunk_size: 4 } }, { type: 'refine', refinery: 'overlap', config: {} }] },
+  { id: '00000000-0000-4000-8000-000000000003', name: 'stale', steps: [{ type: 'chunk', chunker: 'token', config: {} }, { type: 'refine', refinery: 'gone', config: {} }] },
+];
+const run = (i: number) => `/v1/pipelines/${PIPELINES[i]!.id}/execute`;
+
+const PIPELINE_CASES: [number, string, string, string][] = [
+  [200, 'one text through chunk and refine steps, an unknown key reported', run(0), json({ text: BIG, colour: 'red' })],
+  [200, 'return_type texts, utf8 offsets', run(0), json({ text: BIG, return_type: 'texts', offset_unit: 'utf8' })],
+  [200, 'a batch worth splitting (run as before, from the same bytes)', run(0), json({ text: [BIG, BIG.slice(5)], colour: 1 })],
+  [422, 'a wrong type, an unknown key still reported', run(0), json({ text: BIG, offset_unit: 'bytes', colour: 1 })],
+  [404, 'an unknown pipeline', '/v1/pipelines/nope/execute', json({ text: BIG })],
+  [422, 'an unknown pipeline and malformed JSON: the JSON error first', '/v1/pipelines/nope/execute', json({ text: BIG }).slice(1)],
+  [400, "a step whose plugin this server lacks", run(2), json({ text: BIG })],
+  [413, 'more chunks between steps than --max-chunks', run(1), json({ text: BIG })],
+  [413, 'a text over --max-text-chars', run(0), json({ text: BIG.repeat(Math.ceil(1_000_001 / BIG.length)) })],
+];
+
 /** What a client sees: status, the headers that describe the answer, and the body's bytes. */
 async function send(app: TestApp, path: string, body: string) {
   const res = await fetch(app.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -56,13 +78,17 @@ describe('a large request answered by a worker is byte-identical to the inline a
   let jobs = 0;
   before(async () => {
     [pooled, inline] = await Promise.all([startApp({ ...LIMITS, workers: '2' }), startApp({ ...LIMITS, workers: '0' })]);
+    for (const app of [pooled, inline]) {
+      const store = app.booted.deps.services[PIPELINE_STORE] as PipelineStore;
+      for (const p of PIPELINES) await store.create({ ...p, description: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as never);
+    }
     const pool = pooled.booted.deps.executor as WorkerPool;
     const job = pool.job.bind(pool);
     pool.job = (...args) => (jobs++, job(...args));
   });
   after(() => Promise.all([pooled.close(), inline.close()]));
 
-  for (const [status, what, path, body] of CASES) {
+  for (const [status, what, path, body] of [...CASES, ...PIPELINE_CASES]) {
     test(what, async () => {
       assert.ok(Buffer.byteLength(body) >= RAW_BODY_MIN_BYTES, 'the body is large enough for the raw path');
       const before = jobs;

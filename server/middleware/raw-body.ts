@@ -6,16 +6,16 @@ import type { IncomingMessage } from 'node:http';
 export const RAW_BODY_MIN_BYTES = 64 * 1024;
 
 /**
- * For the routes that can parse in a worker (`paths`), a large body is read as bytes into
+ * For the routes that can parse in a worker (`routeTakesRaw`), a large body is read as bytes into
  * ctx.state.rawBody and koa-bodyparser skips it: JSON.parse of megabytes, and the garbage of its
  * result, would stall the event loop. Small, compressed or length-less bodies, and a server
  * without workers, take the usual path.
  */
-export function rawLargeBody(paths: ReadonlySet<string>, limit: number, enabled: () => boolean) {
+export function rawLargeBody(routeTakesRaw: (path: string) => boolean, limit: number, enabled: () => boolean) {
   return async (ctx: Context, next: Next) => {
     const length = Number(ctx.get('Content-Length'));
     const encoding = ctx.get('Content-Encoding') || 'identity';
-    if (ctx.method === 'POST' && length >= RAW_BODY_MIN_BYTES && encoding === 'identity' && paths.has(ctx.path) && enabled()) {
+    if (ctx.method === 'POST' && length >= RAW_BODY_MIN_BYTES && encoding === 'identity' && routeTakesRaw(ctx.path) && enabled()) {
       ctx.state.rawBody = await readBody(ctx.req, length, limit);
       (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
     }

@@ -9,7 +9,7 @@ import type { WorkerPool } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import type { GroupPayload, JobResult, RequestPayload } from './job.js';
-import { invalidJsonError } from './wire.js';
+import { invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
 
 /** The job module's URL (a worker imports it; boot has the workers import it as they start). */
 export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
@@ -18,7 +18,7 @@ export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts
 export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits, ignoredHeader: string): Promise<void> {
   const body = ctx.state.rawBody as Buffer;
   const signal = ctx.state.signal as AbortSignal | undefined;
-  const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: { maxTexts: limits.maxTexts, maxTextChars: limits.maxTextChars, maxChunks: limits.maxChunks }, threads: pool.threads };
+  const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads };
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
   const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in first) throw invalidJsonError(first.invalidJson);
@@ -33,8 +33,7 @@ export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPoo
   } else {
     bytes = answered(first);
   }
-  ctx.type = 'json'; // what Koa sets for an object body; a Buffer body would otherwise be octet-stream
-  ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  sendJsonBytes(ctx, bytes);
 }
 
 function answered(result: JobResult): Uint8Array {

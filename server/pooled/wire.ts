@@ -1,7 +1,9 @@
 /** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
 import bourne from '@hapi/bourne';
+import type { Context } from 'koa';
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
+import type { Limits } from '../limits.js';
 
 // koa-bodyparser's (co-body's) strict JSON test: an object or array after JSON whitespace.
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
@@ -33,3 +35,12 @@ export function errorData(e: unknown): ErrorData {
 
 /** A job's answer with the buffers to move (not copy) to the main thread. */
 export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, transfer: buffers.map((b) => b.buffer as ArrayBuffer) });
+
+/** Only the limits, from the settings: what a worker needs to check them. */
+export const limitsOf = ({ maxTexts, maxTextChars, maxChunks }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks });
+
+/** Answer with JSON bytes a worker serialized, under the headers Koa gives an object body. */
+export function sendJsonBytes(ctx: Context, bytes: Uint8Array): void {
+  ctx.type = 'json'; // a Buffer body would otherwise be application/octet-stream
+  ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
