@@ -13,13 +13,12 @@ export const RAW_BODY_MIN_BYTES = 64 * 1024;
  */
 export function rawLargeBody(routeTakesRaw: (path: string) => boolean, limit: number, enabled: () => boolean) {
   return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'POST') return next();
     const length = Number(ctx.get('Content-Length'));
-    const encoding = ctx.get('Content-Encoding') || 'identity';
-    if (ctx.method === 'POST' && length >= RAW_BODY_MIN_BYTES && encoding === 'identity' && routeTakesRaw(ctx.path) && enabled()) {
-      ctx.state.rawBody = await readBody(ctx.req, length, limit);
-      (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
-    }
-    await next();
+    if (!(length >= RAW_BODY_MIN_BYTES) || (ctx.get('Content-Encoding') || 'identity') !== 'identity' || !routeTakesRaw(ctx.path) || !enabled()) return next();
+    ctx.state.rawBody = await readBody(ctx.req, length, limit);
+    (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
+    return next();
   };
 }
 
