@@ -23,17 +23,12 @@ export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPoo
   const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in first) throw invalidJsonError(first.invalidJson);
   if (first.ignored.length) ctx.set(ignoredHeader, first.ignored.join(', '));
-  let bytes: Uint8Array;
-  if ('groups' in first) {
-    const { config, unit, returnType } = first;
-    const parts = await Promise.all(
-      first.groups.map((items) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, items } satisfies GroupPayload, [items.buffer as ArrayBuffer], signal)),
-    );
-    bytes = joinLists(parts.map(answered));
-  } else {
-    bytes = answered(first);
-  }
-  sendJsonBytes(ctx, bytes);
+  if (!('groups' in first)) return sendJsonBytes(ctx, [answered(first)]);
+  const { config, unit, returnType } = first;
+  const parts = await Promise.all(
+    first.groups.map((items) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, items } satisfies GroupPayload, [items.buffer as ArrayBuffer], signal)),
+  );
+  sendJsonBytes(ctx, joinLists(parts.map(answered)));
 }
 
 function answered(result: JobResult): Uint8Array {
@@ -42,10 +37,11 @@ function answered(result: JobResult): Uint8Array {
   return result.bytes;
 }
 
-/** JSON lists `[a,b]` and `[c]` → `[a,b,c]`: what JSON.stringify gives for the whole batch. */
-function joinLists(lists: Uint8Array[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  lists.forEach((l, i) => parts.push(l.subarray(i === 0 ? 0 : 1, i === lists.length - 1 ? l.length : l.length - 1), ...(i < lists.length - 1 ? [COMMA] : [])));
-  return Buffer.concat(parts);
+/** JSON lists `[a,b]` and `[c]` → the parts of `[a,b,c]` (what JSON.stringify gives for the whole batch), as views: nothing is copied. */
+function joinLists(lists: Uint8Array[]): Uint8Array[] {
+  return lists.flatMap((l, i) => {
+    const inner = l.subarray(i === 0 ? 0 : 1, i === lists.length - 1 ? l.length : l.length - 1);
+    return i < lists.length - 1 ? [inner, COMMA] : [inner];
+  });
 }
 const COMMA = new Uint8Array([0x2c]);

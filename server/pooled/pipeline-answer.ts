@@ -51,6 +51,6 @@ export async function answerPipelinePooled(
   }
   if (result.ignored.length) ctx.set(ignoredHeader, result.ignored.join(', '));
   if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
-  sendJsonBytes(ctx, result.bytes);
+  sendJsonBytes(ctx, [result.bytes]);
   return true;
 }

@@ -1,6 +1,7 @@
 /** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
 import bourne from '@hapi/bourne';
 import type { Context } from 'koa';
+import { Readable } from 'node:stream';
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { Limits } from '../limits.js';
@@ -39,8 +40,17 @@ export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, tran
 /** Only the limits, from the settings: what a worker needs to check them. */
 export const limitsOf = ({ maxTexts, maxTextChars, maxChunks }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks });
 
-/** Answer with JSON bytes a worker serialized, under the headers Koa gives an object body. */
-export function sendJsonBytes(ctx: Context, bytes: Uint8Array): void {
-  ctx.type = 'json'; // a Buffer body would otherwise be application/octet-stream
-  ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/**
+ * Answer with JSON a worker serialized, in one or more parts sent one after the other (never
+ * joined into one copy here), under the headers Koa gives an object body.
+ */
+export function sendJsonBytes(ctx: Context, parts: Uint8Array[]): void {
+  ctx.type = 'json'; // a Buffer or stream body would otherwise be application/octet-stream
+  const buffers = parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+  if (buffers.length === 1) {
+    ctx.body = buffers[0];
+  } else {
+    ctx.body = Readable.from(buffers, { objectMode: false });
+    ctx.length = buffers.reduce((n, b) => n + b.length, 0);
+  }
 }
