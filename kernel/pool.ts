@@ -15,6 +15,8 @@ export interface PoolOptions {
   threads: number;
   /** Manifests each worker imports as it starts, so a first large request does not wait for them. */
   warm?: string[];
+  /** Job modules (see job()) each worker imports as it starts. */
+  warmJobs?: string[];
   /** Called with the stack of an unexpected failure inside a worker (a bug), before the 500 is answered. */
   onBug?: (stack: string) => void;
 }
@@ -37,7 +39,7 @@ export class WorkerPool implements Executor {
       const filename = new URL(`./worker${ext}`, import.meta.url).href;
       this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
       const sources = options.warm ?? [];
-      this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources }))).then(() => {});
+      this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});
       this.ready.catch(() => {}); // a failed warm-up only means a slower first request
     } else {
       this.ready = Promise.resolve();
@@ -49,20 +51,27 @@ export class WorkerPool implements Executor {
   }
 
   async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
-    const size = texts.reduce((n, t) => n + t.length, 0);
-    if (!this.pool || size < INLINE_MAX_CHARS) return chunkMany(plugin, config, texts, unit);
-    const groups = balance(texts, (t) => t.length, this.threads);
+    const groups = split(texts, textWeight, this.threads);
+    if (!groups) return chunkMany(plugin, config, texts, unit);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
     return parts.flat();
   }
 
   async refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]> {
-    const size = lists.reduce((n, l) => n + l.reduce((m, c) => m + c.text.length, 0), 0);
-    if (!this.pool || size < INLINE_MAX_CHARS) return refineMany(plugin, config, lists);
-    const weight = (l: Chunk[]) => l.reduce((m, c) => m + c.text.length, 0);
-    const groups = balance(lists, weight, this.threads);
+    const groups = split(lists, listWeight, this.threads);
+    if (!groups) return refineMany(plugin, config, lists);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'refine', source: plugin.source, config, lists: g }, signal)));
     return parts.flat();
+  }
+
+  /**
+   * Run a job module's default export (a Job, kernel/worker.ts) in a worker: `transfer` lists the
+   * payload's buffers to move there (no copy), and the buffers the job names come back moved too.
+   */
+  async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
+    if (!this.pool) throw new Error('WorkerPool.job needs worker threads.');
+    const outcome = await this.pool.run({ kind: 'job', module, payload }, { signal: signal ?? null, transferList: transfer });
+    return this.unwrap(outcome) as R;
   }
 
   async close(): Promise<void> {
@@ -70,13 +79,30 @@ export class WorkerPool implements Executor {
   }
 
   private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
-    const outcome = await this.pool!.run(task, { signal: signal ?? null });
+    return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
+  }
+
+  private unwrap(outcome: Outcome): unknown {
     if ('ok' in outcome) return outcome.ok;
+    if ('done' in outcome) return outcome.done;
     if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
     this.options.onBug?.(outcome.bug);
     throw new Error('A worker failed; see the server log.');
   }
 }
+
+/** What a chunk step weighs (characters of text), and a refine step (characters of its chunks' texts). */
+export const textWeight = (t: string): number => t.length;
+export const listWeight = (l: Chunk[]): number => l.reduce((m, c) => m + c.text.length, 0);
+
+/** The groups work is split into over `threads`, or undefined when it is too small to leave the calling thread. */
+export function split<T>(items: T[], weight: (t: T) => number, threads: number): T[][] | undefined {
+  const size = items.reduce((n, t) => n + weight(t), 0);
+  return threads > 0 && size >= INLINE_MAX_CHARS ? balance(items, weight, threads) : undefined;
+}
+
+/** An executor that can also run job modules in its workers (a WorkerPool with threads). */
+export const runsJobs = (e: Executor): e is WorkerPool => e instanceof WorkerPool && e.threads > 0;
 
 /**
  * Split items into at most `parts` contiguous groups of similar total weight (order is kept, so

@@ -3,6 +3,7 @@
  * by its manifest file (built-in or from a plugins directory), imported once per worker; its
  * instances are cached per config exactly as on the main thread.
  */
+import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
 import { loadManifest } from './discovery.js';
 import { isChunkdError, type ErrorCode, type Issue } from './errors.js';
@@ -11,12 +12,19 @@ import { Plugin } from './registry.js';
 import { chunkMany, refineMany } from './run.js';
 
 export type Task =
-  | { kind: 'warm'; sources: string[] }
+  | { kind: 'warm'; sources: string[]; jobs?: string[] }
   | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
-  | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] };
+  | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] }
+  | { kind: 'job'; module: string; payload: unknown };
+
+/**
+ * A job module's default export (see WorkerPool.job): runs in a worker with the worker's plugin
+ * cache, and names the buffers of its answer to move to the main thread instead of copying them.
+ */
+export type Job<P, R> = (payload: P, plugin: (source: string) => Promise<Plugin>) => Promise<{ value: R; transfer?: ArrayBuffer[] }>;
 
 /** Errors cross the thread boundary as data: a ChunkdError keeps its code and detail; anything else is a bug. */
-export type Outcome = { ok: Chunk[][] } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string };
+export type Outcome = { ok: Chunk[][] } | { done: unknown } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string };
 
 const plugins = new Map<string, Promise<Plugin>>();
 
@@ -28,6 +36,8 @@ function plugin(source: string): Promise<Plugin> {
   }
   return p;
 }
+
+const jobModule = (module: string) => typescriptLoader().then(async () => ((await import(module)) as { default: Job<unknown, unknown> }).default);
 
 /**
  * Running from the TypeScript sources (tests, `npm run dev`), a worker thread inherits the
@@ -44,8 +54,12 @@ function typescriptLoader(): Promise<void> {
 export default async function run(task: Task): Promise<Outcome> {
   try {
     if (task.kind === 'warm') {
-      await Promise.all(task.sources.map(plugin));
+      await Promise.all([...task.sources.map(plugin), ...(task.jobs ?? []).map(jobModule)]);
       return { ok: [] };
+    }
+    if (task.kind === 'job') {
+      const { value, transfer = [] } = await (await jobModule(task.module))(task.payload, plugin);
+      return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
     }
     const p = await plugin(task.source);
     return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit) : await refineMany(p, task.config, task.lists) };

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
 import { ChunkdError } from '../kernel/errors.js';
+import { runsJobs } from '../kernel/pool.js';
 import { ROOT } from '../kernel/paths.js';
 import { unknownNameMessage } from '../kernel/suggest.js';
 import { dispatch } from './dispatch.js';
@@ -11,6 +12,7 @@ import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
+import { rawLargeBody } from './middleware/raw-body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { smallJsonBody } from './middleware/json-body.js';
 import { requestLog } from './middleware/request-log.js';
@@ -53,6 +55,8 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(draining(() => deps.draining === true));
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
+  const rawPaths = routes.filter((r) => r.rawBody).map((r) => pathPattern(r.path));
+  koa.use(rawLargeBody((path) => rawPaths.some((re) => re.test(path)), settings.maxBodyBytes, () => runsJobs(deps.executor)));
   // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
   koa.use(smallJsonBody(settings.maxBodyBytes));
   koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
@@ -69,9 +73,12 @@ function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
   ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
 }
 
+/** A route's path as a regular expression: each :param matches one segment. */
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+
 /** Unknown path → 404 naming the closest route; known path, wrong method → 405 with Allow. */
 function notFound(routes: RouteDef[]) {
-  const matchers = routes.map((r) => ({ r, re: new RegExp(`^${r.path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`) }));
+  const matchers = routes.map((r) => ({ r, re: pathPattern(r.path) }));
   const paths = [...new Set(routes.filter((r) => !r.hidden).map((r) => r.path))];
   return (ctx: Koa.Context) => {
     const allowed = matchers.filter((m) => m.re.test(ctx.path)).map((m) => m.r.method.toUpperCase());

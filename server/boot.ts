@@ -3,6 +3,8 @@ import { discover } from '../kernel/discovery.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
 import { createLogger, type Level, type Logger } from './logger.js';
+import { POOLED_JOB } from './pooled/answer.js';
+import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
 import { pipelineStore } from './storage/service.js';
 import type { Settings } from './settings.js';
@@ -37,7 +39,7 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
     throw e;
   }
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
-  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
+  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
   return {
     app: createApp(deps),

@@ -4,8 +4,11 @@ import type { Settings } from './settings.js';
 const tooLarge = (what: string, limit: number, flag: string, env: string) =>
   new ChunkdError('TOO_LARGE', `${what}; the limit is ${limit.toLocaleString('en')}. Send less per request, or raise --${flag} (${env}).`);
 
+/** The settings the limits read (plain data: a worker checks them too, server/pooled/job.ts). */
+export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks'>;
+
 /** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
-export function checkTexts(input: string | string[], settings: Settings): void {
+export function checkTexts(input: string | string[], settings: Limits): void {
   const texts = Array.isArray(input) ? input : [input];
   if (texts.length > settings.maxTexts) throw tooLarge(`The batch has ${texts.length.toLocaleString('en')} texts`, settings.maxTexts, 'max-texts', 'CHUNKD_MAX_TEXTS');
   texts.forEach((t, i) => {
@@ -17,7 +20,7 @@ export function checkTexts(input: string | string[], settings: Settings): void {
 }
 
 /** The limit of a refinery request: chunks in one call, over all lists. */
-export function checkChunks(input: unknown[], settings: Settings): void {
+export function checkChunks(input: unknown[], settings: Limits): void {
   const count = input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0);
   if (count > settings.maxChunks) throw tooLarge(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, 'max-chunks', 'CHUNKD_MAX_CHUNKS');
 }

@@ -39,6 +39,8 @@ export interface RouteDef {
   bodyName?: string;
   examples?: Record<string, unknown>[];
   responses: Record<number, ResponseDef>;
+  /** A large body may reach the handler unparsed, as ctx.state.rawBody (server/middleware/raw-body.ts). */
+  rawBody?: boolean;
   /** Left out of /openapi.json (docs assets). */
   hidden?: boolean;
   handler(ctx: Context): unknown | Promise<unknown>;

@@ -3,15 +3,15 @@ import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { parseConfig, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
-import { checkChunks, checkTexts } from '../limits.js';
-import type { Settings } from '../settings.js';
+import { checkChunks, checkTexts, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
 export interface ExecuteDeps {
-  registry: Registry;
+  /** Only find() is used: a worker passes the few plugins a pipeline names (server/pooled/pipeline-job.ts). */
+  registry: Pick<Registry, 'find'>;
   executor: Executor;
-  settings: Settings;
+  settings: Limits;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function executePipeline(
  * schema. The stored config is checked again (which also fills in any field added since), and a
  * step that no longer fits is a 400 that says to update the pipeline.
  */
-function resolveStep(registry: Registry, pipeline: PipelineRecord, step: Step, i: number) {
+function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
   const kind = STEP_KINDS[step.type];
   const name = step[kind] ?? '';
   const stale = (why: string) =>

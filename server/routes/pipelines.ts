@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import type { TObject } from 'typebox';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
-import type { OffsetUnit } from '../../kernel/offsets.js';
+import { runsJobs } from '../../kernel/pool.js';
 import { asTexts } from '../../kernel/run.js';
-import { unknownKeys } from '../../kernel/request.js';
-import { compileValidator } from '../../kernel/validation.js';
+import { bodyCheck, checkExecute } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
 import { Pipeline, PipelineCreate, PipelineExecute, PipelineUpdate } from '../pipelines/schemas.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
+import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
@@ -19,18 +18,8 @@ import type { PipelinePatch, PipelineRecord, PipelineStore } from '../storage/st
 import { IGNORED_KEYS_HEADER } from './plugins.js';
 
 /** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
-function bodyReader<T>(schema: TObject) {
-  const validate = compileValidator<T>(schema);
-  const known = new Set(Object.keys(schema.properties));
-  return (ctx: Context): T => {
-    const body = ctx.request.body as unknown;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw validationError(['body'], 'The request body must be a JSON object.', 'model_attributes_type');
-    }
-    const ignored = unknownKeys(body as Record<string, unknown>, known);
-    if (ignored.length) ctx.set(IGNORED_KEYS_HEADER, ignored.join(', '));
-    return validate(body);
-  };
+function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
+  return (ctx: Context): T => check(ctx.request.body, (ignored) => ctx.set(IGNORED_KEYS_HEADER, ignored.join(', ')));
 }
 
 /**
@@ -76,9 +65,9 @@ function checkNotAbandoned(ctx: Context): void {
   (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
 }
 
-const readCreate = bodyReader<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate);
-const readUpdate = bodyReader<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate);
-const readExecute = bodyReader<{ text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' }>(PipelineExecute);
+const readCreate = bodyReader(bodyCheck<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate));
+const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
+const readExecute = bodyReader(checkExecute);
 
 /** Stored pipelines: CRUD with the steps validated on every write, and execute. */
 export const pipelineRoutes: RouteModule = (deps) => {
@@ -170,7 +159,12 @@ export const pipelineRoutes: RouteModule = (deps) => {
         200: { description: 'The chunks.', schema: ChunkResult },
         ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
       },
+      rawBody: true,
       async handler(ctx) {
+        // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
+        if (ctx.state.rawBody && runsJobs(deps.executor)) {
+          if (await answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings, IGNORED_KEYS_HEADER)) return;
+        }
         const pipeline = await found(ctx.params.id!);
         const body = readExecute(ctx);
         const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);

@@ -1,7 +1,9 @@
 import { KINDS } from '../../kernel/plugin.js';
+import { runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
 import { checkChunks, checkTexts } from '../limits.js';
+import { answerPooled } from '../pooled/answer.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
@@ -25,7 +27,10 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
     responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT') },
+    rawBody: true,
     async handler(ctx) {
+      // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
+      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings, IGNORED_KEYS_HEADER);
       const req = parseRequest(plugin, ctx.request.body);
       if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
       let result;
