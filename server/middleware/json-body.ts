@@ -1,11 +1,8 @@
-import bourne from '@hapi/bourne';
 import type { Context, Next } from 'koa';
+import { parseStrictJson } from '../strict-json.js';
 
 /** Bodies up to this size take the short path below; larger ones stream through koa-bodyparser. */
 export const SMALL_BODY_BYTES = 64 * 1024;
-
-// co-body's strict JSON test (koa-bodyparser's `strict: true`): an object or array after JSON whitespace.
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
 
 /**
  * A small JSON body with a Content-Length and no Content-Encoding is read here, parsed exactly as
@@ -35,8 +32,7 @@ export function smallJsonBody(limit: number) {
 function parse(str: string): unknown {
   if (!str) return {};
   try {
-    if (!STRICT_JSON.test(str)) throw new SyntaxError('invalid JSON, only supports object and array');
-    return bourne.parse(str, { protoAction: 'error' });
+    return parseStrictJson(str);
   } catch (e) {
     throw Object.assign(e as Error, { status: 400, body: str }); // as co-body throws it
   }

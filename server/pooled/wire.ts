@@ -1,20 +1,16 @@
 /** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
-import bourne from '@hapi/bourne';
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { Limits } from '../limits.js';
-
-// koa-bodyparser's (co-body's) strict JSON test: an object or array after JSON whitespace.
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+import { parseStrictJson } from '../strict-json.js';
 
 /** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
 export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {
   const text = new TextDecoder().decode(bytes);
   try {
-    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-    return { value: bourne.parse(text, { protoAction: 'error' }) };
+    return { value: parseStrictJson(text) };
   } catch (e) {
     return { invalidJson: (e as Error).message };
   }
