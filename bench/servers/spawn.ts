@@ -12,7 +12,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(name: 'echo' | 'chunkd', args: string[] = []): Promise<BenchServer> {
+export async function startServer(name: 'echo' | 'koa-echo' | 'chunkd', args: string[] = []): Promise<BenchServer> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   // stderr carries chunkd's request log: discarded, but written, as a deployed server writes it.
   const child = fork(file, args, { execArgv: process.execArgv, stdio: ['ignore', 'inherit', name === 'chunkd' ? 'ignore' : 'inherit', 'ipc'] });

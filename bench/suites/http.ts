@@ -57,10 +57,12 @@ export const httpSuite: CustomSuite = {
     const rounds = o.quick ? 1 : 3;
     const seconds = o.quick ? 2 : 5;
     const echo = await startServer('echo');
+    const koa = await startServer('koa-echo');
     const chunkd = await startServer('chunkd');
     const targets: [string, BenchServer, string][] = [
       ['raw node:http JSON echo', echo, `${echo.url}/`],
       ['chunkd POST /v1/chunk/token', chunkd, `${chunkd.url}/v1/chunk/token`],
+      ['bare Koa + koa-bodyparser JSON echo', koa, `${koa.url}/`],
     ];
     const results = new Map<string, Round[]>(targets.map(([name]) => [name, []]));
     let rss: number | undefined;
@@ -69,14 +71,14 @@ export const httpSuite: CustomSuite = {
       for (let i = 0; i < rounds; i++) for (const [name, server, url] of targets) results.get(name)!.push(await load(url, seconds, server.child.pid));
     } finally {
       rss = (await chunkd.stats()).peakRssMb;
-      await Promise.all([echo.stop(), chunkd.stop()]);
+      await Promise.all([echo.stop(), koa.stop(), chunkd.stop()]);
     }
     const summary = targets.map(([name]) => {
       const rs = results.get(name)!;
       const us = rs.flatMap((r) => (r.serverUs === undefined ? [] : [r.serverUs]));
       return { name, reqPerS: median(rs.map((r) => r.reqPerS)), p99Ms: median(rs.map((r) => r.p99Ms)), bad: rs.reduce((n, r) => n + r.non2xx, 0), serverUs: us.length ? median(us) : undefined, generator: median(rs.map((r) => r.generatorCores)) };
     });
-    const [raw, ours] = summary as [(typeof summary)[0], (typeof summary)[0]];
+    const [raw, ours, framework] = summary as [(typeof summary)[0], (typeof summary)[0], (typeof summary)[0]];
     const value = ours.bad ? undefined : ours.reqPerS / raw.reqPerS;
     const body = [
       `A ${BODY.length}-byte JSON body (\`{"text": <140 characters>, "chunk_size": 32}\`; the token chunker with the character tokenizer), ${CONNECTIONS} keep-alive connections, ${rounds} round(s) of ${seconds} s per server after a warm-up; medians of the rounds. The load generator shares the 2 cores with the server, as it does for both servers.`,
@@ -86,7 +88,7 @@ export const httpSuite: CustomSuite = {
         summary.map((s) => [s.name, num(s.reqPerS), num(s.p99Ms), num(s.serverUs), num(s.generator), s.bad]),
       ),
       '',
-      `chunkd / raw echo: **${ratio(value)}** req/s; server CPU per request, raw echo / chunkd: ${ratio(raw.serverUs && ours.serverUs ? raw.serverUs / ours.serverUs : undefined)}; chunkd server peak RSS ${num(rss)} MB.`,
+      `chunkd / raw echo: **${ratio(value)}** req/s; server CPU per request, raw echo / chunkd: ${ratio(raw.serverUs && ours.serverUs ? raw.serverUs / ours.serverUs : undefined)}; chunkd server peak RSS ${num(rss)} MB. The bare Koa echo (the framework chunkd is built on, with the same body parser, doing nothing else) reaches ${ratio(framework.reqPerS / raw.reqPerS)} of the raw echo; chunkd reaches ${ratio(ours.reqPerS / framework.reqPerS)} of it.`,
     ].join('\n');
     const check = { what: `HTTP small request ≥ ${TARGET}× raw echo req/s`, measured: value === undefined ? undefined : ratio(value), met: value === undefined ? undefined : value >= TARGET, note: ours.bad ? `chunkd answered ${ours.bad} requests with an error` : undefined };
     return { title: this.title, body, checks: [check] };
