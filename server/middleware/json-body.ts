@@ -1,22 +1,21 @@
 import type { Context, Next } from 'koa';
 import { parseStrictJson } from '../strict-json.js';
-
-/** Bodies up to this size take the short path below; larger ones stream through koa-bodyparser. */
-export const SMALL_BODY_BYTES = 64 * 1024;
+import { RAW_BODY_MIN_BYTES } from './raw-body.js';
 
 /**
  * A small JSON body with a Content-Length and no Content-Encoding is read here, parsed exactly as
  * koa-bodyparser parses it (UTF-8, a BOM dropped, strict mode, prototype poisoning refused, the
  * same errors), and koa-bodyparser, next in the chain, then leaves it alone. Its general path
  * (decoders, inflation, stream limits) costs more than the rest of a small request's parsing.
- * Everything else (no length, compressed, over the limit or large) goes to koa-bodyparser as before.
+ * Everything else (no length, compressed, over the limit, or from raw-body.ts' threshold up) goes
+ * to the raw path or koa-bodyparser as before.
  */
 export function smallJsonBody(limit: number) {
   return async (ctx: Context, next: Next) => {
     const req = ctx.req;
     const header = req.headers['content-length'];
     const length = header === undefined ? NaN : Number(header);
-    const small = length <= limit && length <= SMALL_BODY_BYTES && (req.headers['content-encoding'] ?? 'identity') === 'identity';
+    const small = length <= limit && length < RAW_BODY_MIN_BYTES && (req.headers['content-encoding'] ?? 'identity') === 'identity';
     if (small && ctx.request.body === undefined && !(ctx as { disableBodyParser?: boolean }).disableBodyParser) {
       // Node's parser delivers exactly Content-Length bytes, or the client went away.
       const raw = await readAll(req, length);

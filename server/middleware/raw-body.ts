@@ -1,9 +1,10 @@
 import createError from 'http-errors';
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
+import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 
-/** From this size on a body is handed to a worker unparsed (kernel/pool.ts' INLINE_MAX_CHARS, in bytes). */
-export const RAW_BODY_MIN_BYTES = 64 * 1024;
+/** From this size on a body is handed to a worker unparsed: the pool's own threshold, in bytes. */
+export const RAW_BODY_MIN_BYTES = INLINE_MAX_CHARS;
 
 /**
  * For the routes that can parse in a worker (`routeTakesRaw`), a large body is read as bytes into

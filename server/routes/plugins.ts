@@ -1,5 +1,5 @@
 import { KINDS } from '../../kernel/plugin.js';
-import { runsJobs } from '../../kernel/pool.js';
+import { INLINE_MAX_CHARS, runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
 import { checkChunks, checkTexts } from '../limits.js';
@@ -8,7 +8,6 @@ import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
-import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 
 export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
