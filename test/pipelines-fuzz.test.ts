@@ -5,20 +5,14 @@
  * passes integrity_check. Seeds are printed on failure for replay.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import fc from 'fast-check';
-import { startApp, type TestApp } from './helpers/app.js';
+import type { TestApp } from './helpers/app.js';
 import { inspectDataDir } from './helpers/sqlite.js';
-import { tagPluginDir } from './helpers/tag-plugin.js';
+import { withTagPluginApp } from './helpers/tag-plugin.js';
 
-const plugins = tagPluginDir();
 let app: TestApp;
-before(async () => (app = await startApp({ 'plugins-dir': plugins })));
-after(async () => {
-  await app.close();
-  rmSync(plugins, { recursive: true, force: true });
-});
+withTagPluginApp((a) => (app = a));
 
 type Pipeline = { id: string; name: string; description: string | null; steps: unknown[]; created_at: string; updated_at: string };
 /** The pipelines as the server acknowledged them, oldest first. */

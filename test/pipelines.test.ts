@@ -3,22 +3,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ROOT } from '../kernel/paths.js';
 import type { WorkerPool } from '../kernel/pool.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
 import { slowBuildPluginDir } from './helpers/slow-build-plugin.js';
-import { tagPluginDir } from './helpers/tag-plugin.js';
+import { withTagPluginApp } from './helpers/tag-plugin.js';
 
-const plugins = tagPluginDir();
 let app: TestApp;
-before(async () => (app = await startApp({ 'plugins-dir': plugins })));
-after(async () => {
-  await app.close();
-  rmSync(plugins, { recursive: true, force: true });
-});
+withTagPluginApp((a) => (app = a));
 
 /** Every test starts from an empty store. */
 beforeEach(async () => {
@@ -243,7 +238,7 @@ describe('execute: the same kernel path as the endpoints', () => {
   });
 
   test('a bad execute body is a 422; the limits are the endpoints’ (413)', async () => {
-    const limited = await startApp({ 'plugins-dir': plugins, 'max-texts': '2', 'max-chunks': '3' });
+    const limited = await startApp({ 'plugins-dir': app.settings.pluginsDir.join(','), 'max-texts': '2', 'max-chunks': '3' });
     try {
       const { id } = (await limited.post('/v1/pipelines', { name: 'l', steps: [chunk({ chunk_size: 1 }), refine()] })).body;
       const cases: [unknown, number, RegExp][] = [

@@ -1,6 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { startApp, type TestApp } from './app.js';
 
 /**
  * A plugins directory holding `tag`, a refinery that sets `metadata.label` on every chunk. The
@@ -20,4 +22,21 @@ export function tagPluginDir(): string {
     `export const create = ({ label }) => ({ refine: (chunks) => chunks.map((c) => ({ ...c, metadata: { ...c.metadata, label } })) });`,
   );
   return dir;
+}
+
+/**
+ * Registers the file's before/after hooks: an app started with the tag plugin (handed to `use`),
+ * closed afterwards with its plugins directory removed.
+ */
+export function withTagPluginApp(use: (app: TestApp) => void): void {
+  const plugins = tagPluginDir();
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startApp({ 'plugins-dir': plugins });
+    use(app);
+  });
+  after(async () => {
+    await app?.close();
+    rmSync(plugins, { recursive: true, force: true });
+  });
 }
