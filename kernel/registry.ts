@@ -103,7 +103,13 @@ export class Registry {
   /** A plugin, or a 404 whose message suggests the closest name. */
   get(kind: Kind, name: string): Plugin {
     const plugin = this.find(kind, name);
-    if (!plugin) throw new ChunkdError('NOT_FOUND', unknownNameMessage(kind, name, this.list(kind).map((p) => p.name)));
+    if (!plugin) throw new ChunkdError('NOT_FOUND', this.unknownMessage(kind, name));
     return plugin;
+  }
+
+  /** What to say of a name no plugin of this kind has: the closest names, or that there are none. */
+  unknownMessage(kind: Kind, name: string): string {
+    const known = this.list(kind).map((p) => p.name);
+    return known.length ? unknownNameMessage(kind, name, known) : `Unknown ${kind} '${name}': this server has no ${kind} plugins (GET /v1/plugins lists what it has).`;
   }
 }

@@ -3,7 +3,6 @@ import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/run.js';
-import { unknownNameMessage } from '../../kernel/suggest.js';
 import type { PipelineStep } from './schemas.js';
 
 export type Step = Static<typeof PipelineStep>;
@@ -56,9 +55,7 @@ function findPlugin(registry: Registry, kind: Kind, name: string | undefined, lo
     return undefined;
   }
   const plugin = registry.find(kind, name);
-  const known = registry.list(kind).map((p) => p.name);
-  const msg = known.length ? unknownNameMessage(kind, name, known) : `Unknown ${kind} '${name}': this server has no ${kind} plugins (GET /v1/plugins lists what it has).`;
-  if (!plugin) issues.push({ loc, msg, type: 'unknown_plugin' });
+  if (!plugin) issues.push({ loc, msg: registry.unknownMessage(kind, name), type: 'unknown_plugin' }); // built only for a miss
   return plugin;
 }
 
