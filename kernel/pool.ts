@@ -97,8 +97,9 @@ export const listWeight = (l: Chunk[]): number => l.reduce((m, c) => m + c.text.
 
 /** The groups work is split into over `threads`, or undefined when it is too small to leave the calling thread. */
 export function split<T>(items: T[], weight: (t: T) => number, threads: number): T[][] | undefined {
-  const size = items.reduce((n, t) => n + weight(t), 0);
-  return threads > 0 && size >= INLINE_MAX_CHARS ? balance(items, weight, threads) : undefined;
+  const weights = items.map(weight); // once: a list's weight walks all its chunks' texts
+  const size = weights.reduce((n, w) => n + w, 0);
+  return threads > 0 && size >= INLINE_MAX_CHARS ? balance(items, (_, i) => weights[i]!, threads) : undefined;
 }
 
 /** An executor that can also run job modules in its workers (a WorkerPool with threads). */
@@ -109,14 +110,14 @@ export const runsJobs = (e: Executor): e is WorkerPool => e instanceof WorkerPoo
  * the concatenated results line up with the input). A group ends before the item whose middle
  * crosses the next boundary: two near-equal documents go to two workers whichever is larger.
  */
-export function balance<T>(items: T[], weight: (t: T) => number, parts: number): T[][] {
-  const total = items.reduce((n, t) => n + weight(t), 0);
+export function balance<T>(items: T[], weight: (t: T, index: number) => number, parts: number): T[][] {
+  const total = items.reduce((n, t, i) => n + weight(t, i), 0);
   const target = total / Math.max(1, parts);
   const groups: T[][] = [];
   let current: T[] = [];
   let acc = 0;
-  for (const item of items) {
-    const w = weight(item);
+  for (const [i, item] of items.entries()) {
+    const w = weight(item, i);
     if (current.length && groups.length < parts - 1 && acc + w / 2 > target * (groups.length + 1)) {
       groups.push(current);
       current = [];
