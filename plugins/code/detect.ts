@@ -1,4 +1,4 @@
-import { discardParser, parserFor } from './grammars.js';
+import { parseWith } from './grammars.js';
 import { errorRanges } from './tree-errors.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, findLanguage } from './languages.js';
 
@@ -39,15 +39,8 @@ export async function detectLanguage(text: string): Promise<string> {
 }
 
 async function errorCount(language: string, sample: string): Promise<number> {
-  const parser = await parserFor(language);
-  let tree;
-  try {
-    tree = parser.parse(sample);
-  } catch {
-    discardParser(language); // the grammar failed on this text: it is not the language
-    return Infinity;
-  }
-  if (!tree) return Infinity;
+  const tree = await parseWith(language, sample);
+  if (!tree) return Infinity; // the grammar failed on this text: it is not the language
   try {
     return errorRanges(tree.rootNode).length;
   } finally {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 const require = createRequire(import.meta.url);
 
@@ -68,6 +68,20 @@ export function discardParser(language: string): void {
   const p = parsers.get(language);
   parsers.delete(language);
   p?.then((parser) => parser.delete()).catch(() => {});
+}
+
+/**
+ * Parse `text` with the language's parser: a tree, or undefined when the grammar itself failed on
+ * this text (a scanner assertion). The failed parser is discarded.
+ */
+export async function parseWith(language: string, text: string): Promise<Tree | undefined> {
+  const parser = await parserFor(language);
+  try {
+    return parser.parse(text) ?? undefined;
+  } catch {
+    discardParser(language);
+    return undefined;
+  }
 }
 
 async function build(language: string): Promise<Parser> {

@@ -2,8 +2,7 @@ import type { Static } from 'typebox';
 import { configError, loadTokenizer, tokensIn, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { closest } from '../../kernel/suggest.js';
 import { detectLanguage } from './detect.js';
-import type { Parser, Tree } from 'web-tree-sitter';
-import { discardParser, parserFor } from './grammars.js';
+import { parserFor, parseWith } from './grammars.js';
 import type { CodeConfig } from './index.js';
 import { allKeys, AUTO, findLanguage, languageNames } from './languages.js';
 import type { Atom } from './pieces.js';
@@ -18,7 +17,7 @@ export async function create(config: Static<typeof CodeConfig>): Promise<Chunker
     async chunk(text) {
       const language = fixed ?? (await detectLanguage(text));
       const src = { text, ends: tokenizer.ends(text), size: config.chunk_size };
-      const parsed = parse(await parserFor(language), language, text);
+      const parsed = await parseWith(language, text); // undefined: cut at lines, has_error with include_nodes
       try {
         const chunks = parsed ? splitTree(parsed.rootNode, src) : splitLines(src);
         const spans: Span[] = chunks.map((c) => ({ start: c.start, end: c.end, tokenCount: tokensIn(src.ends, c.start, c.end) }));
@@ -32,19 +31,6 @@ export async function create(config: Static<typeof CodeConfig>): Promise<Chunker
       }
     },
   };
-}
-
-/**
- * A tree, or undefined when the grammar itself failed on this text (a scanner assertion): the text
- * is then cut at lines and, with include_nodes, marked has_error, rather than failing the request.
- */
-function parse(parser: Parser, language: string, text: string): Tree | undefined {
-  try {
-    return parser.parse(text) ?? undefined;
-  } catch {
-    discardParser(language);
-    return undefined;
-  }
 }
 
 function resolve(language: string): string {
