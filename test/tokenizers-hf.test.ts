@@ -5,13 +5,14 @@ import { describe, test } from 'node:test';
 import { isChunkdError } from '../kernel/errors.js';
 import fc from 'fast-check';
 import { loadHfTokenizer } from '../kernel/tokenizers/hf.js';
+import { fastWordLevel, type WordLevelJson } from '../kernel/tokenizers/word-level.js';
 import { loadTokenizer, tokensIn } from '../kernel/tokenizers/index.js';
 import { runChunker } from '../kernel/run.js';
 import { discover } from '../kernel/discovery.js';
 import type { Chunk } from '../kernel/chunk.js';
 import { FIXTURES } from './helpers/fixtures.js';
 import { byteBpeJson, tempDir, wordLevelJson, wordPieceJson, writeTokenizer } from './helpers/tiny-models.js';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const FILES = {
   wordlevel: writeTokenizer(wordLevelJson(['hello', 'world', ',', '!', 'café', 'the', 'quick', 'fox'])),
@@ -83,6 +84,8 @@ describe('naming and errors', () => {
 
 describe('the direct WordLevel implementation (used by the built-in model)', () => {
   test('gives the same ids and counts as @huggingface/tokenizers on fixtures and random text', async () => {
+    // The comparison means something only if this file takes the direct path at all.
+    assert.ok(fastWordLevel(JSON.parse(readFileSync(FILES.wordlevel, 'utf8')) as WordLevelJson), 'the fixture must take the direct path');
     const direct = (await loadHfTokenizer(FILES.wordlevel))!;
     const library = (await loadHfTokenizer(FILES.wordlevel, { direct: false }))!;
     const texts = [...Object.values(FIXTURES), 'Hello, World! [UNK] café CAFÉ', 'İstanbul ﬁne'];
