@@ -69,7 +69,7 @@ export async function loadHfTokenizer(path: string, options: { direct?: boolean 
     unkId,
     padId: json.padding?.pad_id ?? 0,
     maxLength: json.truncation?.max_length,
-    count: (text) => fast?.tokens(text)?.ids.length ?? tokens(text).length,
+    count: (text) => fast?.count(text) ?? tokens(text).length,
     ids: (text, special = false) => fast?.tokens(text)?.ids ?? enc.encode(text, { add_special_tokens: special }).ids.map((id) => id ?? unkId ?? 0),
     ends(text) {
       const direct = fast?.tokens(text);

@@ -18,6 +18,8 @@ export interface WordLevelJson {
 export interface FastTokenizer {
   /** Undefined when this text needs the general implementation (it contains an added token). */
   tokens(text: string): { ids: number[]; ends: Uint32Array } | undefined;
+  /** The number of tokens, without looking words up (each word is one token, unknown or not). */
+  count(text: string): number | undefined;
 }
 
 export function fastWordLevel(json: WordLevelJson): FastTokenizer | undefined {
@@ -31,6 +33,13 @@ export function fastWordLevel(json: WordLevelJson): FastTokenizer | undefined {
   if (unk === undefined) return undefined;
   const added = (json.added_tokens ?? []).map((t) => t.content).filter(Boolean);
   return {
+    count(text) {
+      if (added.some((a) => text.includes(a))) return undefined;
+      let n = 0;
+      BERT_WORDS.lastIndex = 0;
+      while (BERT_WORDS.exec(text)) n++;
+      return n;
+    },
     tokens(text) {
       if (added.some((a) => text.includes(a))) return undefined;
       const ids: number[] = [];
