@@ -1,20 +1,16 @@
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Type from 'typebox';
-import { ChunkdError } from '../kernel/errors.js';
 import { runsJobs } from '../kernel/pool.js';
 import { ROOT } from '../kernel/paths.js';
-import { unknownNameMessage } from '../kernel/suggest.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
-import { rawLargeBody } from './middleware/raw-body.js';
+import { requestBody } from './middleware/body.js';
 import { errorMiddleware } from './middleware/errors.js';
-import { smallJsonBody } from './middleware/json-body.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
@@ -49,42 +45,24 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
 
   const koa = new Koa({ proxy: false });
   const { settings, logger } = deps;
+  // Routing comes first: auth, the body rule and the request log all act on the route matched here.
+  const table = new RouteTable(routes);
   koa.use(requestLog(logger));
   koa.use(cors(settings.corsOrigins));
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
+  koa.use(resolveRoute(table));
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
-  const rawPaths = routes.filter((r) => r.rawBody).map((r) => pathPattern(r.path));
-  koa.use(rawLargeBody((path) => rawPaths.some((re) => re.test(path)), settings.maxBodyBytes, () => runsJobs(deps.executor)));
-  // Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
-  koa.use(smallJsonBody(settings.maxBodyBytes));
-  koa.use(bodyParser({ enableTypes: ['json'], detectJSON: () => true, jsonLimit: `${settings.maxBodyBytes}b`, strict: true }));
-  koa.use(dispatch(routes));
-  koa.use(notFound(routes));
+  koa.use(requestBody(settings.maxBodyBytes, () => runsJobs(deps.executor)));
+  koa.use(dispatch(table));
   return { koa, routes, openapi };
 }
 
 function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
   const placeholder = () => {};
   return [
-    { method: 'get', path: '/', summary: 'Index of the routes.', tag: 'meta', responses: { 200: { description: 'Name, version and routes.' } }, handler: placeholder },
-    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document.', tag: 'meta', responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } }, handler: placeholder },
+    { method: 'get', path: '/', summary: 'Index of the routes.', tag: 'meta', public: true, responses: { 200: { description: 'Name, version and routes.' } }, handler: placeholder },
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document.', tag: 'meta', public: true, responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } }, handler: placeholder },
   ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
-}
-
-/** A route's path as a regular expression: each :param matches one segment. */
-const pathPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
-
-/** Unknown path → 404 naming the closest route; known path, wrong method → 405 with Allow. */
-function notFound(routes: RouteDef[]) {
-  const matchers = routes.map((r) => ({ r, re: pathPattern(r.path) }));
-  const paths = [...new Set(routes.filter((r) => !r.hidden).map((r) => r.path))];
-  return (ctx: Koa.Context) => {
-    const allowed = matchers.filter((m) => m.re.test(ctx.path)).map((m) => m.r.method.toUpperCase());
-    if (allowed.length) {
-      throw new ChunkdError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });
-    }
-    throw new ChunkdError('NOT_FOUND', unknownNameMessage('route', ctx.path, paths).replace(/ Valid: .*$/, ' GET / lists every route.'));
-  };
 }

@@ -39,8 +39,12 @@ export interface RouteDef {
   bodyName?: string;
   examples?: Record<string, unknown>[];
   responses: Record<number, ResponseDef>;
-  /** A large body may reach the handler unparsed, as ctx.state.rawBody (server/middleware/raw-body.ts). */
+  /** A large body may reach the handler unparsed, as ctx.state.rawBody, for a worker to parse (server/middleware/body.ts). */
   rawBody?: boolean;
+  /** The largest body this route reads, in bytes, when it is below --max-body-bytes (larger → 413 before parsing). */
+  maxBodyBytes?: number;
+  /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */
+  public?: boolean;
   /** Left out of /openapi.json (docs assets). */
   hidden?: boolean;
   handler(ctx: Context): unknown | Promise<unknown>;

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
 import { PIPELINE_STORE } from '../server/storage/service.js';
 import type { PipelineStore } from '../server/storage/store.js';
-import { RAW_BODY_MIN_BYTES } from '../server/middleware/raw-body.js';
+import { INLINE_BODY_MAX_BYTES as RAW_BODY_MIN_BYTES } from '../server/middleware/body.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { FIXTURES } from './helpers/fixtures.js';
 

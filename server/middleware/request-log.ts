@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
+import { matchedRoute } from '../dispatch.js';
 import type { Logger } from '../logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 const CLIENT_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * One JSON log line per request: id, method, route pattern, status, duration. Never a body. A
+ * One JSON log line per request: id, method, path, the route pattern it matched (server/dispatch.ts), status, duration. Never a body. A
  * client's X-Request-Id is kept when it is a plain token, else one is made; either way it is
  * returned, so a client can quote it.
  */
@@ -22,7 +23,7 @@ export function requestLog(logger: Logger) {
       await next();
     } finally {
       const ms = performance.now() - started;
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
+      const route = matchedRoute(ctx)?.path ?? null;
       logger.log(ctx.status >= 500 ? 'error' : 'info', 'request', { id, method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(ms * 10) / 10 });
     }
   };

@@ -39,7 +39,7 @@ const html = (body: string) => (ctx: Context) => {
 
 /** Swagger UI and ReDoc served from the npm packages' own files: no CDN, works offline. */
 export const docsRoutes: RouteModule = () => {
-  const asset = (path: string, summary: string, handler: RouteDef['handler']): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, responses: { 200: { description: summary } }, handler });
+  const asset = (path: string, summary: string, handler: RouteDef['handler']): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, public: true, responses: { 200: { description: summary } }, handler });
   return [
     asset('/docs', 'Swagger UI', html(SWAGGER_PAGE)),
     asset('/redoc', 'ReDoc', html(REDOC_PAGE)),

@@ -20,6 +20,7 @@ export const metaRoutes: RouteModule = ({ registry }) => [
     path: '/health',
     summary: 'Liveness: answers while the server runs.',
     tag: 'meta',
+    public: true,
     responses: { 200: { description: 'Healthy.', schema: Type.Object({ status: Type.Literal('ok') }) } },
     handler(ctx) {
       ctx.body = { status: 'ok' };

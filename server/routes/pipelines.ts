@@ -69,6 +69,12 @@ const readCreate = bodyReader(bodyCheck<{ name: string; description: string | nu
 const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
 const readExecute = bodyReader(checkExecute);
 
+/**
+ * The largest create or update body read, in bytes: parsed on the event loop, so kept far below
+ * --max-body-bytes (a pipeline is a few steps of config; chunk routes take the large bodies).
+ */
+export const PIPELINE_BODY_MAX_BYTES = 1024 * 1024;
+
 /** Stored pipelines: CRUD with the steps validated on every write, and execute. */
 export const pipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
@@ -91,6 +97,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Create a pipeline (a name, a chunk step, any refine steps), checked before it is stored.',
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
+      maxBodyBytes: PIPELINE_BODY_MAX_BYTES,
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
@@ -124,6 +131,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Update any of name, description and steps (validated like a create).',
       body: PipelineUpdate,
       bodyName: 'PipelineUpdate',
+      maxBodyBytes: PIPELINE_BODY_MAX_BYTES,
       responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const { id } = await found(ctx.params.id!);

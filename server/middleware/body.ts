@@ -1,0 +1,73 @@
+import type { Context, Next } from 'koa';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
+import { matchedRoute } from '../dispatch.js';
+import { invalidJsonError } from '../pooled/wire.js';
+import { readBody } from '../read-body.js';
+import type { RouteDef } from '../route.js';
+import { parseStrictJson } from '../strict-json.js';
+
+/** From this size on a body a worker can parse is handed to one unparsed: the pool's own threshold, in bytes. */
+export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
+
+/**
+ * The one body rule, for every route, after routing and auth (an unmatched or refused request's
+ * body is never read):
+ * - a route that declares no body schema never reads one;
+ * - every body is read by readBody (server/read-body.ts) up to the route's limit: its own
+ *   `maxBodyBytes` when below --max-body-bytes, else --max-body-bytes; over it → 413, with or
+ *   without a Content-Length, compressed or not;
+ * - on a route that can parse in a worker (`rawBody`), a body of INLINE_BODY_MAX_BYTES or more is
+ *   left unparsed in ctx.state.rawBody for the worker (server/pooled/) when there are workers;
+ * - any other body is parsed here, on the event loop: small by this rule or by the route's limit
+ *   (or the server runs without workers, everything inline by choice).
+ * Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
+ */
+export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
+  return async (ctx: Context, next: Next) => {
+    const route = matchedRoute(ctx);
+    if (!route?.body) {
+      closeIfUnread(ctx);
+      return next();
+    }
+    const limit = Math.min(route.maxBodyBytes ?? Infinity, maxBodyBytes);
+    let bytes: Buffer;
+    try {
+      bytes = await readBody(ctx.req, limit);
+    } catch (e) {
+      closeIfUnread(ctx);
+      const err = e as { type?: string };
+      throw err.type === 'entity.too.large' && limit < maxBodyBytes ? tooLarge(route, limit) : e; // else the error layer names --max-body-bytes
+    }
+    if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers()) ctx.state.rawBody = bytes;
+    else ctx.request.body = parseJson(bytes);
+    return next();
+  };
+}
+
+/** A JSON body as koa-bodyparser reads it (UTF-8, a BOM dropped, strict, no `__proto__` key); an empty body is `{}`. */
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return {};
+  const text = bytes.toString('utf8');
+  try {
+    return parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    if (isChunkdError(e)) throw e;
+    throw invalidJsonError((e as Error).message);
+  }
+}
+
+/** Over a route's own limit (below --max-body-bytes, which the error layer names itself). */
+function tooLarge(route: RouteDef, limit: number): ChunkdError {
+  const where = `${route.method.toUpperCase()} ${route.path}`;
+  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${where}; send a smaller body (this route's limit does not change with --max-body-bytes).`);
+}
+
+/**
+ * A body left unread (no route, a route without a body, or a read refused part-way) would hold
+ * the keep-alive connection while Node drains it: the connection closes after the answer instead.
+ */
+export function closeIfUnread(ctx: Context): void {
+  const { headers, complete } = ctx.req;
+  if (!complete && (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))) ctx.set('Connection', 'close');
+}
