@@ -15,7 +15,7 @@ export const SETTINGS = {
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
-  'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>.' },
+  'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every route but /, /health, /openapi.json and the docs needs Authorization: Bearer <key>.' },
   'cors-origins': { env: 'CHUNKD_CORS_ORIGINS', type: 'list', default: ['*'], help: 'Origins allowed by CORS (comma-separated; * allows any).' },
   'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },

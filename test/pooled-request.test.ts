@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import type { WorkerPool } from '../kernel/pool.js';
 import { PIPELINE_STORE } from '../server/storage/service.js';
 import type { PipelineStore } from '../server/storage/store.js';
@@ -110,6 +111,24 @@ describe('a large request answered by a worker is byte-identical to the inline a
       const before = jobs;
       assert.equal((await send(pooled, path!, body!)).status, 200);
       assert.equal(jobs - before, 3, path);
+    }
+  });
+
+  test('a large body without a Content-Length (chunked) or compressed goes to a worker too, same answer', async () => {
+    const body = json({ text: BIG, chunk_size: 64, colour: 'red' });
+    const expected = await send(inline, '/v1/chunk/token', body);
+    assert.equal(expected.status, 200);
+    for (const framing of ['chunked', 'gzip'] as const) {
+      const before = jobs;
+      const bytes = framing === 'gzip' ? gzipSync(body) : Buffer.from(body);
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(framing === 'gzip' ? { 'content-encoding': 'gzip' } : {}) };
+      // A stream body: fetch sends it chunked, with no Content-Length.
+      const stream = new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
+      const res = await fetch(pooled.url + '/v1/chunk/token', { method: 'POST', headers, body: framing === 'chunked' ? stream : bytes, duplex: 'half' } as RequestInit);
+      assert.equal(res.status, 200, framing);
+      assert.equal(res.headers.get('x-chunkd-ignored-keys'), 'colour');
+      assert.ok(Buffer.from(await res.arrayBuffer()).equals(expected.body), framing);
+      assert.ok(jobs > before, `${framing}: the request went to a worker`);
     }
   });
 
