@@ -21,6 +21,10 @@ export function checkTexts(input: string | string[], settings: Limits): void {
 
 /** The limit of a refinery request: chunks in one call, over all lists. */
 export function checkChunks(input: unknown[], settings: Limits): void {
-  const count = input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0);
+  checkChunkCount(input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0), settings);
+}
+
+/** The same limit, for a batch counted in parts (a pipeline batch split over workers, server/pooled/pipeline-answer.ts). */
+export function checkChunkCount(count: number, settings: Limits): void {
   if (count > settings.maxChunks) throw tooLarge(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, 'max-chunks', 'CHUNKD_MAX_CHUNKS');
 }

@@ -57,7 +57,11 @@ const run = (i: number) => `/v1/pipelines/${PIPELINES[i]!.id}/execute`;
 const PIPELINE_CASES: [number, string, string, string][] = [
   [200, 'one text through chunk and refine steps, an unknown key reported', run(0), json({ text: BIG, colour: 'red' })],
   [200, 'return_type texts, utf8 offsets', run(0), json({ text: BIG, return_type: 'texts', offset_unit: 'utf8' })],
-  [200, 'a batch worth splitting (run as before, from the same bytes)', run(0), json({ text: [BIG, BIG.slice(5)], colour: 1 })],
+  [200, 'a batch worth splitting (one job per group and step)', run(0), json({ text: [BIG, BIG.slice(5)], colour: 1 })],
+  [200, 'a split batch, return_type texts, blank texts, utf16 offsets', run(0), json({ text: [BIG, ' ', BIG.slice(9), ''], return_type: 'texts', offset_unit: 'utf16' })],
+  [413, 'a split batch with more chunks between steps than --max-chunks', run(1), json({ text: [BIG, BIG.slice(3)] })],
+  [400, 'a split batch reaching a step whose plugin this server lacks', run(2), json({ text: [BIG, BIG.slice(1)], colour: 1 })],
+  [413, 'a split batch over --max-texts', run(0), json({ text: [BIG, 'a', 'b', 'c', 'd', 'e'] })],
   [422, 'a wrong type, an unknown key still reported', run(0), json({ text: BIG, offset_unit: 'bytes', colour: 1 })],
   [404, 'an unknown pipeline', '/v1/pipelines/nope/execute', json({ text: BIG })],
   [422, 'an unknown pipeline and malformed JSON: the JSON error first', '/v1/pipelines/nope/execute', json({ text: BIG }).slice(1)],
@@ -104,13 +108,15 @@ describe('a large request answered by a worker is byte-identical to the inline a
   }
 
   test("a large batch is spread over the pool's threads, one job per group after the request's", async () => {
-    for (const [path, body] of [
-      ['/v1/chunk/token', json({ text: [BIG, BIG.slice(1)] })],
-      ['/v1/refine/overlap', json({ chunks: [chunksOf(BIG), chunksOf(BIG.slice(1))] })],
-    ]) {
+    for (const [path, body, expected] of [
+      ['/v1/chunk/token', json({ text: [BIG, BIG.slice(1)] }), 3],
+      ['/v1/refine/overlap', json({ chunks: [chunksOf(BIG), chunksOf(BIG.slice(1))] }), 3],
+      // Two steps (chunk, refine) on two groups.
+      [run(0), json({ text: [BIG, BIG.slice(1)] }), 5],
+    ] as const) {
       const before = jobs;
-      assert.equal((await send(pooled, path!, body!)).status, 200);
-      assert.equal(jobs - before, 3, path);
+      assert.equal((await send(pooled, path, body)).status, 200);
+      assert.equal(jobs - before, expected, path);
     }
   });
 

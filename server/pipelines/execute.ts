@@ -45,7 +45,7 @@ export async function executePipeline(
  * schema. The stored config is checked again (which also fills in any field added since), and a
  * step that no longer fits is a 400 that says to update the pipeline.
  */
-function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
+export function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
   const kind = STEP_KINDS[step.type];
   const name = step[kind] ?? '';
   const stale = (why: string) =>

@@ -38,7 +38,7 @@ function answered(result: JobResult): Uint8Array {
 }
 
 /** JSON lists `[a,b]` and `[c]` → the parts of `[a,b,c]` (what JSON.stringify gives for the whole batch), as views: nothing is copied. */
-function joinLists(lists: Uint8Array[]): Uint8Array[] {
+export function joinLists(lists: Uint8Array[]): Uint8Array[] {
   return lists.flatMap((l, i) => {
     const inner = l.subarray(i === 0 ? 0 : 1, i === lists.length - 1 ? l.length : l.length - 1);
     return i < lists.length - 1 ? [inner, COMMA] : [inner];

@@ -1,24 +1,22 @@
 /**
- * The main-thread side of a pooled pipeline run: the raw body (server/middleware/raw-body.ts) is
- * moved to a worker (server/pooled/pipeline-job.ts), which answers with the response bytes.
+ * The main-thread side of a pooled pipeline run: the raw body (server/middleware/body.ts) is
+ * moved to a worker (server/pooled/pipeline-job.ts), which answers with the response bytes; a
+ * batch worth splitting runs step by step, one job per group, its chunks never parsed here.
  */
 import type { Context } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
-import type { Limits } from '../limits.js';
+import { checkChunkCount, type Limits } from '../limits.js';
 import { STEP_KINDS } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
-import type { PipelinePayload, PipelineResult } from './pipeline-job.js';
-import { errorData, invalidJsonError, limitsOf, parseJsonBody, sendJsonBytes } from './wire.js';
+import { joinLists } from './answer.js';
+import type { PipelineGroupPayload, PipelinePayload, PipelineResult } from './pipeline-job.js';
+import { errorData, invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/**
- * Answer a pipeline execute from its raw body, as the inline route would. False when the worker
- * handed a batch back (see PipelineResult): ctx.request.body then holds the parsed body, for the
- * inline route to run.
- */
+/** Answer a pipeline execute from its raw body, as the inline route would. */
 export async function answerPipelinePooled(
   ctx: Context,
   pool: WorkerPool,
@@ -26,9 +24,10 @@ export async function answerPipelinePooled(
   registry: Registry,
   limits: Limits,
   ignoredHeader: string,
-): Promise<boolean> {
+): Promise<void> {
   const body = ctx.state.rawBody as Buffer;
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
+  const signal = ctx.state.signal as AbortSignal | undefined;
   let pipeline: PipelinePayload['pipeline'];
   try {
     pipeline = await find();
@@ -42,15 +41,29 @@ export async function answerPipelinePooled(
     const plugin = registry.find(kind, step[kind] ?? '');
     if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
   }
-  const payload: PipelinePayload = { body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads };
-  const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], ctx.state.signal as AbortSignal | undefined);
+  const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads };
+  const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
-  if ('asBefore' in result) {
-    ctx.request.body = (parseJsonBody(result.asBefore) as { value: unknown }).value;
-    return false;
+  if ('ignored' in result && result.ignored.length) ctx.set(ignoredHeader, result.ignored.join(', '));
+  if ('error' in result) throw fromData(result.error);
+  if ('bytes' in result) return sendJsonBytes(ctx, [result.bytes]);
+  if (!('groups' in result) || !('steps' in pipeline)) throw new Error('A pooled pipeline job gave no answer.');
+
+  // A split batch: each step on every group at once, as executePipeline runs a step over the pool.
+  let groups = result.groups;
+  let count = 0;
+  for (const [index, step] of pipeline.steps.entries()) {
+    if (step.type === 'refine') checkChunkCount(count, limits);
+    const texts = index === pipeline.steps.length - 1 && result.returnType === 'texts';
+    const parts = await Promise.all(
+      groups.map((items) => pool.job<PipelineResult>(PIPELINE_JOB, { step: 'group', pipeline, sources, index, items, unit: result.unit, texts } satisfies PipelineGroupPayload, [items.buffer as ArrayBuffer], signal)),
+    );
+    const failed = parts.find((p) => 'error' in p);
+    if (failed && 'error' in failed) throw fromData(failed.error);
+    groups = parts.map((p) => (p as { items: Uint8Array }).items);
+    count = parts.reduce((n, p) => n + (p as { count: number }).count, 0);
   }
-  if (result.ignored.length) ctx.set(ignoredHeader, result.ignored.join(', '));
-  if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
-  sendJsonBytes(ctx, [result.bytes]);
-  return true;
+  sendJsonBytes(ctx, joinLists(groups));
 }
+
+const fromData = (e: { code: ChunkdError['code']; detail: ChunkdError['detail']; headers: Record<string, string> }) => new ChunkdError(e.code, e.detail, e.headers);

@@ -171,7 +171,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
         if (ctx.state.rawBody && runsJobs(deps.executor)) {
-          if (await answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings, IGNORED_KEYS_HEADER)) return;
+          return answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings, IGNORED_KEYS_HEADER);
         }
         const pipeline = await found(ctx.params.id!);
         const body = readExecute(ctx);
