@@ -1,5 +1,5 @@
 /**
- * The main-thread side of a pooled chunk request: the raw body (server/middleware/raw-body.ts) is
+ * The main-thread side of a pooled chunk request: the raw body (server/middleware/body.ts) is
  * moved to a worker, which answers with the response bytes (server/pooled/job.ts); the event loop
  * does nothing in proportion to the body's size but copy bytes.
  */
