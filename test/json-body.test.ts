@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import Type from 'typebox';
@@ -114,6 +114,20 @@ describe('in the app: the body is read only for a matched route, under that rout
     // A route known for another method: 405, its body unread too.
     const res = await sendRaw(`${app.url}/health`, Buffer.from('garbage'), { 'content-length': '7' }, 'POST');
     assert.equal(res.status, 405, res.body);
+  });
+
+  test('a refused request whose body is still coming is answered at once, and its connection closed', async () => {
+    for (const [server, path, status] of [[app, '/v1/chunk/nope', 404], [keyed, '/v1/chunk/token', 401], [app, '/health', 200]] as const) {
+      // A chunked body that never ends: the answer must not wait for it, nor keep the connection.
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      const method = path === '/health' ? 'GET' : 'POST';
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"te:\r\n`);
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      assert.match(text, new RegExp(`^HTTP/1\\.1 ${status} `), `${path}: ${text.slice(0, 200)}`);
+      assert.match(text, /\r\nConnection: close\r\n/i);
+    }
   });
 
   test('a route that takes no body ignores one', async () => {
