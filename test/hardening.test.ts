@@ -64,7 +64,7 @@ describe('request timeout', () => {
 });
 
 describe('API keys', () => {
-  test('every /v1 route needs a valid Bearer key; health, docs and the index stay open', async () => {
+  test('every route needs a valid Bearer key but health, docs and the index; an unknown path too', async () => {
     const app = await startApp({ 'api-keys': 'key-one,key-two' });
     try {
       const body = { text: 'hello' };
@@ -81,6 +81,11 @@ describe('API keys', () => {
       }
       assert.equal((await app.request('GET', '/v1/plugins')).status, 401);
       for (const open of ['/health', '/docs', '/redoc', '/openapi.json', '/']) assert.equal((await app.request('GET', open)).status, 200, open);
+      // Deny by default: a path that is no route's (however close to one) needs the key too; with it, 404.
+      for (const path of ['/V1/plugins', '/v1/plugins/', '/nope', '/Health']) {
+        assert.equal((await app.request('GET', path)).status, 401, path);
+        assert.equal((await app.request('GET', path, undefined, { authorization: 'Bearer key-one' })).status, 404, path);
+      }
     } finally {
       await app.close();
     }
