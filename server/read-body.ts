@@ -76,7 +76,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
     if (decoder) {
       const encoding = String(req.headers['content-encoding']).trim();
-      decoder.on('data', keep).once('end', finish).once('error', () => fail(createError(400, `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, { type: 'encoding.invalid' })));
+      decoder.on('data', keep).once('end', finish).on('error', () => fail(createError(400, `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, { type: 'encoding.invalid' })));
     }
     req.on('data', onData).once('end', onEnd).once('error', onFail).once('close', onClose);
   });
