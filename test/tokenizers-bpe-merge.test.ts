@@ -16,6 +16,7 @@ import { LONG_PIECE } from '../kernel/tokenizers/piece-cache.js';
 import { patStrOf, piecePattern } from '../kernel/tokenizers/pieces.js';
 import { driftPattern } from '../kernel/tokenizers/unicode-drift.js';
 import { byteEndsToUtf16 } from '../kernel/tokenizers/utf8.js';
+import { startApp } from './helpers/app.js';
 
 interface Wasm {
   encode_ordinary(t: string): Uint32Array;
@@ -142,6 +143,19 @@ describe('pieces the encoder cannot take', () => {
     const long = `x ${ch} ` + 'q'.repeat(LONG_PIECE * 40);
     for (const call of [() => t.ends(long), () => t.count(long)]) {
       assert.throws(call, (e) => isChunkdError(e) && e.status === 400 && /Break runs longer than 512 characters/.test(e.message));
+    }
+  });
+
+  test("over HTTP, 1,000,000 × 'a' on cl100k_base is chunked (it was a 500: the encoder aborted)", async () => {
+    const app = await startApp();
+    try {
+      const text = 'a'.repeat(1_000_000);
+      const r = await app.post<{ text: string; token_count: number }[]>('/v1/chunk/token', { text, tokenizer: 'cl100k_base', chunk_size: 4096 });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.map((c) => c.text).join(''), text);
+      assert.equal(r.body.reduce((n, c) => n + c.token_count, 0), tiktoken('cl100k_base').count(text));
+    } finally {
+      await app.close();
     }
   });
 });

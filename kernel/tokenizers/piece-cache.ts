@@ -16,6 +16,8 @@ const MAX_ENTRIES = 100_000;
  * 10 s for 100,000; it aborts on longer ones). Below it the encoder takes well under a millisecond.
  */
 export const LONG_PIECE = 512;
+/** Long pieces remembered (the most recent): a few, since each may be megabytes. */
+const RECENT_LONG = 4;
 
 /**
  * Exact BPE with a cache of pieces: the text is split with the encoding's own pattern (translated
@@ -30,6 +32,7 @@ export const LONG_PIECE = 512;
  */
 export class PieceCache {
   private readonly cache = new Map<string, Uint32Array>();
+  private readonly recentLong = new Map<string, Uint32Array>();
   private readonly whole: RegExp;
 
   constructor(
@@ -101,14 +104,31 @@ export class PieceCache {
 
   /** Token ends of one piece, relative to its start; undefined when the piece would split again alone. */
   private learn(piece: string): Uint32Array | undefined {
+    if (piece.length > LONG_PIECE && this.long) return this.longEnds(piece);
     this.whole.lastIndex = 0;
     const again = this.whole.exec(piece);
     if (!again || again[0].length !== piece.length) return undefined;
-    const rel = piece.length > LONG_PIECE && this.long ? byteEndsToUtf16(piece, this.long(piece)) : this.encoderEnds(piece);
+    const rel = this.encoderEnds(piece);
     if (piece.length <= MAX_PIECE) {
       if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
       this.cache.set(piece, rel);
     }
+    return rel;
+  }
+
+  /**
+   * A long piece, merged in O(n log n) and remembered among the last few: chunkers that count
+   * overlapping spans of one text meet the same long run again, and should not merge it again.
+   */
+  private longEnds(piece: string): Uint32Array | undefined {
+    const known = this.recentLong.get(piece);
+    if (known) return known;
+    this.whole.lastIndex = 0;
+    const again = this.whole.exec(piece);
+    if (!again || again[0].length !== piece.length) return undefined;
+    const rel = byteEndsToUtf16(piece, this.long!(piece));
+    if (this.recentLong.size >= RECENT_LONG) this.recentLong.delete(this.recentLong.keys().next().value!);
+    this.recentLong.set(piece, rel);
     return rel;
   }
 
