@@ -70,7 +70,7 @@ function refusal(name: string): ChunkdError {
   return new ChunkdError(
     'BAD_REQUEST',
     `Tokenizer '${shown}' is not a known name nor a tokenizer.json under the configured model roots.${guess ? ` Did you mean '${guess}'?` : ''} ` +
-      `Known names: ${TOKENIZER_NAMES.join(', ')}. A Hugging Face tokenizer.json (or a directory holding one) must be a regular file under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
-      `named by its path or by a path relative to a root, and at most ${MAX_JSON_BYTES / 1024 ** 2} MiB.`,
+      `Valid: ${TOKENIZER_NAMES.join(', ')}, or a Hugging Face tokenizer.json (or a directory holding one): a regular file of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB ` +
+      `under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, named by its path or by a path relative to one of them.`,
   );
 }
