@@ -69,7 +69,7 @@ function refusal(name: string): ChunkdError {
   const guess = closest(name.slice(0, 200), TOKENIZER_NAMES);
   return new ChunkdError(
     'BAD_REQUEST',
-    `Tokenizer '${shown}' is not a known name nor a tokenizer.json under the configured model roots.${guess ? ` Did you mean '${guess}'?` : ''} ` +
+    `Unknown tokenizer '${shown}': not a known name nor a tokenizer.json under the configured model roots.${guess ? ` Did you mean '${guess}'?` : ''} ` +
       `Valid: ${TOKENIZER_NAMES.join(', ')}, or a Hugging Face tokenizer.json (or a directory holding one): a regular file of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB ` +
       `under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, named by its path or by a path relative to one of them.`,
   );

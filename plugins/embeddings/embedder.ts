@@ -96,7 +96,7 @@ function refusal(name: string): ChunkdError {
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   return new ChunkdError(
     'BAD_REQUEST',
-    `Embedding model '${shown}' is not a known model nor a model directory under the configured model roots. Use ${EMBEDDED_MODEL} (built in); ` +
+    `Unknown embedding model '${shown}': not a known model nor a model directory under the configured model roots. Use ${EMBEDDED_MODEL} (built in); ` +
       `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
       `named by its path or by a path relative to a root, weights at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB; a Hugging Face name such as minishlab/potion-base-8M whose snapshot is in the cache; ` +
       `or an API model: text-embedding-3-small or openai/<model>.`,
