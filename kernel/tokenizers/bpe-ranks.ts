@@ -18,7 +18,7 @@ const loaded = new Map<string, Ranks>();
  * The ranks shipped in the tiktoken package (`encoders/<name>.json`, field `bpe_ranks`: groups of
  * `! <first rank> <base64 token> <base64 token>…`, ranks consecutive within a group), parsed once
  * per encoding per thread, on first use: only texts with very long pieces need them. Measured
- * heap: ~13 MB for cl100k_base, ~27 MB for o200k_base.
+ * heap after GC (Node 20): ~6 MiB for cl100k_base, ~11 MiB for o200k_base.
  */
 export function ranksOf(encoding: string): Ranks {
   let r = loaded.get(encoding);
