@@ -9,7 +9,7 @@ export const TokenizerField = (fallback = 'character') =>
     default: fallback,
     minLength: 1,
     description:
-      'Tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a path to a Hugging Face tokenizer.json.',
+      'Tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a Hugging Face tokenizer.json under the model roots (--models-dir, the Hugging Face cache).',
   });
 
 export const ChunkSizeField = (fallback = 512) =>
@@ -61,5 +61,5 @@ export const EmbeddingModelField = (fallback = EMBEDDED_MODEL) =>
     default: fallback,
     minLength: 1,
     description:
-      'Embedding model: chunkd/glove-sif-100d (built in), a Model2Vec or ONNX model directory, a Hugging Face name (org/model) from the local cache, or an OpenAI-compatible API model (text-embedding-3-small, openai/<model>).',
+      'Embedding model: chunkd/glove-sif-100d (built in), a Model2Vec or ONNX model directory under the model roots (--models-dir, the Hugging Face cache), a Hugging Face name (org/model) from the local cache, or an OpenAI-compatible API model (text-embedding-3-small, openai/<model>).',
   });

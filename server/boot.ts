@@ -30,6 +30,8 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   // Plugins read the recipes folder from the environment: worker threads copy it when they start.
   if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
   else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
+  // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
+  if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {

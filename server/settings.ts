@@ -20,6 +20,7 @@ export const SETTINGS = {
   'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },
+  'models-dir': { env: 'CHUNKD_MODELS_DIR', type: 'list', default: [] as string[], help: 'Directories (comma-separated) holding tokenizer.json files and embedding model directories that requests may name, by path or relative to a directory; with the Hugging Face cache and the shipped models, the only places model files are read from.' },
   workers: { env: 'CHUNKD_WORKERS', type: 'count', default: 'auto', help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).' },
 } as const satisfies Record<string, SettingSpec>;
 

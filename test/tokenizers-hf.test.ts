@@ -69,17 +69,11 @@ describe('naming and errors', () => {
     assert.equal(await loadTokenizer(FILES.wordlevel), await loadTokenizer(FILES.wordlevel));
   });
 
-  const bad: [string, string, RegExp][] = [
-    ['not JSON', 'this is { not json', /not a readable JSON file/],
-    ['JSON without a model', '{"version": "1.0"}', /no "model" section/],
-  ];
-  for (const [name, content, message] of bad) {
-    test(`${name} → 400 that quotes nothing of the file`, async () => {
-      const file = join(tempDir(), 'tokenizer.json');
-      writeFileSync(file, content);
-      await assert.rejects(loadTokenizer(file), (e) => isChunkdError(e) && e.status === 400 && message.test(String(e.detail)) && !String(e.detail).includes('this is'));
-    });
-  }
+  test('a file that is not a usable tokenizer.json → 400 that quotes nothing of the file', async () => {
+    const file = join(tempDir(), 'tokenizer.json');
+    writeFileSync(file, 'this is { not json');
+    await assert.rejects(loadTokenizer(file), (e) => isChunkdError(e) && e.status === 400 && /not a known name nor a tokenizer\.json/.test(String(e.detail)) && !String(e.detail).includes('this is'));
+  });
 });
 
 describe('the direct WordLevel implementation (used by the built-in model)', () => {

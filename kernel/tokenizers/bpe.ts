@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { bytePairEnds } from './bpe-merge.js';
+import { ranksOf } from './bpe-ranks.js';
 import { PieceCache, type Encoder } from './piece-cache.js';
 import { patStrOf, piecePattern } from './pieces.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -17,7 +19,9 @@ const require = createRequire(import.meta.url);
 /**
  * A tiktoken encoding (ranks bundled in the package: offline). Special tokens are plain text.
  * Tokens come from the WASM encoder, through a cache of pieces (piece-cache.ts): the same tokens,
- * without re-running BPE on words already seen.
+ * without re-running BPE on words already seen. Long pieces (a run of letters or punctuation with
+ * no break) are merged in JavaScript from the same ranks in O(n log n) (bpe-merge.ts): the
+ * encoder's merge is quadratic in a piece's length.
  */
 export function tiktoken(name: TiktokenEncoding): Tokenizer {
   const { get_encoding } = require('tiktoken') as { get_encoding(name: string): Tiktoken };
@@ -31,6 +35,7 @@ export function tiktoken(name: TiktokenEncoding): Tokenizer {
     }
     return n;
   };
-  const pieces = new PieceCache(enc, piecePattern(patStrOf(name)), lengthOf, driftPattern());
+  const long = (piece: string) => bytePairEnds(Buffer.from(piece, 'utf8').toString('latin1'), ranksOf(name));
+  const pieces = new PieceCache(enc, piecePattern(patStrOf(name)), lengthOf, driftPattern(), long, name);
   return { name, count: (text) => pieces.count(text), ends: (text) => pieces.ends(text) };
 }

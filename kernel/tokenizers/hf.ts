@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ChunkdError } from '../errors.js';
+import { MAX_JSON_BYTES, readModelFile, resolveModelPath } from '../model-files.js';
 import { alignTokens } from './align.js';
 import type { Tokenizer } from './tokenizer.js';
 import { byteEndsToUtf16 } from './utf8.js';
@@ -34,30 +34,32 @@ interface Encoder {
 
 /**
  * Load a tokenizer.json (or a directory holding one) with @huggingface/tokenizers, a pure-JS
- * synchronous implementation. Returns undefined when nothing exists at the path, so the caller
- * can answer with the list of valid names.
+ * synchronous implementation. Only files under the model roots are read (model-files.ts), within
+ * MAX_JSON_BYTES. Undefined when the path gives no usable tokenizer, whatever the reason (missing,
+ * outside the roots, not a regular file, too large, not JSON, no model, a model the library
+ * rejects): callers answer one refusal, which tells a client nothing about the server's files.
  */
 export async function loadHfTokenizer(path: string, options: { direct?: boolean } = {}): Promise<HfTokenizer | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info) return undefined;
-  const file = info.isDirectory() ? join(path, 'tokenizer.json') : path;
-  const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load tokenizer '${path}': ${why}`);
+  const real = await resolveModelPath(path);
+  if (!real) return undefined;
+  const info = await stat(real).catch(() => undefined);
+  const bytes = await readModelFile(info?.isDirectory() ? join(real, 'tokenizer.json') : real, MAX_JSON_BYTES);
+  if (!bytes) return undefined;
   let json: TokenizerJson;
   try {
-    json = JSON.parse(await readFile(file, 'utf8')) as TokenizerJson;
+    json = JSON.parse(bytes.toString('utf8')) as TokenizerJson;
   } catch {
-    // No parser message: it would quote the file's content back to the client.
-    throw bad('it is not a readable JSON file (expected a Hugging Face tokenizer.json).');
+    return undefined;
   }
-  if (!json || typeof json !== 'object' || !json.model || typeof json.model !== 'object') throw bad('it has no "model" section (expected a Hugging Face tokenizer.json).');
+  if (!json || typeof json !== 'object' || !json.model || typeof json.model !== 'object') return undefined;
   const { Tokenizer: HF } = await import('@huggingface/tokenizers');
   let enc: Encoder;
   try {
     // The library reads a WordLevel model's unknown token from the config, not from the model.
     enc = new HF(json, json.model.type === 'WordLevel' ? { unk_token: json.model.unk_token } : {}) as unknown as Encoder;
     enc.encode('a');
-  } catch (e) {
-    throw bad(`unsupported tokenizer.json (${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}).`);
+  } catch {
+    return undefined;
   }
   const unkId = json.model.unk_token === undefined ? undefined : enc.token_to_id(json.model.unk_token);
   const surface = surfaceOf(json);

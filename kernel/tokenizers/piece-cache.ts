@@ -1,3 +1,4 @@
+import { ChunkdError } from '../errors.js';
 import { byteEndsToUtf16 } from './utf8.js';
 
 /** The WASM encoder's calls the cache needs. */
@@ -9,6 +10,14 @@ export interface Encoder {
 const MAX_PIECE = 64;
 /** Entries kept before the cache starts over: bounded memory, ~33 MB of heap measured for 99k short pieces. */
 const MAX_ENTRIES = 100_000;
+/**
+ * Pieces longer than this (UTF-16 units) are merged by `long` (bpe-merge.ts, O(n log n)) instead
+ * of the WASM encoder, whose merge is quadratic in a piece's length (~0.4 s for 10,000 × 'a',
+ * 10 s for 100,000; it aborts on longer ones). Below it the encoder takes well under a millisecond.
+ */
+export const LONG_PIECE = 512;
+/** Long pieces remembered (the most recent): a few, since each may be megabytes. */
+const RECENT_LONG = 4;
 
 /**
  * Exact BPE with a cache of pieces: the text is split with the encoding's own pattern (translated
@@ -23,6 +32,7 @@ const MAX_ENTRIES = 100_000;
  */
 export class PieceCache {
   private readonly cache = new Map<string, Uint32Array>();
+  private readonly recentLong = new Map<string, Uint32Array>();
   private readonly whole: RegExp;
 
   constructor(
@@ -30,18 +40,42 @@ export class PieceCache {
     private readonly pattern: RegExp,
     private readonly byteLength: (id: number) => number,
     private readonly drift: RegExp | undefined,
+    /** Byte end of each token of one long piece (the same tokens as the encoder's). */
+    private readonly long?: (piece: string) => Uint32Array,
+    private readonly name = 'BPE',
   ) {
     this.whole = new RegExp(pattern.source, 'uy');
   }
 
   /** UTF-16 end offset of every token of `text` (snapped to code points), as the encoder gives them. */
   ends(text: string): Uint32Array {
-    return this.walk(text, true) ?? this.encoderEnds(text);
+    return this.walk(text, true) ?? this.encoderEnds(this.guarded(text));
   }
 
   count(text: string): number {
     const pieces = this.walk(text, false);
-    return pieces ? pieces[0]! : this.enc.encode_ordinary(text).length;
+    return pieces ? pieces[0]! : this.enc.encode_ordinary(this.guarded(text)).length;
+  }
+
+  /**
+   * A text the encoder must take whole: refused when one of its pieces is long, since the
+   * encoder would take seconds (or abort) on it and only the encoder's split is exact here.
+   */
+  private guarded(text: string): string {
+    if (text.length <= LONG_PIECE) return text;
+    const { pattern } = this;
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      if (m[0].length > LONG_PIECE) {
+        throw new ChunkdError(
+          'BAD_REQUEST',
+          `Cannot count ${this.name} tokens of this text in bounded time: it holds a run of ${m[0].length} characters without a break (a space or punctuation) ` +
+            `and also characters whose Unicode class tiktoken's tables see differently from this server's (characters assigned in a recent Unicode version), ` +
+            `so only tiktoken's own encoder is exact and it is quadratic in a run's length. Break runs longer than ${LONG_PIECE} characters, or leave those characters out.`,
+        );
+      }
+    }
+    return text;
   }
 
   /** Ends (or, when `withEnds` is false, a one-element count) from the pieces; undefined: ask the encoder. */
@@ -70,6 +104,7 @@ export class PieceCache {
 
   /** Token ends of one piece, relative to its start; undefined when the piece would split again alone. */
   private learn(piece: string): Uint32Array | undefined {
+    if (piece.length > LONG_PIECE && this.long) return this.longEnds(piece);
     this.whole.lastIndex = 0;
     const again = this.whole.exec(piece);
     if (!again || again[0].length !== piece.length) return undefined;
@@ -78,6 +113,22 @@ export class PieceCache {
       if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
       this.cache.set(piece, rel);
     }
+    return rel;
+  }
+
+  /**
+   * A long piece, merged in O(n log n) and remembered among the last few: chunkers that count
+   * overlapping spans of one text meet the same long run again, and should not merge it again.
+   */
+  private longEnds(piece: string): Uint32Array | undefined {
+    const known = this.recentLong.get(piece);
+    if (known) return known;
+    this.whole.lastIndex = 0;
+    const again = this.whole.exec(piece);
+    if (!again || again[0].length !== piece.length) return undefined;
+    const rel = byteEndsToUtf16(piece, this.long!(piece));
+    if (this.recentLong.size >= RECENT_LONG) this.recentLong.delete(this.recentLong.keys().next().value!);
+    this.recentLong.set(piece, rel);
     return rel;
   }
 

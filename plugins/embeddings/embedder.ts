@@ -1,6 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { assetDir, ChunkdError, EMBEDDED_MODEL, type Tokenizer } from '../../kernel/index.js';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
 export { EMBEDDED_MODEL } from '../../kernel/index.js';
@@ -21,18 +21,35 @@ export interface Embedder {
 /** Where the built-in models live (committed files; see models/<name>/README.md). */
 export const MODELS_DIR = assetDir(import.meta.url, 'models');
 
-const cache = new Map<string, Promise<Embedder>>();
+/** Loaded models, by canonical directory (API models by name, endpoint and key): at most this many, and this many bytes of weights. */
+export const MODEL_CACHE = { maxEntries: 8, maxBytes: 2 * 1024 ** 3 };
+const cache = new BoundedCache<Promise<Embedder>>(MODEL_CACHE.maxEntries, MODEL_CACHE.maxBytes);
+
+/** Test hook: how many models are cached, and their bytes. */
+export const embedderCache = () => ({ size: cache.size, bytes: cache.bytes });
 
 /**
- * Load an embedding model once per name (and, for API models, per endpoint and key) and share it.
- * A failed load is not cached, so a model installed later is found without a restart.
+ * Load an embedding model once (a directory once per canonical path, however it is spelled) and
+ * share it. A failed load is not cached, so a model installed later is found without a restart.
  */
-export function loadEmbedder(name: string): Promise<Embedder> {
-  const key = cacheKey(name);
+export async function loadEmbedder(name: string): Promise<Embedder> {
+  if (name === EMBEDDED_MODEL) return cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
+  if (isApiName(name)) {
+    const key = `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}`;
+    return cached(key, 0, async () => (await import('./providers/openai.js')).loadOpenAI(name));
+  }
+  const dir = await localDirectory(name);
+  if (!dir) throw refusal(name);
+  const weights = await weightsOf(dir);
+  if (!weights) throw refusal(name);
+  return cached(`dir:${dir}`, weights.size, () => loadDirectory(dir, weights.path, name));
+}
+
+function cached(key: string, bytes: number, load: () => Promise<Embedder>): Promise<Embedder> {
   let e = cache.get(key);
   if (!e) {
-    e = resolve(name);
-    cache.set(key, e);
+    e = load();
+    cache.set(key, e, bytes);
     e.catch(() => cache.delete(key));
   }
   return e;
@@ -40,39 +57,48 @@ export function loadEmbedder(name: string): Promise<Embedder> {
 
 const isApiName = (name: string) => name.startsWith('openai/') || /^text-embedding-/.test(name);
 
-function cacheKey(name: string): string {
-  return isApiName(name) ? `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}` : name;
-}
-
-async function resolve(name: string): Promise<Embedder> {
-  if (name === EMBEDDED_MODEL) return loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name);
-  if (isApiName(name)) {
-    const { loadOpenAI } = await import('./providers/openai.js');
-    return loadOpenAI(name);
-  }
-  if (isLocalPath(name)) return loadDirectory(name, name);
+/**
+ * The canonical model directory a name stands for, under the model roots: the name as a path (or a
+ * path relative to a root), else a Hugging Face name's snapshot in the cache (downloaded through
+ * HF_ENDPOINT when set). Undefined when neither gives a directory under a root.
+ */
+async function localDirectory(name: string): Promise<string | undefined> {
+  const real = await resolveModelPath(name);
+  if (real && (await stat(real).catch(() => undefined))?.isDirectory()) return real;
   if (/^[\w.-]+\/[\w.-]+$/.test(name)) {
     const { resolveHubModel } = await import('./providers/hub.js');
-    return loadDirectory(await resolveHubModel(name), name);
+    const snapshot = await resolveModelPath(await resolveHubModel(name));
+    if (snapshot && (await stat(snapshot).catch(() => undefined))?.isDirectory()) return snapshot;
   }
-  throw new ChunkdError(
-    'BAD_REQUEST',
-    `Unknown embedding model '${name}'. Use ${EMBEDDED_MODEL} (built in), a path to a Model2Vec or ONNX model directory, a Hugging Face name such as minishlab/potion-base-8M, or an API model: text-embedding-3-small or openai/<model>.`,
-  );
+  return undefined;
 }
 
-const isLocalPath = (name: string) => isAbsolute(name) || name.startsWith('./') || name.startsWith('../') || name.startsWith('~') || (existsSync(name) && statSync(name).isDirectory());
+/** The weights file of a model directory: ONNX when it has model.onnx (also under onnx/), else Model2Vec. */
+async function weightsOf(dir: string): Promise<{ path: string; size: number } | undefined> {
+  for (const f of ['model.onnx', join('onnx', 'model.onnx'), 'model.safetensors']) {
+    const file = await modelFile(join(dir, f), MAX_MODEL_BYTES);
+    if (file) return file;
+  }
+  return undefined;
+}
 
-/** A model directory: ONNX when it has model.onnx (also under onnx/), else Model2Vec. */
-export async function loadDirectory(dir: string, name: string): Promise<Embedder> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ChunkdError('BAD_REQUEST', `Embedding model directory '${name}' does not exist. It must hold tokenizer.json and either model.safetensors (Model2Vec) or model.onnx (ONNX).`);
-  }
-  const onnx = ['model.onnx', join('onnx', 'model.onnx')].map((f) => join(dir, f)).find((f) => existsSync(f));
-  if (onnx) {
+/** A model directory under the model roots and its weights file (model.onnx or model.safetensors). */
+export async function loadDirectory(dir: string, weights: string, name: string): Promise<Embedder> {
+  if (weights.endsWith('.onnx')) {
     const { loadOnnx } = await import('./providers/onnx.js');
-    return loadOnnx(dir, onnx, name);
+    return loadOnnx(dir, weights, name);
   }
-  if (existsSync(join(dir, 'model.safetensors'))) return loadModel2Vec(dir, name);
-  throw new ChunkdError('BAD_REQUEST', `Embedding model directory '${name}' has neither model.safetensors (Model2Vec) nor model.onnx (ONNX) next to its tokenizer.json.`);
+  return loadModel2Vec(dir, name);
+}
+
+/** The one answer for a name that gives no model: the same whatever exists on the server's disk. */
+function refusal(name: string): ChunkdError {
+  const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
+  return new ChunkdError(
+    'BAD_REQUEST',
+    `Unknown embedding model '${shown}': not a known model nor a model directory under the configured model roots. Use ${EMBEDDED_MODEL} (built in); ` +
+      `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
+      `named by its path or by a path relative to a root, weights at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB; a Hugging Face name such as minishlab/potion-base-8M whose snapshot is in the cache; ` +
+      `or an API model: text-embedding-3-small or openai/<model>.`,
+  );
 }

@@ -90,9 +90,9 @@ describe('ONNX sentence encoders', () => {
 
 describe('names that resolve to nothing', () => {
   const cases: [string, RegExp][] = [
-    ['no such model!', /Unknown embedding model/],
-    ['/nonexistent/model-dir', /does not exist/],
-    [tempDir(), /neither model\.safetensors .* nor model\.onnx/],
+    ['no such model!', /not a known model nor a model directory under the configured model roots/],
+    ['/nonexistent/model-dir', /not a known model nor a model directory under the configured model roots/],
+    [tempDir(), /model\.safetensors for Model2Vec, or model\.onnx for ONNX/],
   ];
   for (const [name, message] of cases) test(`${name} → 400`, () => rejectsWith(loadEmbedder(name), 400, message));
 });

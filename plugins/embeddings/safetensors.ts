@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { MAX_MODEL_BYTES, readModelFile } from '../../kernel/model-files.js';
 
 /**
  * The safetensors container (an 8-byte little-endian header length, a JSON header, raw
@@ -35,8 +36,11 @@ export function parseSafetensors(buf: Buffer): Map<string, Tensor> {
   return out;
 }
 
+/** A model file under the model roots, read within MAX_MODEL_BYTES. */
 export async function readSafetensors(path: string): Promise<Map<string, Tensor>> {
-  return parseSafetensors(await readFile(path));
+  const buf = await readModelFile(path, MAX_MODEL_BYTES);
+  if (!buf) throw new Error(`not a regular file of at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB under the model roots`);
+  return parseSafetensors(buf);
 }
 
 /** Write tensors given as typed arrays of their on-disk type (F32: Float32Array, I8: Int8Array, F16: Uint16Array bits). */

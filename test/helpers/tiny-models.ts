@@ -11,7 +11,14 @@ import onnxProto from 'onnx-proto';
 const { onnx } = onnxProto;
 import { writeSafetensors } from '../../plugins/embeddings/safetensors.js';
 
-export const tempDir = (prefix = 'chunkd-model-') => mkdtempSync(join(tmpdir(), prefix));
+/**
+ * Every tiny model lives under one models root, configured as an operator would (CHUNKD_MODELS_DIR,
+ * what --models-dir sets): chunkd reads model files from nowhere else.
+ */
+export const MODELS_ROOT = mkdtempSync(join(tmpdir(), 'chunkd-models-'));
+process.env.CHUNKD_MODELS_DIR = [process.env.CHUNKD_MODELS_DIR, MODELS_ROOT].filter(Boolean).join(',');
+
+export const tempDir = (prefix = 'model-') => mkdtempSync(join(MODELS_ROOT, prefix));
 
 const added = (tokens: string[]) =>
   tokens.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));

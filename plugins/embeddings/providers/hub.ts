@@ -1,14 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ChunkdError } from '../../../kernel/index.js';
+import { ChunkdError, hubCacheDir } from '../../../kernel/index.js';
 
-/** The Hugging Face hub cache, where huggingface_hub and transformers.js users already keep models. */
-export function hubCacheDir(): string {
-  if (process.env.HF_HUB_CACHE) return process.env.HF_HUB_CACHE;
-  return join(process.env.HF_HOME ?? join(homedir(), '.cache', 'huggingface'), 'hub');
-}
+export { hubCacheDir } from '../../../kernel/index.js';
 
 /**
  * The local directory of a hub model (`org/model`): its snapshot in the cache; else, when

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ChunkdError, loadHfTokenizer } from '../../../kernel/index.js';
+import { ChunkdError, loadHfTokenizer, MAX_JSON_BYTES, readModelFile } from '../../../kernel/index.js';
 import type { Embedder } from '../embedder.js';
 import { readSafetensors, type Tensor } from '../safetensors.js';
 import { normalize } from '../vectors.js';
@@ -15,8 +13,14 @@ import { normalize } from '../vectors.js';
 export async function loadModel2Vec(dir: string, name: string): Promise<Embedder> {
   const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load Model2Vec model '${name}' from ${dir}: ${why}`);
   const tokenizer = await loadHfTokenizer(join(dir, 'tokenizer.json'));
-  if (!tokenizer) throw bad('tokenizer.json is missing.');
-  const config = existsSync(join(dir, 'config.json')) ? (JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { normalize?: boolean }) : {};
+  if (!tokenizer) throw bad(`tokenizer.json is missing or unusable (a Hugging Face tokenizer.json of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB is expected).`);
+  const configBytes = await readModelFile(join(dir, 'config.json'), MAX_JSON_BYTES);
+  let config: { normalize?: boolean } = {};
+  try {
+    if (configBytes) config = JSON.parse(configBytes.toString('utf8')) as { normalize?: boolean };
+  } catch {
+    throw bad('config.json is not valid JSON.');
+  }
   let tensors: Map<string, Tensor>;
   try {
     tensors = await readSafetensors(join(dir, 'model.safetensors'));

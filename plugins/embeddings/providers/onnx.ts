@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChunkdError, loadHfTokenizer, requireExtra } from '../../../kernel/index.js';
+import { ChunkdError, loadHfTokenizer, MAX_JSON_BYTES, readModelFile, requireExtra } from '../../../kernel/index.js';
 import type { Embedder } from '../embedder.js';
 import { ONNX_EXTRA } from '../extras.js';
 import { batches, normalize } from '../vectors.js';
@@ -34,7 +33,7 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
   requireExtra(ONNX_EXTRA, `The ONNX embedding model '${name}'`);
   const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load ONNX model '${name}' from ${dir}: ${why}`);
   const tokenizer = await loadHfTokenizer(join(dir, 'tokenizer.json'));
-  if (!tokenizer) throw bad('tokenizer.json is missing.');
+  if (!tokenizer) throw bad(`tokenizer.json is missing or unusable (a Hugging Face tokenizer.json of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB is expected).`);
   const ort = (await import(ORT)) as Ort;
   let session: OrtSession;
   try {
@@ -43,9 +42,9 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
     throw bad(`onnxruntime could not load model.onnx (${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}).`);
   }
   if (!session.inputNames.includes('input_ids')) throw bad(`the model has no input_ids input (inputs: ${session.inputNames.join(', ')}).`);
-  const pooling = readPooling(dir);
-  const unit = readNormalize(dir);
-  const maxLength = tokenizer.maxLength ?? readJson<{ max_seq_length?: number }>(dir, 'sentence_bert_config.json')?.max_seq_length ?? 512;
+  const pooling = readPooling(await readJson(dir, join('1_Pooling', 'config.json')));
+  const unit = readNormalize(await readJson(dir, 'modules.json'));
+  const maxLength = tokenizer.maxLength ?? (await readJson<{ max_seq_length?: number }>(dir, 'sentence_bert_config.json'))?.max_seq_length ?? 512;
   const output = ['sentence_embedding', 'last_hidden_state', 'token_embeddings'].find((o) => session.outputNames.includes(o)) ?? session.outputNames[0]!;
 
   const run = async (texts: string[]): Promise<Float32Array[]> => {
@@ -105,25 +104,24 @@ function pool(data: Float32Array, dims: readonly number[], lengths: number[], ho
   });
 }
 
-function readJson<T>(dir: string, file: string): T | undefined {
-  const path = join(dir, file);
-  if (!existsSync(path)) return undefined;
+/** A config file of the model directory (under the model roots, within MAX_JSON_BYTES); undefined when absent or invalid. */
+async function readJson<T>(dir: string, file: string): Promise<T | undefined> {
+  const bytes = await readModelFile(join(dir, file), MAX_JSON_BYTES);
+  if (!bytes) return undefined;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    return JSON.parse(bytes.toString('utf8')) as T;
   } catch {
     return undefined;
   }
 }
 
-function readPooling(dir: string): Pooling {
-  const c = readJson<Record<string, boolean>>(dir, join('1_Pooling', 'config.json'));
+function readPooling(c: Record<string, boolean> | undefined): Pooling {
   if (c?.pooling_mode_cls_token) return 'cls';
   if (c?.pooling_mode_max_tokens) return 'max';
   return 'mean';
 }
 
 /** sentence-transformers lists a Normalize module when the model's vectors are meant to be unit length. */
-function readNormalize(dir: string): boolean {
-  const modules = readJson<{ type?: string }[]>(dir, 'modules.json');
-  return !modules || modules.some((m) => m.type?.endsWith('Normalize'));
+function readNormalize(modules: { type?: string }[] | undefined): boolean {
+  return !Array.isArray(modules) || modules.some((m) => m.type?.endsWith('Normalize'));
 }
