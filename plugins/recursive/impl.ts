@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { loadTokenizer, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Tokenizer } from '../../kernel/index.js';
-import { sentenceSplitter, type Splitter } from '../sentence/split.js';
+import { groupEnds, loadTokenizer, sentenceSplitter, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Splitter, type Tokenizer } from '../../kernel/index.js';
 import type { RecursiveConfig } from './index.js';
 import { loadRecipe, type Recipe } from './recipes.js';
 
@@ -38,16 +37,14 @@ export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: num
         }
         const pieces = split(text, start, end);
         const counts = pieces.map((p) => count(p.start, p.end));
-        // Greedy: join consecutive pieces while their counts sum to ≤ size; a group that is still
-        // too big (a single piece) is cut at the next level.
-        for (let i = 0; i < pieces.length; ) {
-          let sum = counts[i]!;
-          let j = i + 1;
-          while (j < pieces.length && sum + counts[j]! <= size) sum += counts[j++]!;
+        // Chonkie's merge_splits: consecutive pieces grouped greedily while their counts sum to
+        // ≤ size; a group still too big (a single piece) is cut at the next level.
+        let i = 0;
+        for (const j of groupEnds(counts, size)) {
           const s = pieces[i]!.start;
           const e = pieces[j - 1]!.end;
-          if (sum > size) cut(s, e, level + 1);
-          else out.push({ start: s, end: e, tokenCount: j - i === 1 ? sum : count(s, e) });
+          if (j - i === 1 && counts[i]! > size) cut(s, e, level + 1);
+          else out.push({ start: s, end: e, tokenCount: j - i === 1 ? counts[i]! : count(s, e) });
           i = j;
         }
       };

@@ -1,8 +1,12 @@
 /**
- * Sentence splitting shared by the sentence, recursive and semantic chunkers: find delimiters,
- * attach each one to the sentence before or after it, and merge sentences that are too short.
- * Works on UTF-16 spans into the text (no substrings are built), so callers cut and count by offset.
+ * The one delimiter splitter, shared by the sentence, recursive and semantic chunkers and the
+ * overlap refinery: find delimiters, attach each one to the piece before or after it, and merge
+ * pieces that are too short, by the rules of Chonkie's core so the same request gives the same
+ * chunks. Works on UTF-16 spans into the text (no substrings are built), so callers cut and count
+ * by offset. Matching UTF-16 text equals Chonkie's matching of UTF-8 bytes: a delimiter's encoding
+ * can only match at a character boundary, and both encodings keep the order of positions.
  */
+import { utf8LengthUpTo } from './utf8.js';
 
 export interface SentenceSpan {
   /** UTF-16 index of the first character. */
@@ -16,7 +20,7 @@ export interface SplitOptions {
   delim: string | readonly string[];
   /** 'prev': a delimiter ends the sentence before it; 'next': it starts the sentence after it. */
   includeDelim: 'prev' | 'next';
-  /** Sentences shorter than this many code points are merged into a neighbour (0 or 1: never). */
+  /** Pieces shorter than this many UTF-8 bytes merge with the piece before (see mergeShort; 0 or 1: never). */
   minCharacters: number;
 }
 
@@ -63,7 +67,7 @@ export function sentenceSplitter(options: SplitOptions): Splitter {
       for (let k = 0; k < count; k++) if (next[k]! >= 0 && next[k]! < from) next[k] = piece.indexOf(delims[k]!, from);
     }
     if (last < piece.length) pieces.push({ start: start + last, end });
-    return min > 1 ? mergeShort(text, pieces, min, end) : pieces;
+    return min > 1 ? mergeShort(text, pieces, min) : pieces;
   };
 }
 
@@ -82,44 +86,31 @@ export function splitSentences(text: string, options: SplitOptions): SentenceSpa
 }
 
 /**
- * Short pieces accumulate forward until the run reaches `min` code points (a short piece joins
- * the sentence after it); a short run left at the end joins the sentence before it.
+ * Chonkie's rule (its core's `split_offsets` / `split_pattern_offsets`): the first piece opens a
+ * running piece; each next piece joins it when either of the two is shorter than `min` UTF-8 bytes,
+ * otherwise the running piece is kept and the next one opens a new run. The last run is kept as it
+ * is, so a short last piece ends up in the piece before it.
  */
-function mergeShort(text: string, pieces: SentenceSpan[], min: number, end: number): SentenceSpan[] {
+function mergeShort(text: string, pieces: SentenceSpan[], min: number): SentenceSpan[] {
+  if (pieces.length === 0) return pieces;
   // Compacted in place: the pieces are this call's own, so merging rewrites them, allocating nothing.
   let kept = 0;
-  let runStart = -1; // start of the pending run of short pieces, -1 when none
-  for (const p of pieces) {
-    const start = runStart >= 0 ? runStart : p.start;
-    if (isShorter(text, start, p.end, min)) {
-      runStart = start;
+  let run = pieces[0]!;
+  // Bytes of the running piece, capped at `min`: once it is long enough, it stays so as it grows.
+  let runBytes = utf8LengthUpTo(text, run.start, run.end, min);
+  for (let i = 1; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    const bytes = utf8LengthUpTo(text, p.start, p.end, min);
+    if (runBytes < min || bytes < min) {
+      run.end = p.end;
+      runBytes = Math.min(min, runBytes + bytes);
     } else {
-      p.start = start;
-      pieces[kept++] = p;
-      runStart = -1;
+      pieces[kept++] = run;
+      run = p;
+      runBytes = bytes;
     }
   }
-  if (runStart >= 0) {
-    if (kept > 0) pieces[kept - 1]!.end = end;
-    else pieces[kept++] = { start: runStart, end };
-  }
+  pieces[kept++] = run;
   pieces.length = kept;
   return pieces;
-}
-
-/** Whether text[start, end) holds fewer than `min` code points, without counting past `min`. */
-function isShorter(text: string, start: number, end: number, min: number): boolean {
-  const units = end - start;
-  if (units < min) return true;
-  if (units >= 2 * min) return false; // even all-surrogate-pair text has ≥ min code points
-  let n = 0;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    if (++n >= min) return false;
-  }
-  return true;
 }
