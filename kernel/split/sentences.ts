@@ -20,9 +20,16 @@ export interface SplitOptions {
   delim: string | readonly string[];
   /** 'prev': a delimiter ends the sentence before it; 'next': it starts the sentence after it. */
   includeDelim: 'prev' | 'next';
-  /** Pieces shorter than this many UTF-8 bytes merge with the piece before (see mergeShort; 0 or 1: never). */
+  /** Pieces shorter than this many UTF-8 bytes merge with a neighbour (0 or 1: never). */
   minCharacters: number;
+  /**
+   * How short pieces merge: 'chonkie' (the default, see mergeShort) or 'forward' (see
+   * mergeForward: short pieces gather into runs of at least the minimum, so words stay whole).
+   */
+  mergeRule?: MergeRule;
 }
+
+export type MergeRule = 'chonkie' | 'forward';
 
 /** Split text[start, end) (the whole text by default); spans are indices into `text`. */
 export type Splitter = (text: string, start?: number, end?: number) => SentenceSpan[];
@@ -39,6 +46,7 @@ export function sentenceSplitter(options: SplitOptions): Splitter {
   if (delims.length === 0 || delims.some((d) => d.length === 0)) throw new Error('Delimiters must be non-empty strings.');
   const prev = options.includeDelim === 'prev';
   const min = options.minCharacters;
+  const merge = options.mergeRule === 'forward' ? mergeForward : mergeShort;
   const count = delims.length;
   const lengths = delims.map((d) => d.length);
   return (text, start = 0, end = text.length) => {
@@ -67,7 +75,7 @@ export function sentenceSplitter(options: SplitOptions): Splitter {
       for (let k = 0; k < count; k++) if (next[k]! >= 0 && next[k]! < from) next[k] = piece.indexOf(delims[k]!, from);
     }
     if (last < piece.length) pieces.push({ start: start + last, end });
-    return min > 1 ? mergeShort(text, pieces, min) : pieces;
+    return min > 1 ? merge(text, pieces, min) : pieces;
   };
 }
 
@@ -75,7 +83,7 @@ const splitters = new Map<string, Splitter>();
 
 /** Split `text` into sentence spans that tile it exactly; splitters are cached per options. */
 export function splitSentences(text: string, options: SplitOptions): SentenceSpan[] {
-  const key = JSON.stringify([options.delim, options.includeDelim, options.minCharacters]);
+  const key = JSON.stringify([options.delim, options.includeDelim, options.minCharacters, options.mergeRule ?? 'chonkie']);
   let split = splitters.get(key);
   if (!split) {
     if (splitters.size >= 256) splitters.clear(); // bound the cache; rebuilding is cheap
@@ -111,6 +119,35 @@ function mergeShort(text: string, pieces: SentenceSpan[], min: number): Sentence
     }
   }
   pieces[kept++] = run;
+  pieces.length = kept;
+  return pieces;
+}
+
+/**
+ * The opt-in rule: short pieces gather forward until the run reaches `min` UTF-8 bytes (a short
+ * piece joins the piece after it), and a short run left at the end joins the piece before. Unlike
+ * Chonkie's rule, a run never grows past the minimum by taking more short pieces, so a sentence of
+ * short words is not glued into one piece that a later level must cut inside a word.
+ */
+function mergeForward(text: string, pieces: SentenceSpan[], min: number): SentenceSpan[] {
+  let kept = 0;
+  let runStart = -1; // start of the pending run of short pieces, -1 when none
+  let runBytes = 0;
+  for (const p of pieces) {
+    const bytes = Math.min(min, (runStart >= 0 ? runBytes : 0) + utf8LengthUpTo(text, p.start, p.end, min));
+    if (bytes < min) {
+      if (runStart < 0) runStart = p.start;
+      runBytes = bytes;
+    } else {
+      if (runStart >= 0) p.start = runStart;
+      pieces[kept++] = p;
+      runStart = -1;
+    }
+  }
+  if (runStart >= 0) {
+    if (kept > 0) pieces[kept - 1]!.end = pieces[pieces.length - 1]!.end;
+    else pieces[kept++] = { start: runStart, end: pieces[pieces.length - 1]!.end };
+  }
   pieces.length = kept;
   return pieces;
 }

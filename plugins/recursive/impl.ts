@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { groupEnds, loadTokenizer, sentenceSplitter, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Splitter, type Tokenizer } from '../../kernel/index.js';
+import { groupEnds, loadTokenizer, sentenceSplitter, spanCounter, tokenWindows, type ChunkerImpl, type MergeRule, type Span, type Splitter, type Tokenizer } from '../../kernel/index.js';
 import type { RecursiveConfig } from './index.js';
 import { loadRecipe, type Recipe } from './recipes.js';
 
@@ -8,15 +8,15 @@ type Config = Static<typeof RecursiveConfig>;
 export async function create(config: Config): Promise<ChunkerImpl> {
   const recipe = loadRecipe(config.recipe, config.lang);
   const tokenizer = await loadTokenizer(config.tokenizer);
-  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk);
+  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk, config.min_characters_rule);
 }
 
 /**
  * Everything per config is built here once (splitters compiled per level); chunk() keeps its state
  * in locals, so one instance serves concurrent requests.
  */
-export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number): ChunkerImpl {
-  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters }));
+export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number, mergeRule: MergeRule = 'chonkie'): ChunkerImpl {
+  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters, mergeRule }));
   return {
     chunk(text) {
       // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at

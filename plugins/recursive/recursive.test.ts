@@ -52,6 +52,9 @@ describe('recursive chunks (REFERENCE.md examples and more)', () => {
     // so a run of short words becomes one piece, which the token level then cuts (issue 18).
     ['the minimum swallows a run of words; tokens cut it (Chonkie, issue example)', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12 }, [['Query paragraph river quick wate', 0, 32, 32], ['r.', 32, 34, 2]]],
     ['short words join the run before them (min_characters_per_chunk)', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
+    // The opt-in rule keeps words whole: short words gather into runs of at least the minimum.
+    ['forward: the same text ends chunks at word boundaries', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' }, [['Query paragraph ', 0, 16, 16], ['river quick water.', 16, 34, 18]]],
+    ['forward: short words gather into runs of the minimum', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6, min_characters_rule: 'forward' }, [['a b c ', 0, 6, 6], ['d e f ', 6, 12, 6], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
     ['a long last word stays its own piece', 'tiny words here aaaaaaaaaaaaaaaaaaaa', { chunk_size: 20, min_characters_per_chunk: 6 }, [['tiny words here ', 0, 16, 16], ['aaaaaaaaaaaaaaaaaaaa', 16, 36, 20]]],
     ['without the minimum, words pack greedily', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 1 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
     ['repeated text keeps each occurrence at its own offset', 'Same words. Same words. ', { chunk_size: 12, min_characters_per_chunk: 1 }, [['Same words. ', 0, 12, 12], ['Same words. ', 12, 24, 12]]],
