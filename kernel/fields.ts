@@ -25,7 +25,7 @@ export const MinCharactersPerSentenceField = () =>
   Type.Integer({
     default: 12,
     minimum: 0,
-    description: 'Sentences shorter than this many characters (code points) merge into the next one (the last into the one before).',
+    description: "Minimum sentence length in UTF-8 bytes (Chonkie's rule): a sentence joins the one before it when either is shorter (a short first sentence joins the next). 0 or 1: never.",
   });
 
 /** The default is shared; the description says what the minimum constrains in each chunker. */

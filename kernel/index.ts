@@ -10,3 +10,4 @@ export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } fr
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
 export { floorFraction } from './fraction.js';
+export { groupEnds, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';

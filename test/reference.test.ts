@@ -40,26 +40,6 @@ const DEVIATIONS: { applies: (c: Case) => boolean; why: string; expect: (c: Case
   },
 ];
 
-/**
- * Where REFERENCE.md's rules win over an answer of the reference (its native core), by kind and
- * 1-based case number: the spans [start, end) we answer instead, and why. All of them come from one
- * rule: a piece shorter than the minimum (min_characters_per_sentence, min_characters_per_chunk)
- * merges *forward* (only a short last one backward), where the native core merges it backward.
- * Their text and token_count follow from the span (every such case uses the character tokenizer).
- * Every other case is compared exactly as the reference answered.
- */
-const RULES_WIN = JSON.parse(readFileSync(new URL('./fixtures/reference-rules-win.json', import.meta.url), 'utf8')) as Record<string, { why: string; spans: [number, number][] }>;
-
-function expected(c: Case, n: number): Case['expect'] {
-  const override = RULES_WIN[`${c.kind}#${n}`];
-  if (!override) return c.expect;
-  assert.equal(c.body.tokenizer ?? 'character', 'character', 'an override derives token_count from the span');
-  const recorded = c.expect.map((row) => [row[1], row[2]]);
-  assert.notDeepEqual(override.spans, recorded, 'a stale override: the reference already answers this');
-  const cps = [...(c.body.text as string)];
-  return override.spans.map(([start, end]) => [cps.slice(start, end).join(''), start, end, end - start]);
-}
-
 let app: TestApp;
 before(async () => (app = await startApp()));
 after(async () => app.close());
@@ -70,9 +50,9 @@ for (const kind of new Set(CASES.map((c) => c.kind))) {
     cases.forEach((c, i) => {
       const { text, chunks, ...config } = c.body;
       const deviation = DEVIATIONS.find((d) => d.applies(c));
-      const why = deviation ? ` — we differ: ${deviation.why}` : RULES_WIN[`${kind}#${i + 1}`] ? ' (documented rule wins, see reference-rules-win.json)' : '';
+      const why = deviation ? ` — we differ: ${deviation.why}` : '';
       test(`case ${i + 1}: ${JSON.stringify(config)}${why}`, async () => {
-        const want = deviation ? deviation.expect(c) : expected(c, i + 1);
+        const want = deviation ? deviation.expect(c) : c.expect;
         const res = await app.post(c.route, c.body);
         assert.equal(res.status, 200, JSON.stringify(res.body));
         const got = (res.body as Record<string, unknown>[]).map((ch) => {

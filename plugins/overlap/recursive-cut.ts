@@ -1,6 +1,5 @@
-import { tokensIn } from '../../kernel/index.js';
+import { sentenceSplitter, tokensIn, type Splitter } from '../../kernel/index.js';
 import type { Rule } from '../recursive/recipes.js';
-import { sentenceSplitter, type Splitter } from '../sentence/split.js';
 import { tokenCut, type Cut, type Side } from './token-cut.js';
 
 /**

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { loadTokenizer, spanCounter, tokenWindows, type ChunkerImpl, type Span, type Tokenizer } from '../../kernel/index.js';
-import { sentenceSplitter, type Splitter } from '../sentence/split.js';
+import { groupEnds, loadTokenizer, sentenceSplitter, spanCounter, tokenWindows, type ChunkerImpl, type MergeRule, type Span, type Splitter, type Tokenizer } from '../../kernel/index.js';
 import type { RecursiveConfig } from './index.js';
 import { loadRecipe, type Recipe } from './recipes.js';
 
@@ -9,15 +8,15 @@ type Config = Static<typeof RecursiveConfig>;
 export async function create(config: Config): Promise<ChunkerImpl> {
   const recipe = loadRecipe(config.recipe, config.lang);
   const tokenizer = await loadTokenizer(config.tokenizer);
-  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk);
+  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk, config.min_characters_rule);
 }
 
 /**
  * Everything per config is built here once (splitters compiled per level); chunk() keeps its state
  * in locals, so one instance serves concurrent requests.
  */
-export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number): ChunkerImpl {
-  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters }));
+export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number, mergeRule: MergeRule = 'chonkie'): ChunkerImpl {
+  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters, mergeRule }));
   return {
     chunk(text) {
       // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at
@@ -38,16 +37,14 @@ export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: num
         }
         const pieces = split(text, start, end);
         const counts = pieces.map((p) => count(p.start, p.end));
-        // Greedy: join consecutive pieces while their counts sum to ≤ size; a group that is still
-        // too big (a single piece) is cut at the next level.
-        for (let i = 0; i < pieces.length; ) {
-          let sum = counts[i]!;
-          let j = i + 1;
-          while (j < pieces.length && sum + counts[j]! <= size) sum += counts[j++]!;
+        // Chonkie's merge_splits: consecutive pieces grouped greedily while their counts sum to
+        // ≤ size; a group still too big (a single piece) is cut at the next level.
+        let i = 0;
+        for (const j of groupEnds(counts, size)) {
           const s = pieces[i]!.start;
           const e = pieces[j - 1]!.end;
-          if (sum > size) cut(s, e, level + 1);
-          else out.push({ start: s, end: e, tokenCount: j - i === 1 ? sum : count(s, e) });
+          if (j - i === 1 && counts[i]! > size) cut(s, e, level + 1);
+          else out.push({ start: s, end: e, tokenCount: j - i === 1 ? counts[i]! : count(s, e) });
           i = j;
         }
       };

@@ -17,7 +17,12 @@ export const RecursiveConfig = Type.Object({
   min_characters_per_chunk: Type.Integer({
     default: 24,
     minimum: 1,
-    description: 'At every level, pieces shorter than this many characters (code points) merge into the next piece (the last into the one before).',
+    description: "Minimum piece length in UTF-8 bytes at every level (Chonkie's rule): a piece joins the one before it when either is shorter (a short first piece joins the next); 1: never.",
+  }),
+  min_characters_rule: Type.Union([Type.Literal('chonkie'), Type.Literal('forward')], {
+    default: 'chonkie',
+    description:
+      "How short pieces merge. 'chonkie': as Chonkie (a run of short words can become one piece that is then cut inside a word by tokens). 'forward': short pieces gather into runs of at least the minimum, a short last run joins the piece before, so chunks end at word boundaries.",
   }),
 });
 

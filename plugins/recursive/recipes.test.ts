@@ -50,6 +50,7 @@ describe("Chonkie's level format", () => {
     ['include_delim next', levels({ delimiters: ['# '], include_delim: 'next' }), [{ delimiters: ['# '], includeDelim: 'next' }, null]],
     ['include_delim null keeps the text (prev)', levels({ delimiters: ['; '], include_delim: null }), [{ delimiters: ['; '], includeDelim: 'prev' }, null]],
     ['whitespace cuts after spaces', levels({ whitespace: true }), [{ delimiters: [' '], includeDelim: 'prev' }, null]],
+    ['whitespace with include_delim next cuts before spaces (as Chonkie)', levels({ whitespace: true, include_delim: 'next' }), [{ delimiters: [' '], includeDelim: 'next' }, null]],
     ['null delimiters and no whitespace: the token level', levels({ delimiters: null, whitespace: false }), [null]],
     ['a missing token level is added', levels({ delimiters: ['\n'] }, { whitespace: true }), [{ delimiters: ['\n'], includeDelim: 'prev' }, { delimiters: [' '], includeDelim: 'prev' }, null]],
     ['levels after the token level never apply', levels({}, { delimiters: ['\n'] }), [null]],

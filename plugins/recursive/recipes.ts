@@ -134,7 +134,8 @@ export function toRules(file: RecipeFile): Rule[] {
   for (const level of file.recipe.recursive_rules.levels) {
     const delimiters = typeof level.delimiters === 'string' ? [level.delimiters] : (level.delimiters ?? []);
     if (delimiters.length > 0 && level.whitespace) throw configError('A recipe level cannot cut both at delimiters and at whitespace: split it into two levels.');
-    if (level.whitespace) rules.push(Object.freeze({ delimiters: Object.freeze([' ']), includeDelim: 'prev' as const }));
+    // Chonkie splits a whitespace level at single spaces with the level's include_delim (prev by default).
+    if (level.whitespace) rules.push(Object.freeze({ delimiters: Object.freeze([' ']), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }));
     else if (delimiters.length > 0) rules.push(Object.freeze({ delimiters: Object.freeze([...delimiters]), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }));
     else break; // the token level: nothing after it could apply
   }

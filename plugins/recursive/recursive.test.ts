@@ -48,7 +48,14 @@ describe('recursive chunks (REFERENCE.md examples and more)', () => {
     ['CJK with the zh rules cuts at 。', '这是第一句话。这是第二句话。', { chunk_size: 8, lang: 'zh', min_characters_per_chunk: 1 }, [['这是第一句话。', 0, 7, 7], ['这是第二句话。', 7, 14, 7]]],
     ['a run of emoji is cut between code points, never inside one', '🦛'.repeat(7), { chunk_size: 3, min_characters_per_chunk: 1 }, [['🦛🦛🦛', 0, 3, 3], ['🦛🦛🦛', 3, 6, 3], ['🦛', 6, 7, 1]]],
     ['byte tokens: a window ends before a character it would split', 'ééé', { chunk_size: 3, tokenizer: 'byte', min_characters_per_chunk: 1 }, [['é', 0, 1, 2], ['é', 1, 2, 2], ['é', 2, 3, 2]]],
-    ['short pieces merge forward (min_characters_per_chunk)', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6 }, [['a b c ', 0, 6, 6], ['d e f ', 6, 12, 6], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
+    // Chonkie's minimum rule at every level: a piece joins the running piece when either is short,
+    // so a run of short words becomes one piece, which the token level then cuts (issue 18).
+    ['the minimum swallows a run of words; tokens cut it (Chonkie, issue example)', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12 }, [['Query paragraph river quick wate', 0, 32, 32], ['r.', 32, 34, 2]]],
+    ['short words join the run before them (min_characters_per_chunk)', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
+    // The opt-in rule keeps words whole: short words gather into runs of at least the minimum.
+    ['forward: the same text ends chunks at word boundaries', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' }, [['Query paragraph ', 0, 16, 16], ['river quick water.', 16, 34, 18]]],
+    ['forward: short words gather into runs of the minimum', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6, min_characters_rule: 'forward' }, [['a b c ', 0, 6, 6], ['d e f ', 6, 12, 6], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
+    ['a long last word stays its own piece', 'tiny words here aaaaaaaaaaaaaaaaaaaa', { chunk_size: 20, min_characters_per_chunk: 6 }, [['tiny words here ', 0, 16, 16], ['aaaaaaaaaaaaaaaaaaaa', 16, 36, 20]]],
     ['without the minimum, words pack greedily', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 1 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
     ['repeated text keeps each occurrence at its own offset', 'Same words. Same words. ', { chunk_size: 12, min_characters_per_chunk: 1 }, [['Same words. ', 0, 12, 12], ['Same words. ', 12, 24, 12]]],
     ['word tokenizer counts words', 'one two three four five six', { chunk_size: 3, tokenizer: 'word', min_characters_per_chunk: 1 }, [['one two three ', 0, 14, 3], ['four five six', 14, 27, 3]]],
@@ -116,7 +123,8 @@ describe('markdown: headings start chunks', () => {
 
 describe('code recipes cut at definitions', () => {
   // [recipe, source, definitions that start a chunk (after the line break the delimiter carries)];
-  // a short preamble (imports) merges forward into the first definition, so that one may not start a chunk.
+  // a short piece joins the piece before it (Chonkie's minimum rule), so a short preamble (imports) or
+  // opening tag may end a chunk instead of starting one.
   const cases: [string, string, string[]][] = [
     ['python', 'import os\n\ndef first(a):\n    return a + 1\n\nclass Second:\n    def method(self):\n        return 2\n\nasync def third():\n    pass\n', ['class Second', 'async def third']],
     ['js', "import x from 'x';\n\nfunction first(a) {\n  return a + 1;\n}\n\nclass Second {\n  method() { return 2; }\n}\n\nconst third = () => 3;\n", ['class Second', 'const third']],
@@ -126,7 +134,7 @@ describe('code recipes cut at definitions', () => {
     ['java', 'package x;\n\npublic class First {\n    public int a() { return 1; }\n}\n\nclass Second {\n    private int b = 2;\n}\n\ninterface Third {\n    void c();\n}\n', ['class Second', 'interface Third']],
     ['c', '#include <stdio.h>\n\nstruct point {\n    int x;\n};\n\nint first(int a) {\n    return a + 1;\n}\n\nvoid second(void) {\n    puts("x");\n}\n', ['int first', 'void second']],
     ['cpp', '#include <vector>\n\nnamespace demo {\n\nclass First {\npublic:\n    int a();\n};\n\ntemplate <typename T>\nT second(T x) { return x; }\n\n}\n', ['class First', 'template <typename T>']],
-    ['html', '<html><head><title>T</title></head><body><h1>Title</h1><p>First paragraph of text.</p><h2>Part</h2><p>Second paragraph.</p></body></html>', ['<body', '<h2>Part']],
+    ['html', '<html><head><title>T</title></head><body><h1>Title</h1><p>First paragraph of text.</p><h2>Part</h2><p>Second paragraph.</p></body></html>', ['<h1>Title', '<h2>Part']],
     ['latex', '\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nSome intro text here.\n\\section{Method}\nWe describe the method.\n\\subsection{Detail}\nA detail.\n\\end{document}\n', ['\\section{Intro}', '\\section{Method}', '\\subsection{Detail}']],
   ];
   test('the table covers every code recipe shipped', () => {

@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
-import { configError, countSpan, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { configError, countSpan, sentenceSplitter, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { loadEmbedder, type Embedder } from '../embeddings/embedder.js';
-import { sentenceSplitter } from '../sentence/split.js';
 import { capSpan, packRanges, refit, type Piece } from './cap.js';
 import type { SemanticConfig } from './index.js';
 import { savgolProblem } from './savgol.js';

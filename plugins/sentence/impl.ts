@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
-import { configError, loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { configError, loadTokenizer, sentenceSplitter, spanCounter, type ChunkerImpl, type SentenceSpan, type Span } from '../../kernel/index.js';
 import type { SentenceConfig } from './index.js';
-import { sentenceSplitter, type SentenceSpan } from './split.js';
 
 type Config = Static<typeof SentenceConfig>;
 

@@ -29,7 +29,12 @@ describe('sentence chunks (REFERENCE.md examples and more)', () => {
     ['CJK delimiters', '日本語の文章です。これは二番目の文です。三番目。', { chunk_size: 10, delim: ['。'], min_characters_per_sentence: 1 }, [['日本語の文章です。', 0, 9, 9], ['これは二番目の文です。', 9, 20, 11], ['三番目。', 20, 24, 4]]],
     ['emoji count as one character each', '🦛🦛🦛🦛 hippos here. 🦛 and more hippos.', { chunk_size: 18 }, [['🦛🦛🦛🦛 hippos here. ', 0, 18, 18], ['🦛 and more hippos.', 18, 36, 18]]],
     ['CRLF: the \\n ends a line; the \\r stays with it', 'First line of text.\r\nSecond line of text.\r\n', { chunk_size: 22 }, [['First line of text.\r\n', 0, 21, 21], ['Second line of text.\r\n', 21, 43, 22]]],
-    ['a short sentence merges forward', 'Hi. This sentence is long. Another long sentence.', { chunk_size: 30 }, [['Hi. This sentence is long. ', 0, 27, 27], ['Another long sentence.', 27, 49, 22]]],
+    ['a short first sentence joins the next', 'Hi. This sentence is long. Another long sentence.', { chunk_size: 30 }, [['Hi. This sentence is long. ', 0, 27, 27], ['Another long sentence.', 27, 49, 22]]],
+    // Chonkie's minimum rule (issue 18): a piece joins the running piece when either is shorter than
+    // min_characters_per_sentence UTF-8 bytes.
+    ['a lone newline stays with the paragraph before (Chonkie, issue example)', 'First sentence here.\n\nSecond sentence here.', { chunk_size: 25, min_characters_per_sentence: 12 }, [['First sentence here.\n\n', 0, 22, 22], ['Second sentence here.', 22, 43, 21]]],
+    ['a short sentence stays with the one before (Chonkie, issue example)', 'This is a long sentence. Short. Another long sentence.', { chunk_size: 30, min_characters_per_sentence: 12 }, [['This is a long sentence. Short. ', 0, 32, 32], ['Another long sentence.', 32, 54, 22]]],
+    ['the minimum counts UTF-8 bytes (日本語. is 11 bytes, 5 characters)', 'Long enough sentence. 日本語. Another long sentence.', { chunk_size: 22, min_characters_per_sentence: 8 }, [['Long enough sentence. ', 0, 22, 22], ['日本語. ', 22, 27, 5], ['Another long sentence.', 27, 49, 22]]],
     ['repeated sentences keep their own offsets', 'Same sentence again. Same sentence again. ', { chunk_size: 21 }, [['Same sentence again. ', 0, 21, 21], ['Same sentence again. ', 21, 42, 21]]],
     ['word tokenizer', 'One two three. Four five six. Seven.', { chunk_size: 3, tokenizer: 'word', min_characters_per_sentence: 1 }, [['One two three. ', 0, 15, 3], ['Four five six. ', 15, 30, 3], ['Seven.', 30, 36, 1]]],
   ];

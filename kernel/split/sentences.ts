@@ -1,8 +1,12 @@
 /**
- * Sentence splitting shared by the sentence, recursive and semantic chunkers: find delimiters,
- * attach each one to the sentence before or after it, and merge sentences that are too short.
- * Works on UTF-16 spans into the text (no substrings are built), so callers cut and count by offset.
+ * The one delimiter splitter, shared by the sentence, recursive and semantic chunkers and the
+ * overlap refinery: find delimiters, attach each one to the piece before or after it, and merge
+ * pieces that are too short, by the rules of Chonkie's core so the same request gives the same
+ * chunks. Works on UTF-16 spans into the text (no substrings are built), so callers cut and count
+ * by offset. Matching UTF-16 text equals Chonkie's matching of UTF-8 bytes: a delimiter's encoding
+ * can only match at a character boundary, and both encodings keep the order of positions.
  */
+import { utf8LengthUpTo } from './utf8.js';
 
 export interface SentenceSpan {
   /** UTF-16 index of the first character. */
@@ -16,9 +20,16 @@ export interface SplitOptions {
   delim: string | readonly string[];
   /** 'prev': a delimiter ends the sentence before it; 'next': it starts the sentence after it. */
   includeDelim: 'prev' | 'next';
-  /** Sentences shorter than this many code points are merged into a neighbour (0 or 1: never). */
+  /** Pieces shorter than this many UTF-8 bytes merge with a neighbour (0 or 1: never). */
   minCharacters: number;
+  /**
+   * How short pieces merge: 'chonkie' (the default, see mergeShort) or 'forward' (see
+   * mergeForward: short pieces gather into runs of at least the minimum, so words stay whole).
+   */
+  mergeRule?: MergeRule;
 }
+
+export type MergeRule = 'chonkie' | 'forward';
 
 /** Split text[start, end) (the whole text by default); spans are indices into `text`. */
 export type Splitter = (text: string, start?: number, end?: number) => SentenceSpan[];
@@ -35,6 +46,7 @@ export function sentenceSplitter(options: SplitOptions): Splitter {
   if (delims.length === 0 || delims.some((d) => d.length === 0)) throw new Error('Delimiters must be non-empty strings.');
   const prev = options.includeDelim === 'prev';
   const min = options.minCharacters;
+  const merge = options.mergeRule === 'forward' ? mergeForward : mergeShort;
   const count = delims.length;
   const lengths = delims.map((d) => d.length);
   return (text, start = 0, end = text.length) => {
@@ -63,7 +75,7 @@ export function sentenceSplitter(options: SplitOptions): Splitter {
       for (let k = 0; k < count; k++) if (next[k]! >= 0 && next[k]! < from) next[k] = piece.indexOf(delims[k]!, from);
     }
     if (last < piece.length) pieces.push({ start: start + last, end });
-    return min > 1 ? mergeShort(text, pieces, min, end) : pieces;
+    return min > 1 ? merge(text, pieces, min) : pieces;
   };
 }
 
@@ -71,7 +83,7 @@ const splitters = new Map<string, Splitter>();
 
 /** Split `text` into sentence spans that tile it exactly; splitters are cached per options. */
 export function splitSentences(text: string, options: SplitOptions): SentenceSpan[] {
-  const key = JSON.stringify([options.delim, options.includeDelim, options.minCharacters]);
+  const key = JSON.stringify([options.delim, options.includeDelim, options.minCharacters, options.mergeRule ?? 'chonkie']);
   let split = splitters.get(key);
   if (!split) {
     if (splitters.size >= 256) splitters.clear(); // bound the cache; rebuilding is cheap
@@ -82,44 +94,60 @@ export function splitSentences(text: string, options: SplitOptions): SentenceSpa
 }
 
 /**
- * Short pieces accumulate forward until the run reaches `min` code points (a short piece joins
- * the sentence after it); a short run left at the end joins the sentence before it.
+ * Chonkie's rule (its core's `split_offsets` / `split_pattern_offsets`): the first piece opens a
+ * running piece; each next piece joins it when either of the two is shorter than `min` UTF-8 bytes,
+ * otherwise the running piece is kept and the next one opens a new run. The last run is kept as it
+ * is, so a short last piece ends up in the piece before it.
  */
-function mergeShort(text: string, pieces: SentenceSpan[], min: number, end: number): SentenceSpan[] {
+function mergeShort(text: string, pieces: SentenceSpan[], min: number): SentenceSpan[] {
+  if (pieces.length === 0) return pieces;
   // Compacted in place: the pieces are this call's own, so merging rewrites them, allocating nothing.
   let kept = 0;
-  let runStart = -1; // start of the pending run of short pieces, -1 when none
-  for (const p of pieces) {
-    const start = runStart >= 0 ? runStart : p.start;
-    if (isShorter(text, start, p.end, min)) {
-      runStart = start;
+  let run = pieces[0]!;
+  // Bytes of the running piece, capped at `min`: once it is long enough, it stays so as it grows.
+  let runBytes = utf8LengthUpTo(text, run.start, run.end, min);
+  for (let i = 1; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    const bytes = utf8LengthUpTo(text, p.start, p.end, min);
+    if (runBytes < min || bytes < min) {
+      run.end = p.end;
+      runBytes = Math.min(min, runBytes + bytes);
     } else {
-      p.start = start;
+      pieces[kept++] = run;
+      run = p;
+      runBytes = bytes;
+    }
+  }
+  pieces[kept++] = run;
+  pieces.length = kept;
+  return pieces;
+}
+
+/**
+ * The opt-in rule: short pieces gather forward until the run reaches `min` UTF-8 bytes (a short
+ * piece joins the piece after it), and a short run left at the end joins the piece before. Unlike
+ * Chonkie's rule, a run never grows past the minimum by taking more short pieces, so a sentence of
+ * short words is not glued into one piece that a later level must cut inside a word.
+ */
+function mergeForward(text: string, pieces: SentenceSpan[], min: number): SentenceSpan[] {
+  let kept = 0;
+  let runStart = -1; // start of the pending run of short pieces, -1 when none
+  let runBytes = 0;
+  for (const p of pieces) {
+    const bytes = Math.min(min, (runStart >= 0 ? runBytes : 0) + utf8LengthUpTo(text, p.start, p.end, min));
+    if (bytes < min) {
+      if (runStart < 0) runStart = p.start;
+      runBytes = bytes;
+    } else {
+      if (runStart >= 0) p.start = runStart;
       pieces[kept++] = p;
       runStart = -1;
     }
   }
   if (runStart >= 0) {
-    if (kept > 0) pieces[kept - 1]!.end = end;
-    else pieces[kept++] = { start: runStart, end };
+    if (kept > 0) pieces[kept - 1]!.end = pieces[pieces.length - 1]!.end;
+    else pieces[kept++] = { start: runStart, end: pieces[pieces.length - 1]!.end };
   }
   pieces.length = kept;
   return pieces;
-}
-
-/** Whether text[start, end) holds fewer than `min` code points, without counting past `min`. */
-function isShorter(text: string, start: number, end: number, min: number): boolean {
-  const units = end - start;
-  if (units < min) return true;
-  if (units >= 2 * min) return false; // even all-surrogate-pair text has ≥ min code points
-  let n = 0;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    if (++n >= min) return false;
-  }
-  return true;
 }

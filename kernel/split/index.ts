@@ -1,0 +1,3 @@
+export { sentenceSplitter, splitSentences, type SentenceSpan, type SplitOptions, type Splitter, type MergeRule } from './sentences.js';
+export { groupEnds } from './groups.js';
+export { utf8LengthUpTo } from './utf8.js';
