@@ -2,6 +2,7 @@
 import type { Suite } from '../harness.js';
 import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
+import { fastSuite } from './fast.js';
 import { httpSuite } from './http.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
@@ -10,4 +11,4 @@ import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
