@@ -1,0 +1,132 @@
+/**
+ * Finds tables in a text, as spans of the text itself (UTF-16 indices), never rewritten: a
+ * markdown (GFM pipe) table is its header line, its delimiter row and the lines with a pipe that
+ * follow; an HTML table is `<table …>` to its `</table>` (or the end of the text), its rows the
+ * `<tr>` elements of that table (not of a table nested in it), its header the rows in `<thead>` or,
+ * without a `<thead>`, the leading rows made only of `<th>` cells (what precedes the first data row is
+ * the table's header span). A tolerant scan of tags, not an
+ * HTML parser: offsets come straight from the match positions, nothing is normalized, and an
+ * unclosed `<tr>` ends where the next row or the table does.
+ */
+
+export interface Range {
+  start: number;
+  end: number;
+}
+
+export interface Table extends Range {
+  format: 'markdown' | 'html';
+  /** Everything before the first data row: markdown's header line and delimiter row; HTML's `<table …>` tag, caption, header rows and `<tbody>`. */
+  header?: Range;
+  /** Data rows in order; a markdown row includes its line break. */
+  rows: Range[];
+}
+
+/** Every table of `text`, in order, not overlapping. */
+export function findTables(text: string): Table[] {
+  const tables = [...markdownTables(text), ...htmlTables(text)].sort((a, b) => a.start - b.start);
+  const out: Table[] = [];
+  for (const t of tables) if (!out.length || t.start >= out[out.length - 1]!.end) out.push(t); // a pipe table inside an HTML cell belongs to that table
+  return out.filter((t) => t.rows.length > 0);
+}
+
+/** A GFM delimiter row: cells of dashes with optional alignment colons, between optional outer pipes. */
+const DELIMITER_ROW = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?\n?$/;
+const DELIMITER_CELLS = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|/; // a single-column delimiter row needs a pipe
+
+function markdownTables(text: string): Table[] {
+  const lines = lineRanges(text);
+  const tables: Table[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const head = lines[i]!;
+    const delim = lines[i + 1]!;
+    const headText = text.slice(head.start, head.end);
+    const delimText = text.slice(delim.start, delim.end);
+    if (!headText.includes('|') || !DELIMITER_ROW.test(delimText) || !(delimText.includes('|') || DELIMITER_CELLS.test(delimText))) continue;
+    const rows: Range[] = [];
+    let j = i + 2;
+    for (; j < lines.length; j++) {
+      const line = text.slice(lines[j]!.start, lines[j]!.end);
+      if (line.trim() === '' || !line.includes('|')) break;
+      rows.push(lines[j]!);
+    }
+    const end = rows.length ? rows[rows.length - 1]!.end : delim.end;
+    tables.push({ format: 'markdown', start: head.start, end, header: { start: head.start, end: delim.end }, rows });
+    i = j - 1;
+  }
+  return tables;
+}
+
+/** Lines with their line break (`\n`, so a CRLF line ends after its `\r\n`). */
+function lineRanges(text: string): Range[] {
+  const out: Range[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl + 1;
+    out.push({ start, end });
+    start = end;
+  }
+  return out;
+}
+
+const TAG = /<(\/?)(table|thead|tbody|tfoot|tr|th|td)\b[^>]*>/gi;
+
+function htmlTables(text: string): Table[] {
+  const tables: Table[] = [];
+  TAG.lastIndex = 0;
+  let table: { start: number; depth: number; rows: (Range & { header: boolean })[]; inHead: boolean; sawHead: boolean; row?: { start: number; th: boolean; cells: number; header: boolean } } | undefined;
+  const closeRow = (at: number) => {
+    if (table?.row) {
+      const r = table.row;
+      table.rows.push({ start: r.start, end: at, header: r.header || (!table.sawHead && r.th && r.cells > 0 && table.rows.every((x) => x.header)) });
+      table.row = undefined;
+    }
+  };
+  for (let m = TAG.exec(text); m; m = TAG.exec(text)) {
+    const closing = m[1] === '/';
+    const name = m[2]!.toLowerCase();
+    const at = m.index;
+    const after = at + m[0].length;
+    if (name === 'table') {
+      if (!closing) {
+        if (!table) table = { start: at, depth: 1, rows: [], inHead: false, sawHead: false };
+        else table.depth++;
+        continue;
+      }
+      if (!table) continue;
+      if (--table.depth > 0) continue;
+      closeRow(at);
+      tables.push(finishHtml(table.start, after, table.rows));
+      table = undefined;
+      continue;
+    }
+    if (!table || table.depth !== 1) continue; // a nested table's rows are inside a cell of this one
+    if (name === 'thead') {
+      if (!closing) (table.inHead = true), (table.sawHead = true);
+      else closeRow(at), (table.inHead = false);
+    } else if (name === 'tbody' || name === 'tfoot') {
+      closeRow(at);
+      table.inHead = false;
+    } else if (name === 'tr') {
+      if (!closing) {
+        closeRow(at);
+        table.row = { start: at, th: true, cells: 0, header: table.inHead };
+      } else if (table.row) closeRow(after);
+    } else if (!closing && table.row) {
+      table.row.cells++;
+      if (name === 'td') table.row.th = false;
+    }
+  }
+  if (table) {
+    closeRow(text.length);
+    tables.push(finishHtml(table.start, text.length, table.rows));
+  }
+  return tables;
+}
+
+function finishHtml(start: number, end: number, rows: (Range & { header: boolean })[]): Table {
+  const data = rows.filter((r) => !r.header).map(({ start: s, end: e }) => ({ start: s, end: e }));
+  // The header is everything before the first data row: the <table> tag, a caption, the header rows, a <tbody>.
+  return { format: 'html', start, end, header: data.length ? { start, end: data[0]!.start } : undefined, rows: data };
+}
