@@ -50,8 +50,10 @@ function tableSpans(table: Table, index: number, size: number, m: Measure, out: 
     ...(m.rows ? {} : { header_token_count: headerCost }),
   });
   const refs = header.end > header.start ? { header } : undefined;
-  const rowCost = (r: Range) => (m.rows ? 1 : m.count(r.start, r.end));
-  const costs = table.rows.map(rowCost);
+  // A row is measured as the chunk will hold it: up to the next row (or the table's end), so the
+  // whitespace and tags between HTML rows count where they go.
+  const rowEnd = (i: number) => (i + 1 < table.rows.length ? table.rows[i + 1]!.start : table.end);
+  const costs = table.rows.map((r, i) => (m.rows ? 1 : m.count(r.start, rowEnd(i))));
   const total = m.rows ? costs.length : m.count(table.start, table.end);
   if (total <= size) {
     out.push({ start: table.start, end: table.end, tokenCount: total, metadata: meta(table.rows.length), refs });
