@@ -9,6 +9,7 @@ import { poolSuite } from './pool.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
+import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];

@@ -30,9 +30,19 @@ export function findTables(text: string): Table[] {
   return out.filter((t) => t.rows.length > 0);
 }
 
-/** A GFM delimiter row: cells of dashes with optional alignment colons, between optional outer pipes. */
-const DELIMITER_ROW = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?\n?$/;
-const DELIMITER_CELLS = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|/; // a single-column delimiter row needs a pipe
+/**
+ * A GFM delimiter row: cells of dashes with optional alignment colons, between optional outer
+ * pipes; one column needs a pipe. Checked cell by cell, in linear time (a regex with adjacent
+ * optional runs of spaces backtracks quadratically on a long line of them).
+ */
+function isDelimiterRow(line: string): boolean {
+  let s = line.trim();
+  if (!s.includes('|')) return false;
+  if (s.startsWith('|')) s = s.slice(1);
+  if (s.endsWith('|')) s = s.slice(0, -1);
+  return s.split('|').every((cell) => DASHES.test(cell.trim()));
+}
+const DASHES = /^:?-+:?$/;
 
 function markdownTables(text: string): Table[] {
   const lines = lineRanges(text);
@@ -42,7 +52,7 @@ function markdownTables(text: string): Table[] {
     const delim = lines[i + 1]!;
     const headText = text.slice(head.start, head.end);
     const delimText = text.slice(delim.start, delim.end);
-    if (!headText.includes('|') || !DELIMITER_ROW.test(delimText) || !(delimText.includes('|') || DELIMITER_CELLS.test(delimText))) continue;
+    if (!headText.includes('|') || !isDelimiterRow(delimText)) continue;
     const rows: Range[] = [];
     let j = i + 2;
     for (; j < lines.length; j++) {
@@ -70,16 +80,21 @@ function lineRanges(text: string): Range[] {
   return out;
 }
 
-const TAG = /<(\/?)(table|thead|tbody|tfoot|tr|th|td)\b[^>]*>/gi;
+/** `[^<>]*`: a tag that never closes stops the scan at the next `<`, so the scan stays linear. */
+const TAG = /<(\/?)(table|thead|tbody|tfoot|tr|th|td)\b[^<>]*>/gi;
 
 function htmlTables(text: string): Table[] {
   const tables: Table[] = [];
   TAG.lastIndex = 0;
-  let table: { start: number; depth: number; rows: (Range & { header: boolean })[]; inHead: boolean; sawHead: boolean; row?: { start: number; th: boolean; cells: number; header: boolean } } | undefined;
+  let table:
+    | { start: number; depth: number; rows: (Range & { header: boolean })[]; inHead: boolean; sawHead: boolean; onlyHeaders: boolean; row?: { start: number; th: boolean; cells: number; header: boolean } }
+    | undefined;
   const closeRow = (at: number) => {
     if (table?.row) {
       const r = table.row;
-      table.rows.push({ start: r.start, end: at, header: r.header || (!table.sawHead && r.th && r.cells > 0 && table.rows.every((x) => x.header)) });
+      const header = r.header || (!table.sawHead && r.th && r.cells > 0 && table.onlyHeaders);
+      table.onlyHeaders &&= header;
+      table.rows.push({ start: r.start, end: at, header });
       table.row = undefined;
     }
   };
@@ -90,7 +105,7 @@ function htmlTables(text: string): Table[] {
     const after = at + m[0].length;
     if (name === 'table') {
       if (!closing) {
-        if (!table) table = { start: at, depth: 1, rows: [], inHead: false, sawHead: false };
+        if (!table) table = { start: at, depth: 1, rows: [], inHead: false, sawHead: false, onlyHeaders: true };
         else table.depth++;
         continue;
       }
