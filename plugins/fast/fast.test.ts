@@ -157,6 +157,9 @@ describe('config', () => {
   test('non-ASCII delimiters are a 422 (a multi-byte delimiter is a pattern)', () => {
     assert.throws(() => fast.validateConfig({ delimiters: '。' }), (e: Error & { status?: number }) => e.status === 422);
   });
+  test('a pattern with a lone surrogate is a 400 (it is no character to cut at)', async () => {
+    await assert.rejects(chunk('a🦛b', { pattern: '\ud83e' }), (e: Error & { status?: number }) => e.status === 400 && /lone surrogate/.test(e.message));
+  });
   test('sizes and lengths are bounded', () => {
     for (const bad of [{ chunk_size: 0 }, { chunk_size: 2 ** 25 }, { delimiters: '.'.repeat(129) }, { pattern: 'x'.repeat(65) }]) {
       assert.throws(() => fast.validateConfig({ ...bad }), (e: Error & { status?: number }) => e.status === 422, JSON.stringify(bad).slice(0, 40));

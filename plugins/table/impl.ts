@@ -13,14 +13,15 @@ interface Measure {
   /** Cost of a span of whole lines or rows. */
   count(start: number, end: number): number;
   rows: boolean;
-  ends(): Uint32Array;
+  /** Token windows of `size` over one line too long for a chunk. */
+  windows(start: number, end: number, size: number): Span[];
 }
 
 function chunkText(text: string, size: number, tokenizer: Tokenizer | undefined): Span[] {
   const counter = tokenizer ? spanCounter(tokenizer, text) : undefined;
   const measure: Measure = counter
-    ? { count: counter.count, rows: false, ends: counter.ends }
-    : { count: (s, e) => lineCount(text, s, e), rows: true, ends: () => new Uint32Array(0) };
+    ? { count: counter.count, rows: false, windows: (s, e, size) => lineWindows(text, tokenizer!, counter.ends, s, e, size) }
+    : { count: (s, e) => lineCount(text, s, e), rows: true, windows: () => [] };
   const spans: Span[] = [];
   let at = 0;
   findTables(text).forEach((table, index) => {
@@ -95,7 +96,7 @@ function textSpans(text: string, from: number, to: number, size: number, m: Meas
     const c = m.rows ? 1 : m.count(ls, le);
     if (c > size) {
       if (ls > start) push(start, ls);
-      for (const w of tokenWindows(m.ends(), size, 0, ls, le)) push(w.start, w.end);
+      for (const w of m.windows(ls, le, size)) push(w.start, w.end);
       start = le;
       cost = 0;
     } else if (cost + c > size) {
@@ -106,6 +107,15 @@ function textSpans(text: string, from: number, to: number, size: number, m: Meas
     ls = le;
   }
   if (to > start) push(start, to);
+}
+
+/**
+ * Token windows over text[start, end): from the whole text's encoding when the counter made it
+ * anyway (BPE), else from the line's own (a character or word count needs no whole-text encoding).
+ */
+function lineWindows(text: string, tokenizer: Tokenizer, allEnds: () => Uint32Array, start: number, end: number, size: number): Span[] {
+  if (!tokenizer.spans && !tokenizer.cheapCount) return tokenWindows(allEnds(), size, 0, start, end);
+  return tokenWindows(tokenizer.ends(text.slice(start, end)), size, 0).map((w) => ({ ...w, start: w.start + start, end: w.end + start }));
 }
 
 /** Lines in text[start, end): the row count of text around tables with tokenizer 'row'. */

@@ -46,25 +46,29 @@ const DASHES = /^:?-+:?$/;
 
 function markdownTables(text: string): Table[] {
   const lines = lineRanges(text);
+  const hasPipe = pipeFinder(text);
   const tables: Table[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     const head = lines[i]!;
     const delim = lines[i + 1]!;
-    const headText = text.slice(head.start, head.end);
-    const delimText = text.slice(delim.start, delim.end);
-    if (!headText.includes('|') || !isDelimiterRow(delimText)) continue;
+    if (!hasPipe(head) || !hasPipe(delim) || !isDelimiterRow(text.slice(delim.start, delim.end))) continue;
     const rows: Range[] = [];
     let j = i + 2;
-    for (; j < lines.length; j++) {
-      const line = text.slice(lines[j]!.start, lines[j]!.end);
-      if (line.trim() === '' || !line.includes('|')) break;
-      rows.push(lines[j]!);
-    }
+    for (; j < lines.length && hasPipe(lines[j]!); j++) rows.push(lines[j]!); // a line with a pipe is not blank
     const end = rows.length ? rows[rows.length - 1]!.end : delim.end;
     tables.push({ format: 'markdown', start: head.start, end, header: { start: head.start, end: delim.end }, rows });
     i = j - 1;
   }
   return tables;
+}
+
+/** Whether a line holds a `|`, for lines asked in increasing order: the next pipe is found once, not once per line (linear, not quadratic, on text without pipes). */
+function pipeFinder(text: string): (line: Range) => boolean {
+  let next = -2; // position of the next pipe at or after the last line asked about; -1: none left
+  return (line) => {
+    if (next !== -1 && next < line.start) next = text.indexOf('|', line.start);
+    return next >= 0 && next < line.end;
+  };
 }
 
 /** Lines with their line break (`\n`, so a CRLF line ends after its `\r\n`). */
