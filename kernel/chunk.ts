@@ -8,7 +8,7 @@ export const Chunk = Type.Object(
     start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
     token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
-    context: Type.Optional(Type.String({ description: 'Text added by the overlap refinery.' })),
+    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning but lies outside its span: added by the overlap refinery, or a table's header rows (table chunker)." })),
     embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery.' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
   },
@@ -34,6 +34,15 @@ export interface Span {
   end: number;
   tokenCount: number;
   metadata?: Record<string, unknown>;
+  /** Another span of the input whose text the chunk carries in `context` (a table's header rows); `text` stays the exact slice. */
+  context?: SpanRef;
+  /** Named spans of the input the chunk refers to: the kernel converts them to the request's unit and adds each to `metadata` as `{start_index, end_index}`. */
+  refs?: Record<string, SpanRef>;
+}
+
+export interface SpanRef {
+  start: number;
+  end: number;
 }
 
 /** Wire key order (DESIGN.md §3); also used to re-order chunks a refinery extends. */

@@ -1,4 +1,4 @@
-import { orderChunk, type Chunk, type Span } from './chunk.js';
+import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
 import { validationError } from './errors.js';
 import { chunkId, sourceKey, standaloneChunkId } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
@@ -123,18 +123,33 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     const piece = text.slice(s.start, s.end);
     // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
-    if (s.metadata !== undefined) chunk.metadata = s.metadata;
+    if (s.context !== undefined) chunk.context = text.slice(s.context.start, s.context.end);
+    if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...convertRefs(text, s.refs, unit) };
     return chunk;
   });
+}
+
+/** A span's named references, in the request's unit (a chunker with refs pays one more offset conversion per chunk). */
+function convertRefs(text: string, refs: Record<string, SpanRef> | undefined, unit: OffsetUnit): Record<string, { start_index: number; end_index: number }> {
+  const out: Record<string, { start_index: number; end_index: number }> = {};
+  for (const [name, r] of Object.entries(refs ?? {})) {
+    const [start, end] = convertOffsets(text, [r.start, r.end], unit);
+    out[name] = { start_index: start!, end_index: end! };
+  }
+  return out;
 }
 
 /** A span that is empty, out of range or splits a surrogate pair is a plugin bug, never sent. */
 function checkSpan(plugin: Plugin, text: string, s: Span): void {
   const ok =
     Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length &&
-    !splitsPair(text, s.start) && !splitsPair(text, s.end) && Number.isInteger(s.tokenCount) && s.tokenCount >= 0;
+    !splitsPair(text, s.start) && !splitsPair(text, s.end) && Number.isInteger(s.tokenCount) && s.tokenCount >= 0 &&
+    [s.context, ...Object.values(s.refs ?? {})].every((r) => r === undefined || validRef(text, r));
   if (!ok) throw new Error(`Plugin '${plugin.name}' returned an invalid span ${JSON.stringify(s)} for a text of length ${text.length}.`);
 }
+
+const validRef = (text: string, r: SpanRef) =>
+  Number.isInteger(r.start) && Number.isInteger(r.end) && r.start >= 0 && r.start <= r.end && r.end <= text.length && !splitsPair(text, r.start) && !splitsPair(text, r.end);
 
 function splitsPair(text: string, i: number): boolean {
   if (i <= 0 || i >= text.length) return false;

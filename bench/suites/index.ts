@@ -2,12 +2,14 @@
 import type { Suite } from '../harness.js';
 import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
+import { fastSuite } from './fast.js';
 import { httpSuite } from './http.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
+import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
