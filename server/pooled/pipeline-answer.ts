@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 import type { Limits } from '../limits.js';
 import { STEP_KINDS } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
@@ -25,7 +26,6 @@ export async function answerPipelinePooled(
   find: () => Promise<PipelineRecord>,
   registry: Registry,
   limits: Limits,
-  ignoredHeader: string,
 ): Promise<boolean> {
   const body = ctx.state.rawBody as Buffer;
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
@@ -49,7 +49,7 @@ export async function answerPipelinePooled(
     ctx.request.body = (parseJsonBody(result.asBefore) as { value: unknown }).value;
     return false;
   }
-  if (result.ignored.length) ctx.set(ignoredHeader, result.ignored.join(', '));
+  setIgnoredKeys(ctx, result.ignored);
   if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
   sendJsonBytes(ctx, [result.bytes]);
   return true;

@@ -2,14 +2,13 @@ import { KINDS } from '../../kernel/plugin.js';
 import { INLINE_MAX_CHARS, runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkChunks, checkTexts } from '../limits.js';
 import { answerPooled } from '../pooled/answer.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
-
-export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
 export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
@@ -29,9 +28,9 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     rawBody: true,
     async handler(ctx) {
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
-      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings, IGNORED_KEYS_HEADER);
+      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings);
       const req = parseRequest(plugin, ctx.request.body);
-      if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
+      setIgnoredKeys(ctx, req.ignored);
       let result;
       if (plugin.kind === 'chunker') {
         const texts = req.input as string | string[];
