@@ -1,5 +1,6 @@
 /** Every suite, in the order of results.md. A suite is one file; add it here. */
 import type { Suite } from '../harness.js';
+import { adversarialSuite } from './adversarial.js';
 import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
 import { httpSuite } from './http.js';
@@ -10,4 +11,4 @@ import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, semanticSuite, overlapSuite, httpSuite, poolSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, adversarialSuite];
