@@ -15,6 +15,7 @@ const LOOP_MS = 100;
 interface Attack {
   label: string;
   method: string;
+  /** Empty: no request, one second of /health polls alone (the machine's own noise floor). */
   path: string | ((server: BenchServer) => Promise<string>);
   body: () => string;
 }
@@ -40,6 +41,7 @@ async function manyDelimiterPipeline(server: BenchServer): Promise<string> {
 }
 
 const ATTACKS = (quick: boolean): Attack[] => [
+  { label: 'no request (noise floor: 1 s of /health polls alone)', method: 'GET', path: '', body: () => '' },
   { label: 'refine: 30,000 bad chunks (60 KB)', method: 'POST', path: '/v1/refine/overlap', body: () => JSON.stringify({ chunks: Array.from({ length: 30_000 }, () => 1) }) },
   { label: 'semantic: similarity_window 7500 on 60 KB (refused: max 64)', method: 'POST', path: '/v1/chunk/semantic', body: () => JSON.stringify({ text: prose60k(), similarity_window: 7500 }) },
   { label: 'semantic: similarity_window 64 on 60 KB', method: 'POST', path: '/v1/chunk/semantic', body: () => JSON.stringify({ text: prose60k(), similarity_window: 64, min_characters_per_sentence: 1 }) },
@@ -68,9 +70,9 @@ async function attack(server: BenchServer, a: Attack): Promise<Outcome> {
   server.reset();
   let done = false;
   const began = performance.now();
-  const sent = fetch(server.url + path, { method: a.method, headers: { 'content-type': 'application/json' }, body })
-    .then(async (r) => (await r.arrayBuffer(), r.status), () => 0)
-    .finally(() => (done = true));
+  const sent = (path ? fetch(server.url + path, { method: a.method, headers: { 'content-type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status), () => 0) : new Promise<number>((r) => setTimeout(() => r(200), 1000))).finally(
+    () => (done = true),
+  );
   const polls: number[] = [];
   while (!done) {
     const t = performance.now();
@@ -101,19 +103,21 @@ export const adversarialSuite: CustomSuite = {
       await server.stop();
     }
     const body = [
-      `Each request below is sent alone to a real server (default settings, \`--workers 2\`) while GET /health is polled every 10 ms. **loop delay** is the server's worst event-loop delay during the request (perf_hooks.monitorEventLoopDelay, 5 ms resolution): the time any other client would have waited. A 4xx is the request refused up front (a schema maximum, the nesting limit).`,
+      `Each request below is sent alone to a real server (default settings, \`--workers 2\`) while GET /health is polled every 10 ms. **loop delay** is the server's worst event-loop delay during the request (perf_hooks.monitorEventLoopDelay, 5 ms resolution): the time any other client would have waited. A 4xx is the request refused up front (a schema maximum, the nesting limit). The first row, with no request, is the machine's own noise floor: on a loaded machine every figure includes it.`,
       '',
       table(
         ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay p99 (ms)', 'loop delay max (ms)'],
         outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopP99Ms), num(r.loopMaxMs)]),
       ),
     ].join('\n');
-    const worst = outcomes.reduce((w, r) => (r.loopMaxMs > w.loopMaxMs ? r : w), outcomes[0]!);
+    const attacks = outcomes.slice(1);
+    const worst = attacks.reduce((w, r) => (r.loopMaxMs > w.loopMaxMs ? r : w), attacks[0]!);
     const checks: Check[] = [
       {
         what: `no adversarial request delays the event loop by ${LOOP_MS} ms or more`,
         measured: `worst ${num(worst.loopMaxMs)} ms (${worst.label})`,
-        met: outcomes.every((r) => r.loopMaxMs < LOOP_MS && r.status > 0 && r.status < 500),
+        met: attacks.every((r) => r.loopMaxMs < LOOP_MS && r.status > 0 && r.status < 500),
+        note: `noise floor (no request): ${num(outcomes[0]!.loopMaxMs)} ms`,
       },
     ];
     return { title: this.title, body, checks };
