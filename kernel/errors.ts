@@ -7,6 +7,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists with another method; the Allow header lists it.' },
   CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists.' },
   TOO_LARGE: { status: 413, meaning: 'The request exceeds a limit; the message names the limit and the setting that raises it.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body has a Content-Encoding other than gzip, deflate, br or identity.' },
   INTERNAL: { status: 500, meaning: 'A bug in chunkd; nothing internal is on the wire, the server log has the details.' },
   MISSING_EXTRA: { status: 501, meaning: 'An optional package the plugin needs is not installed; the message has the npm install command.' },
   UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded; retry later.' },

@@ -1,5 +1,11 @@
 import Type from 'typebox';
 
+/** Most sentence delimiters in a list, and longest delimiter: the search checks each one at every match. */
+export const MAX_DELIMITERS = 64;
+export const MAX_DELIMITER_LENGTH = 64;
+/** Longest tokenizer or model name (a name, or a path to a file or directory). */
+export const MAX_NAME_LENGTH = 4096;
+
 /**
  * Config fields several plugins share, declared once so a default never drifts between plugins
  * (nor between an endpoint and a pipeline step: both read the plugin's schema).
@@ -8,6 +14,7 @@ export const TokenizerField = (fallback = 'character') =>
   Type.String({
     default: fallback,
     minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
     description:
       'Tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a Hugging Face tokenizer.json under the model roots (--models-dir, the Hugging Face cache).',
   });
@@ -15,10 +22,12 @@ export const TokenizerField = (fallback = 'character') =>
 export const ChunkSizeField = (fallback = 512) =>
   Type.Integer({ default: fallback, minimum: 1, description: 'Maximum tokens per chunk.' });
 
+const Delimiter = () => Type.String({ minLength: 1, maxLength: MAX_DELIMITER_LENGTH });
+
 export const DelimField = () =>
-  Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+  Type.Union([Delimiter(), Type.Array(Delimiter(), { minItems: 1, maxItems: MAX_DELIMITERS })], {
     default: ['\n', '. ', '! ', '? '],
-    description: 'Sentence delimiters: a string or a list of strings.',
+    description: `Sentence delimiters: a string or a list of at most ${MAX_DELIMITERS} strings, each of 1 to ${MAX_DELIMITER_LENGTH} characters.`,
   });
 
 export const MinCharactersPerSentenceField = () =>
@@ -60,6 +69,7 @@ export const EmbeddingModelField = (fallback = EMBEDDED_MODEL) =>
   Type.String({
     default: fallback,
     minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
     description:
       'Embedding model: chunkd/glove-sif-100d (built in), a Model2Vec or ONNX model directory under the model roots (--models-dir, the Hugging Face cache), a Hugging Face name (org/model) from the local cache, or an OpenAI-compatible API model (text-embedding-3-small, openai/<model>).',
   });

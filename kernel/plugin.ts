@@ -57,6 +57,12 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   examples?: Record<string, unknown>[];
   /** The only place a plugin imports its implementation (and therefore any optional package). */
   load(): Promise<ImplModule<C, K>>;
+  /**
+   * Work per character of input for a validated config, relative to the token chunker counting
+   * characters (1, the default). Decides whether a request may run on the event loop
+   * (kernel/cost.ts): declare it when the plugin uses a model, BPE, a parser, or anything slower.
+   */
+  cost?(config: Static<C>): number;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;

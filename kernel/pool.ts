@@ -7,8 +7,15 @@ import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor } from './run.js';
 import type { Outcome, Task } from './worker.js';
 
-/** Below this many characters of input, a job runs inline: handing it to a worker costs more than it saves. */
+/**
+ * Below this much work (characters of input × the plugin's cost per character, kernel/cost.ts), a
+ * job runs inline: handing it to a worker costs more than it saves. Above it, it runs in a worker,
+ * where the request deadline can stop it.
+ */
 export const INLINE_MAX_CHARS = 64 * 1024;
+
+/** Whether work of this size (characters) and cost per character runs on the calling thread. */
+export const runsInline = (chars: number, cost: number, threads: number): boolean => threads === 0 || chars * cost < INLINE_MAX_CHARS;
 
 export interface PoolOptions {
   /** Worker threads; 0 runs everything inline (on the event loop). */
@@ -51,14 +58,14 @@ export class WorkerPool implements Executor {
   }
 
   async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
-    const groups = split(texts, textWeight, this.threads);
+    const groups = split(texts, textWeight, this.threads, plugin.cost(config));
     if (!groups) return chunkMany(plugin, config, texts, unit);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
     return parts.flat();
   }
 
   async refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]> {
-    const groups = split(lists, listWeight, this.threads);
+    const groups = split(lists, listWeight, this.threads, plugin.cost(config));
     if (!groups) return refineMany(plugin, config, lists);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'refine', source: plugin.source, config, lists: g }, signal)));
     return parts.flat();
@@ -95,11 +102,11 @@ export class WorkerPool implements Executor {
 export const textWeight = (t: string): number => t.length;
 export const listWeight = (l: Chunk[]): number => l.reduce((m, c) => m + c.text.length, 0);
 
-/** The groups work is split into over `threads`, or undefined when it is too small to leave the calling thread. */
-export function split<T>(items: T[], weight: (t: T) => number, threads: number): T[][] | undefined {
+/** The groups work is split into over `threads`, or undefined when it is too cheap to leave the calling thread. */
+export function split<T>(items: T[], weight: (t: T) => number, threads: number, cost = 1): T[][] | undefined {
   const weights = items.map(weight); // once: a list's weight walks all its chunks' texts
   const size = weights.reduce((n, w) => n + w, 0);
-  return threads > 0 && size >= INLINE_MAX_CHARS ? balance(items, (_, i) => weights[i]!, threads) : undefined;
+  return runsInline(size, cost, threads) ? undefined : balance(items, (_, i) => weights[i]!, threads);
 }
 
 /** An executor that can also run job modules in its workers (a WorkerPool with threads). */

@@ -38,6 +38,12 @@ export class Plugin {
   get route(): string {
     return `/v1/${KINDS[this.kind].route}/${this.name}`;
   }
+  /** Work per character for a validated config (see Manifest.cost); 1 when the manifest does not say. */
+  cost(config: Static<TObject>): number {
+    const cost = this.manifest.cost?.(config) ?? 1;
+    return Number.isFinite(cost) && cost > 0 ? cost : 1;
+  }
+
   /** Packages of its extras that are not installed (probed on each call: cheap, and installs happen). */
   get missing(): string[] {
     return missingPackages(this.manifest.extras);

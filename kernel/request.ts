@@ -1,6 +1,8 @@
 import Type, { type TObject, type TSchema } from 'typebox';
 import { ChunkInput } from './chunk.js';
+import { validationError } from './errors.js';
 import { OffsetUnitField, ReturnTypeField, TextField } from './fields.js';
+import { checkJsonShape } from './json-shape.js';
 import { KINDS, type AnyManifest } from './plugin.js';
 
 /** Keys clients send under another name; the value moves to the canonical key before validation. */
@@ -39,3 +41,44 @@ export function applyAliases(body: Record<string, unknown>, known: ReadonlySet<s
 export function unknownKeys(body: Record<string, unknown>, known: ReadonlySet<string>): string[] {
   return Object.keys(body).filter((k) => !known.has(k) && !(k in ALIASES));
 }
+
+/**
+ * A request body as every route with a JSON object body reads it, before its schema is checked:
+ * a JSON object of bounded nesting and finite numbers, aliased keys moved to their canonical name,
+ * and the keys the schema does not know (ignored, to be named in IGNORED_KEYS_HEADER).
+ */
+export function readObjectBody(raw: unknown, known: ReadonlySet<string>, example = '{"text": "..."}'): { body: Record<string, unknown>; ignored: string[] } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw validationError(['body'], `The request body must be a JSON object, e.g. ${example}.`, 'model_attributes_type');
+  }
+  const body = raw as Record<string, unknown>;
+  checkJsonShape(body);
+  applyAliases(body, known);
+  return { body, ignored: unknownKeys(body, known) };
+}
+
+/** The response header naming a body's ignored keys. */
+export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
+/** Longest IGNORED_KEYS_HEADER value: a body may hold any number of keys of any length. */
+export const IGNORED_KEYS_HEADER_MAX = 1024;
+
+/**
+ * Ignored keys as a header value: keys are client text, and a header carries only visible ASCII
+ * (a CR, LF or NUL would split or break the response, a non-Latin-1 character is refused by
+ * Node). Every other byte of a key's UTF-8, and `%` and `,` (the escape and the separator), is
+ * percent-encoded; past IGNORED_KEYS_HEADER_MAX characters the rest are counted, not listed.
+ */
+export function ignoredKeysHeader(keys: readonly string[]): string {
+  const room = IGNORED_KEYS_HEADER_MAX - 24; // what the note counting the rest takes
+  let out = '';
+  for (const [i, key] of keys.entries()) {
+    const item = (i ? ', ' : '') + headerSafe(key);
+    if (out.length + item.length > room) return `${out}${i ? ', ' : ''}... (${keys.length - i} more)`;
+    out += item;
+  }
+  return out;
+}
+
+const UTF8 = new TextEncoder();
+const headerSafe = (key: string) =>
+  key.replace(/[^\x21-\x24\x26-\x2b\x2d-\x7e]+/g, (run) => Array.from(UTF8.encode(run), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));

@@ -4,7 +4,7 @@ import { chunkId, sourceKey, standaloneChunkId } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
 import type { ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
-import { applyAliases, unknownKeys } from './request.js';
+import { applyAliases, readObjectBody } from './request.js';
 
 export interface ParsedRequest {
   /** `text` for chunkers, `chunks` for refineries. */
@@ -18,12 +18,7 @@ export interface ParsedRequest {
 
 /** Validate a request body against the plugin's compiled schema and split it into input and config. */
 export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw validationError(['body'], 'The request body must be a JSON object, e.g. {"text": "..."}.', 'model_attributes_type');
-  }
-  const body = raw as Record<string, unknown>;
-  applyAliases(body, plugin.knownKeys);
-  const ignored = unknownKeys(body, plugin.knownKeys);
+  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'chunker' ? '{"text": "..."}' : '{"chunks": [...]}');
   plugin.validateBody(body);
   const config: Record<string, unknown> = {};
   for (const key of plugin.configKeys) config[key] = body[key];

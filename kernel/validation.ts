@@ -3,18 +3,26 @@ import type { TSchema } from 'typebox';
 import { ChunkdError, type Issue } from './errors.js';
 import { unknownNameMessage } from './suggest.js';
 
+/** Most issues one 422 lists; the rest are counted in one last entry (a 60 KB body can hold 30,000 problems). */
+export const MAX_ISSUES = 20;
+/**
+ * Bodies with more values than this are not searched for every problem: Ajv's allErrors mode keeps
+ * an error object per bad value, so a large body of bad values would cost memory in proportion. Such
+ * a body gets its first problem (and a note saying so); smaller ones get every problem at once.
+ */
+export const FULL_REPORT_MAX_VALUES = 5_000;
+
 /**
  * Validators are compiled once per schema at start-up. Coercion is off (`{"text": 7}` must fail),
  * defaults are filled in, unknown keys are kept (real clients send extra keys; the caller reports
- * them), and every problem is reported at once, as FastAPI-era clients expect.
+ * them). A body is first checked in Ajv's stop-at-first-error mode (what every valid body costs);
+ * only a failed one is checked again in allErrors mode, so every problem is reported at once, as
+ * FastAPI-era clients expect.
  */
 const buildCompiler = AjvCompiler();
-const compile = buildCompiler(
-  {},
-  {
-    customOptions: { coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, verbose: true, strict: false },
-  },
-) as (route: { schema: TSchema }) => AjvValidate;
+const OPTIONS = { coerceTypes: false, useDefaults: true, removeAdditional: false, verbose: true, strict: false };
+const compileFirst = buildCompiler({}, { customOptions: { ...OPTIONS, allErrors: false } }) as (route: { schema: TSchema }) => AjvValidate;
+const compileAll = buildCompiler({}, { customOptions: { ...OPTIONS, allErrors: true } }) as (route: { schema: TSchema }) => AjvValidate;
 
 interface AjvError {
   keyword: string;
@@ -30,35 +38,85 @@ export type Validator<T> = (data: unknown, loc?: (string | number)[]) => T;
 
 /** Compile a schema into a function that fills defaults in place and throws a 422 listing the issues. */
 export function compileValidator<T>(schema: TSchema): Validator<T> {
-  const check = compile({ schema });
+  const check = compileFirst({ schema });
+  let checkAll: AjvValidate | undefined; // compiled on the first invalid body: most schemas never need it
   return (data, loc = ['body']) => {
     if (check(data)) return data as T;
-    throw new ChunkdError('VALIDATION', toIssues(check.errors ?? [], loc, data));
+    if (!withinValues(data, FULL_REPORT_MAX_VALUES)) {
+      const issues = toIssues(check.errors ?? [], loc, data);
+      issues.push({ loc, msg: `Only the first problem is listed: the body holds more than ${FULL_REPORT_MAX_VALUES.toLocaleString('en')} values, too many to check for every one. Fix it and send again.`, type: 'too_many_errors' });
+      throw new ChunkdError('VALIDATION', issues);
+    }
+    checkAll ??= compileAll({ schema });
+    checkAll(data);
+    throw new ChunkdError('VALIDATION', toIssues(checkAll.errors ?? check.errors ?? [], loc, data));
   };
 }
 
+/** Whether `data` holds at most `max` JSON values (counted without recursion, stopping past max). */
+function withinValues(data: unknown, max: number): boolean {
+  const stack: unknown[] = [data];
+  let count = 0;
+  while (stack.length) {
+    const v = stack.pop();
+    if (++count > max) return false;
+    if (v !== null && typeof v === 'object') {
+      for (const child of Array.isArray(v) ? v : Object.values(v)) {
+        if (child !== null && typeof child === 'object') stack.push(child);
+        else if (++count > max) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * Ajv's errors as issues, in one pass: at most MAX_ISSUES, then one entry counting the rest.
+ * A failed anyOf is explained by the one branch whose JSON kind matches the value, when there is
+ * exactly one (a chunk object missing a field names that field); otherwise it is reported once,
+ * as a whole: the branches' own errors then say nothing useful.
+ */
 function toIssues(errors: AjvError[], base: (string | number)[], root: unknown): Issue[] {
-  // A failed anyOf is explained by the one branch whose JSON kind matches the value, when there is
-  // exactly one (a chunk object missing a field names that field); otherwise it is reported once,
-  // as a whole: the branches' own errors then say nothing useful.
-  const unions = errors.filter((e) => e.keyword === 'anyOf');
-  const explainedBy = new Map(unions.map((u) => [u, branchOf(u, root)] as const));
-  const hidden = (e: AjvError) =>
-    unions.some((u) => {
-      const branch = explainedBy.get(u);
-      if (e === u) return branch !== undefined;
-      return e.schemaPath.startsWith(`${u.schemaPath}/`) && (branch === undefined || !e.schemaPath.startsWith(`${u.schemaPath}/${branch}/`));
-    });
+  // Each failed union, keyed by where it is in the data and in the schema: the errors under it are
+  // found by looking their own paths' prefixes up (a scan of every union per error was quadratic).
+  const unions = new Map<string, number | undefined>();
+  for (const e of errors) if (e.keyword === 'anyOf') unions.set(unionKey(e.instancePath, e.schemaPath), branchOf(e, root));
   const seen = new Set<string>();
   const issues: Issue[] = [];
+  let more = 0;
   for (const e of errors) {
-    if (hidden(e)) continue;
-    const issue = toIssue(e, base, root);
-    const key = JSON.stringify(issue.loc);
-    if (!seen.has(key)) issues.push(issue);
+    if (unions.size && hidden(e, unions)) continue;
+    const key = e.keyword === 'required' || e.keyword === 'additionalProperties' ? `${e.instancePath}/${String(e.params.missingProperty ?? e.params.additionalProperty)}` : e.instancePath;
+    if (seen.has(key)) continue;
     seen.add(key);
+    if (issues.length < MAX_ISSUES) issues.push(toIssue(e, base, root));
+    else more++;
+  }
+  if (more) {
+    issues.push({ loc: base, msg: `${more.toLocaleString('en')} more problem${more === 1 ? ' was' : 's were'} found and not listed (a response lists at most ${MAX_ISSUES}): fix the ones above and send again.`, type: 'too_many_errors' });
   }
   return issues;
+}
+
+const unionKey = (instancePath: string, schemaPath: string) => `${instancePath}\u0000${schemaPath}`;
+
+/** Whether a failed union hides this error: it is the union itself, explained by a branch, or an error of a branch that does not explain it. */
+function hidden(e: AjvError, unions: Map<string, number | undefined>): boolean {
+  if (e.keyword === 'anyOf' && unions.get(unionKey(e.instancePath, e.schemaPath)) !== undefined) return true;
+  // The unions above e: an `/anyOf/<branch>/` step of its schema path, at a prefix of its data path.
+  for (let at = e.schemaPath.indexOf('/anyOf/'); at >= 0; at = e.schemaPath.indexOf('/anyOf/', at + 1)) {
+    const unionPath = e.schemaPath.slice(0, at + 6);
+    const branch = Number.parseInt(e.schemaPath.slice(at + 7), 10);
+    for (let end = e.instancePath.length; end >= 0; end = end === 0 ? -1 : e.instancePath.lastIndexOf('/', end - 1)) {
+      const key = unionKey(e.instancePath.slice(0, end), unionPath);
+      if (unions.has(key)) {
+        const explaining = unions.get(key);
+        if (explaining === undefined || explaining !== branch) return true;
+        break;
+      }
+    }
+  }
+  return false;
 }
 
 /** The index of the only branch of a failed anyOf whose JSON kind matches the value, if exactly one does. */
@@ -97,7 +155,7 @@ function toIssue(e: AjvError, base: (string | number)[], root: unknown): Issue {
     return { loc: [...base, ...path, field], msg: `${unknownNameMessage('field', field, known)} Remove it or correct its name.`, type: 'extra_forbidden' };
   }
   const field = path.length ? String(path[path.length - 1]) : 'body';
-  const shown = JSON.stringify(valueAt(root, path))?.slice(0, 80) ?? 'undefined';
+  const shown = preview(valueAt(root, path), 80);
   const msg = e.keyword === 'anyOf' ? `must be ${describe(e.parentSchema ?? {})}` : (e.message ?? 'is invalid');
   return { loc: [...base, ...path], msg: `${field} ${msg} (got ${shown})`, type: e.keyword };
 }
@@ -125,4 +183,39 @@ function valueAt(root: unknown, path: (string | number)[]): unknown {
   let v: unknown = root;
   for (const p of path) v = v != null && typeof v === 'object' ? (v as Record<string | number, unknown>)[p] : undefined;
   return v;
+}
+
+/**
+ * The start of a value's JSON, at most about `max` characters: built piece by piece and stopped
+ * once long enough, so a huge (or deeply nested) value costs no more than a small one.
+ */
+export function preview(value: unknown, max: number): string {
+  let out = '';
+  const put = (v: unknown): void => {
+    if (out.length > max) return;
+    if (v === undefined) out += 'undefined';
+    else if (typeof v === 'string') out += JSON.stringify(v.length > max ? v.slice(0, max) : v);
+    else if (v === null || typeof v !== 'object') out += typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
+    else if (Array.isArray(v)) {
+      out += '[';
+      for (let i = 0; i < v.length && out.length <= max; i++) {
+        if (i) out += ',';
+        put(v[i]);
+      }
+      out += ']';
+    } else {
+      out += '{';
+      let first = true;
+      for (const k in v) {
+        if (out.length > max) break;
+        if (!Object.hasOwn(v, k)) continue;
+        out += `${first ? '' : ','}${JSON.stringify(k.length > max ? k.slice(0, max) : k)}:`;
+        first = false;
+        put((v as Record<string, unknown>)[k]);
+      }
+      out += '}';
+    }
+  };
+  put(value);
+  return out.slice(0, max);
 }

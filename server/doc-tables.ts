@@ -45,13 +45,22 @@ export function pluginsTable(registry: Registry): string {
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** A compact type for a table cell: `integer`, `string \| string[]`, `"prev" \| "next"`. */
+/** A compact type for a table cell, with its maximum: `integer ≤ 64`, `string \| string[]`, `"prev" \| "next"`. */
 export function typeName(schema: Record<string, unknown>): string {
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(typeName).join(' \\| ');
   if ('const' in schema) return `\`${JSON.stringify(schema.const)}\``;
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
-  if (schema.type === 'array') return `${typeName((schema.items as Record<string, unknown>) ?? {})}[]`;
-  return typeof schema.type === 'string' ? schema.type : 'any';
+  if (schema.type === 'array') return `${typeName((schema.items as Record<string, unknown>) ?? {})}[]${upperBound(schema)}`;
+  return typeof schema.type === 'string' ? `${schema.type}${upperBound(schema)}` : 'any';
+}
+
+/** A schema's maximum, as the docs state the cost limits: ` ≤ 64`, ` (≤ 64 chars)`, ` (≤ 64 items)`. */
+function upperBound(schema: Record<string, unknown>): string {
+  if (typeof schema.maximum === 'number') return ` ≤ ${schema.maximum}`;
+  if (typeof schema.exclusiveMaximum === 'number') return ` < ${schema.exclusiveMaximum}`;
+  if (typeof schema.maxLength === 'number') return ` (≤ ${schema.maxLength} chars)`;
+  if (typeof schema.maxItems === 'number') return ` (≤ ${schema.maxItems} items)`;
+  return '';
 }
 
 const escape = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -26,6 +26,12 @@ const chunkStep: fc.Arbitrary<Step> = fc
   .map((config) => ({ type: 'chunk', chunker: 'token', config }));
 const refineStep: fc.Arbitrary<Step> = fc.option(fc.string({ minLength: 1, maxLength: 5 }), { nil: undefined }).map((label) => ({ type: 'refine', refinery: 'tag', config: label === undefined ? {} : { label } }));
 const validSteps = fc.tuple(chunkStep, fc.array(refineStep, { maxLength: 3 })).map(([c, rs]): [Step, ...Step[]] => [c, ...rs]);
+/** An array nested `depth` levels deep. */
+const nested = (depth: number): unknown => {
+  let v: unknown = [];
+  for (let i = 1; i < depth; i++) v = [v];
+  return v;
+};
 /** Each a valid list broken in one way the server must refuse. */
 const invalidSteps: fc.Arbitrary<readonly Step[]> = fc.oneof<fc.Arbitrary<readonly Step[]>[]>(
   validSteps.map(([c, ...rs]) => [{ ...c, chunker: 'tokn' }, ...rs]),
@@ -35,6 +41,9 @@ const invalidSteps: fc.Arbitrary<readonly Step[]> = fc.oneof<fc.Arbitrary<readon
   validSteps.map((s) => [...s, s[0]]),
   fc.tuple(refineStep, validSteps).map(([r, s]) => [r, ...s]),
   validSteps.map((s) => [...s, { type: 'refine', refinery: 'tag', config: { label: '' } }]),
+  // Past the body-shape and cost limits: nested deeper than 64 levels, more than 64 delimiters.
+  fc.tuple(validSteps, fc.integer({ min: 65, max: 3000 })).map(([[c, ...rs], depth]) => [{ ...c, config: { ...c.config, deep: nested(depth) } }, ...rs]),
+  fc.tuple(validSteps, fc.integer({ min: 65, max: 500 })).map(([[, ...rs], n]) => [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: n }, (_, i) => `d${i}`) } }, ...rs]),
   fc.constantFrom<readonly Step[]>([], [{ type: 'split', chunker: 'token' }], [{ type: 'chunk' }], [{ type: 'refine', chunker: 'token' }]),
 );
 const steps: fc.Arbitrary<Steps> = fc.oneof({ arbitrary: validSteps.map((s) => ({ steps: s, valid: true })), weight: 2 }, invalidSteps.map((s) => ({ steps: s, valid: false })));

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, TokenizerField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, PARSER_COST, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const CodeConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -7,6 +7,7 @@ export const CodeConfig = Type.Object({
   language: Type.String({
     default: 'python',
     minLength: 1,
+    maxLength: 64,
     description:
       'Language of the source: a name or alias from the plugin README (python, js, ts, tsx, java, go, rust, c, c++, cs, ruby, php, sh, kotlin, swift, scala, lua, …), or auto to detect it.',
   }),
@@ -23,4 +24,5 @@ export default defineChunker({
   config: CodeConfig,
   examples: [{ text: 'import os\n\n\ndef main():\n    print(os.getcwd())\n', language: 'python', chunk_size: 64, include_nodes: true }],
   load: () => import('./impl.js'),
+  cost: (config) => PARSER_COST * tokenizerCost(config.tokenizer),
 });

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineRefinery, EmbeddingModelField } from '../../kernel/index.js';
+import { defineRefinery, EMBEDDING_COST, EmbeddingModelField } from '../../kernel/index.js';
 import { ONNX_EXTRA } from './extras.js';
 
 export const EmbeddingsConfig = Type.Object({
@@ -13,4 +13,5 @@ export default defineRefinery({
   config: EmbeddingsConfig,
   examples: [{ embedding_model: 'chunkd/glove-sif-100d' }],
   load: () => import('./impl.js'),
+  cost: () => EMBEDDING_COST,
 });

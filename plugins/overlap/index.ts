@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineRefinery, TokenizerField } from '../../kernel/index.js';
+import { defineRefinery, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 import { RecursiveConfig } from '../recursive/index.js';
 
 export const OverlapConfig = Type.Object({
@@ -37,4 +37,5 @@ export default defineRefinery({
     { context_size: 6, mode: 'recursive', method: 'suffix' },
   ],
   load: () => import('./impl.js'),
+  cost: (config) => tokenizerCost(config.tokenizer),
 });

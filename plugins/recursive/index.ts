@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, TokenizerField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const RecursiveConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -7,11 +7,13 @@ export const RecursiveConfig = Type.Object({
   recipe: Type.String({
     default: 'default',
     minLength: 1,
+    maxLength: 128,
     description: 'Rules to cut with: default, markdown, python, js, ts, go, rust, java, c, cpp, html, latex, or a recipe added with --recipes-dir.',
   }),
   lang: Type.String({
     default: 'en',
     minLength: 1,
+    maxLength: 64,
     description: 'Language of the text, for the sentence rules of text recipes (en, de, fr, es, …, zh, ja, ko, hi, ar); code recipes accept any.',
   }),
   min_characters_per_chunk: Type.Integer({
@@ -36,4 +38,5 @@ export default defineChunker({
     { text: '# Title\n\nIntro paragraph.\n\n## Part\n\nMore text here.', recipe: 'markdown', chunk_size: 32 },
   ],
   load: () => import('./impl.js'),
+  cost: (config) => tokenizerCost(config.tokenizer),
 });

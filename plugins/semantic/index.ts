@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, EMBEDDING_COST, delimCost } from '../../kernel/index.js';
 
 export const SemanticConfig = Type.Object({
   embedding_model: EmbeddingModelField(),
@@ -14,6 +14,7 @@ export const SemanticConfig = Type.Object({
   similarity_window: Type.Integer({
     default: 3,
     minimum: 1,
+    maximum: 64,
     description: 'Sentences in the window each next sentence is compared with; texts with no more sentences than this are one chunk.',
   }),
   min_sentences_per_chunk: MinSentencesPerChunkField('Fewest sentences between two semantic splits (the chunk_size cap may still cut a group shorter).'),
@@ -60,4 +61,5 @@ export default defineChunker({
     },
   ],
   load: () => import('./impl.js'),
+  cost: (config) => EMBEDDING_COST * delimCost(config.delim) * Math.max(1, config.similarity_window / 8),
 });

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, DelimField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, delimCost, DelimField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const SentenceConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -26,4 +26,5 @@ export default defineChunker({
   config: SentenceConfig,
   examples: [{ text: 'First sentence. Second sentence. Third sentence.', chunk_size: 20 }],
   load: () => import('./impl.js'),
+  cost: (config) => tokenizerCost(config.tokenizer) * delimCost(config.delim),
 });

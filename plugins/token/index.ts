@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, TokenizerField } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const TokenConfig = Type.Object({
   tokenizer: TokenizerField(),
@@ -18,4 +18,5 @@ export default defineChunker({
   config: TokenConfig,
   examples: [{ text: 'abcdefghij', chunk_size: 4, chunk_overlap: 2 }],
   load: () => import('./impl.js'),
+  cost: (config) => tokenizerCost(config.tokenizer),
 });

@@ -31,6 +31,10 @@ function toChunkdError(e: unknown): ChunkdError {
   if (http.type === 'entity.too.large' || http.status === 413) {
     return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${http.limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes.`);
   }
+  // inflation (koa-bodyparser's decompressor) throws a bare 415 for any other Content-Encoding.
+  if (http.status === 415) {
+    return new ChunkdError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Encoding: send the body uncompressed, or compressed with gzip, deflate or br.');
+  }
   if (http.type === 'encoding.unsupported' || http.type === 'charset.unsupported') {
     return new ChunkdError('BAD_REQUEST', 'Unsupported body encoding: send UTF-8 JSON.');
   }

@@ -1,25 +1,23 @@
 import type { TObject } from 'typebox';
-import { validationError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { unknownKeys } from '../../kernel/request.js';
+import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { PipelineExecute } from './schemas.js';
 
 /**
- * A body check for a pipeline route: a JSON object, its unknown keys passed to `onIgnored` (named
- * in a header, as on the plugin routes, even when the body then fails), defaults filled in.
+ * A body check for a pipeline route: read as the plugin routes read theirs (kernel/request.ts
+ * readObjectBody), its unknown keys passed to `onIgnored` (named in a header even when the body
+ * then fails), defaults filled in.
  * Free of Koa, so a worker runs it too (server/pooled/pipeline-job.ts).
  */
 export function bodyCheck<T>(schema: TObject) {
   const validate = compileValidator<T>(schema);
   const known = new Set(Object.keys(schema.properties));
-  return (body: unknown, onIgnored: (keys: string[]) => void): T => {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw validationError(['body'], 'The request body must be a JSON object.', 'model_attributes_type');
-    }
-    const ignored = unknownKeys(body as Record<string, unknown>, known);
-    if (ignored.length) onIgnored(ignored);
-    return validate(body);
+  const example = JSON.stringify(((schema as { examples?: unknown[] }).examples ?? [{}])[0]);
+  return (raw: unknown, onIgnored: (keys: string[]) => void): T => {
+    const read = readObjectBody(raw, known, example);
+    if (read.ignored.length) onIgnored(read.ignored);
+    return validate(read.body);
   };
 }
 

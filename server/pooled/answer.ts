@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 import type { Limits } from '../limits.js';
 import type { GroupPayload, JobResult, RequestPayload } from './job.js';
 import { invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
@@ -14,15 +15,15 @@ import { invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
 /** The job module's URL (a worker imports it; boot has the workers import it as they start). */
 export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/** Answer a plugin route's request from its raw body, as the inline route would; `ignoredHeader` names unknown keys. */
-export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits, ignoredHeader: string): Promise<void> {
+/** Answer a plugin route's request from its raw body, as the inline route would. */
+export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits): Promise<void> {
   const body = ctx.state.rawBody as Buffer;
   const signal = ctx.state.signal as AbortSignal | undefined;
   const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads };
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
   const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in first) throw invalidJsonError(first.invalidJson);
-  if (first.ignored.length) ctx.set(ignoredHeader, first.ignored.join(', '));
+  setIgnoredKeys(ctx, first.ignored);
   if (!('groups' in first)) return sendJsonBytes(ctx, [answered(first)]);
   const { config, unit, returnType } = first;
   const parts = await Promise.all(

@@ -86,12 +86,12 @@ class Split {
 const splitter = (threads: number): Executor => ({
   threads: 0,
   async chunk(plugin, config, texts, unit) {
-    const groups = split(texts, textWeight, threads);
+    const groups = split(texts, textWeight, threads, plugin.cost(config));
     if (groups && groups.length > 1) throw new Split(groups);
     return chunkMany(plugin, config, texts, unit);
   },
   async refine(plugin, config, lists) {
-    const groups = split(lists, listWeight, threads);
+    const groups = split(lists, listWeight, threads, plugin.cost(config));
     if (groups && groups.length > 1) throw new Split(groups);
     return refineMany(plugin, config, lists);
   },

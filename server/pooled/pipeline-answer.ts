@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkChunkCount, type Limits } from '../limits.js';
 import { STEP_KINDS } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
@@ -23,7 +24,6 @@ export async function answerPipelinePooled(
   find: () => Promise<PipelineRecord>,
   registry: Registry,
   limits: Limits,
-  ignoredHeader: string,
 ): Promise<void> {
   const body = ctx.state.rawBody as Buffer;
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
@@ -44,7 +44,7 @@ export async function answerPipelinePooled(
   const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads };
   const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
-  if ('ignored' in result && result.ignored.length) ctx.set(ignoredHeader, result.ignored.join(', '));
+  if ('ignored' in result) setIgnoredKeys(ctx, result.ignored);
   if ('error' in result) throw fromData(result.error);
   if ('bytes' in result) return sendJsonBytes(ctx, [result.bytes]);
   if (!('groups' in result) || !('steps' in pipeline)) throw new Error('A pooled pipeline job gave no answer.');

@@ -15,11 +15,11 @@ import type { RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import type { PipelinePatch, PipelineRecord, PipelineStore } from '../storage/store.js';
-import { IGNORED_KEYS_HEADER } from './plugins.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 
 /** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
 function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
-  return (ctx: Context): T => check(ctx.request.body, (ignored) => ctx.set(IGNORED_KEYS_HEADER, ignored.join(', ')));
+  return (ctx: Context): T => check(ctx.request.body, (ignored) => setIgnoredKeys(ctx, ignored));
 }
 
 /**
@@ -171,7 +171,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
         if (ctx.state.rawBody && runsJobs(deps.executor)) {
-          return answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings, IGNORED_KEYS_HEADER);
+          return answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings);
         }
         const pipeline = await found(ctx.params.id!);
         const body = readExecute(ctx);

@@ -1,15 +1,14 @@
 import { KINDS } from '../../kernel/plugin.js';
-import { INLINE_MAX_CHARS, runsJobs } from '../../kernel/pool.js';
+import { runsInline, runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkChunks, checkTexts } from '../limits.js';
 import { answerPooled } from '../pooled/answer.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
-
-export const IGNORED_KEYS_HEADER = 'X-Chunkd-Ignored-Keys';
 
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
 export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
@@ -29,14 +28,14 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     rawBody: true,
     async handler(ctx) {
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
-      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings, IGNORED_KEYS_HEADER);
+      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings);
       const req = parseRequest(plugin, ctx.request.body);
-      if (req.ignored.length) ctx.set(IGNORED_KEYS_HEADER, req.ignored.join(', '));
+      setIgnoredKeys(ctx, req.ignored);
       let result;
       if (plugin.kind === 'chunker') {
         const texts = req.input as string | string[];
         checkTexts(texts, settings);
-        result = await runChunker(plugin, req.config, texts, req.unit, executor, poolSignal(ctx, chars(texts)));
+        result = await runChunker(plugin, req.config, texts, req.unit, executor, poolSignal(ctx, chars(texts) * plugin.cost(req.config)));
       } else {
         checkChunks(req.input as unknown[], settings);
         result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, ctx.state.signal as AbortSignal);
@@ -47,11 +46,12 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
 }
 
 /**
- * The deadline's signal, for work the pool may take: kernel/pool.ts runs inputs under
- * INLINE_MAX_CHARS on this thread, where no signal can stop it. Reading ctx.state.signal makes an
- * AbortController (server/middleware/deadline.ts), a visible cost on every small request.
+ * The deadline's signal, for work the pool may take: kernel/pool.ts runs cheap work (characters ×
+ * cost under INLINE_MAX_CHARS) on this thread, where no signal can stop it. Reading
+ * ctx.state.signal makes an AbortController (server/middleware/deadline.ts), a visible cost on
+ * every small request.
  */
-const poolSignal = (ctx: Context, size: number) => (size >= INLINE_MAX_CHARS ? (ctx.state.signal as AbortSignal) : undefined);
+const poolSignal = (ctx: Context, work: number) => (runsInline(work, 1, 1) ? undefined : (ctx.state.signal as AbortSignal));
 const chars = (texts: string | string[]) => (typeof texts === 'string' ? texts.length : texts.reduce((n, t) => n + t.length, 0));
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
