@@ -14,6 +14,7 @@ export const SETTINGS = {
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
+  'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
   'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>.' },
   'cors-origins': { env: 'CHUNKD_CORS_ORIGINS', type: 'list', default: ['*'], help: 'Origins allowed by CORS (comma-separated; * allows any).' },

@@ -5,12 +5,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'sqlite';
 import { MIGRATIONS, type Migration } from '../server/storage/migrations.js';
 import { DATABASE_FILE } from '../server/storage/service.js';
 import { SqliteStore, StoreOpenError } from '../server/storage/sqlite.js';
-import type { PipelineRecord } from '../server/storage/store.js';
+import { InvalidCursorError, type PipelineRecord } from '../server/storage/store.js';
 import { startApp } from './helpers/app.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'chunkd-storage-'));
@@ -22,6 +23,7 @@ const record = (name: string): PipelineRecord => {
   const now = new Date().toISOString();
   return { id: `id-${name}`, name, description: null, steps: [{ type: 'chunk', chunker: 'token', config: {} }], created_at: now, updated_at: now };
 };
+const names = async (store: SqliteStore) => (await store.list({ limit: 100 })).pipelines.map((p) => p.name);
 /** The store's own connection: journal mode and synchronous are per connection. */
 const connection = (store: SqliteStore) => (store as unknown as { db: Database }).db;
 const pragma = async (store: SqliteStore, name: string) => Object.values((await connection(store).get(`PRAGMA ${name}`)) as object)[0];
@@ -50,7 +52,7 @@ describe('opening', () => {
     assert.equal(existsSync(`${file}-wal`), false, 'a clean close leaves no WAL behind');
     const second = await SqliteStore.open(file);
     try {
-      assert.deepEqual((await second.list()).map((p) => p.name), ['kept']);
+      assert.deepEqual(await names(second), ['kept']);
     } finally {
       await second.close();
       await second.close(); // closing twice is harmless (shutdown may race a failed start)
@@ -66,7 +68,7 @@ describe('opening', () => {
     const v2 = await SqliteStore.open(file, [...MIGRATIONS, next]);
     try {
       assert.equal(await pragma(v2, 'user_version'), next.version);
-      assert.deepEqual((await v2.list()).map((p) => p.name), ['old']);
+      assert.deepEqual(await names(v2), ['old']);
     } finally {
       await v2.close();
     }
@@ -133,7 +135,7 @@ describe('the store contract', () => {
       assert.equal(await store.update('nope', { name: 'c', updated_at: b.updated_at }), undefined);
       assert.equal(await store.delete('nope'), false);
       assert.equal(await store.delete(b.id), true);
-      assert.deepEqual((await store.list()).map((p) => p.name), ['a']);
+      assert.deepEqual(await names(store), ['a']);
     } finally {
       await store.close();
     }
@@ -148,5 +150,84 @@ describe('the store contract', () => {
     await app.booted.close();
     assert.equal(existsSync(`${file}-wal`), false, 'closed: the WAL was checkpointed and removed');
     await app.close();
+  });
+});
+
+describe('paging the list', () => {
+  /** Every page from the first, following `next`. */
+  async function walk(store: SqliteStore, limit: number, between: (page: number) => Promise<void> = async () => {}): Promise<string[][]> {
+    const pages: string[][] = [];
+    let after: string | undefined;
+    do {
+      const page = await store.list({ limit, after });
+      pages.push(page.pipelines.map((p) => p.name));
+      after = page.next ?? undefined;
+      await between(pages.length);
+    } while (after);
+    return pages;
+  }
+
+  test('pages of `limit`, newest first; the last page has no next; count() is the total', async () => {
+    const store = await SqliteStore.open(freshFile());
+    try {
+      assert.deepEqual(await store.list({ limit: 3 }), { pipelines: [], next: null });
+      assert.equal(await store.count(), 0);
+      for (let i = 0; i < 7; i++) await store.create(record(`p${i}`));
+      assert.deepEqual(await walk(store, 3), [['p6', 'p5', 'p4'], ['p3', 'p2', 'p1'], ['p0']]);
+      assert.deepEqual(await walk(store, 7), [['p6', 'p5', 'p4', 'p3', 'p2', 'p1', 'p0']], 'exactly full: no empty page after it');
+      assert.equal(await store.count(), 7);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a cursor keeps its place while pipelines are created and deleted: none twice, none that stayed is missed', async () => {
+    // Model: names p0..pn created in order; while a client pages, random creates and deletes happen.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.oneof(fc.constant('create' as const), fc.nat({ max: 20 })), { maxLength: 15 }),
+        async (initial, limit, changes) => {
+          const store = await SqliteStore.open(freshFile());
+          try {
+            let made = 0;
+            for (; made < initial; made++) await store.create(record(`p${made}`));
+            const deleted = new Set<string>();
+            const seen = (await walk(store, limit, async () => {
+              const change = changes.shift();
+              if (change === 'create') await store.create(record(`p${made++}`));
+              else if (change !== undefined && change < made && !deleted.has(`p${change}`)) {
+                deleted.add(`p${change}`);
+                await store.delete(`id-p${change}`);
+              }
+            })).flat();
+            assert.equal(new Set(seen).size, seen.length, `seen twice: ${seen}`);
+            const stayed = Array.from({ length: initial }, (_, i) => `p${i}`).filter((n) => !deleted.has(n));
+            for (const n of stayed) assert.ok(seen.includes(n), `${n} existed throughout and was not listed: ${seen}`);
+            const order = seen.map((n) => Number(n.slice(1)));
+            assert.deepEqual(order, [...order].sort((a, b) => b - a), 'newest first across pages');
+          } finally {
+            await store.close();
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  test('a cursor the store did not make is an InvalidCursorError', async () => {
+    const store = await SqliteStore.open(freshFile());
+    try {
+      for (let i = 0; i < 3; i++) await store.create(record(`p${i}`));
+      const { next } = await store.list({ limit: 1 });
+      assert.ok(next);
+      const b64 = (s: string) => Buffer.from(s).toString('base64url');
+      for (const bad of ['', 'abc', `${next}!`, `${next}==`, `+${next}`, b64('seq:0'), b64('seq:-1'), b64('seq:1e3'), b64('seq:99999999999999999999'), '2']) {
+        await assert.rejects(store.list({ limit: 1, after: bad }), InvalidCursorError, JSON.stringify(bad));
+      }
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { ChunkdError } from '../../kernel/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import type { PipelinePatch, PipelineRecord, PipelineStore } from './store.js';
+import { InvalidCursorError, type PipelinePage, type PipelinePatch, type PipelineRecord, type PipelineStore } from './store.js';
 
 interface Row {
   id: string;
@@ -50,8 +50,21 @@ export class SqliteStore implements PipelineStore {
     }
   }
 
-  async list(): Promise<PipelineRecord[]> {
-    return (await this.run(() => this.db.all<Row[]>(`SELECT ${COLUMNS} FROM pipelines ORDER BY seq DESC`))).map(toRecord);
+  async list({ limit, after }: { limit: number; after?: string }): Promise<PipelinePage> {
+    // seq is the rowid: a page is a range scan of the primary key, however deep. One row more than
+    // asked says whether a next page exists, so the last page has no `next`.
+    const below = after === undefined ? undefined : seqOf(after);
+    const rows = await this.run(() =>
+      below === undefined
+        ? this.db.all<(Row & { seq: number })[]>(`SELECT seq, ${COLUMNS} FROM pipelines ORDER BY seq DESC LIMIT ?`, limit + 1)
+        : this.db.all<(Row & { seq: number })[]>(`SELECT seq, ${COLUMNS} FROM pipelines WHERE seq < ? ORDER BY seq DESC LIMIT ?`, below, limit + 1),
+    );
+    const page = rows.slice(0, limit);
+    return { pipelines: page.map(({ seq: _, ...row }) => toRecord(row)), next: rows.length > limit ? cursorOf(page.at(-1)!.seq) : null };
+  }
+
+  async count(): Promise<number> {
+    return (await this.run(() => this.db.get<{ n: number }>('SELECT count(*) AS n FROM pipelines')))!.n;
   }
 
   async get(id: string): Promise<PipelineRecord | undefined> {
@@ -125,6 +138,16 @@ async function migrate(db: Database, migrations: readonly Migration[]): Promise<
       throw e;
     }
   }
+}
+
+/** Opaque to clients (a position, not a number to do arithmetic on); only this store reads it. */
+const cursorOf = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
+
+function seqOf(cursor: string): number {
+  const m = /^seq:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  // Decoding base64url forgives stray characters: only a cursor that re-encodes to itself is ours.
+  if (!m || cursorOf(Number(m[1])) !== cursor) throw new InvalidCursorError(`not a cursor of this server`);
+  return Number(m[1]);
 }
 
 const toRecord = (row: Row): PipelineRecord => ({ ...row, steps: JSON.parse(row.steps) as PipelineRecord['steps'] });
