@@ -9,7 +9,7 @@ import { ROOT } from '../kernel/paths.js';
 import { unknownNameMessage } from '../kernel/suggest.js';
 import { dispatch } from './dispatch.js';
 import { auth } from './middleware/auth.js';
-import { cors } from './middleware/cors.js';
+import { cors, crossOriginWrites } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
 import { rawLargeBody } from './middleware/raw-body.js';
@@ -53,6 +53,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(cors(settings.corsOrigins));
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
+  koa.use(crossOriginWrites(settings.corsOrigins, '--cors-origins (CHUNKD_CORS_ORIGINS)'));
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   const rawPaths = routes.filter((r) => r.rawBody).map((r) => pathPattern(r.path));

@@ -17,7 +17,12 @@ export const SETTINGS = {
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
   'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>.' },
-  'cors-origins': { env: 'CHUNKD_CORS_ORIGINS', type: 'list', default: ['*'], help: 'Origins allowed by CORS (comma-separated; * allows any).' },
+  'cors-origins': {
+    env: 'CHUNKD_CORS_ORIGINS',
+    type: 'list',
+    default: [] as string[],
+    help: "Origins whose web pages may use this server from a browser (comma-separated, e.g. https://app.example): they may read answers (CORS) and send POST, PUT and DELETE, which browsers on other origins may not (403). The server's own origin is always allowed. * allows any origin, writes included.",
+  },
   'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },

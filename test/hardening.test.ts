@@ -96,30 +96,86 @@ describe('API keys', () => {
   });
 });
 
-describe('CORS', () => {
-  test('allows any origin by default, and answers preflights', async () => {
+describe('CORS and cross-origin writes', () => {
+  const pipeline = { name: 'p', steps: [{ type: 'chunk', chunker: 'token' }] };
+  /** What a page sends with fetch(url, {method: 'POST', body: JSON.stringify(...)}): text/plain, so no preflight. */
+  const simple = { 'content-type': 'text/plain;charset=UTF-8' };
+  const names = async (app: Awaited<ReturnType<typeof startApp>>) => (await app.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name);
+
+  test('by default no other origin may read, and none may write: simple POSTs, PUT and DELETE are 403, nothing changes', async () => {
     const app = await startApp();
     try {
-      const res = await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { origin: 'https://app.example' });
-      assert.equal(res.headers.get('access-control-allow-origin'), '*');
-      const pre = await app.request('OPTIONS', '/v1/chunk/token', undefined, { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
-      assert.equal(pre.status, 204);
-      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
-      assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
-      const err = await app.request('POST', '/v1/chunk/token', { text: 1 }, { origin: 'https://app.example' });
-      assert.equal(err.headers.get('access-control-allow-origin'), '*', 'errors carry CORS headers too');
+      const page = { origin: 'https://evil.example' };
+      const read = await app.request('GET', '/v1/pipelines', undefined, page);
+      assert.equal(read.status, 200);
+      assert.equal(read.headers.get('access-control-allow-origin'), null, 'the page cannot read the answer');
+      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { ...page, 'access-control-request-method': 'DELETE' });
+      assert.equal(pre.headers.get('access-control-allow-methods'), null, 'no preflight is granted');
+
+      const created = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, ...page });
+      assert.equal(created.status, 403, JSON.stringify(created.body));
+      assert.equal(created.body.code, 'FORBIDDEN');
+      assert.match(created.body.detail, /POST from "https:\/\/evil\.example" is refused.*--cors-origins \(CHUNKD_CORS_ORIGINS\)/);
+      assert.equal(created.headers.get('access-control-allow-origin'), null);
+      assert.deepEqual(await names(app), [], 'nothing was stored');
+
+      const { id } = (await app.post('/v1/pipelines', pipeline)).body; // a program: no Origin
+      for (const [method, path, body] of [['PUT', `/v1/pipelines/${id}`, { name: 'hijacked' }], ['DELETE', `/v1/pipelines/${id}`, undefined], ['POST', `/v1/pipelines/${id}/execute`, { text: 'x' }], ['POST', '/v1/chunk/token', { text: 'x' }]] as const) {
+        const res = await app.request(method, path, body === undefined ? undefined : JSON.stringify(body), { ...simple, ...page });
+        assert.equal(res.status, 403, `${method} ${path}`);
+      }
+      for (const headers of <Record<string, string>[]>[{ origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: `http://127.0.0.1.evil.example:${new URL(app.url).port}` }]) {
+        assert.equal((await app.request('DELETE', `/v1/pipelines/${id}`, undefined, headers)).status, 403, JSON.stringify(headers));
+      }
+      assert.deepEqual(await names(app), ['p'], 'not renamed, not deleted');
     } finally {
       await app.close();
     }
   });
 
-  test('with a list, only the listed origins are allowed', async () => {
+  test("the server's own origin, and clients that are not browsers, may write", async () => {
+    const app = await startApp();
+    try {
+      const own = { origin: app.url };
+      const res = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, ...own });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal((await app.request('PUT', `/v1/pipelines/${res.body.id}`, { name: 'q' }, { ...own, 'sec-fetch-site': 'same-origin' })).status, 200);
+      assert.equal((await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { 'sec-fetch-site': 'none' })).status, 200, 'typed in by the user');
+      assert.equal((await app.request('DELETE', `/v1/pipelines/${res.body.id}`)).status, 204);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('listed origins may read and write; preflights are answered; others stay refused', async () => {
     const app = await startApp({ 'cors-origins': 'https://a.example' });
     try {
       const ok = await app.request('GET', '/health', undefined, { origin: 'https://a.example' });
       assert.equal(ok.headers.get('access-control-allow-origin'), 'https://a.example');
-      const other = await app.request('GET', '/health', undefined, { origin: 'https://b.example' });
+      assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Total-Count, Link/);
+      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { origin: 'https://a.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
+      assert.equal(pre.status, 204);
+      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+      assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
+      const created = await app.request('POST', '/v1/pipelines', pipeline, { origin: 'https://a.example', 'sec-fetch-site': 'cross-site' });
+      assert.equal(created.status, 201);
+      const err = await app.request('POST', '/v1/chunk/token', { text: 1 }, { origin: 'https://a.example' });
+      assert.equal(err.status, 422);
+      assert.equal(err.headers.get('access-control-allow-origin'), 'https://a.example', 'errors carry CORS headers too');
+      const other = await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { origin: 'https://b.example' });
+      assert.equal(other.status, 403);
       assert.equal(other.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('* allows any origin, writes included (the operator asked for it)', async () => {
+    const app = await startApp({ 'cors-origins': '*' });
+    try {
+      const res = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, origin: 'https://any.example' });
+      assert.equal(res.status, 201);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
     } finally {
       await app.close();
     }
