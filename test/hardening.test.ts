@@ -1,6 +1,8 @@
 /** What an operator relies on: limits, timeouts, auth, CORS, request logs, graceful shutdown, no leaks. */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
@@ -266,5 +268,51 @@ describe('graceful shutdown', () => {
     await stopped;
     assert.ok(lines.some((l) => JSON.parse(l).msg === 'stopped'));
     assert.equal(running.server.listening, false);
+  });
+});
+
+describe('shutdown and keep-alive connections', () => {
+  /** A request on `agent`; resolves with the answer read whole, and the socket it came on. */
+  const send = (agent: Agent, url: string, path: string, body?: string) =>
+    new Promise<{ res: IncomingMessage; text: string; socket: Socket }>((resolve, reject) => {
+      const req = httpRequest(`${url}${path}`, { agent, method: body ? 'POST' : 'GET' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ res, text, socket: req.socket as Socket }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const closedEvent = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+  test('idle connections close at once; a request in flight is answered with Connection: close', async () => {
+    const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' }, {});
+    const running = await serve(settings, createLogger('error', () => {}));
+    const url = `http://127.0.0.1:${running.port}`;
+    const idleAgent = new Agent({ keepAlive: true });
+    const busyAgent = new Agent({ keepAlive: true });
+    const markers = markerDir(busy);
+    try {
+      const idle = await send(idleAgent, url, '/health');
+      assert.equal(idle.res.headers.connection, 'keep-alive', 'an ordinary answer keeps the connection');
+      const idleClosed = closedEvent(idle.socket);
+      const job = send(busyAgent, url, '/v1/chunk/busy', JSON.stringify({ text: BIG_TEXT, marker_dir: markers }));
+      await waitFor(join(markers, 'started'));
+      const stopped = running.stop('test');
+      await idleClosed; // while the busy request still runs: it has not been released
+      assert.equal(existsSync(join(markers, 'finished')), false);
+      writeFileSync(join(markers, 'release'), '');
+      const { res, socket } = await job;
+      assert.equal(res.statusCode, 200, 'the request in flight finished');
+      assert.equal(res.headers.connection, 'close', 'its client is told not to reuse the connection');
+      await closedEvent(socket);
+      await stopped;
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      idleAgent.destroy();
+      busyAgent.destroy();
+      await running.stop('test');
+    }
   });
 });
