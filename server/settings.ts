@@ -1,4 +1,5 @@
 import { ChunkdError } from '../kernel/errors.js';
+import { readApiKeysFile } from './api-keys-file.js';
 
 /**
  * Every operator setting, declared once: the CLI parser, the environment lookup, `--help` and the
@@ -16,7 +17,19 @@ export const SETTINGS = {
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
-  'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>.' },
+  'api-keys': {
+    env: 'CHUNKD_API_KEYS',
+    type: 'list',
+    default: [] as string[],
+    secret: true,
+    help: 'API keys (comma-separated); when set, every /v1 route needs Authorization: Bearer <key>. On the command line they are visible to other local users (ps): prefer --api-keys-file.',
+  },
+  'api-keys-file': {
+    env: 'CHUNKD_API_KEYS_FILE',
+    type: 'string',
+    default: '',
+    help: 'A file of API keys, one per line (blank lines and # comments ignored), added to --api-keys. Unreadable or keyless: the server does not start.',
+  },
   'cors-origins': {
     env: 'CHUNKD_CORS_ORIGINS',
     type: 'list',
@@ -55,6 +68,7 @@ export function resolveSettings(flags: Record<string, string | boolean | undefin
     const raw = flags[name] ?? (env[spec.env] || undefined); // an empty variable counts as unset
     out[camel(name)] = raw === undefined ? spec.default : parseValue(name, spec, raw);
   }
+  if (out.apiKeysFile) out.apiKeys = [...(out.apiKeys as string[]), ...readApiKeysFile(out.apiKeysFile as string, `--api-keys-file (${SETTINGS['api-keys-file'].env})`)];
   return out as Settings;
 }
 
