@@ -252,6 +252,31 @@ describe('the list, a page at a time', () => {
     assert.equal(nextOf(rest), undefined);
   });
 
+  test('pipelines stored before the cap (or under a higher one) cannot make a page larger than a full page at the cap', async () => {
+    const plugins = tagPluginDir();
+    const small = await startApp({ 'max-pipeline-bytes': '1000', 'plugins-dir': plugins });
+    try {
+      const store = small.booted.deps.services.pipelines as import('../server/storage/store.js').PipelineStore;
+      const now = new Date().toISOString();
+      // 100 × 1000 bytes is the page budget: pipelines of 40 KB fill it two at a time.
+      for (let i = 0; i < 5; i++) {
+        await store.create({ id: randomUUID(), name: `old${i}`, description: 'x'.repeat(40_000), steps: [chunk()] as never, created_at: now, updated_at: now });
+      }
+      const pages: string[][] = [];
+      for (let path: string | undefined = '/v1/pipelines'; path; ) {
+        const res: Reply = await small.request('GET', path);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('x-total-count'), '5');
+        pages.push(names(res));
+        path = nextOf(res);
+      }
+      assert.deepEqual(pages, [['old4', 'old3'], ['old2', 'old1'], ['old0']]);
+    } finally {
+      await small.close();
+      rmSync(plugins, { recursive: true, force: true });
+    }
+  });
+
   const bad: [string, string, RegExp][] = [
     ['limit=0', 'limit', /limit must be >= 1/],
     [`limit=${PAGE_MAX + 1}`, 'limit', new RegExp(`limit must be <= ${PAGE_MAX}`)],

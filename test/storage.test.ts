@@ -216,6 +216,26 @@ describe('paging the list', () => {
     );
   });
 
+  test('maxBytes ends a page before its stored size passes it, with at least one pipeline on it', async () => {
+    const store = await SqliteStore.open(freshFile());
+    try {
+      // As a database written before the size cap could hold: pipelines of ~10 KB and one of ~50 KB.
+      const big = (name: string, kb: number): PipelineRecord => ({ ...record(name), steps: [{ type: 'chunk', chunker: 'token', config: { pad: 'é'.repeat(kb * 512) } }] });
+      for (const [name, kb] of [['a', 10], ['b', 10], ['c', 50], ['d', 10], ['e', 10], ['f', 10]] as const) await store.create(big(name, kb));
+      const pages: string[][] = [];
+      let after: string | undefined;
+      do {
+        const page = await store.list({ limit: 10, after, maxBytes: 25 * 1024 });
+        pages.push(page.pipelines.map((p) => p.name));
+        after = page.next ?? undefined;
+      } while (after);
+      assert.deepEqual(pages, [['f', 'e'], ['d'], ['c'], ['b', 'a']], 'UTF-8 bytes count (é is 2): two of ~10 KB fit 25 KiB, three do not; the 50 KB one comes alone');
+      assert.deepEqual((await store.list({ limit: 10 })).pipelines.length, 6, 'no budget: the limit alone');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('a cursor the store did not make is an InvalidCursorError', async () => {
     const store = await SqliteStore.open(freshFile());
     try {

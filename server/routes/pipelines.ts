@@ -8,7 +8,7 @@ import { asTexts } from '../../kernel/run.js';
 import { bodyCheck, checkExecute } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
-import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
+import { PAGE_MAX, Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
 import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
@@ -127,7 +127,9 @@ export const pipelineRoutes: RouteModule = (deps) => {
         const { limit, cursor } = readListQuery(ctx);
         let page;
         try {
-          page = await store().list({ limit, after: cursor });
+          // Pipelines stored before the size cap (or under a higher one) may be larger: a page is
+          // never more than a full page of pipelines at the cap.
+          page = await store().list({ limit, after: cursor, maxBytes: PAGE_MAX * deps.settings.maxPipelineBytes });
         } catch (e) {
           if (!(e instanceof InvalidCursorError)) throw e;
           throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');

@@ -16,6 +16,8 @@ interface Row {
 }
 
 const COLUMNS = 'id, name, description, steps, created_at, updated_at';
+/** A row's stored size, as the route's cap measures it (UTF-8 bytes), computed inside SQLite. */
+const SIZE = 'length(CAST(steps AS BLOB)) + length(CAST(name AS BLOB)) + ifnull(length(CAST(description AS BLOB)), 0)';
 /** Columns a patch may set; the only names ever spliced into SQL. */
 const PATCHABLE = ['name', 'description', 'steps', 'updated_at'] as const;
 
@@ -50,17 +52,25 @@ export class SqliteStore implements PipelineStore {
     }
   }
 
-  async list({ limit, after }: { limit: number; after?: string }): Promise<PipelinePage> {
-    // seq is the rowid: a page is a range scan of the primary key, however deep. One row more than
+  async list({ limit, after, maxBytes = Infinity }: { limit: number; after?: string; maxBytes?: number }): Promise<PipelinePage> {
+    // seq is the rowid: a page is a range scan of the primary key, however deep. The sizes come
+    // first, without the rows, so a page of huge pipelines is never read whole; one row more than
     // asked says whether a next page exists, so the last page has no `next`.
     const below = after === undefined ? undefined : seqOf(after);
-    const rows = await this.run(() =>
-      below === undefined
-        ? this.db.all<(Row & { seq: number })[]>(`SELECT seq, ${COLUMNS} FROM pipelines ORDER BY seq DESC LIMIT ?`, limit + 1)
-        : this.db.all<(Row & { seq: number })[]>(`SELECT seq, ${COLUMNS} FROM pipelines WHERE seq < ? ORDER BY seq DESC LIMIT ?`, below, limit + 1),
+    const where = below === undefined ? '' : 'WHERE seq < ?';
+    const sizes = await this.run(() =>
+      this.db.all<{ seq: number; size: number }[]>(`SELECT seq, ${SIZE} AS size FROM pipelines ${where} ORDER BY seq DESC LIMIT ?`, ...(below === undefined ? [] : [below]), limit + 1),
     );
-    const page = rows.slice(0, limit);
-    return { pipelines: page.map(({ seq: _, ...row }) => toRecord(row)), next: rows.length > limit ? cursorOf(page.at(-1)!.seq) : null };
+    let take = 0;
+    for (let bytes = 0; take < Math.min(limit, sizes.length); take++) {
+      bytes += sizes[take]!.size;
+      if (take > 0 && bytes > maxBytes) break;
+    }
+    if (take === 0) return { pipelines: [], next: null };
+    const [first, last] = [sizes[0]!.seq, sizes[take - 1]!.seq];
+    // A pipeline deleted meanwhile is simply not on the page; one created meanwhile has a larger seq.
+    const rows = await this.run(() => this.db.all<Row[]>(`SELECT ${COLUMNS} FROM pipelines WHERE seq <= ? AND seq >= ? ORDER BY seq DESC`, first, last));
+    return { pipelines: rows.map(toRecord), next: take < sizes.length ? cursorOf(last) : null };
   }
 
   async count(): Promise<number> {

@@ -36,9 +36,12 @@ export interface PipelineStore {
    * At most `limit` pipelines, newest first, after the cursor `after` (a `next` from an earlier
    * page; the first page without it). A cursor marks a position, not an offset: pipelines created
    * while a client pages through do not shift later pages (they come before the first), and none
-   * is seen twice. Throws InvalidCursorError for a cursor this store did not make.
+   * is seen twice. With `maxBytes`, the page also ends before its pipelines' stored size (UTF-8
+   * bytes of steps, name and description) passes it, holding at least one: pipelines stored
+   * before a size cap existed cannot make one answer huge. Throws InvalidCursorError for a cursor
+   * this store did not make.
    */
-  list(page: { limit: number; after?: string }): Promise<PipelinePage>;
+  list(page: { limit: number; after?: string; maxBytes?: number }): Promise<PipelinePage>;
   /** How many pipelines are stored. */
   count(): Promise<number>;
   get(id: string): Promise<PipelineRecord | undefined>;
