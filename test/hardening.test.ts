@@ -130,6 +130,7 @@ describe('CORS and cross-origin writes', () => {
         assert.equal((await app.request('DELETE', `/v1/pipelines/${id}`, undefined, headers)).status, 403, JSON.stringify(headers));
       }
       assert.deepEqual(await names(app), ['p'], 'not renamed, not deleted');
+      for (const r of app.booted.app.routes.filter((x) => x.method !== 'get' && !x.hidden)) assert.ok(r.responses[403], `${r.method} ${r.path} documents its 403`);
     } finally {
       await app.close();
     }

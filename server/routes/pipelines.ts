@@ -94,7 +94,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Create a pipeline (a name, a chunk step, any refine steps), checked before it is stored.',
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
-      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
         checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
@@ -154,7 +154,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Update any of name, description and steps (validated like a create).',
       body: PipelineUpdate,
       bodyName: 'PipelineUpdate',
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const stored = await found(ctx.params.id!);
         const { id } = stored;
@@ -174,7 +174,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       method: 'delete',
       path: '/v1/pipelines/:id',
       summary: 'Delete a pipeline.',
-      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
       async handler(ctx) {
         const { id } = ctx.params;
         if (!(await store().delete(id!))) await found(id!); // throws the 404, with a hint when the id is a name
@@ -189,7 +189,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       bodyName: 'PipelineExecuteRequest',
       responses: {
         200: { description: 'The chunks.', schema: ChunkResult },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
       },
       rawBody: true,
       async handler(ctx) {
