@@ -23,6 +23,12 @@ const record = (name: string): PipelineRecord => {
   const now = new Date().toISOString();
   return { id: `id-${name}`, name, description: null, steps: [{ type: 'chunk', chunker: 'token', config: {} }], created_at: now, updated_at: now };
 };
+/** A row as chunkd 1 (schema version 1, no size column) wrote it. */
+const v1Insert = (store: SqliteStore, r: PipelineRecord) =>
+  connection(store).run('INSERT INTO pipelines (id, name, description, steps, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', r.id, r.name, r.description, JSON.stringify(r.steps), r.created_at, r.updated_at);
+const STEPS_BYTES = Buffer.byteLength(JSON.stringify(record('x').steps));
+/** The size column, oldest first. */
+const sizes = async (store: SqliteStore) => ((await connection(store).all('SELECT size FROM pipelines ORDER BY seq')) as { size: number }[]).map((r) => r.size);
 const names = async (store: SqliteStore) => (await store.list({ limit: 100 })).pipelines.map((p) => p.name);
 /** The store's own connection: journal mode and synchronous are per connection. */
 const connection = (store: SqliteStore) => (store as unknown as { db: Database }).db;
@@ -62,7 +68,7 @@ describe('opening', () => {
   test('a later migration upgrades an existing database and keeps its rows', async () => {
     const file = freshFile();
     const v1 = await SqliteStore.open(file, MIGRATIONS.slice(0, 1));
-    await v1.create(record('old'));
+    await v1Insert(v1, record('old'));
     await v1.close();
     const next: Migration = { version: MIGRATIONS.at(-1)!.version + 1, sql: 'ALTER TABLE pipelines ADD COLUMN owner TEXT' };
     const v2 = await SqliteStore.open(file, [...MIGRATIONS, next]);
@@ -71,6 +77,20 @@ describe('opening', () => {
       assert.deepEqual(await names(v2), ['old']);
     } finally {
       await v2.close();
+    }
+  });
+
+  test('migration 2 gives the rows of a version-1 database their stored size, which pages then use', async () => {
+    const file = freshFile();
+    const v1 = await SqliteStore.open(file, MIGRATIONS.slice(0, 1));
+    for (const name of ['a', 'b', 'c']) await v1Insert(v1, { ...record(name), description: 'é'.repeat(3000) });
+    await v1.close();
+    const store = await SqliteStore.open(file);
+    try {
+      assert.deepEqual(await sizes(store), [6000 + 1 + STEPS_BYTES, 6000 + 1 + STEPS_BYTES, 6000 + 1 + STEPS_BYTES]);
+      assert.deepEqual((await store.list({ limit: 10, maxBytes: 13_000 })).pipelines.map((p) => p.name), ['c', 'b']);
+    } finally {
+      await store.close();
     }
   });
 
@@ -96,7 +116,7 @@ describe('opening', () => {
         await (await SqliteStore.open(file)).close();
         return SqliteStore.open(file, []);
       },
-      /schema version 1, newer than this chunkd knows \(0\): upgrade chunkd, or point --data-dir elsewhere/,
+      new RegExp(`schema version ${MIGRATIONS.at(-1)!.version}, newer than this chunkd knows \\(0\\): upgrade chunkd, or point --data-dir elsewhere`),
     ],
     [
       'a data directory that is a file',
@@ -231,6 +251,26 @@ describe('paging the list', () => {
       } while (after);
       assert.deepEqual(pages, [['f', 'e'], ['d'], ['c'], ['b', 'a']], 'UTF-8 bytes count (é is 2): two of ~10 KB fit 25 KiB, three do not; the 50 KB one comes alone');
       assert.deepEqual((await store.list({ limit: 10 })).pipelines.length, 6, 'no budget: the limit alone');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('the size column follows every create and update (UTF-8 bytes); a page reads sizes from the index alone', async () => {
+    const store = await SqliteStore.open(freshFile());
+    try {
+      const expected = (r: { name: string; description: string | null; steps: unknown }) => Buffer.byteLength(r.name) + Buffer.byteLength(r.description ?? '') + Buffer.byteLength(JSON.stringify(r.steps));
+      const a = await store.create({ ...record('ä'), description: '日本語' });
+      const b = await store.create(record('b'));
+      const steps = [{ type: 'chunk' as const, chunker: 'token', config: { chunk_size: 7, note: '🙂'.repeat(10) } }];
+      const patches = [{ name: 'ää' }, { description: null }, { description: 'long '.repeat(50) }, { steps }, { name: 'z', description: 'é', steps: record('x').steps }, {}];
+      let current = a;
+      for (const patch of patches) {
+        current = (await store.update(a.id, { ...patch, updated_at: a.updated_at }))!;
+        assert.deepEqual(await sizes(store), [expected(current), expected(b)], JSON.stringify(patch));
+      }
+      const plan = (await connection(store).all('EXPLAIN QUERY PLAN SELECT seq, size FROM pipelines INDEXED BY pipelines_page WHERE seq < 5 ORDER BY seq DESC LIMIT 3')) as { detail: string }[];
+      assert.match(plan.map((p) => p.detail).join('; '), /COVERING INDEX pipelines_page/);
     } finally {
       await store.close();
     }

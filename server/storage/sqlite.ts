@@ -16,8 +16,8 @@ interface Row {
 }
 
 const COLUMNS = 'id, name, description, steps, created_at, updated_at';
-/** A row's stored size, as the route's cap measures it (UTF-8 bytes), computed inside SQLite. */
-const SIZE = 'length(CAST(steps AS BLOB)) + length(CAST(name AS BLOB)) + ifnull(length(CAST(description AS BLOB)), 0)';
+/** UTF-8 bytes of a stored column's value: what the `size` column sums (migration 2). */
+const bytes = (value: string | null | undefined) => (value == null ? 0 : Buffer.byteLength(value));
 /** Columns a patch may set; the only names ever spliced into SQL. */
 const PATCHABLE = ['name', 'description', 'steps', 'updated_at'] as const;
 
@@ -59,7 +59,7 @@ export class SqliteStore implements PipelineStore {
     const below = after === undefined ? undefined : seqOf(after);
     const where = below === undefined ? '' : 'WHERE seq < ?';
     const sizes = await this.run(() =>
-      this.db.all<{ seq: number; size: number }[]>(`SELECT seq, ${SIZE} AS size FROM pipelines ${where} ORDER BY seq DESC LIMIT ?`, ...(below === undefined ? [] : [below]), limit + 1),
+      this.db.all<{ seq: number; size: number }[]>(`SELECT seq, size FROM pipelines INDEXED BY pipelines_page ${where} ORDER BY seq DESC LIMIT ?`, ...(below === undefined ? [] : [below]), limit + 1),
     );
     let take = 0;
     for (let bytes = 0; take < Math.min(limit, sizes.length); take++) {
@@ -88,8 +88,10 @@ export class SqliteStore implements PipelineStore {
   }
 
   async create(r: PipelineRecord): Promise<PipelineRecord> {
+    const steps = JSON.stringify(r.steps);
+    const size = bytes(steps) + bytes(r.name) + bytes(r.description);
     const row = await this.run(
-      () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, JSON.stringify(r.steps), r.created_at, r.updated_at),
+      () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
       r.name,
     );
     return toRecord(row!);
@@ -98,8 +100,12 @@ export class SqliteStore implements PipelineStore {
   async update(id: string, patch: PipelinePatch): Promise<PipelineRecord | undefined> {
     const keys = PATCHABLE.filter((k) => patch[k] !== undefined);
     const values = keys.map((k) => (k === 'steps' ? JSON.stringify(patch.steps) : patch[k]));
-    const sql = `UPDATE pipelines SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? RETURNING ${COLUMNS}`;
-    const row = await this.run(() => this.db.get<Row>(sql, ...values, id), patch.name);
+    // In SET, a column names its old value: the size loses the old values' bytes and gains the new ones'.
+    const sized = keys.filter((k) => k !== 'updated_at');
+    const delta = sized.map((k) => `ifnull(length(CAST(${k} AS BLOB)), 0)`).join(' + ') || '0';
+    const added = sized.reduce((n, k) => n + bytes(values[keys.indexOf(k)] as string | null), 0);
+    const sql = `UPDATE pipelines SET ${keys.map((k) => `${k} = ?`).join(', ')}, size = size - (${delta}) + ? WHERE id = ? RETURNING ${COLUMNS}`;
+    const row = await this.run(() => this.db.get<Row>(sql, ...values, added, id), patch.name);
     return row && toRecord(row);
   }
 
