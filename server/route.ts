@@ -40,7 +40,7 @@ export interface RouteDef {
   /** Name of the body schema under components/schemas in the OpenAPI document. */
   bodyName?: string;
   examples?: Record<string, unknown>[];
-  /** Query parameters, one property each: documented in OpenAPI and read by readQuery (server/query.ts). */
+  /** Query parameters, one property each: documented in OpenAPI and read by queryReader (server/query.ts). */
   query?: TObject;
   responses: Record<number, ResponseDef>;
   /** A large body may reach the handler unparsed, as ctx.state.rawBody (server/middleware/raw-body.ts). */

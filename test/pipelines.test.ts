@@ -186,9 +186,14 @@ describe('stored size: 413 naming the limit and the setting', () => {
       const post = (body: Record<string, unknown>) => small.post('/v1/pipelines', { steps: [chunk()], ...body });
       const ok = await post({ name: 'fits', description: 'x'.repeat(500) });
       assert.equal(ok.status, 201, JSON.stringify(ok.body));
-      const size = Buffer.byteLength(JSON.stringify({ name: ok.body.name, description: ok.body.description, steps: ok.body.steps }));
-      // One more byte than what fits: the limit is exact, and counts UTF-8 bytes (é is 2).
-      const over = await post({ name: 'over', description: 'é'.repeat(Math.floor((1000 - size + 500 + 2) / 2)) });
+      const size = Buffer.byteLength(JSON.stringify(ok.body.steps)) + Buffer.byteLength(ok.body.name) + Buffer.byteLength(ok.body.description);
+      // Same name length: the description alone sets the size. Exactly 1000 bytes fits; 1001 does
+      // not, though it is 1000 characters (é is 2 bytes in UTF-8).
+      const room = 1000 - size + 500;
+      const full = await post({ name: 'full', description: 'x'.repeat(room) });
+      assert.equal(full.status, 201, JSON.stringify(full.body));
+      assert.equal((await small.request('DELETE', `/v1/pipelines/${full.body.id}`)).status, 204);
+      const over = await post({ name: 'over', description: `${'x'.repeat(room - 1)}é` });
       assert.equal(over.status, 413, JSON.stringify(over.body));
       assert.equal(over.body.code, 'TOO_LARGE');
       assert.match(over.body.detail, /takes \d+ bytes as stored .*the limit is 1000\. .*--max-pipeline-bytes \(CHUNKD_MAX_PIPELINE_BYTES\)/);

@@ -2,16 +2,20 @@ import { ChunkdError } from '../../kernel/errors.js';
 import type { PipelineRecord } from '../storage/store.js';
 
 /**
- * A stored pipeline is read back whole on every list page and every execute, so its size is capped
- * when it is written. Measured as the UTF-8 bytes of the JSON of what is stored (the validated
- * steps, defaults filled in, with the name and description): the same on any back-end.
+ * What a pipeline takes in storage: the UTF-8 bytes of its steps as JSON (validated, defaults
+ * filled in), its name and its description. The store keeps the same sum per row to bound a list
+ * page (server/storage/sqlite.ts), so the two agree on any back-end.
  */
+export const storedSize = (p: Pick<PipelineRecord, 'name' | 'description' | 'steps'>): number =>
+  Buffer.byteLength(JSON.stringify(p.steps)) + Buffer.byteLength(p.name) + Buffer.byteLength(p.description ?? '');
+
+/** A stored pipeline is read back whole on every list page and every execute, so its size is capped when it is written. */
 export function checkStoredSize(p: Pick<PipelineRecord, 'name' | 'description' | 'steps'>, max: number): void {
-  const size = Buffer.byteLength(JSON.stringify({ name: p.name, description: p.description, steps: p.steps }));
+  const size = storedSize(p);
   if (size > max) {
     throw new ChunkdError(
       'TOO_LARGE',
-      `The pipeline takes ${size} bytes as stored (its steps with defaults filled in, name and description, as JSON); the limit is ${max}. Use fewer or smaller steps, or raise --max-pipeline-bytes (CHUNKD_MAX_PIPELINE_BYTES).`,
+      `The pipeline takes ${size} bytes as stored (its steps as JSON with defaults filled in, its name and description, in UTF-8); the limit is ${max}. Use fewer or smaller steps, or raise --max-pipeline-bytes (CHUNKD_MAX_PIPELINE_BYTES).`,
     );
   }
 }

@@ -89,7 +89,7 @@ export class SqliteStore implements PipelineStore {
 
   async create(r: PipelineRecord): Promise<PipelineRecord> {
     const steps = JSON.stringify(r.steps);
-    const size = bytes(steps) + bytes(r.name) + bytes(r.description);
+    const size = bytes(steps) + bytes(r.name) + bytes(r.description); // as storedSize() (server/pipelines/size.ts) counts
     const row = await this.run(
       () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
       r.name,
