@@ -3,6 +3,7 @@ export const ERRORS = {
   VALIDATION: { status: 422, meaning: 'The body is invalid (malformed JSON, a missing field, a wrong type or range): detail lists each problem with its loc.' },
   BAD_REQUEST: { status: 400, meaning: 'A valid body the plugin cannot honour (chunk_overlap ≥ chunk_size, an unknown tokenizer, recipe or language), or a stored pipeline step whose plugin this server no longer has or accepts.' },
   UNAUTHORIZED: { status: 401, meaning: 'An API key is configured and the request has no valid Authorization: Bearer header.' },
+  FORBIDDEN: { status: 403, meaning: 'A browser on an origin this server does not allow sent a POST, PUT or DELETE; --cors-origins lists the origins allowed.' },
   NOT_FOUND: { status: 404, meaning: 'Unknown route, plugin or pipeline; the message suggests the closest name.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists with another method; the Allow header lists it.' },
   CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists.' },

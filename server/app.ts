@@ -6,7 +6,7 @@ import { runsJobs } from '../kernel/pool.js';
 import { ROOT } from '../kernel/paths.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
-import { cors } from './middleware/cors.js';
+import { cors, crossOriginWrites } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
 import { requestBody } from './middleware/body.js';
@@ -52,6 +52,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
   koa.use(resolveRoute(table));
+  koa.use(crossOriginWrites(settings.corsOrigins, '--cors-origins (CHUNKD_CORS_ORIGINS)'));
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   koa.use(requestBody(settings.maxBodyBytes, () => runsJobs(deps.executor)));

@@ -12,7 +12,11 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, compo
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes.filter((x) => !x.hidden)) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const params = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: Record<string, unknown>[] = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    for (const [name, schema] of Object.entries(r.query?.properties ?? {})) {
+      const { description, ...rest } = schema as TSchema & { description?: string };
+      params.push({ name, in: 'query', required: (r.query!.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest });
+    }
     const op: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.tag],
@@ -20,7 +24,11 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, compo
       responses: Object.fromEntries(
         Object.entries(r.responses).map(([status, res]) => [
           status,
-          res.schema ? { description: res.description, content: { 'application/json': { schema: referenced(res.schema, refs) } } } : { description: res.description },
+          {
+            description: res.description,
+            ...(res.headers ? { headers: res.headers } : {}),
+            ...(res.schema ? { content: { 'application/json': { schema: referenced(res.schema, refs) } } } : {}),
+          },
         ]),
       ),
     };

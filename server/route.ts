@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { TSchema } from 'typebox';
+import type { TObject, TSchema } from 'typebox';
 import type { Registry } from '../kernel/registry.js';
 import type { Executor } from '../kernel/run.js';
 import type { Logger } from './logger.js';
@@ -21,6 +21,8 @@ export interface AppDeps {
 export interface ResponseDef {
   description: string;
   schema?: TSchema;
+  /** Response headers worth documenting, by name. */
+  headers?: Record<string, { description: string; schema: TSchema }>;
 }
 
 /**
@@ -38,6 +40,8 @@ export interface RouteDef {
   /** Name of the body schema under components/schemas in the OpenAPI document. */
   bodyName?: string;
   examples?: Record<string, unknown>[];
+  /** Query parameters, one property each: documented in OpenAPI and read by queryReader (server/query.ts). */
+  query?: TObject;
   responses: Record<number, ResponseDef>;
   /** A large body may reach the handler unparsed, as ctx.state.rawBody, for a worker to parse (server/middleware/body.ts). */
   rawBody?: boolean;

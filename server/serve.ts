@@ -37,6 +37,8 @@ export async function serve(settings: Settings, logger: Logger): Promise<Running
       booted.deps.draining = true;
       logger.log('info', 'shutting down', { reason, grace_ms: settings.shutdownGraceMs });
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive connections go now; busy ones end with their answer (Connection: close, see draining.ts).
+      server.closeIdleConnections();
       const timer = setTimeout(() => {
         logger.log('warning', 'grace period over: closing the connections still open');
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 import { ChunkdError } from '../kernel/errors.js';
+import { readApiKeysFile } from './api-keys-file.js';
 
 /**
  * Every operator setting, declared once: the CLI parser, the environment lookup, `--help` and the
@@ -14,9 +15,27 @@ export const SETTINGS = {
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
+  'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
-  'api-keys': { env: 'CHUNKD_API_KEYS', type: 'list', default: [] as string[], secret: true, help: 'API keys (comma-separated); when set, every route but /, /health, /openapi.json and the docs needs Authorization: Bearer <key>.' },
-  'cors-origins': { env: 'CHUNKD_CORS_ORIGINS', type: 'list', default: ['*'], help: 'Origins allowed by CORS (comma-separated; * allows any).' },
+  'api-keys': {
+    env: 'CHUNKD_API_KEYS',
+    type: 'list',
+    default: [] as string[],
+    secret: true,
+    help: 'API keys (comma-separated); when set, every route but /, /health, /openapi.json and the docs needs Authorization: Bearer <key>. On the command line they are visible to other local users (ps): prefer --api-keys-file.',
+  },
+  'api-keys-file': {
+    env: 'CHUNKD_API_KEYS_FILE',
+    type: 'string',
+    default: '',
+    help: 'A file of API keys, one per line (blank lines and # comments ignored), added to --api-keys. Unreadable or keyless: the server does not start.',
+  },
+  'cors-origins': {
+    env: 'CHUNKD_CORS_ORIGINS',
+    type: 'list',
+    default: [] as string[],
+    help: "Origins whose web pages may use this server from a browser (comma-separated, e.g. https://app.example): they may read answers (CORS) and send POST, PUT and DELETE, which browsers on other origins may not (403). The server's own origin is always allowed. * allows any origin, writes included.",
+  },
   'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },
@@ -50,6 +69,7 @@ export function resolveSettings(flags: Record<string, string | boolean | undefin
     const raw = flags[name] ?? (env[spec.env] || undefined); // an empty variable counts as unset
     out[camel(name)] = raw === undefined ? spec.default : parseValue(name, spec, raw);
   }
+  if (out.apiKeysFile) out.apiKeys = [...(out.apiKeys as string[]), ...readApiKeysFile(out.apiKeysFile as string, `--api-keys-file (${SETTINGS['api-keys-file'].env})`)];
   return out as Settings;
 }
 

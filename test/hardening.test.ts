@@ -1,6 +1,8 @@
 /** What an operator relies on: limits, timeouts, auth, CORS, request logs, graceful shutdown, no leaks. */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
@@ -101,30 +103,87 @@ describe('API keys', () => {
   });
 });
 
-describe('CORS', () => {
-  test('allows any origin by default, and answers preflights', async () => {
+describe('CORS and cross-origin writes', () => {
+  const pipeline = { name: 'p', steps: [{ type: 'chunk', chunker: 'token' }] };
+  /** What a page sends with fetch(url, {method: 'POST', body: JSON.stringify(...)}): text/plain, so no preflight. */
+  const simple = { 'content-type': 'text/plain;charset=UTF-8' };
+  const names = async (app: Awaited<ReturnType<typeof startApp>>) => (await app.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name);
+
+  test('by default no other origin may read, and none may write: simple POSTs, PUT and DELETE are 403, nothing changes', async () => {
     const app = await startApp();
     try {
-      const res = await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { origin: 'https://app.example' });
-      assert.equal(res.headers.get('access-control-allow-origin'), '*');
-      const pre = await app.request('OPTIONS', '/v1/chunk/token', undefined, { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
-      assert.equal(pre.status, 204);
-      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
-      assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
-      const err = await app.request('POST', '/v1/chunk/token', { text: 1 }, { origin: 'https://app.example' });
-      assert.equal(err.headers.get('access-control-allow-origin'), '*', 'errors carry CORS headers too');
+      const page = { origin: 'https://evil.example' };
+      const read = await app.request('GET', '/v1/pipelines', undefined, page);
+      assert.equal(read.status, 200);
+      assert.equal(read.headers.get('access-control-allow-origin'), null, 'the page cannot read the answer');
+      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { ...page, 'access-control-request-method': 'DELETE' });
+      assert.equal(pre.headers.get('access-control-allow-methods'), null, 'no preflight is granted');
+
+      const created = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, ...page });
+      assert.equal(created.status, 403, JSON.stringify(created.body));
+      assert.equal(created.body.code, 'FORBIDDEN');
+      assert.match(created.body.detail, /POST from "https:\/\/evil\.example" is refused.*--cors-origins \(CHUNKD_CORS_ORIGINS\)/);
+      assert.equal(created.headers.get('access-control-allow-origin'), null);
+      assert.deepEqual(await names(app), [], 'nothing was stored');
+
+      const { id } = (await app.post('/v1/pipelines', pipeline)).body; // a program: no Origin
+      for (const [method, path, body] of [['PUT', `/v1/pipelines/${id}`, { name: 'hijacked' }], ['DELETE', `/v1/pipelines/${id}`, undefined], ['POST', `/v1/pipelines/${id}/execute`, { text: 'x' }], ['POST', '/v1/chunk/token', { text: 'x' }]] as const) {
+        const res = await app.request(method, path, body === undefined ? undefined : JSON.stringify(body), { ...simple, ...page });
+        assert.equal(res.status, 403, `${method} ${path}`);
+      }
+      for (const headers of <Record<string, string>[]>[{ origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: `http://127.0.0.1.evil.example:${new URL(app.url).port}` }]) {
+        assert.equal((await app.request('DELETE', `/v1/pipelines/${id}`, undefined, headers)).status, 403, JSON.stringify(headers));
+      }
+      assert.deepEqual(await names(app), ['p'], 'not renamed, not deleted');
+      for (const r of app.booted.app.routes.filter((x) => x.method !== 'get' && !x.hidden)) assert.ok(r.responses[403], `${r.method} ${r.path} documents its 403`);
     } finally {
       await app.close();
     }
   });
 
-  test('with a list, only the listed origins are allowed', async () => {
+  test("the server's own origin, and clients that are not browsers, may write", async () => {
+    const app = await startApp();
+    try {
+      const own = { origin: app.url };
+      const res = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, ...own });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal((await app.request('PUT', `/v1/pipelines/${res.body.id}`, { name: 'q' }, { ...own, 'sec-fetch-site': 'same-origin' })).status, 200);
+      assert.equal((await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { 'sec-fetch-site': 'none' })).status, 200, 'typed in by the user');
+      assert.equal((await app.request('DELETE', `/v1/pipelines/${res.body.id}`)).status, 204);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('listed origins may read and write; preflights are answered; others stay refused', async () => {
     const app = await startApp({ 'cors-origins': 'https://a.example' });
     try {
       const ok = await app.request('GET', '/health', undefined, { origin: 'https://a.example' });
       assert.equal(ok.headers.get('access-control-allow-origin'), 'https://a.example');
-      const other = await app.request('GET', '/health', undefined, { origin: 'https://b.example' });
+      assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Total-Count, Link/);
+      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { origin: 'https://a.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
+      assert.equal(pre.status, 204);
+      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+      assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
+      const created = await app.request('POST', '/v1/pipelines', pipeline, { origin: 'https://a.example', 'sec-fetch-site': 'cross-site' });
+      assert.equal(created.status, 201);
+      const err = await app.request('POST', '/v1/chunk/token', { text: 1 }, { origin: 'https://a.example' });
+      assert.equal(err.status, 422);
+      assert.equal(err.headers.get('access-control-allow-origin'), 'https://a.example', 'errors carry CORS headers too');
+      const other = await app.request('POST', '/v1/chunk/token', { text: 'hi' }, { origin: 'https://b.example' });
+      assert.equal(other.status, 403);
       assert.equal(other.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('* allows any origin, writes included (the operator asked for it)', async () => {
+    const app = await startApp({ 'cors-origins': '*' });
+    try {
+      const res = await app.request('POST', '/v1/pipelines', JSON.stringify(pipeline), { ...simple, origin: 'https://any.example' });
+      assert.equal(res.status, 201);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
     } finally {
       await app.close();
     }
@@ -215,5 +274,51 @@ describe('graceful shutdown', () => {
     await stopped;
     assert.ok(lines.some((l) => JSON.parse(l).msg === 'stopped'));
     assert.equal(running.server.listening, false);
+  });
+});
+
+describe('shutdown and keep-alive connections', () => {
+  /** A request on `agent`; resolves with the answer read whole, and the socket it came on. */
+  const send = (agent: Agent, url: string, path: string, body?: string) =>
+    new Promise<{ res: IncomingMessage; text: string; socket: Socket }>((resolve, reject) => {
+      const req = httpRequest(`${url}${path}`, { agent, method: body ? 'POST' : 'GET' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ res, text, socket: req.socket as Socket }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const closedEvent = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+  test('idle connections close at once; a request in flight is answered with Connection: close', async () => {
+    const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' }, {});
+    const running = await serve(settings, createLogger('error', () => {}));
+    const url = `http://127.0.0.1:${running.port}`;
+    const idleAgent = new Agent({ keepAlive: true });
+    const busyAgent = new Agent({ keepAlive: true });
+    const markers = markerDir(busy);
+    try {
+      const idle = await send(idleAgent, url, '/health');
+      assert.equal(idle.res.headers.connection, 'keep-alive', 'an ordinary answer keeps the connection');
+      const idleClosed = closedEvent(idle.socket);
+      const job = send(busyAgent, url, '/v1/chunk/busy', JSON.stringify({ text: BIG_TEXT, marker_dir: markers }));
+      await waitFor(join(markers, 'started'));
+      const stopped = running.stop('test');
+      await idleClosed; // while the busy request still runs: it has not been released
+      assert.equal(existsSync(join(markers, 'finished')), false);
+      writeFileSync(join(markers, 'release'), '');
+      const { res, socket } = await job;
+      assert.equal(res.statusCode, 200, 'the request in flight finished');
+      assert.equal(res.headers.connection, 'close', 'its client is told not to reuse the connection');
+      await closedEvent(socket);
+      await stopped;
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      idleAgent.destroy();
+      busyAgent.destroy();
+      await running.stop('test');
+    }
   });
 });

@@ -7,17 +7,18 @@ import { beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ROOT } from '../kernel/paths.js';
 import type { WorkerPool } from '../kernel/pool.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { PAGE_MAX } from '../server/pipelines/schemas.js';
+import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
 import { slowBuildPluginDir } from './helpers/slow-build-plugin.js';
-import { withTagPluginApp } from './helpers/tag-plugin.js';
+import { tagPluginDir, withTagPluginApp } from './helpers/tag-plugin.js';
 
 let app: TestApp;
 withTagPluginApp((a) => (app = a));
 
 /** Every test starts from an empty store. */
 beforeEach(async () => {
-  for (const p of (await app.request('GET', '/v1/pipelines')).body) await app.request('DELETE', `/v1/pipelines/${p.id}`);
+  for (let page; (page = (await app.request('GET', '/v1/pipelines')).body).length; ) for (const p of page) await app.request('DELETE', `/v1/pipelines/${p.id}`);
 });
 
 const chunk = (config: Record<string, unknown> = {}) => ({ type: 'chunk', chunker: 'token', config });
@@ -175,6 +176,131 @@ describe('list, get, update, delete', () => {
     assert.equal((await app.request('GET', `/v1/pipelines/${id}`)).status, 404);
     assert.equal((await create({ name: 'gone' })).status, 201, 'the name is free again');
   });
+});
+
+describe('stored size: 413 naming the limit and the setting', () => {
+  test('on create and on update, measured on the steps as stored (defaults filled in)', async () => {
+    const plugins = tagPluginDir();
+    const small = await startApp({ 'max-pipeline-bytes': '1000', 'plugins-dir': plugins });
+    try {
+      const post = (body: Record<string, unknown>) => small.post('/v1/pipelines', { steps: [chunk()], ...body });
+      const ok = await post({ name: 'fits', description: 'x'.repeat(500) });
+      assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      const size = Buffer.byteLength(JSON.stringify(ok.body.steps)) + Buffer.byteLength(ok.body.name) + Buffer.byteLength(ok.body.description);
+      // Same name length: the description alone sets the size. Exactly 1000 bytes fits; 1001 does
+      // not, though it is 1000 characters (é is 2 bytes in UTF-8).
+      const room = 1000 - size + 500;
+      const full = await post({ name: 'full', description: 'x'.repeat(room) });
+      assert.equal(full.status, 201, JSON.stringify(full.body));
+      assert.equal((await small.request('DELETE', `/v1/pipelines/${full.body.id}`)).status, 204);
+      const over = await post({ name: 'over', description: `${'x'.repeat(room - 1)}é` });
+      assert.equal(over.status, 413, JSON.stringify(over.body));
+      assert.equal(over.body.code, 'TOO_LARGE');
+      assert.match(over.body.detail, /takes \d+ bytes as stored .*the limit is 1000\. .*--max-pipeline-bytes \(CHUNKD_MAX_PIPELINE_BYTES\)/);
+      // The defaults count: many steps whose body is small but whose stored form is not.
+      const many = await post({ name: 'many', steps: [chunk(), ...Array.from({ length: 40 }, () => refine())] });
+      assert.equal(many.status, 413, JSON.stringify(many.body));
+      // Update: the stored pipeline with the change, whichever field grows it.
+      for (const patch of [{ description: 'y'.repeat(990) }, { steps: [chunk(), ...Array.from({ length: 40 }, () => refine())] }]) {
+        const res = await small.request('PUT', `/v1/pipelines/${ok.body.id}`, patch);
+        assert.equal(res.status, 413, JSON.stringify(res.body));
+        assert.match(res.body.detail, /--max-pipeline-bytes/);
+      }
+      assert.deepEqual((await small.request('GET', `/v1/pipelines/${ok.body.id}`)).body, ok.body, 'a refused update changes nothing');
+      assert.equal((await small.request('PUT', `/v1/pipelines/${ok.body.id}`, { description: 'shorter' })).status, 200);
+      assert.deepEqual((await small.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name), ['fits']);
+    } finally {
+      await small.close();
+      rmSync(plugins, { recursive: true, force: true });
+    }
+  });
+
+  test('the default limit is 256 KiB: with a page of at most 100, a list answer stays near 25 MiB', () => {
+    assert.equal(app.settings.maxPipelineBytes, 256 * 1024);
+  });
+});
+
+describe('the list, a page at a time', () => {
+  const names = (res: { body: { name: string }[] }) => res.body.map((p) => p.name);
+  const nextOf = (res: { headers: Headers }) => /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+
+  test('a bare list; X-Total-Count; Link rel="next" until the last page', async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await create({ name: `p${i}` })).status, 201);
+    const all = await app.request('GET', '/v1/pipelines');
+    assert.deepEqual(names(all), ['p4', 'p3', 'p2', 'p1', 'p0'], 'without a query: every pipeline while they fit a page');
+    assert.equal(all.headers.get('x-total-count'), '5');
+    assert.equal(all.headers.get('link'), null, 'one page: no next');
+
+    const seen: string[][] = [];
+    let path: string | undefined = '/v1/pipelines?limit=2';
+    while (path) {
+      const res: Reply = await app.request('GET', path);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.ok(Array.isArray(res.body));
+      assert.equal(res.headers.get('x-total-count'), seen.length ? '6' : '5', 'the total now, the later one included');
+      seen.push(names(res));
+      path = nextOf(res);
+      if (seen.length === 1) assert.equal((await create({ name: 'later' })).status, 201, 'created while paging');
+    }
+    assert.deepEqual(seen, [['p4', 'p3'], ['p2', 'p1'], ['p0']], 'a pipeline created while paging does not shift the pages');
+  });
+
+  test(`with no query, a page holds at most ${PAGE_MAX}: the answer is bounded however many are stored`, async () => {
+    const store = app.booted.deps.services.pipelines as import('../server/storage/store.js').PipelineStore;
+    const now = new Date().toISOString();
+    for (let i = 0; i <= PAGE_MAX; i++) await store.create({ id: randomUUID(), name: `n${i}`, description: null, steps: [chunk()] as never, created_at: now, updated_at: now });
+    const first = await app.request('GET', '/v1/pipelines');
+    assert.equal(first.body.length, PAGE_MAX);
+    assert.equal(first.headers.get('x-total-count'), String(PAGE_MAX + 1));
+    const rest = await app.request('GET', nextOf(first)!);
+    assert.deepEqual(names(rest), ['n0']);
+    assert.equal(nextOf(rest), undefined);
+  });
+
+  test('pipelines stored before the cap (or under a higher one) cannot make a page larger than a full page at the cap', async () => {
+    const plugins = tagPluginDir();
+    const small = await startApp({ 'max-pipeline-bytes': '1000', 'plugins-dir': plugins });
+    try {
+      const store = small.booted.deps.services.pipelines as import('../server/storage/store.js').PipelineStore;
+      const now = new Date().toISOString();
+      // 100 × 1000 bytes is the page budget: pipelines of 40 KB fill it two at a time.
+      for (let i = 0; i < 5; i++) {
+        await store.create({ id: randomUUID(), name: `old${i}`, description: 'x'.repeat(40_000), steps: [chunk()] as never, created_at: now, updated_at: now });
+      }
+      const pages: string[][] = [];
+      for (let path: string | undefined = '/v1/pipelines'; path; ) {
+        const res: Reply = await small.request('GET', path);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('x-total-count'), '5');
+        pages.push(names(res));
+        path = nextOf(res);
+      }
+      assert.deepEqual(pages, [['old4', 'old3'], ['old2', 'old1'], ['old0']]);
+    } finally {
+      await small.close();
+      rmSync(plugins, { recursive: true, force: true });
+    }
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['limit=0', 'limit', /limit must be >= 1/],
+    [`limit=${PAGE_MAX + 1}`, 'limit', new RegExp(`limit must be <= ${PAGE_MAX}`)],
+    ['limit=abc', 'limit', /limit must be integer/],
+    ['limit=1.5', 'limit', /limit must be integer/],
+    ['limit=', 'limit', /limit must be integer/],
+    ['limit=1&limit=2', 'limit', /given 2 times: give it once/],
+    ['cursor=nope', 'cursor', /cursor is not one this server gave/],
+    ['cursor=', 'cursor', /cursor must NOT have fewer than 1 characters/],
+  ];
+  for (const [query, field, message] of bad) {
+    test(`?${query} → 422 at ["query", "${field}"]`, async () => {
+      const res = await app.request('GET', `/v1/pipelines?${query}`);
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'VALIDATION');
+      assert.deepEqual(res.body.detail[0].loc, ['query', field]);
+      assert.match(res.body.detail[0].msg, message);
+    });
+  }
 });
 
 describe('unknown ids: 404 on every route', () => {
@@ -352,6 +478,10 @@ describe('OpenAPI', () => {
     assert.deepEqual(json(paths['/v1/pipelines'].post), ref('PipelineCreate'));
     assert.deepEqual(json(paths['/v1/pipelines'].post, 201), ref('Pipeline'));
     assert.deepEqual(json(paths['/v1/pipelines'].get, 200).items, ref('Pipeline'));
+    const query = paths['/v1/pipelines'].get.parameters.filter((p: { in: string }) => p.in === 'query');
+    assert.deepEqual(query.map((p: { name: string; required: boolean; schema: { type: string } }) => [p.name, p.required, p.schema.type]), [['limit', false, 'integer'], ['cursor', false, 'string']]);
+    assert.equal(query[0].schema.maximum, PAGE_MAX);
+    assert.ok(paths['/v1/pipelines'].get.responses[200].headers['X-Total-Count'] && paths['/v1/pipelines'].get.responses[200].headers.Link);
     assert.deepEqual(json(paths['/v1/pipelines/{id}'].put), ref('PipelineUpdate'));
     assert.deepEqual(json(paths['/v1/pipelines/{id}/execute'].post), ref('PipelineExecuteRequest'));
     assert.deepEqual(doc.components.schemas.Pipeline.properties.steps.items, ref('PipelineStep'));

@@ -1,8 +1,10 @@
 import type { Context, Next } from 'koa';
+import { ChunkdError } from '../../kernel/errors.js';
 
 /**
- * CORS for browser clients: `*` allows every origin (the default, like the reference server);
- * otherwise only the listed origins are echoed back. Preflight requests are answered here.
+ * CORS for browser clients: only the listed origins are echoed back (`*` allows any); with none
+ * listed (the default) no page on another origin can read an answer. Preflight requests from
+ * allowed origins are answered here.
  */
 export function cors(origins: readonly string[]) {
   const any = origins.includes('*');
@@ -12,7 +14,7 @@ export function cors(origins: readonly string[]) {
     if (origin && (any || origins.includes(origin))) {
       ctx.set('Access-Control-Allow-Origin', any ? '*' : origin);
       if (!any) ctx.vary('Origin');
-      ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Chunkd-Ignored-Keys');
+      ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Chunkd-Ignored-Keys, X-Total-Count, Link');
       if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
         ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS');
         ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, Authorization');
@@ -23,4 +25,47 @@ export function cors(origins: readonly string[]) {
     }
     return next();
   };
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CORS alone does not stop a page from *sending*: a "simple" POST (Content-Type text/plain, no
+ * preflight) reaches the server, and chunkd reads any body as JSON, so any page a user opens could
+ * create or delete pipelines on a server it can reach. So a browser request that is not GET, HEAD
+ * or OPTIONS is refused (403) unless it comes from the server's own origin or an allowed one.
+ * Browsers send `Origin` on every such request; `Sec-Fetch-Site` covers one without it. Clients
+ * that are not browsers send neither and are not affected. Chunk and refine routes are covered
+ * too: they store nothing, but a page could still spend the server's CPU on every visitor's
+ * behalf, and no page on a disallowed origin can use their answers anyway.
+ */
+export function crossOriginWrites(origins: readonly string[], setting: string) {
+  const any = origins.includes('*');
+  // Not async: a pass-through that adds no promise of its own to every request.
+  return (ctx: Context, next: Next) => {
+    if (any || SAFE.has(ctx.method)) return next();
+    const origin = ctx.get('Origin');
+    const site = ctx.get('Sec-Fetch-Site');
+    const allowed = origin ? origins.includes(origin) || sameOrigin(origin, ctx.get('Host')) : site !== 'cross-site' && site !== 'same-site';
+    if (allowed) return next();
+    const from = origin ? `from ${JSON.stringify(origin)}` : `from another site (Sec-Fetch-Site: ${site})`;
+    throw new ChunkdError(
+      'FORBIDDEN',
+      `A browser ${ctx.method} ${from} is refused: browsers may send POST, PUT and DELETE only from this server's own origin and the origins in ${setting}. Add the origin there, or call the API from a program rather than a web page.`,
+    );
+  };
+}
+
+/**
+ * The page's origin names this very server (e.g. a page it serves itself). Compared by host and
+ * port, not scheme: behind a proxy that ends TLS the page is https while chunkd hears http.
+ */
+function sameOrigin(origin: string, host: string): boolean {
+  if (!host) return false;
+  try {
+    const page = new URL(origin);
+    return page.host === new URL(`${page.protocol}//${host}`).host;
+  } catch {
+    return false; // `null` (sandboxed frames, file: pages) or garbage: not this server
+  }
 }

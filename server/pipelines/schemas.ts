@@ -50,3 +50,13 @@ export const PipelineExecute = Type.Object(
   CHUNKER_REQUEST_FIELDS,
   { required: ['text'], additionalProperties: true, examples: [{ text: 'First sentence. Second sentence.' }] },
 );
+
+/** Most pipelines on one page of the list: with --max-pipeline-bytes, it bounds the size of a list answer. */
+export const PAGE_MAX = 100;
+
+export const PipelineListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: PAGE_MAX, description: `Most pipelines on this page (1–${PAGE_MAX}).` })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: "Where this page starts: the cursor of the previous answer's Link rel=\"next\" header. Without it, the newest pipelines." }),
+  ),
+});

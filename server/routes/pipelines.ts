@@ -8,13 +8,15 @@ import { asTexts } from '../../kernel/run.js';
 import { bodyCheck, checkExecute } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
-import { Pipeline, PipelineCreate, PipelineExecute, PipelineUpdate } from '../pipelines/schemas.js';
+import { PAGE_MAX, Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
+import { checkStoredSize } from '../pipelines/size.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
 import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
+import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
-import type { PipelinePatch, PipelineRecord, PipelineStore } from '../storage/store.js';
+import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 
 /** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
@@ -68,16 +70,19 @@ function checkNotAbandoned(ctx: Context): void {
 const readCreate = bodyReader(bodyCheck<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate));
 const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
 const readExecute = bodyReader(checkExecute);
+const readListQuery = queryReader<{ limit: number; cursor?: string }>(PipelineListQuery);
 
 /**
  * The largest create or update body read, in bytes: parsed on the event loop, so kept far below
- * --max-body-bytes (a pipeline is a few steps of config; chunk routes take the large bodies).
+ * --max-body-bytes (a pipeline is a few steps of config; chunk routes take the large bodies). It is
+ * a multiple of the stored-size cap, leaving room for whitespace and for defaults not yet filled in.
  */
-export const PIPELINE_BODY_MAX_BYTES = 1024 * 1024;
+export const PIPELINE_BODY_FACTOR = 4;
 
 /** Stored pipelines: CRUD with the steps validated on every write, and execute. */
 export const pipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
 
   /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
   async function found(id: string): Promise<PipelineRecord> {
@@ -97,10 +102,11 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Create a pipeline (a name, a chunk step, any refine steps), checked before it is stored.',
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
-      maxBodyBytes: PIPELINE_BODY_MAX_BYTES,
-      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      maxBodyBytes: pipelineBodyLimit,
+      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
+        checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
         const now = timestamp();
         ctx.body = await store().create({ id: randomUUID(), name, description, steps, created_at: now, updated_at: now });
@@ -110,10 +116,36 @@ export const pipelineRoutes: RouteModule = (deps) => {
     route({
       method: 'get',
       path: '/v1/pipelines',
-      summary: 'Every pipeline, newest first.',
-      responses: { 200: { description: 'The pipelines.', schema: Type.Array(Pipeline) }, ...errorResponses('UNAUTHORIZED') },
+      summary: 'The pipelines, newest first, a page at a time.',
+      description:
+        'The body is a bare list, as Chonkie’s clients expect; paging is in headers. A page holds at most `limit` pipelines (also without the parameter), ' +
+        'X-Total-Count says how many are stored, and when more follow, Link names the next page (rel="next"), whose cursor keeps its place while pipelines are added.',
+      query: PipelineListQuery,
+      responses: {
+        200: {
+          description: 'One page of pipelines.',
+          schema: Type.Array(Pipeline),
+          headers: {
+            'X-Total-Count': { description: 'How many pipelines are stored.', schema: Type.Integer({ minimum: 0 }) },
+            Link: { description: 'When more pipelines follow: `</v1/pipelines?limit=N&cursor=C>; rel="next"`.', schema: Type.String() },
+          },
+        },
+        ...errorResponses('UNAUTHORIZED', 'VALIDATION'),
+      },
       async handler(ctx) {
-        ctx.body = await store().list();
+        const { limit, cursor } = readListQuery(ctx);
+        let page;
+        try {
+          // Pipelines stored before the size cap (or under a higher one) may be larger: a page is
+          // never more than a full page of pipelines at the cap.
+          page = await store().list({ limit, after: cursor, maxBytes: PAGE_MAX * deps.settings.maxPipelineBytes });
+        } catch (e) {
+          if (!(e instanceof InvalidCursorError)) throw e;
+          throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');
+        }
+        ctx.set('X-Total-Count', String(await store().count()));
+        if (page.next) ctx.set('Link', `</v1/pipelines?limit=${limit}&cursor=${page.next}>; rel="next"`);
+        ctx.body = page.pipelines;
       },
     }),
     route({
@@ -131,16 +163,18 @@ export const pipelineRoutes: RouteModule = (deps) => {
       summary: 'Update any of name, description and steps (validated like a create).',
       body: PipelineUpdate,
       bodyName: 'PipelineUpdate',
-      maxBodyBytes: PIPELINE_BODY_MAX_BYTES,
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      maxBodyBytes: pipelineBodyLimit,
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
       async handler(ctx) {
-        const { id } = await found(ctx.params.id!);
+        const stored = await found(ctx.params.id!);
+        const { id } = stored;
         const body = await readPipeline(ctx, readUpdate, deps.registry);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.name !== undefined) changes.name = body.name;
         if (body.description !== undefined) changes.description = body.description;
         if (body.steps !== undefined) changes.steps = body.steps;
         if (Object.keys(changes).length === 0) throw validationError(['body'], 'Nothing to update: send any of name, description and steps.', 'missing');
+        checkStoredSize({ ...stored, ...changes }, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
         // Deleted meanwhile: found() answers the 404.
         ctx.body = (await store().update(id, { ...changes, updated_at: timestamp() })) ?? (await found(id));
@@ -150,7 +184,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       method: 'delete',
       path: '/v1/pipelines/:id',
       summary: 'Delete a pipeline.',
-      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
       async handler(ctx) {
         const { id } = ctx.params;
         if (!(await store().delete(id!))) await found(id!); // throws the 404, with a hint when the id is a name
@@ -165,7 +199,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       bodyName: 'PipelineExecuteRequest',
       responses: {
         200: { description: 'The chunks.', schema: ChunkResult },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
       },
       rawBody: true,
       async handler(ctx) {

@@ -24,7 +24,7 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     body: plugin.body,
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
-    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT') },
+    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT') },
     rawBody: true,
     async handler(ctx) {
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).

@@ -25,4 +25,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX pipelines_name ON pipelines (name);
     `,
   },
+  {
+    version: 2,
+    // Each row's stored size (UTF-8 bytes of steps, name and description; kept by the store on
+    // every write), and an index holding it beside seq: a list page finds where its byte budget
+    // ends from the index alone, without reading the rows it will not return.
+    sql: `
+      ALTER TABLE pipelines ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+      UPDATE pipelines SET size = length(CAST(steps AS BLOB)) + length(CAST(name AS BLOB)) + ifnull(length(CAST(description AS BLOB)), 0);
+      CREATE INDEX pipelines_page ON pipelines (seq, size);
+    `,
+  },
 ];

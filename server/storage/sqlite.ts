@@ -4,7 +4,7 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { ChunkdError } from '../../kernel/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import type { PipelinePatch, PipelineRecord, PipelineStore } from './store.js';
+import { InvalidCursorError, type PipelinePage, type PipelinePatch, type PipelineRecord, type PipelineStore } from './store.js';
 
 interface Row {
   id: string;
@@ -16,6 +16,8 @@ interface Row {
 }
 
 const COLUMNS = 'id, name, description, steps, created_at, updated_at';
+/** UTF-8 bytes of a stored column's value: what the `size` column sums (migration 2). */
+const bytes = (value: string | null | undefined) => (value == null ? 0 : Buffer.byteLength(value));
 /** Columns a patch may set; the only names ever spliced into SQL. */
 const PATCHABLE = ['name', 'description', 'steps', 'updated_at'] as const;
 
@@ -50,8 +52,29 @@ export class SqliteStore implements PipelineStore {
     }
   }
 
-  async list(): Promise<PipelineRecord[]> {
-    return (await this.run(() => this.db.all<Row[]>(`SELECT ${COLUMNS} FROM pipelines ORDER BY seq DESC`))).map(toRecord);
+  async list({ limit, after, maxBytes = Infinity }: { limit: number; after?: string; maxBytes?: number }): Promise<PipelinePage> {
+    // seq is the rowid: a page is a range scan of the primary key, however deep. The sizes come
+    // first, without the rows, so a page of huge pipelines is never read whole; one row more than
+    // asked says whether a next page exists, so the last page has no `next`.
+    const below = after === undefined ? undefined : seqOf(after);
+    const where = below === undefined ? '' : 'WHERE seq < ?';
+    const sizes = await this.run(() =>
+      this.db.all<{ seq: number; size: number }[]>(`SELECT seq, size FROM pipelines INDEXED BY pipelines_page ${where} ORDER BY seq DESC LIMIT ?`, ...(below === undefined ? [] : [below]), limit + 1),
+    );
+    let take = 0;
+    for (let bytes = 0; take < Math.min(limit, sizes.length); take++) {
+      bytes += sizes[take]!.size;
+      if (take > 0 && bytes > maxBytes) break;
+    }
+    if (take === 0) return { pipelines: [], next: null };
+    const [first, last] = [sizes[0]!.seq, sizes[take - 1]!.seq];
+    // A pipeline deleted meanwhile is simply not on the page; one created meanwhile has a larger seq.
+    const rows = await this.run(() => this.db.all<Row[]>(`SELECT ${COLUMNS} FROM pipelines WHERE seq <= ? AND seq >= ? ORDER BY seq DESC`, first, last));
+    return { pipelines: rows.map(toRecord), next: take < sizes.length ? cursorOf(last) : null };
+  }
+
+  async count(): Promise<number> {
+    return (await this.run(() => this.db.get<{ n: number }>('SELECT count(*) AS n FROM pipelines')))!.n;
   }
 
   async get(id: string): Promise<PipelineRecord | undefined> {
@@ -65,8 +88,10 @@ export class SqliteStore implements PipelineStore {
   }
 
   async create(r: PipelineRecord): Promise<PipelineRecord> {
+    const steps = JSON.stringify(r.steps);
+    const size = bytes(steps) + bytes(r.name) + bytes(r.description); // as storedSize() (server/pipelines/size.ts) counts
     const row = await this.run(
-      () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, JSON.stringify(r.steps), r.created_at, r.updated_at),
+      () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
       r.name,
     );
     return toRecord(row!);
@@ -75,8 +100,12 @@ export class SqliteStore implements PipelineStore {
   async update(id: string, patch: PipelinePatch): Promise<PipelineRecord | undefined> {
     const keys = PATCHABLE.filter((k) => patch[k] !== undefined);
     const values = keys.map((k) => (k === 'steps' ? JSON.stringify(patch.steps) : patch[k]));
-    const sql = `UPDATE pipelines SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? RETURNING ${COLUMNS}`;
-    const row = await this.run(() => this.db.get<Row>(sql, ...values, id), patch.name);
+    // In SET, a column names its old value: the size loses the old values' bytes and gains the new ones'.
+    const sized = keys.filter((k) => k !== 'updated_at');
+    const delta = sized.map((k) => `ifnull(length(CAST(${k} AS BLOB)), 0)`).join(' + ') || '0';
+    const added = sized.reduce((n, k) => n + bytes(values[keys.indexOf(k)] as string | null), 0);
+    const sql = `UPDATE pipelines SET ${keys.map((k) => `${k} = ?`).join(', ')}, size = size - (${delta}) + ? WHERE id = ? RETURNING ${COLUMNS}`;
+    const row = await this.run(() => this.db.get<Row>(sql, ...values, added, id), patch.name);
     return row && toRecord(row);
   }
 
@@ -125,6 +154,16 @@ async function migrate(db: Database, migrations: readonly Migration[]): Promise<
       throw e;
     }
   }
+}
+
+/** Opaque to clients (a position, not a number to do arithmetic on); only this store reads it. */
+const cursorOf = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
+
+function seqOf(cursor: string): number {
+  const m = /^seq:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  // Decoding base64url forgives stray characters: only a cursor that re-encodes to itself is ours.
+  if (!m || cursorOf(Number(m[1])) !== cursor) throw new InvalidCursorError(`not a cursor of this server`);
+  return Number(m[1]);
 }
 
 const toRecord = (row: Row): PipelineRecord => ({ ...row, steps: JSON.parse(row.steps) as PipelineRecord['steps'] });

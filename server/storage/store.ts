@@ -11,6 +11,18 @@ export interface PipelineRecord {
   updated_at: string;
 }
 
+/** One page of the list: newest first; `next` continues after its last pipeline, null on the last page. */
+export interface PipelinePage {
+  pipelines: PipelineRecord[];
+  next: string | null;
+}
+
+/**
+ * A cursor that is not one a store handed out (altered, truncated, from another back-end).
+ * The route answers it as a 422 on the query.
+ */
+export class InvalidCursorError extends Error {}
+
 export type PipelinePatch = Partial<Pick<PipelineRecord, 'name' | 'description' | 'steps'>> & { updated_at: string };
 
 /**
@@ -20,8 +32,18 @@ export type PipelinePatch = Partial<Pick<PipelineRecord, 'name' | 'description' 
  * the database enforces the name's uniqueness, never a check-then-write.
  */
 export interface PipelineStore {
-  /** Newest first. */
-  list(): Promise<PipelineRecord[]>;
+  /**
+   * At most `limit` pipelines, newest first, after the cursor `after` (a `next` from an earlier
+   * page; the first page without it). A cursor marks a position, not an offset: pipelines created
+   * while a client pages through do not shift later pages (they come before the first), and none
+   * is seen twice. With `maxBytes`, the page also ends before its pipelines' stored size (UTF-8
+   * bytes of steps, name and description) passes it, holding at least one: pipelines stored
+   * before a size cap existed cannot make one answer huge. Throws InvalidCursorError for a cursor
+   * this store did not make.
+   */
+  list(page: { limit: number; after?: string; maxBytes?: number }): Promise<PipelinePage>;
+  /** How many pipelines are stored. */
+  count(): Promise<number>;
   get(id: string): Promise<PipelineRecord | undefined>;
   getByName(name: string): Promise<PipelineRecord | undefined>;
   create(record: PipelineRecord): Promise<PipelineRecord>;
