@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
+import { exportLlmSettings } from './llm-settings.js';
 import { createLogger, type Level, type Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
@@ -30,6 +31,7 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   // Plugins read the recipes folder from the environment: worker threads copy it when they start.
   if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
   else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
+  exportLlmSettings(settings);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {
