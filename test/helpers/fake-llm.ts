@@ -11,6 +11,8 @@ export interface Recorded {
   url: string;
   headers: IncomingHttpHeaders;
   body: any;
+  /** The client closed the connection before an answer (its abort signal or timeout fired). */
+  abandoned: boolean;
 }
 
 /** One scripted reply: a status with a raw body, an assistant message content, or no answer at all. */
@@ -22,6 +24,8 @@ export interface FakeLlm {
   requests: Recorded[];
   /** Replies used, in order, before the default rule takes over again. */
   script(...replies: Scripted[]): void;
+  /** Drop scripted replies that were not used. */
+  unscript(): void;
   close(): Promise<void>;
 }
 
@@ -51,7 +55,9 @@ export async function startFakeLlm(rule: (passages: string[]) => number = headin
       } catch {
         body = undefined;
       }
-      requests.push({ url: req.url ?? '', headers: req.headers, body });
+      const record: Recorded = { url: req.url ?? '', headers: req.headers, body, abandoned: false };
+      requests.push(record);
+      res.on('close', () => (record.abandoned ||= !res.writableEnded));
       const reply = queue.shift();
       if (reply && 'hang' in reply) return; // never answers: the client's timeout has to act
       if (reply && 'status' in reply) {
@@ -72,6 +78,7 @@ export async function startFakeLlm(rule: (passages: string[]) => number = headin
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
     script: (...replies) => void queue.push(...replies),
+    unscript: () => void queue.splice(0),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
