@@ -397,6 +397,20 @@ describe('the wire', () => {
     assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
   });
 
+  test('a large input runs in a worker thread, which reads the LLM settings boot put in its environment', async () => {
+    const pooled = await startApp({ 'llm-base-url': llm.url, 'llm-model': 'worker-model', 'llm-api-key-file': keyFile, 'llm-max-calls': '1000', workers: '1' });
+    try {
+      const big = Array.from({ length: 260 }, () => TEXT).join('\n\n'); // over 64 Ki characters: the pool takes it
+      assert.ok(big.length >= 64 * 1024);
+      const [res, sent] = await recording(() => pooled.post('/v1/chunk/slumber', { text: big, chunk_size: 512 }));
+      assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+      assertTiles(big, res.body);
+      assert.ok(sent.length > 0 && sent.every((r) => r.body.model === 'worker-model' && r.headers.authorization === `Bearer ${KEY}`));
+    } finally {
+      await pooled.close();
+    }
+  });
+
   test('a bad --llm-base-url or an unreadable key file stops start-up with a message', async () => {
     await assert.rejects(startApp({ 'llm-base-url': 'localhost:8080' }), (e) => isChunkdError(e) && /must be an http:\/\/ or https:\/\/ URL/.test(e.message));
     await assert.rejects(startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': join(dir, 'missing.key') }), (e) => isChunkdError(e) && /cannot read/.test(e.message));
