@@ -377,6 +377,7 @@ describe('the wire', () => {
         }
       }
     }
+    assert.equal((await app.request('GET', '/')).status, 200, "the Python client probes GET / first");
     const errors = await slumber({ text: TEXT, ...body, chunk_size: 0 });
     assert.equal(errors.status, 422);
   });
