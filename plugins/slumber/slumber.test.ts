@@ -40,14 +40,17 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Three topics, two paragraphs each (8 words; a heading adds 2): with the word tokenizer and candidate_size 12, one candidate per paragraph. */
+/**
+ * Three topics: a heading (2 words) and two paragraphs of 8 words. With the word tokenizer,
+ * candidate_size 8 and no minimum length, every heading and paragraph is one candidate.
+ */
 const SECTIONS = [
   '# Tides\n\nThe moon pulls the oceans toward it daily.\n\nWater rises and falls twice in one day.\n\n',
-  '# Bread\n\nFlour water salt and yeast make simple bread.\n\nThe dough rests before it goes in.\n\n',
+  '# Bread\n\nFlour water salt and yeast make simple bread.\n\nThe dough must rest before it goes in.\n\n',
   '# Chess\n\nEach player moves one piece per turn only.\n\nA king in check must escape at once.',
 ];
 const TEXT = SECTIONS.join('');
-const WORDS = { tokenizer: 'word', candidate_size: 12 };
+const WORDS = { tokenizer: 'word', candidate_size: 8, min_characters_per_chunk: 1 };
 
 const slumber = (body: Record<string, unknown>) => app.post('/v1/chunk/slumber', body);
 /** The requests the fake received during fn. */
@@ -88,7 +91,7 @@ describe('split points come from the LLM', () => {
     assertTiles(TEXT, res.body);
     assert.deepEqual(splitBy(res.body), ['llm', 'llm', 'llm']);
     // One question per chunk; each window starts at the candidate the last answer named.
-    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [6, 4, 2]);
+    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [9, 6, 3]);
   });
 
   test('the request: model, key, structured output, the numbered passages of the window', async () => {
@@ -101,18 +104,21 @@ describe('split points come from the LLM', () => {
     assert.deepEqual(first.body.messages.map((m: { role: string }) => m.role), ['system', 'user']);
     const prompt: string = first.body.messages[1].content;
     assert.deepEqual(passagesOf(prompt), [
-      '# Tides\n\nThe moon pulls the oceans toward it daily.',
+      '# Tides',
+      'The moon pulls the oceans toward it daily.',
       'Water rises and falls twice in one day.',
-      '# Bread\n\nFlour water salt and yeast make simple bread.',
-      'The dough rests before it goes in.',
-      '# Chess\n\nEach player moves one piece per turn only.',
+      '# Bread',
+      'Flour water salt and yeast make simple bread.',
+      'The dough must rest before it goes in.',
+      '# Chess',
+      'Each player moves one piece per turn only.',
       'A king in check must escape at once.',
     ]);
-    assert.match(prompt, /between 1 and 6: answer 6 when all the passages continue one topic/);
+    assert.match(prompt, /between 1 and 9: answer 9 when all the passages continue one topic/);
     assert.match(prompt, /\{"split_index": <number>\}/);
     const format = first.body.response_format;
     assert.equal(format.type, 'json_schema');
-    assert.deepEqual(format.json_schema.schema.properties.split_index, { type: 'integer', minimum: 1, maximum: 6 });
+    assert.deepEqual(format.json_schema.schema.properties.split_index, { type: 'integer', minimum: 1, maximum: 9 });
     assert.deepEqual(format.json_schema.schema.required, ['split_index']);
   });
 
@@ -131,6 +137,7 @@ describe('split points come from the LLM', () => {
     assert.equal(res.status, 200);
     assertTiles(TEXT, res.body);
     for (const c of res.body as Chunk[]) assert.ok(c.token_count <= 20 && words.count(c.text) === c.token_count, JSON.stringify(c));
+    assert.equal(passagesOf(sent[0]!.body.messages[1].content).length, 4, '2 + 8 + 8 + 2 words fill the first window exactly');
     assert.ok(sent.length > 0);
     for (const r of sent) {
       const passages = passagesOf(r.body.messages[1].content);
@@ -169,11 +176,11 @@ describe('answers that cannot be used fall back to the window end', () => {
   }
 
   test('over HTTP: a malformed and an out-of-range answer each give a chunk ending at its window end', async () => {
-    // chunk_size 20: windows of two candidates, i.e. one section each.
+    // chunk_size 18: windows of three candidates (2 + 8 + 8 words), i.e. one section each.
     llm.script({ content: '{"split_index": oops' }, { content: '{"split_index": 99}' });
-    const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 20 }));
+    const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 18 }));
     assert.equal(res.status, 200);
-    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [2, 2, 2]);
+    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [3, 3, 3]);
     assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
     assert.deepEqual(splitBy(res.body), ['fallback', 'fallback', 'llm']);
   });
@@ -200,7 +207,7 @@ describe('answers that cannot be used fall back to the window end', () => {
 });
 
 describe('a bounded number of LLM calls per request', () => {
-  const many = Array.from({ length: 5 }, () => TEXT).join('\n\n'); // 30 candidates
+  const many = Array.from({ length: 5 }, () => TEXT).join('\n\n'); // 45 candidates, 15 sections
 
   test('windows: the fewest questions a text costs', () => {
     const spans = [3, 3, 3, 9, 2, 2].map((tokenCount, i) => ({ start: i, end: i + 1, tokenCount }));
@@ -211,7 +218,7 @@ describe('a bounded number of LLM calls per request', () => {
   });
 
   test('a text that needs more questions than --llm-max-calls is refused up front (413), nothing asked', async () => {
-    const [res, sent] = await recording(() => slumber({ text: many, ...WORDS, chunk_size: 20 }));
+    const [res, sent] = await recording(() => slumber({ text: many, ...WORDS, chunk_size: 18 }));
     assert.equal(res.status, 413);
     assert.equal(res.body.code, 'TOO_LARGE');
     assert.match(res.body.detail, /needs at least 15 LLM questions/);
@@ -221,33 +228,24 @@ describe('a bounded number of LLM calls per request', () => {
   });
 
   test('the budget is per request: a batch shares it', async () => {
-    const one = await slumber({ text: TEXT, ...WORDS, chunk_size: 20 }); // 3 questions
+    const [one, asked] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 18 }));
     assert.equal(one.status, 200);
-    const [res, sent] = await recording(() => slumber({ text: [TEXT, TEXT, TEXT], ...WORDS, chunk_size: 20 }));
+    assert.equal(asked.length, 3);
+    const [res, sent] = await recording(() => slumber({ text: [TEXT, TEXT, TEXT], ...WORDS, chunk_size: 18 }));
     assert.equal(res.status, 413, 'three texts of three questions each exceed 6');
     assert.equal(sent.length, 6, 'the first two texts were asked about, the third refused before asking');
   });
 
-  test('answers that split early cost more questions: past the budget, windows end at the window end, marked', async () => {
-    // chunk_size 200: the text needs one question at least; answering 1 every time would need five.
+  test('answers that split early cost more questions: past the budget, the rest is cut by window, marked budget', async () => {
+    // chunk_size 200: one window, so one question at least; answering 1 every time would need eight.
     llm.script(...Array.from({ length: 10 }, () => ({ content: '{"split_index": 1}' })));
     const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 200 }));
     llm.unscript();
     assert.equal(res.status, 200);
-    assert.equal(sent.length, 5, 'one question per candidate but the last');
-    assertTiles(TEXT, res.body);
-    assert.deepEqual(splitBy(res.body), ['llm', 'llm', 'llm', 'llm', 'llm', 'single']);
-  });
-
-  test('past the budget: the rest of the text is cut by window, marked budget', async () => {
-    llm.script(...Array.from({ length: 10 }, () => ({ content: '{"split_index": 1}' })));
-    const two = SECTIONS.slice(0, 2).join('') + SECTIONS.join(''); // 10 candidates, one window at chunk_size 200
-    const [res, sent] = await recording(() => slumber({ text: two, ...WORDS, chunk_size: 200 }));
-    llm.unscript();
-    assert.equal(res.status, 200);
     assert.equal(sent.length, MAX_CALLS);
-    assertTiles(two, res.body);
+    assertTiles(TEXT, res.body);
     assert.deepEqual(splitBy(res.body), [...Array(MAX_CALLS).fill('llm'), 'budget']);
+    assert.equal(res.body.at(-1).text, SECTIONS[2], 'the last three candidates, one window');
   });
 });
 
