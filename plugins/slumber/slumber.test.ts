@@ -331,14 +331,14 @@ describe('retries, timeouts and failures', () => {
     assert.equal(llm.requests.length, from + 1);
   });
 
-  test('over HTTP: the request deadline (504) aborts the pending LLM call', async () => {
-    const timed = await startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': keyFile, 'llm-max-calls': String(MAX_CALLS), 'request-timeout-ms': '300' });
+  // The LLM timeout is ten minutes: only the request's signal can end the call within the test's limit.
+  test('over HTTP: the request deadline (504) aborts the pending LLM call', { timeout: 120_000 }, async () => {
+    const timed = await startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': keyFile, 'llm-max-calls': String(MAX_CALLS), 'llm-timeout-ms': '600000', 'request-timeout-ms': '300' });
     try {
       llm.script({ hang: true });
       const from = llm.requests.length;
       const res = await timed.post('/v1/chunk/slumber', { text: TEXT, ...WORDS, chunk_size: 200 });
       assert.equal(res.status, 504);
-      // Without the abort the call would wait out --llm-timeout-ms (60 s) and be retried.
       while (!llm.requests[from]?.abandoned) await new Promise((r) => setTimeout(r, 10));
       assert.equal(llm.requests.length, from + 1);
     } finally {
@@ -398,6 +398,10 @@ describe('the wire', () => {
 
   test('a large input runs in a worker thread, which reads the LLM settings boot put in its environment', async () => {
     const pooled = await startApp({ 'llm-base-url': llm.url, 'llm-model': 'worker-model', 'llm-api-key-file': keyFile, 'llm-max-calls': '1000', workers: '1' });
+    // The worker copied the environment when it started; a model named only on this thread from
+    // now on shows whether the questions come from the worker.
+    const restore = process.env.CHUNKD_LLM_MODEL;
+    process.env.CHUNKD_LLM_MODEL = 'main-thread-model';
     try {
       const big = Array.from({ length: 260 }, () => TEXT).join('\n\n'); // over 64 Ki characters: the pool takes it
       assert.ok(big.length >= 64 * 1024);
@@ -406,6 +410,7 @@ describe('the wire', () => {
       assertTiles(big, res.body);
       assert.ok(sent.length > 0 && sent.every((r) => r.body.model === 'worker-model' && r.headers.authorization === `Bearer ${KEY}`));
     } finally {
+      process.env.CHUNKD_LLM_MODEL = restore;
       await pooled.close();
     }
   });
