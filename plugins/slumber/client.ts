@@ -12,7 +12,8 @@ const SETTING = '--llm-base-url (CHUNKD_LLM_BASE_URL)';
 /**
  * POST one chat-completions request and return the first choice's message content. Network
  * errors, per-call timeouts, 429 and 5xx are retried with exponential backoff (Retry-After
- * honoured, capped), at most ATTEMPTS tries; other refusals are not retried. Every failure ends
+ * honoured, capped), at most ATTEMPTS tries; a 400 that names response_format is asked again
+ * in JSON mode (`json_object`); other refusals are not retried. Every failure ends
  * as a 502 UPSTREAM naming the server and the setting. An abort of `signal` (the request's
  * deadline) stops at once, between tries too, and is rethrown as is.
  */
@@ -20,7 +21,7 @@ export async function chatCompletion(llm: LlmConfig, body: Record<string, unknow
   const url = `${llm.baseUrl}/chat/completions`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (llm.key) headers.authorization = `Bearer ${llm.key}`;
-  const payload = JSON.stringify(body);
+  let payload = JSON.stringify(body);
   let last = '';
   let retryAfter: number | undefined; // the server's own Retry-After from the last failed try
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -42,6 +43,14 @@ export async function chatCompletion(llm: LlmConfig, body: Record<string, unknow
     if (res.status === 429 || res.status >= 500) {
       last = `HTTP ${res.status}`;
       retryAfter = retryAfterMs(res.headers);
+      continue;
+    }
+    // A server without JSON-schema support often has JSON mode: ask again with it (one try).
+    if (res.status === 400 && /response_format|json_schema/i.test(text) && (body.response_format as { type?: string } | undefined)?.type === 'json_schema') {
+      body = { ...body, response_format: { type: 'json_object' } };
+      payload = JSON.stringify(body);
+      last = `HTTP 400 to json_schema`;
+      retryAfter = 0;
       continue;
     }
     throw new ChunkdError('UPSTREAM', `The LLM at ${llm.baseUrl} refused the request (HTTP ${res.status}: ${apiMessage(text)}); ${hint(res.status)}`);

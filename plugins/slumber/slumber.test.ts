@@ -309,6 +309,17 @@ describe('retries, timeouts and failures', () => {
     assert.match(wrongPath.body.detail, /HTTP 404: no route POST \/chat\/completions.*ends at the API root/);
   });
 
+  test('a server that refuses json_schema is asked again in JSON mode', async () => {
+    llm.script({ status: 400, body: '{"error": {"message": "response_format type json_schema is not supported"}}' });
+    const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 200 }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.equal(sent[0]!.body.response_format.type, 'json_schema');
+    assert.deepEqual(sent[1]!.body.response_format, { type: 'json_object' });
+    assert.deepEqual({ ...sent[1]!.body, response_format: null }, { ...sent[0]!.body, response_format: null }, 'only the format changes');
+    assert.equal(sent[2]!.body.response_format.type, 'json_schema', 'each question starts with the schema');
+  });
+
   test('a 200 that is not a chat completion is a 502 (a wrong server), not a silent fallback', async () => {
     for (const body of ['<html>hello</html>', '{"data": []}', '{"choices": [{"message": {"content": null}}]}']) {
       llm.script({ status: 200, body });
