@@ -86,3 +86,21 @@ export async function startFakeLlm(rule: (passages: string[]) => number = headin
       }),
   };
 }
+
+/**
+ * Run fn with a fake LLM configured through the environment, as server/boot.ts would configure it:
+ * for tests that run every chunker through the kernel directly, without an app.
+ */
+export async function withFakeLlmEnv<T>(fn: () => Promise<T>): Promise<T> {
+  const llm = await startFakeLlm();
+  const names = ['CHUNKD_LLM_BASE_URL', 'CHUNKD_LLM_MAX_CALLS'] as const;
+  const saved = names.map((n) => process.env[n]);
+  process.env.CHUNKD_LLM_BASE_URL = llm.url;
+  process.env.CHUNKD_LLM_MAX_CALLS = '100000';
+  try {
+    return await fn();
+  } finally {
+    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
+    await llm.close();
+  }
+}
