@@ -11,6 +11,8 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body has a Content-Encoding other than gzip, deflate, br or identity.' },
   INTERNAL: { status: 500, meaning: 'A bug in chunkd; nothing internal is on the wire, the server log has the details.' },
   MISSING_EXTRA: { status: 501, meaning: 'An optional package the plugin needs is not installed; the message has the npm install command.' },
+  NOT_CONFIGURED: { status: 501, meaning: 'The plugin needs a service the operator has not configured (slumber: an LLM); the message names the settings to set.' },
+  UPSTREAM: { status: 502, meaning: 'A service the plugin calls (slumber: the LLM) is unreachable, timed out, refused the request or answered in a shape chunkd cannot read; the message names the service and its setting.' },
   UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded; retry later.' },
   TIMEOUT: { status: 504, meaning: 'The request took longer than the configured timeout and was abandoned.' },
 } as const;

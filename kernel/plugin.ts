@@ -31,9 +31,18 @@ export const ManifestMeta = Type.Object({
   config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
 });
 
+/**
+ * One per kernel call (a request, or a worker's share of a large batch), the same object for each
+ * of its texts: a plugin that waits on a network service stops when `signal` aborts, and may key
+ * per-request state (a budget of remote calls) to this object in a WeakMap.
+ */
+export interface ChunkContext {
+  signal?: AbortSignal;
+}
+
 export interface ChunkerImpl {
   /** Split one non-blank text; offsets are UTF-16 indices into `text`. */
-  chunk(text: string): Span[] | Promise<Span[]>;
+  chunk(text: string, context?: ChunkContext): Span[] | Promise<Span[]>;
 }
 
 export interface RefineryImpl {
@@ -63,6 +72,11 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * (kernel/cost.ts): declare it when the plugin uses a model, BPE, a parser, or anything slower.
    */
   cost?(config: Static<C>): number;
+  /**
+   * The plugin waits on a network service: it gets the request's abort signal whatever the input
+   * size (others get it only for work the pool may take), and its route documents 501 and 502.
+   */
+  network?: boolean;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;

@@ -59,7 +59,7 @@ export class WorkerPool implements Executor {
 
   async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
     const groups = split(texts, textWeight, this.threads, plugin.cost(config));
-    if (!groups) return chunkMany(plugin, config, texts, unit);
+    if (!groups) return chunkMany(plugin, config, texts, unit, signal);
     const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
     return parts.flat();
   }

@@ -2,7 +2,7 @@ import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
 import { validationError } from './errors.js';
 import { chunkId, sourceKey, standaloneChunkId } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
-import type { ChunkerImpl, RefineryImpl } from './plugin.js';
+import type { ChunkContext, ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
 import { applyAliases, readObjectBody } from './request.js';
 
@@ -48,11 +48,15 @@ export interface Executor {
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit): Promise<Chunk[][]> {
+export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
+  const context: ChunkContext = { signal };
   const out: Chunk[][] = [];
-  for (const text of texts) out.push(await chunkOne(plugin, impl, text, unit));
+  for (const text of texts) {
+    signal?.throwIfAborted();
+    out.push(await chunkOne(plugin, impl, text, unit, context));
+  }
   return out;
 }
 
@@ -103,9 +107,9 @@ export async function runRefinery(
 
 const isBlank = (text: string) => text.trim() === '';
 
-async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit): Promise<Chunk[]> {
+async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext): Promise<Chunk[]> {
   if (isBlank(text)) return [];
-  const spans = await impl.chunk(text);
+  const spans = await impl.chunk(text, context);
   const bounds = new Array<number>(2 * spans.length);
   spans.forEach((s, i) => {
     checkSpan(plugin, text, s);

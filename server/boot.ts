@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
+import { exportLlmSettings } from './llm-settings.js';
 import { createLogger, type Level, type Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
@@ -32,6 +33,7 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
   // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
   if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
+  exportLlmSettings(settings);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {

@@ -40,6 +40,11 @@ export const SETTINGS = {
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },
   'models-dir': { env: 'CHUNKD_MODELS_DIR', type: 'list', default: [] as string[], help: 'Directories (comma-separated) holding tokenizer.json files and embedding model directories that requests may name, by path or relative to a directory; with the Hugging Face cache and the shipped models, the only places model files are read from.' },
+  'llm-base-url': { env: 'CHUNKD_LLM_BASE_URL', type: 'string', default: '', help: 'OpenAI-compatible chat-completions server the slumber chunker asks for split points (e.g. http://127.0.0.1:8080/v1 for llama.cpp, http://127.0.0.1:11434/v1 for Ollama); unset: slumber answers 501.' },
+  'llm-model': { env: 'CHUNKD_LLM_MODEL', type: 'string', default: '', help: 'Model name sent to the LLM server (Ollama and vLLM need one; llama.cpp serves its loaded model).' },
+  'llm-api-key-file': { env: 'CHUNKD_LLM_API_KEY_FILE', type: 'string', default: '', help: 'File holding the LLM server\'s API key, sent as a Bearer token (or set CHUNKD_LLM_API_KEY; the file wins).' },
+  'llm-timeout-ms': { env: 'CHUNKD_LLM_TIMEOUT_MS', type: 'integer', default: 60_000, min: 1, help: 'Longest wait for one LLM answer; a call that takes longer is retried like a network error.' },
+  'llm-max-calls': { env: 'CHUNKD_LLM_MAX_CALLS', type: 'integer', default: 50, min: 1, help: 'Most LLM questions one slumber request may ask (retries not counted); a text that needs more is refused with 413.' },
   workers: { env: 'CHUNKD_WORKERS', type: 'count', default: 'auto', help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).' },
 } as const satisfies Record<string, SettingSpec>;
 

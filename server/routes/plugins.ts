@@ -24,7 +24,10 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     body: plugin.body,
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
-    responses: { 200: { description: 'The chunks.', schema: ChunkResult }, ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT') },
+    responses: {
+      200: { description: 'The chunks.', schema: ChunkResult },
+      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
+    },
     rawBody: true,
     async handler(ctx) {
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
@@ -35,7 +38,7 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
       if (plugin.kind === 'chunker') {
         const texts = req.input as string | string[];
         checkTexts(texts, settings);
-        result = await runChunker(plugin, req.config, texts, req.unit, executor, poolSignal(ctx, chars(texts) * plugin.cost(req.config)));
+        result = await runChunker(plugin, req.config, texts, req.unit, executor, plugin.manifest.network ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, chars(texts) * plugin.cost(req.config)));
       } else {
         checkChunks(req.input as unknown[], settings);
         result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, ctx.state.signal as AbortSignal);

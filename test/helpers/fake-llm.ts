@@ -1,0 +1,106 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local OpenAI-compatible chat-completions server for tests (127.0.0.1 only): it records every
+ * request and answers deterministically. Unless replies are scripted, it reads the numbered
+ * passages of the prompt (`ID n: …` lines) and answers the first passage that opens a markdown
+ * heading as the split index, or the passage count when none does (see headingRule).
+ */
+export interface Recorded {
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+  /** The client closed the connection before an answer (its abort signal or timeout fired). */
+  abandoned: boolean;
+}
+
+/** One scripted reply: a status with a raw body, an assistant message content, or no answer at all. */
+export type Scripted = { status: number; body?: string; headers?: Record<string, string> } | { content: string } | { hang: true };
+
+export interface FakeLlm {
+  /** The API root to configure (…/v1). */
+  url: string;
+  requests: Recorded[];
+  /** Replies used, in order, before the default rule takes over again. */
+  script(...replies: Scripted[]): void;
+  /** Drop scripted replies that were not used. */
+  unscript(): void;
+  close(): Promise<void>;
+}
+
+export function passagesOf(prompt: string): string[] {
+  const inner = /<passages>\n([\s\S]*)\n<\/passages>/.exec(prompt)?.[1] ?? '';
+  return inner.split(/^ID \d+: /m).slice(1).map((p) => p.replace(/\n$/, ''));
+}
+
+/** The split index the default rule answers for a window of passages. */
+export function headingRule(passages: string[]): number {
+  const i = passages.findIndex((p, n) => n > 0 && p.startsWith('#'));
+  return i > 0 ? i : passages.length;
+}
+
+export const completion = (content: string) => JSON.stringify({ id: 'cmpl-test', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+
+export async function startFakeLlm(rule: (passages: string[]) => number = headingRule): Promise<FakeLlm> {
+  const requests: Recorded[] = [];
+  const queue: Scripted[] = [];
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (b: Buffer) => parts.push(b));
+    req.on('end', () => {
+      let body: any;
+      try {
+        body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+      } catch {
+        body = undefined;
+      }
+      const record: Recorded = { url: req.url ?? '', headers: req.headers, body, abandoned: false };
+      requests.push(record);
+      res.on('close', () => (record.abandoned ||= !res.writableEnded));
+      const reply = queue.shift();
+      if (reply && 'hang' in reply) return; // never answers: the client's timeout has to act
+      if (reply && 'status' in reply) {
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        return res.end(reply.body ?? '{}');
+      }
+      if (req.url !== '/v1/chat/completions' || req.method !== 'POST') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      }
+      const content = reply ? reply.content : JSON.stringify({ split_index: rule(passagesOf(String(body?.messages?.at(-1)?.content ?? ''))) });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(completion(content));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    script: (...replies) => void queue.push(...replies),
+    unscript: () => void queue.splice(0),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Run fn with a fake LLM configured through the environment, as server/boot.ts would configure it:
+ * for tests that run every chunker through the kernel directly, without an app.
+ */
+export async function withFakeLlmEnv<T>(fn: () => Promise<T>): Promise<T> {
+  const llm = await startFakeLlm();
+  const names = ['CHUNKD_LLM_BASE_URL', 'CHUNKD_LLM_MAX_CALLS'] as const;
+  const saved = names.map((n) => process.env[n]);
+  process.env.CHUNKD_LLM_BASE_URL = llm.url;
+  process.env.CHUNKD_LLM_MAX_CALLS = '100000';
+  try {
+    return await fn();
+  } finally {
+    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
+    await llm.close();
+  }
+}
