@@ -27,6 +27,7 @@ export async function create(config: Config): Promise<ChunkerImpl> {
     recipe: config.recipe,
     lang: config.lang,
     min_characters_per_chunk: config.min_characters_per_chunk,
+    min_characters_rule: 'chonkie',
   });
   const tokenizer = await loadTokenizer(config.tokenizer);
   return {
