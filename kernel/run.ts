@@ -123,6 +123,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     const piece = text.slice(s.start, s.end);
     // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
+    if (s.embedding !== undefined) chunk.embedding = s.embedding;
     if (s.metadata !== undefined) chunk.metadata = s.metadata;
     return chunk;
   });

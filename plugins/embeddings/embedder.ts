@@ -16,6 +16,18 @@ export interface Embedder {
   readonly tokenizer: Tokenizer;
   /** One vector per text, in order. Texts are embedded as given (no chunking, no truncation unless the model has a limit). */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Token-level vectors of one whole text, for late chunking (local models only; an API returns one vector per text). */
+  tokenVectors?(text: string): Promise<TokenVectors>;
+}
+
+/**
+ * The tokens of a text (no special tokens): token k covers the text from `ends[k-1]` (0 for the
+ * first) to `ends[k]`, and has vector `vectors[k]`, or null when the model has none for it (a
+ * static model's unknown word).
+ */
+export interface TokenVectors {
+  ends: Uint32Array;
+  vectors: (Float32Array | null)[];
 }
 
 /** Where the built-in models live (committed files; see models/<name>/README.md). */

@@ -48,10 +48,27 @@ export async function loadModel2Vec(dir: string, name: string): Promise<Embedder
     return unit ? normalize(v) : v;
   };
 
+  /** A token's row scaled by its weight, as embedOne sums it; null where embedOne skips the token. */
+  const tokenVector = (id: number): Float32Array | null => {
+    if (id === unk) return null;
+    const row = mapping ? mapping[id]! : id;
+    if (row === undefined || row < 0 || row >= rows) return null;
+    const w = weights ? weights[id]! : 1;
+    const v = new Float32Array(dim);
+    for (let d = 0; d < dim; d++) v[d] = w * data[row * dim + d]!;
+    return v;
+  };
+
   return {
     name,
     dimension: dim,
     tokenizer,
     embed: async (texts) => texts.map(embedOne),
+    async tokenVectors(text) {
+      const ids = tokenizer.ids(text);
+      const ends = tokenizer.ends(text);
+      if (ids.length !== ends.length) throw bad('its tokenizer gives token ids and token offsets of different lengths for this text.');
+      return { ends, vectors: ids.map(tokenVector) };
+    },
   };
 }
