@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { assetDir, ChunkdError, EMBEDDED_MODEL, type Tokenizer } from '../../kernel/index.js';
+import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
 export { EMBEDDED_MODEL } from '../../kernel/index.js';
@@ -71,6 +72,22 @@ async function resolve(name: string): Promise<Embedder> {
     'BAD_REQUEST',
     `Unknown embedding model '${name}'. Use ${EMBEDDED_MODEL} (built in), a path to a Model2Vec or ONNX model directory, a Hugging Face name such as minishlab/potion-base-8M, or an API model: text-embedding-3-small or openai/<model>.`,
   );
+}
+
+/**
+ * The directory of a model that is not an embedder (a token classifier): a path, or a Hugging Face
+ * name found in the local cache (or downloaded through HF_ENDPOINT); else a 400 saying where to put it.
+ */
+export async function locateModelDir(name: string, needs: HubNeeds): Promise<string> {
+  if (isLocalPath(name)) {
+    if (!existsSync(name) || !statSync(name).isDirectory()) throw new ChunkdError('BAD_REQUEST', `${needs.what} directory '${name}' does not exist. It must hold ${needs.files}.`);
+    return name;
+  }
+  if (/^[\w.-]+\/[\w.-]+$/.test(name)) {
+    const { resolveHubModel } = await import('./providers/hub.js');
+    return resolveHubModel(name, needs);
+  }
+  throw new ChunkdError('BAD_REQUEST', `Unknown ${needs.what.toLowerCase()} '${name}'. Name a model directory by its path (holding ${needs.files}) or a Hugging Face name (org/model) in the local cache.`);
 }
 
 const isLocalPath = (name: string) => isAbsolute(name) || name.startsWith('./') || name.startsWith('../') || name.startsWith('~') || (existsSync(name) && statSync(name).isDirectory());
