@@ -29,7 +29,7 @@ export async function create(config: Static<typeof LateConfig>): Promise<Chunker
   return {
     async chunk(text) {
       const spans = await recursive.chunk(text);
-      const embeddings = poolSpans(spans, await tokenVectors(text), embedder.dimension);
+      const embeddings = poolSpans(text, spans, await tokenVectors(text), embedder.dimension);
       return spans.map((s, i) => ({ ...s, embedding: embeddings[i]! }));
     },
   };
