@@ -80,7 +80,7 @@ async function resolve(name: string): Promise<Embedder> {
  */
 export async function locateModelDir(name: string, needs: HubNeeds): Promise<string> {
   if (isLocalPath(name)) {
-    if (!existsSync(name) || !statSync(name).isDirectory()) throw new ChunkdError('BAD_REQUEST', `${needs.what} directory '${name}' does not exist. It must hold ${needs.files}.`);
+    if (!existsSync(name) || !statSync(name).isDirectory()) throw new ChunkdError('BAD_REQUEST', `${needs.what} directory '${name}' does not exist. It must hold ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`);
     return name;
   }
   if (/^[\w.-]+\/[\w.-]+$/.test(name)) {

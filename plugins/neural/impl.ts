@@ -5,11 +5,11 @@ import { loadOnnxTokenModel, type OnnxTokenModel } from '../embeddings/providers
 import { cutsToRanges, entities, mergeClose } from './entities.js';
 import type { NeuralConfig } from './index.js';
 
-const NEEDS = {
+const needs = (name: string) => ({
   what: 'Token-classification model',
-  files:
-    'model.onnx (or onnx/model.onnx), tokenizer.json and config.json with id2label; export one with `optimum-cli export onnx --task token-classification --model mirth/chonky_distilbert_base_uncased_1 <dir>`',
-};
+  files: 'model.onnx (or onnx/model.onnx), tokenizer.json and config.json with id2label',
+  hint: `Where a model has no ONNX export, make one with \`optimum-cli export onnx --task token-classification --model ${name} <dir>\` (pip install optimum[exporters]) and name <dir>, or copy its files into the cache.`,
+});
 
 /** Chonkie's strides (tokens shared by consecutive windows) for the Chonky models; other models share half a window. */
 const STRIDES: Record<string, number> = {
@@ -24,7 +24,7 @@ const cache = new Map<string, Promise<OnnxTokenModel>>();
 function loadModel(name: string): Promise<OnnxTokenModel> {
   let m = cache.get(name);
   if (!m) {
-    m = locateModelDir(name, NEEDS).then((dir) => loadOnnxTokenModel(dir, name, 'token-classification model'));
+    m = locateModelDir(name, needs(name)).then((dir) => loadOnnxTokenModel(dir, name, 'token-classification model'));
     cache.set(name, m);
     m.catch(() => cache.delete(name));
   }

@@ -14,6 +14,8 @@ export function hubCacheDir(): string {
 export interface HubNeeds {
   what: string;
   files: string;
+  /** How to make such a model, when it cannot be downloaded as is. */
+  hint?: string;
 }
 
 const EMBEDDING_NEEDS: HubNeeds = {
@@ -33,7 +35,7 @@ export async function resolveHubModel(name: string, needs: HubNeeds = EMBEDDING_
   const where = `Put its files (${needs.files}) in ${target}, or name a model directory by its path.`;
   const endpoint = process.env.HF_ENDPOINT?.trim();
   if (!endpoint) {
-    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.`);
+    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.${needs.hint ? ` ${needs.hint}` : ''}`);
   }
   try {
     await download(endpoint.replace(/\/+$/, ''), name, target);
