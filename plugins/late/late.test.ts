@@ -208,3 +208,34 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/late', () => {
     assert.match(res.body.detail, /Hugging Face cache/);
   });
 });
+
+describe('late chunking off the event loop and in pipelines', () => {
+  let pooled: TestApp;
+  let inline: TestApp;
+  before(async () => ([pooled, inline] = await Promise.all([startApp({ workers: '1' }), startApp({ workers: '0' })])));
+  after(async () => Promise.all([pooled.close(), inline.close()]));
+
+  test('a large text runs in the worker pool and answers what the inline path answers, vectors included', async () => {
+    const text = 'The river flooded the valley. Farmers moved their herds uphill. 雨が降った。🦛\r\n'.repeat(1200);
+    const body = { text, chunk_size: 64 };
+    const [a, b] = await Promise.all([pooled.post('/v1/chunk/late', body), inline.post('/v1/chunk/late', body)]);
+    assert.equal(a.status, 200);
+    assert.ok(a.body.length > 10);
+    assert.deepEqual(a.body, b.body);
+  });
+
+  test('a pipeline step: chunk with late, then the overlap refinery keeps the vectors', async () => {
+    const created = await inline.post('/v1/pipelines', {
+      name: 'late-then-overlap',
+      steps: [
+        { type: 'chunk', chunker: 'late', config: { chunk_size: 8 } },
+        { type: 'refine', refinery: 'overlap', config: { context_size: 2 } },
+      ],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const run = await inline.post(`/v1/pipelines/${created.body.id}/execute`, { text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded.' });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.ok(run.body.length > 1);
+    for (const c of run.body) assert.equal(c.embedding.length, 100);
+  });
+});

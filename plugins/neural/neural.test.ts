@@ -157,6 +157,19 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => 
     assert.match(res.body.detail, /not in the local Hugging Face cache/);
   });
 
+  test('a large text runs in the worker pool (the model loads there) and answers what the inline path answers', async () => {
+    const pooled = await startApp({ workers: '1' });
+    try {
+      const big = { ...clientBody, text: `${text} 雨が降った。🦛\r\n`.repeat(600) };
+      const [a, b] = await Promise.all([pooled.post('/v1/chunk/neural', big), app.post('/v1/chunk/neural', big)]);
+      assert.equal(a.status, 200, JSON.stringify(a.body).slice(0, 300));
+      assert.ok(a.body.length >= 1800);
+      assert.deepEqual(a.body, b.body);
+    } finally {
+      await pooled.close();
+    }
+  });
+
   test('without onnxruntime-node: 501 with the install command', async () => {
     // Extras are probed when the server starts: a server that cannot see the package.
     const res = await withEnv({ CHUNKD_HIDE_PACKAGES: 'onnxruntime-node' }, async () => {
