@@ -12,12 +12,8 @@ import { runChunker, runRefinery } from '../kernel/run.js';
 import { loadTokenizer } from '../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { BLANK_TEXTS, FIXTURES } from './helpers/fixtures.js';
-import { tinyHubCache } from './helpers/tiny-models.js';
 import { sliceIn } from './helpers/units.js';
 
-// No trained token-classification model can be downloaded here: a tiny classifier (splits after
-// '.') stands in, under the neural chunker's default name, in a Hugging Face cache of its own.
-process.env.HF_HUB_CACHE = tinyHubCache(['mirth/chonky_distilbert_base_uncased_1']);
 const registry = await discover();
 const UNITS = ['codepoint', 'utf16', 'utf8'] as const;
 const KEY_ORDER = ['id', 'text', 'start_index', 'end_index', 'token_count', 'context', 'embedding', 'metadata'];

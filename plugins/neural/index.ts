@@ -1,9 +1,12 @@
 import Type from 'typebox';
 import { defineChunker } from '../../kernel/index.js';
 
+/** Chonkie's library default: the smallest Chonky model. */
+export const DEFAULT_MODEL = 'mirth/chonky_distilbert_base_uncased_1';
+
 export const NeuralConfig = Type.Object({
   model: Type.String({
-    default: 'mirth/chonky_distilbert_base_uncased_1',
+    default: DEFAULT_MODEL,
     minLength: 1,
     description:
       'Token-classification model that marks where chunks end: a Hugging Face name (org/model) in the local cache, or a directory, holding model.onnx (or onnx/model.onnx), tokenizer.json and config.json with id2label.',
