@@ -51,7 +51,8 @@ export function loadEmbedder(name: string): Promise<Embedder> {
   return e;
 }
 
-const isApiName = (name: string) => name.startsWith('openai/') || /^text-embedding-/.test(name);
+/** Models served by an OpenAI-compatible API (one vector per text, no token vectors). */
+export const isApiName = (name: string) => name.startsWith('openai/') || /^text-embedding-/.test(name);
 
 function cacheKey(name: string): string {
   return isApiName(name) ? `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}` : name;

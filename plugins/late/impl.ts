@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { configError, type ChunkerImpl } from '../../kernel/index.js';
-import { loadEmbedder } from '../embeddings/embedder.js';
+import { isApiName, loadEmbedder } from '../embeddings/embedder.js';
 import { create as createRecursive } from '../recursive/impl.js';
 import type { LateConfig } from './index.js';
 import { poolSpans } from './pool.js';
@@ -11,9 +11,10 @@ import { poolSpans } from './pool.js';
  * of its tokens' vectors.
  */
 export async function create(config: Static<typeof LateConfig>): Promise<ChunkerImpl> {
-  const embedder = await loadEmbedder(config.embedding_model);
-  const tokenVectors = embedder.tokenVectors?.bind(embedder);
-  if (!tokenVectors) {
+  // Said before loading: an API model would first ask for its key, which would not help.
+  const embedder = isApiName(config.embedding_model) ? undefined : await loadEmbedder(config.embedding_model);
+  const tokenVectors = embedder?.tokenVectors?.bind(embedder);
+  if (!embedder || !tokenVectors) {
     throw configError(
       `Embedding model '${config.embedding_model}' gives one vector per text, not per token, so it cannot do late chunking. Use chunkd/glove-sif-100d (built in), a Model2Vec directory or an ONNX encoder directory; an API model works with the recursive chunker followed by the embeddings refinery.`,
     );

@@ -146,9 +146,9 @@ describe('pooling rule', () => {
 
 describe('models late chunking cannot use', () => {
   test('an API model answers 400 saying which models work', async () => {
-    await withEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: undefined }, () =>
-      rejectsWith(create(config('openai/text-embedding-3-small', 512)), 400, /one vector per text, not per token.*glove-sif-100d/),
-    );
+    for (const name of ['openai/text-embedding-3-small', 'text-embedding-3-large']) {
+      await withEnv({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined }, () => rejectsWith(create(config(name, 512)), 400, /one vector per text, not per token.*glove-sif-100d/));
+    }
   });
   test('Chonkie’s client default model, absent from the Hugging Face cache, answers 400 saying where to put it', async () => {
     const cache = tempDir('chunkd-hub-');
