@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { Span } from '../../kernel/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
@@ -141,6 +142,32 @@ describe('pooling rule', () => {
   test('tokens without a vector are left out; a chunk with none is the zero vector', () => {
     const tokens = { ends: Uint32Array.from([2, 4]), vectors: [null, vec(3, 3)] };
     assert.deepEqual(poolSpans('abcd', [{ start: 0, end: 2 }, { start: 2, end: 4 }], tokens, 2), [[0, 0], [3, 3]]);
+  });
+});
+
+describe('pooling rule, against a brute-force reading of it', () => {
+  test('for any tokens and any tiling of the text, each chunk is the mean over the tokens whose own text overlaps it', () => {
+    const text = fc.stringMatching(/^[ ab]{1,40}$/);
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (t, rawEnds, rawCuts) => {
+        const ends = Uint32Array.from([...new Set(rawEnds.map((e) => e % (t.length + 1)))].sort((a, b) => a - b));
+        const vectors = Array.from(ends, (_, k) => (k % 3 === 2 ? null : Float32Array.from([k + 1, (k * k) % 7])));
+        const cuts = [...new Set([0, ...rawCuts.map((c) => c % t.length), t.length])].sort((a, b) => a - b);
+        const spans = cuts.slice(1).map((end, i) => ({ start: cuts[i]!, end }));
+        const got = poolSpans(t, spans, { ends, vectors }, 2);
+        spans.forEach(({ start, end }, i) => {
+          const members: number[][] = [];
+          for (let k = 0; k < ends.length; k++) {
+            let own = k ? ends[k - 1]! : 0;
+            while (own < ends[k]! && t[own] === ' ') own++;
+            const ownEnd = Math.max(ends[k]!, own + 1);
+            if (own < end && ownEnd > start && vectors[k]) members.push(Array.from(vectors[k]!));
+          }
+          assert.ok(near(got[i]!, mean(members, 2)), `${JSON.stringify(t)} ${start}-${end}: ${got[i]} vs ${mean(members, 2)}`);
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
