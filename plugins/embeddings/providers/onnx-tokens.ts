@@ -79,7 +79,7 @@ export async function openOnnx(dir: string, file: string, name: string, what = '
 /** A model directory with model.onnx (or onnx/model.onnx), tokenizer.json and, optionally, config.json. */
 export async function loadOnnxTokenModel(dir: string, name: string, what = 'ONNX model'): Promise<OnnxTokenModel> {
   const file = onnxFile(dir);
-  if (!file) throw new ChunkdError('BAD_REQUEST', `Cannot load ${what} '${name}' from ${dir}: it has no model.onnx (nor onnx/model.onnx).`);
+  if (!file) throw new ChunkdError('BAD_REQUEST', `Cannot load ${what} '${name}' from ${dir}: it has no model.onnx (nor onnx/model.onnx). Export the model to ONNX (e.g. \`optimum-cli export onnx --model <model> <dir>\`) and put model.onnx there.`);
   return tokenModel(dir, name, await openOnnx(dir, file, name, what));
 }
 
