@@ -185,6 +185,8 @@ describe('models late chunking cannot use', () => {
   });
 });
 
+let savedCache: string | undefined;
+
 describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/late', () => {
   let app: TestApp;
   let cache: string;
@@ -198,11 +200,13 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/late', () => {
     cpSync(writeContextOnnx(pieces, table, 16), join(repo, 'snapshots', 'abc'), { recursive: true });
     mkdirSync(join(repo, 'refs'));
     writeFileSync(join(repo, 'refs', 'main'), 'abc');
+    savedCache = process.env.HF_HUB_CACHE;
     process.env.HF_HUB_CACHE = cache;
     app = await startApp();
   });
   after(async () => {
-    delete process.env.HF_HUB_CACHE;
+    if (savedCache === undefined) delete process.env.HF_HUB_CACHE;
+    else process.env.HF_HUB_CACHE = savedCache;
     await app.close();
   });
 

@@ -118,14 +118,18 @@ describe('models the neural chunker cannot load', () => {
   });
 });
 
+let savedCache: string | undefined;
+
 describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => {
   let app: TestApp;
   before(async () => {
+    savedCache = process.env.HF_HUB_CACHE;
     process.env.HF_HUB_CACHE = tinyHubCache(['mirth/chonky_modernbert_large_1']);
     app = await startApp();
   });
   after(async () => {
-    delete process.env.HF_HUB_CACHE;
+    if (savedCache === undefined) delete process.env.HF_HUB_CACHE;
+    else process.env.HF_HUB_CACHE = savedCache;
     await app.close();
   });
   const text = 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.';

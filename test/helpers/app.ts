@@ -9,7 +9,10 @@ import { resolveSettings, type Settings } from '../../server/settings.js';
 import { DEFAULT_MODEL as NEURAL_DEFAULT_MODEL } from '../../plugins/neural/index.js';
 import { tinyHubCache } from './tiny-models.js';
 
-let tinyCache: string | undefined;
+// No trained token-classification model can be downloaded here: unless the environment names a
+// Hugging Face cache, a tiny classifier (it splits after '.') answers to the neural chunker's
+// default name, for every test that runs all chunkers with their defaults (this module's importers).
+process.env.HF_HUB_CACHE ??= tinyHubCache([NEURAL_DEFAULT_MODEL]);
 
 export interface Reply<T = any> {
   status: number;
@@ -32,9 +35,6 @@ export interface TestApp {
  * Work runs inline unless `workers` is given: test/pool.test.ts covers the pool.
  */
 export async function startApp(flags: Record<string, string | boolean> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = silentLogger): Promise<TestApp> {
-  // No trained token-classification model can be downloaded here: unless a test chose a Hugging
-  // Face cache, a tiny classifier (it splits after '.') answers to the neural chunker's default name.
-  process.env.HF_HUB_CACHE ??= (tinyCache ??= tinyHubCache([NEURAL_DEFAULT_MODEL]));
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-test-'));
   const settings = resolveSettings({ 'data-dir': dataDir, workers: '0', ...flags }, env);
   const booted = await boot(settings, logger);
