@@ -9,7 +9,7 @@ export const Chunk = Type.Object(
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
     token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
     context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning but lies outside its span: added by the overlap refinery, or a table's header rows (table chunker)." })),
-    embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery.' })),
+    embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery (or by a chunker that embeds as it cuts: late).' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
   },
   { additionalProperties: true },
@@ -33,6 +33,8 @@ export interface Span {
   start: number;
   end: number;
   tokenCount: number;
+  /** Set by chunkers that embed as they cut (late chunking); the manifest then says `embeds: true`. */
+  embedding?: number[];
   metadata?: Record<string, unknown>;
   /** Another span of the input whose text the chunk carries in `context` (a table's header rows); `text` stays the exact slice. */
   context?: SpanRef;

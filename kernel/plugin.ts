@@ -62,6 +62,8 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   summary: string;
   extras: Extra[];
   config: C;
+  /** A chunker that sets `embedding` on every chunk it returns (late chunking); others never do. */
+  embeds?: boolean;
   /** Example request bodies for the docs (without the input field for refineries: they get chunks). */
   examples?: Record<string, unknown>[];
   /** The only place a plugin imports its implementation (and therefore any optional package). */

@@ -123,6 +123,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
     if (s.context !== undefined) chunk.context = text.slice(s.context.start, s.context.end);
+    if (s.embedding !== undefined) chunk.embedding = s.embedding;
     if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...convertRefs(text, s.refs, unit) };
     return chunk;
   });

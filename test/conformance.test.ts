@@ -106,7 +106,8 @@ function chunkerSuite(plugin: Plugin): void {
             assert.equal(sliceIn(text, c.start_index, c.end_index, unit), c.text, `${name}/${unit}: slice ≠ text for ${JSON.stringify(c)}`);
             assert.ok(c.text.length > 0, `${name}: empty chunk`);
             assert.ok(c.start_index >= prevStart, `${name}: chunks out of order`);
-            assert.equal(c.embedding, undefined, 'a chunker never sets embedding');
+            if (plugin.manifest.embeds) assert.ok(Array.isArray(c.embedding) && c.embedding.length > 0 && c.embedding.every(Number.isFinite), `${name}: an embedding chunker left a chunk without a vector`);
+            else assert.equal(c.embedding, undefined, 'a chunker that does not declare embeds never sets embedding');
             assert.ok(Number.isInteger(c.token_count) && c.token_count >= 0);
             prevStart = c.start_index;
             if (unit === 'utf16') {

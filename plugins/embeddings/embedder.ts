@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
 export { EMBEDDED_MODEL } from '../../kernel/index.js';
@@ -16,6 +17,18 @@ export interface Embedder {
   readonly tokenizer: Tokenizer;
   /** One vector per text, in order. Texts are embedded as given (no chunking, no truncation unless the model has a limit). */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Token-level vectors of one whole text, for late chunking (local models only; an API returns one vector per text). */
+  tokenVectors?(text: string): Promise<TokenVectors>;
+}
+
+/**
+ * The tokens of a text (no special tokens): token k covers the text from `ends[k-1]` (0 for the
+ * first) to `ends[k]`, and has vector `vectors[k]`, or null when the model has none for it (a
+ * static model's unknown word).
+ */
+export interface TokenVectors {
+  ends: Uint32Array;
+  vectors: (Float32Array | null)[];
 }
 
 /** Where the built-in models live (committed files; see models/<name>/README.md). */
@@ -55,19 +68,20 @@ function cached(key: string, bytes: number, load: () => Promise<Embedder>): Prom
   return e;
 }
 
-const isApiName = (name: string) => name.startsWith('openai/') || /^text-embedding-/.test(name);
+/** Models served by an OpenAI-compatible API (one vector per text, no token vectors). */
+export const isApiName = (name: string) => name.startsWith('openai/') || /^text-embedding-/.test(name);
 
 /**
  * The canonical model directory a name stands for, under the model roots: the name as a path (or a
  * path relative to a root), else a Hugging Face name's snapshot in the cache (downloaded through
  * HF_ENDPOINT when set). Undefined when neither gives a directory under a root.
  */
-async function localDirectory(name: string): Promise<string | undefined> {
+async function localDirectory(name: string, needs?: HubNeeds): Promise<string | undefined> {
   const real = await resolveModelPath(name);
   if (real && (await stat(real).catch(() => undefined))?.isDirectory()) return real;
   if (/^[\w.-]+\/[\w.-]+$/.test(name)) {
     const { resolveHubModel } = await import('./providers/hub.js');
-    const snapshot = await resolveModelPath(await resolveHubModel(name));
+    const snapshot = await resolveModelPath(await resolveHubModel(name, needs));
     if (snapshot && (await stat(snapshot).catch(() => undefined))?.isDirectory()) return snapshot;
   }
   return undefined;
@@ -100,5 +114,20 @@ function refusal(name: string): ChunkdError {
       `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
       `named by its path or by a path relative to a root, weights at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB; a Hugging Face name such as minishlab/potion-base-8M whose snapshot is in the cache; ` +
       `or an API model: text-embedding-3-small or openai/<model>.`,
+  );
+}
+
+/**
+ * The directory of a model that is not an embedder (a token classifier), under the model roots: a
+ * path (or a path relative to a root), or a Hugging Face name found in the local cache (or
+ * downloaded through HF_ENDPOINT); else a 400 whose text depends on the name only.
+ */
+export async function locateModelDir(name: string, needs: HubNeeds): Promise<string> {
+  const dir = await localDirectory(name, needs);
+  if (dir) return dir;
+  const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
+  throw new ChunkdError(
+    'BAD_REQUEST',
+    `Unknown ${needs.what.toLowerCase()} '${shown}': not a model directory under the configured model roots (--models-dir (CHUNKD_MODELS_DIR), the Hugging Face cache) nor a Hugging Face name (org/model) whose snapshot is in the cache. Such a directory holds ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`,
   );
 }

@@ -119,3 +119,74 @@ export function writeOnnx(pieces: string[], table: number[][], pooling?: 'cls' |
   }
   return dir;
 }
+
+/** A Gather-based ONNX graph from input_ids (+ attention_mask) to one float output; extra nodes may follow the Gather into `out`. */
+function gatherModel(name: string, table: number[][], output: string, extra: object[] = [], gathered = output): Uint8Array {
+  const [vocab, dim] = [table.length, table[0]!.length];
+  const ids = { name: 'input_ids', type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } } };
+  const mask = { ...ids, name: 'attention_mask' };
+  const out = { name: output, type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: dim }] } } } };
+  return onnx.ModelProto.encode({
+    irVersion: 8,
+    producerName: 'chunkd-tests',
+    opsetImport: [{ domain: '', version: 13 }],
+    graph: {
+      name,
+      initializer: [{ name: 'table', dims: [vocab, dim], dataType: onnx.TensorProto.DataType.FLOAT, floatData: table.flat() }],
+      node: [{ opType: 'Gather', input: ['table', 'input_ids'], output: [gathered], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }, ...extra],
+      input: [ids, mask],
+      output: [out],
+    },
+  }).finish();
+}
+
+/**
+ * An ONNX encoder whose token vectors depend on their window: each token's vector is its row of
+ * `table` plus the mean of the rows of every token in the same run (special tokens included), so
+ * late chunking's windowing shows in the numbers. Runs take at most `window` tokens.
+ */
+export function writeContextOnnx(pieces: string[], table: number[][], window: number): string {
+  const dir = tempDir();
+  writeTokenizer(wordPieceJson(pieces), dir);
+  const extra = [
+    { opType: 'ReduceMean', input: ['rows'], output: ['mean'], attribute: [{ name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [1] }, { name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 1 }] },
+    { opType: 'Add', input: ['rows', 'mean'], output: ['last_hidden_state'] },
+  ];
+  writeFileSync(join(dir, 'model.onnx'), gatherModel('tiny-context-encoder', table, 'last_hidden_state', extra, 'rows'));
+  writeFileSync(join(dir, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: window }));
+  return dir;
+}
+
+/**
+ * A token classifier in Chonky's layout (labels O and separator): tokens in `marked` score
+ * "separator", every other token "O", so its split points are known in advance. Runs take at
+ * most `window` tokens. Written into `dir` (e.g. a Hugging Face cache snapshot) when given.
+ */
+export function writeTokenClassifier(pieces: string[], marked: string[], window: number, dir = tempDir()): string {
+  mkdirSync(dir, { recursive: true });
+  writeTokenizer(wordPieceJson(pieces), dir);
+  const vocab = [...WORDPIECE_SPECIALS, ...pieces];
+  const logits = vocab.map((p) => (marked.includes(p) ? [0.5, 2] : [1.5, -1]));
+  writeFileSync(join(dir, 'model.onnx'), gatherModel('tiny-token-classifier', logits, 'logits'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ architectures: ['DistilBertForTokenClassification'], id2label: { 0: 'O', 1: 'separator' }, label2id: { O: 0, separator: 1 } }));
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: window }));
+  return dir;
+}
+
+/** Words the tiny classifier knows (lower-case, WordPiece); '.' is its split mark. */
+export const CLASSIFIER_PIECES = ['.', ',', 'the', 'a', 'meeting', 'starts', 'at', 'nine', 'bring', 'quarterly', 'figures', 'after', 'lunch', 'we', 'review', 'roadmap', 'for', 'next', 'year', 'one', 'two', 'three', 'word', 'ok', '##s'];
+
+/**
+ * A Hugging Face cache (a temporary HF_HUB_CACHE) holding the tiny classifier under `name`, as
+ * huggingface_hub lays a snapshot out, so a model name resolves offline through the real lookup.
+ */
+export function tinyHubCache(names: string[], window = 16): string {
+  const cache = tempDir('chunkd-hub-');
+  for (const name of names) {
+    const repo = join(cache, `models--${name.replace('/', '--')}`);
+    writeTokenClassifier(CLASSIFIER_PIECES, ['.'], window, join(repo, 'snapshots', 'abc123'));
+    mkdirSync(join(repo, 'refs'));
+    writeFileSync(join(repo, 'refs', 'main'), 'abc123');
+  }
+  return cache;
+}

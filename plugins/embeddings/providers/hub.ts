@@ -5,26 +5,39 @@ import { ChunkdError, hubCacheDir } from '../../../kernel/index.js';
 
 export { hubCacheDir } from '../../../kernel/index.js';
 
+/** What a caller needs from a hub model, for the message that says where to put its files. */
+export interface HubNeeds {
+  what: string;
+  files: string;
+  /** How to make such a model, when it cannot be downloaded as is. */
+  hint?: string;
+}
+
+const EMBEDDING_NEEDS: HubNeeds = {
+  what: 'Embedding model',
+  files: 'tokenizer.json and model.safetensors for a Model2Vec model, or tokenizer.json and model.onnx for an ONNX encoder; config.json too',
+};
+
 /**
  * The local directory of a hub model (`org/model`): its snapshot in the cache; else, when
  * HF_ENDPOINT is set, downloaded through it into the cache; else a 400 that says where to put it.
  */
-export async function resolveHubModel(name: string): Promise<string> {
+export async function resolveHubModel(name: string, needs: HubNeeds = EMBEDDING_NEEDS): Promise<string> {
   const repo = join(hubCacheDir(), `models--${name.replace('/', '--')}`);
   const found = snapshot(repo);
   if (found) return found;
   const target = join(repo, 'snapshots', 'main');
-  const where = `Put its files (tokenizer.json and model.safetensors for a Model2Vec model, or tokenizer.json and model.onnx for an ONNX encoder; config.json too) in ${target}, or name a model directory by its path.`;
+  const where = `Put its files (${needs.files}) in ${target}, or name a model directory by its path.`;
   const endpoint = process.env.HF_ENDPOINT?.trim();
   if (!endpoint) {
-    throw new ChunkdError('BAD_REQUEST', `Embedding model '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.`);
+    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.${needs.hint ? ` ${needs.hint}` : ''}`);
   }
   try {
     await download(endpoint.replace(/\/+$/, ''), name, target);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
     const why = e instanceof Error ? e.message : 'unknown error';
-    throw new ChunkdError('BAD_REQUEST', `Embedding model '${name}' is not in the local Hugging Face cache and could not be downloaded from ${endpoint} (${why}). ${where}`);
+    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache and could not be downloaded from ${endpoint} (${why}). ${where}`);
   }
   return target;
 }

@@ -52,10 +52,32 @@ export async function loadModel2Vec(dir: string, name: string): Promise<Embedder
     return unit ? normalize(v) : v;
   };
 
+  /** A token's row scaled by its weight, as embedOne sums it; null where embedOne skips the token. Built once per id and shared (read-only). */
+  const scaled: (Float32Array | null | undefined)[] = [];
+  const tokenVector = (id: number): Float32Array | null => {
+    const known = scaled[id];
+    if (known !== undefined) return known;
+    const row = id === unk ? undefined : mapping ? mapping[id]! : id;
+    let v: Float32Array | null = null;
+    if (row !== undefined && row >= 0 && row < rows) {
+      const w = weights ? weights[id]! : 1;
+      v = new Float32Array(dim);
+      for (let d = 0; d < dim; d++) v[d] = w * data[row * dim + d]!;
+    }
+    scaled[id] = v;
+    return v;
+  };
+
   return {
     name,
     dimension: dim,
     tokenizer,
     embed: async (texts) => texts.map(embedOne),
+    async tokenVectors(text) {
+      const ids = tokenizer.ids(text);
+      const ends = tokenizer.ends(text);
+      if (ids.length !== ends.length) throw bad('its tokenizer gives token ids and token offsets of different lengths for this text.');
+      return { ends, vectors: ids.map(tokenVector) };
+    },
   };
 }

@@ -1,26 +1,9 @@
 import { join } from 'node:path';
-import { ChunkdError, loadHfTokenizer, MAX_JSON_BYTES, readModelFile, requireExtra } from '../../../kernel/index.js';
 import type { Embedder } from '../embedder.js';
-import { ONNX_EXTRA } from '../extras.js';
 import { batches, normalize } from '../vectors.js';
-
-/** The slice of onnxruntime-node used here (typed locally: the package is optional). */
-interface OrtTensor {
-  dims: readonly number[];
-  data: Float32Array | unknown;
-}
-interface OrtSession {
-  inputNames: readonly string[];
-  outputNames: readonly string[];
-  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
-}
-interface Ort {
-  InferenceSession: { create(path: string): Promise<OrtSession> };
-  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => OrtTensor;
-}
+import { openOnnx, readJson, tokenModel, type OnnxTokenModel, type OrtTensor } from './onnx-tokens.js';
 
 type Pooling = 'mean' | 'cls' | 'max';
-const ORT = 'onnxruntime-node';
 const BATCH = 32;
 
 /**
@@ -30,18 +13,8 @@ const BATCH = 32;
  * Runs on onnxruntime-node, an optional package: missing, the caller gets a 501 with the install line.
  */
 export async function loadOnnx(dir: string, file: string, name: string): Promise<Embedder> {
-  requireExtra(ONNX_EXTRA, `The ONNX embedding model '${name}'`);
-  const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load ONNX model '${name}' from ${dir}: ${why}`);
-  const tokenizer = await loadHfTokenizer(join(dir, 'tokenizer.json'));
-  if (!tokenizer) throw bad(`tokenizer.json is missing or unusable (a Hugging Face tokenizer.json of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB is expected).`);
-  const ort = (await import(ORT)) as Ort;
-  let session: OrtSession;
-  try {
-    session = await ort.InferenceSession.create(file);
-  } catch (e) {
-    throw bad(`onnxruntime could not load model.onnx (${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}).`);
-  }
-  if (!session.inputNames.includes('input_ids')) throw bad(`the model has no input_ids input (inputs: ${session.inputNames.join(', ')}).`);
+  const opened = await openOnnx(dir, file, name, 'ONNX embedding model');
+  const { ort, session, tokenizer, bad } = opened;
   const pooling = readPooling(await readJson(dir, join('1_Pooling', 'config.json')));
   const unit = readNormalize(await readJson(dir, 'modules.json'));
   const maxLength = tokenizer.maxLength ?? (await readJson<{ max_seq_length?: number }>(dir, 'sentence_bert_config.json'))?.max_seq_length ?? 512;
@@ -73,6 +46,8 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
 
   const probe = await run(['a']);
   const dimension = probe[0]!.length;
+  const tokenOutput = ['last_hidden_state', 'token_embeddings'].find((o) => session.outputNames.includes(o));
+  let tokens: Promise<OnnxTokenModel> | undefined;
   return {
     name,
     dimension,
@@ -81,6 +56,16 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
       const out: Float32Array[] = [];
       for (const batch of batches(texts, BATCH)) out.push(...(await run(batch)));
       return out;
+    },
+    async tokenVectors(text) {
+      if (!tokenOutput) throw bad(`late chunking needs token vectors, and the model has no last_hidden_state or token_embeddings output (outputs: ${session.outputNames.join(', ')}). Export it with its last hidden state as an output.`);
+      const model = await (tokens ??= tokenModel(dir, name, opened));
+      const ids = tokenizer.ids(text, false);
+      const ends = tokenizer.ends(text);
+      if (ids.length !== ends.length) throw bad('its tokenizer gives token ids and token offsets of different lengths for this text.');
+      // A quarter of a window shared between neighbours: every token keeps at least an eighth of a window of context on each side (except at the text's ends), for 4/3 the cost of disjoint windows.
+      const { rows } = await model.tokenRows(ids, Math.floor(model.window / 4), tokenOutput);
+      return { ends, vectors: rows };
     },
   };
 }
@@ -102,17 +87,6 @@ function pool(data: Float32Array, dims: readonly number[], lengths: number[], ho
     if (how === 'mean') for (let d = 0; d < dim; d++) v[d]! /= count;
     return v;
   });
-}
-
-/** A config file of the model directory (under the model roots, within MAX_JSON_BYTES); undefined when absent or invalid. */
-async function readJson<T>(dir: string, file: string): Promise<T | undefined> {
-  const bytes = await readModelFile(join(dir, file), MAX_JSON_BYTES);
-  if (!bytes) return undefined;
-  try {
-    return JSON.parse(bytes.toString('utf8')) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 function readPooling(c: Record<string, boolean> | undefined): Pooling {
