@@ -94,8 +94,11 @@ describe('models the neural chunker cannot load', () => {
       rejectsWith(create({ model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 }), 400, /Token-classification model 'mirth\/chonky_modernbert_large_1' is not in the local Hugging Face cache.*config\.json with id2label.*models--mirth--chonky_modernbert_large_1.*optimum-cli export onnx --task token-classification --model mirth\/chonky_modernbert_large_1/),
     );
   });
-  test('a directory that does not exist: 400 naming the files it must hold', async () => {
-    await rejectsWith(create({ model: join(tempDir(), 'nope'), min_characters_per_chunk: 10 }), 400, /directory .* does not exist.*model\.onnx/);
+  test('a directory that does not exist, or lies outside the model roots: the same 400, naming the files it must hold', async () => {
+    const missing = join(tempDir(), 'nope');
+    await rejectsWith(create({ model: missing, min_characters_per_chunk: 10 }), 400, /not a model directory under the configured model roots.*model\.onnx/);
+    const message = async (model: string) => (await create({ model, min_characters_per_chunk: 10 }).then(() => '', (e: Error) => e.message)).replaceAll(model, '<name>');
+    assert.equal(await message('/etc'), await message(missing)); // an existing directory outside the roots reads the same
   });
   test('a name that is neither a path nor org/model: 400', async () => {
     await rejectsWith(create({ model: 'chonky', min_characters_per_chunk: 10 }), 400, /Unknown token-classification model 'chonky'/);
