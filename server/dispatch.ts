@@ -63,8 +63,7 @@ export class RouteTable {
 
   /** The methods some route serves this path with (for a 405's Allow header). */
   allowed(path: string): string[] {
-    const methods = ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => this.match(m, path));
-    return methods;
+    return ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => this.match(m, path));
   }
 }
 

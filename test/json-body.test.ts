@@ -12,6 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
 import Type from 'typebox';
 import { requestBody } from '../server/middleware/body.js';
+import { OWN_BUFFER_MIN_BYTES, readBody } from '../server/read-body.js';
+import fc from 'fast-check';
 import { errorMiddleware } from '../server/middleware/errors.js';
 import { silentLogger } from '../server/logger.js';
 import { PIPELINE_BODY_FACTOR } from '../server/routes/pipelines.js';
@@ -96,6 +98,64 @@ describe('the body layer parses as koa-bodyparser does, for every framing', () =
     assert.match(bad.body, /not valid gzip data/);
   });
 });
+
+test('readBody: any bytes in any pieces, any framing → exactly those bytes, or 413 exactly when over the limit', async () => {
+  const limit = OWN_BUFFER_MIN_BYTES + 1000; // both sides of the own-buffer size
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    try {
+      const bytes = await readBody(ctx.req, limit);
+      const owns = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+      ctx.body = { hex: bytes.toString('hex'), owns };
+    } catch (e) {
+      ctx.status = (e as { status: number }).status;
+      ctx.body = { type: (e as { type: string }).type };
+    }
+  });
+  const { server, url } = await listen(koa);
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: limit - 3000, max: limit + 3000 }).map((n) => new Uint8Array(n).fill(7))),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.constantFrom<Framing>('length', 'chunked', 'gzip'),
+        async (data, cuts, framing) => {
+          const bytes = Buffer.from(data);
+          const wire = framing === 'gzip' ? gzipSync(bytes) : bytes;
+          const headers: Record<string, string> = framing === 'chunked' ? {} : { 'content-length': String(wire.length) };
+          if (framing === 'gzip') headers['content-encoding'] = 'gzip';
+          const pieces = [...new Set(cuts.map((c) => c % (wire.length + 1)))].sort((a, b) => a - b);
+          const res = await sendPieces(url, wire, [0, ...pieces, wire.length], headers);
+          if (bytes.length > limit) {
+            assert.equal(res.status, 413);
+          } else {
+            assert.equal(res.status, 200, res.body);
+            const got = JSON.parse(res.body) as { hex: string; owns: boolean };
+            assert.equal(got.hex, bytes.toString('hex'));
+            if (bytes.length >= OWN_BUFFER_MIN_BYTES) assert.ok(got.owns, 'a large body owns its ArrayBuffer');
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  } finally {
+    server.close();
+  }
+});
+
+/** Send `wire` split at the given offsets, each piece its own write. */
+function sendPieces(url: string, wire: Buffer, at: number[], headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(parts).toString() }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e)));
+    for (let i = 0; i + 1 < at.length; i++) if (at[i + 1]! > at[i]!) req.write(wire.subarray(at[i], at[i + 1]));
+    req.end();
+  });
+}
 
 describe('in the app: the body is read only for a matched route, under that route\'s limit', () => {
   let app: TestApp;
