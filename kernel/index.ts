@@ -8,4 +8,4 @@ export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } fr
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
 export { floorFraction } from './fraction.js';
-export { BPE_COST, delimCost, EMBEDDING_COST, PARSER_COST, tokenizerCost } from './cost.js';
+export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, tokenizerCost } from './cost.js';
