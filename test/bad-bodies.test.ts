@@ -148,6 +148,9 @@ describe('Content-Encoding', () => {
   const body = JSON.stringify({ text: 'abc def' });
   test('an unknown encoding → 415 UNSUPPORTED_MEDIA_TYPE on every body route', async () => {
     const id = pipelines.get(pooled);
+    // A keep-alive socket left idle by the tests before may be closing (5 s server timeout) as it is
+    // reused, and a POST on it is not retried: a GET (retried on such a socket) leaves a fresh one.
+    await pooled.request('GET', '/health');
     for (const [method, path] of [['POST', '/v1/chunk/token'], ['POST', '/v1/refine/overlap'], ['POST', '/v1/pipelines'], ['PUT', `/v1/pipelines/${id}`], ['POST', `/v1/pipelines/${id}/execute`]]) {
       for (const encoding of ['xyz', 'gzip, xyz', 'compress']) {
         const res = await pooled.request(method!, path!, body, { 'content-encoding': encoding });
