@@ -58,6 +58,15 @@ describe('nesting deeper than the limit → 422 too_deep, on every body path', (
     });
   }
 
+  test('a pipeline body refused for its shape is not read further (its steps were never checked)', async () => {
+    for (const method of ['POST', 'PUT']) {
+      const path = method === 'POST' ? '/v1/pipelines' : `/v1/pipelines/${pipelines.get(inline)}`;
+      const res = await inline.request(method, path, `{"\\r": ${nested(100)}, "steps": -0, "name": "x"}`);
+      assert.equal(res.status, 422, `${method}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.detail[0].type, 'too_deep');
+    }
+  });
+
   test('the limit itself is accepted: a body nested exactly MAX_JSON_DEPTH levels deep is read', async () => {
     // body object (1) + "unknown" holding MAX_JSON_DEPTH - 1 levels
     const res = await inline.request('POST', '/v1/chunk/token', `{"text": "abc", "unknown": ${nested(MAX_JSON_DEPTH - 1)}}`);
