@@ -1,3 +1,5 @@
+import { configError } from './errors.js';
+
 /**
  * What a request costs, for the pool to decide where it runs (kernel/pool.ts). A plugin's manifest
  * may declare `cost(config)`: its work per character of input, relative to the cheapest chunkers
@@ -23,3 +25,20 @@ export const PARSER_COST = 16;
 
 /** Delimiter search checks every delimiter at every match: a long list multiplies the work. */
 export const delimCost = (delim: string | readonly string[]): number => (typeof delim === 'string' ? 1 : Math.max(1, delim.length / 8));
+
+/**
+ * Most chunks one token may appear in. Windows of `size` tokens stepping by `size - overlap`
+ * repeat each token size/step times, so the answer grows with that ratio, not only with the text
+ * (chunk_size 5000, chunk_overlap 4999 turns 60 KB into gigabytes).
+ */
+export const MAX_TOKEN_REPEATS = 64;
+
+/** Refuse (400) an overlap that would repeat each token in more than MAX_TOKEN_REPEATS chunks. */
+export function checkOverlapStep(chunkSize: number, overlapTokens: number): void {
+  if (chunkSize > MAX_TOKEN_REPEATS * (chunkSize - overlapTokens)) {
+    const most = chunkSize - Math.ceil(chunkSize / MAX_TOKEN_REPEATS);
+    throw configError(
+      `chunk_overlap (${overlapTokens} tokens) would repeat each token in up to ${Math.floor(chunkSize / (chunkSize - overlapTokens))} chunks of ${chunkSize}; the most is ${MAX_TOKEN_REPEATS}: lower chunk_overlap to at most ${most}.`,
+    );
+  }
+}

@@ -38,6 +38,9 @@ export function checkJsonShape(root: unknown, base: (string | number)[] = ['body
   }
 }
 
+/** Issue types checkJsonShape reports: the body was refused before its schema was checked. */
+export const SHAPE_ISSUES: ReadonlySet<string> = new Set(['too_deep', 'finite_number']);
+
 function pathOf(frame: Frame): (string | number)[] {
   const path: (string | number)[] = [];
   for (let f: Frame | undefined = frame; f?.up; f = f.up) path.push(f.key!);

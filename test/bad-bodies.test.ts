@@ -58,6 +58,15 @@ describe('nesting deeper than the limit → 422 too_deep, on every body path', (
     });
   }
 
+  test('a pipeline body refused for its shape is not read further (its steps were never checked)', async () => {
+    for (const method of ['POST', 'PUT']) {
+      const path = method === 'POST' ? '/v1/pipelines' : `/v1/pipelines/${pipelines.get(inline)}`;
+      const res = await inline.request(method, path, `{"\\r": ${nested(100)}, "steps": -0, "name": "x"}`);
+      assert.equal(res.status, 422, `${method}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.detail[0].type, 'too_deep');
+    }
+  });
+
   test('the limit itself is accepted: a body nested exactly MAX_JSON_DEPTH levels deep is read', async () => {
     // body object (1) + "unknown" holding MAX_JSON_DEPTH - 1 levels
     const res = await inline.request('POST', '/v1/chunk/token', `{"text": "abc", "unknown": ${nested(MAX_JSON_DEPTH - 1)}}`);
@@ -148,6 +157,9 @@ describe('Content-Encoding', () => {
   const body = JSON.stringify({ text: 'abc def' });
   test('an unknown encoding → 415 UNSUPPORTED_MEDIA_TYPE on every body route', async () => {
     const id = pipelines.get(pooled);
+    // A keep-alive socket left idle by the tests before may be closing (5 s server timeout) as it is
+    // reused, and a POST on it is not retried: a GET (retried on such a socket) leaves a fresh one.
+    await pooled.request('GET', '/health');
     for (const [method, path] of [['POST', '/v1/chunk/token'], ['POST', '/v1/refine/overlap'], ['POST', '/v1/pipelines'], ['PUT', `/v1/pipelines/${id}`], ['POST', `/v1/pipelines/${id}/execute`]]) {
       for (const encoding of ['xyz', 'gzip, xyz', 'compress']) {
         const res = await pooled.request(method!, path!, body, { 'content-encoding': encoding });

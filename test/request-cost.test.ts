@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { MAX_TOKEN_REPEATS } from '../kernel/cost.js';
 import { MAX_DELIMITER_LENGTH, MAX_DELIMITERS } from '../kernel/fields.js';
 import { INLINE_MAX_CHARS, runsInline, type WorkerPool } from '../kernel/pool.js';
 import { startApp } from './helpers/app.js';
@@ -39,6 +40,24 @@ describe('schema maximums', () => {
       // At the limits, accepted.
       const atLimit = await app.post('/v1/chunk/sentence', { text: 'One. Two.', delim: [...tooMany.slice(2), 'x'.repeat(MAX_DELIMITER_LENGTH)] });
       assert.equal(atLimit.status, 200, JSON.stringify(atLimit.body));
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('an overlap may repeat a token in at most MAX_TOKEN_REPEATS chunks: 60 KB cannot become gigabytes', async () => {
+    const app = await startApp();
+    try {
+      const text = 'lorem ipsum dolor sit amet. '.repeat(200);
+      for (const chunker of ['token', 'sentence']) {
+        const res = await app.post(`/v1/chunk/${chunker}`, { text, chunk_size: 5000, chunk_overlap: 4999 });
+        assert.equal(res.status, 400, `${chunker}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+        assert.match(res.body.detail, new RegExp(`the most is ${MAX_TOKEN_REPEATS}: lower chunk_overlap to at most 4921`));
+        const stored = await app.post('/v1/pipelines', { name: `overlap-${chunker}`, steps: [{ type: 'chunk', chunker, config: { chunk_size: 5000, chunk_overlap: 4999 } }] });
+        assert.equal(stored.status, 422, JSON.stringify(stored.body));
+        const atLimit = await app.post(`/v1/chunk/${chunker}`, { text: text.slice(0, 2000), chunk_size: 640, chunk_overlap: 630 });
+        assert.equal(atLimit.status, 200, JSON.stringify(atLimit.body).slice(0, 200));
+      }
     } finally {
       await app.close();
     }

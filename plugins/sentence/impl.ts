@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, loadTokenizer, sentenceSplitter, spanCounter, type ChunkerImpl, type SentenceSpan, type Span } from '../../kernel/index.js';
+import { checkOverlapStep, configError, loadTokenizer, sentenceSplitter, spanCounter, type ChunkerImpl, type SentenceSpan, type Span } from '../../kernel/index.js';
 import type { SentenceConfig } from './index.js';
 
 type Config = Static<typeof SentenceConfig>;
@@ -8,6 +8,7 @@ export async function create(config: Config): Promise<ChunkerImpl> {
   if (config.chunk_overlap >= config.chunk_size) {
     throw configError(`chunk_overlap (${config.chunk_overlap}) must be smaller than chunk_size (${config.chunk_size}).`);
   }
+  checkOverlapStep(config.chunk_size, config.chunk_overlap);
   const tokenizer = await loadTokenizer(config.tokenizer);
   const split = sentenceSplitter({ delim: config.delim, includeDelim: config.include_delim, minCharacters: config.min_characters_per_sentence });
   // Counting by offset (one encoding of the whole text, or none for character/byte on ASCII) when

@@ -7,7 +7,7 @@ export const SentenceConfig = Type.Object({
   chunk_overlap: Type.Integer({
     default: 0,
     minimum: 0,
-    description: 'Tokens of whole sentences repeated at the start of the next chunk (below chunk_size).',
+    description: 'Tokens of whole sentences repeated at the start of the next chunk (below chunk_size; at most chunk_size − chunk_size/64, so no token is repeated in more than 64 chunks).',
   }),
   min_sentences_per_chunk: MinSentencesPerChunkField('Fewest sentences in a chunk (the last chunk may hold fewer).'),
   min_characters_per_sentence: MinCharactersPerSentenceField(),

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, floorFraction, loadTokenizer, tokenWindows, type ChunkerImpl } from '../../kernel/index.js';
+import { checkOverlapStep, configError, floorFraction, loadTokenizer, tokenWindows, type ChunkerImpl } from '../../kernel/index.js';
 import type { TokenConfig } from './index.js';
 
 /** The overlap in tokens: a fraction of chunk_size is floored; it must leave a positive step. */
@@ -9,6 +9,7 @@ export function overlapTokens(chunkSize: number, overlap: number): number {
   else if (Number.isInteger(overlap)) tokens = overlap;
   else throw configError(`chunk_overlap must be a whole number of tokens or a fraction in (0, 1); got ${overlap}.`);
   if (tokens >= chunkSize) throw configError(`chunk_overlap (${tokens} tokens) must be smaller than chunk_size (${chunkSize}).`);
+  checkOverlapStep(chunkSize, tokens);
   return tokens;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
+import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
 import type { Registry } from '../../kernel/registry.js';
 import { runsJobs } from '../../kernel/pool.js';
 import { asTexts } from '../../kernel/run.js';
@@ -34,7 +35,9 @@ async function readPipeline<T extends { steps?: Step[] }>(ctx: Context, read: (c
   try {
     body = read(ctx);
   } catch (e) {
-    if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+    // A body refused for its shape (nesting, infinite numbers) was not checked against the schema:
+    // nothing in it can be trusted to have a shape, the steps least of all.
+    if (!isChunkdError(e) || !Array.isArray(e.detail) || e.detail.some((i) => SHAPE_ISSUES.has(i.type))) throw e;
     issues = e.detail;
     body = ctx.request.body as T;
   }
