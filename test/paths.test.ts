@@ -11,18 +11,23 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { RouteDef } from '../server/route.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 
 const KEY = 'secret1';
 const AUTH = { authorization: `Bearer ${KEY}` };
 
 let keyed: TestApp;
 let open: TestApp;
+/** The slumber chunker's LLM, so every route (slumber's too) can answer 2xx when spelled right. */
+let llm: FakeLlm;
 /** Every route with a concrete path (parameters filled in with a stored pipeline's id) and a body it accepts. */
 let targets: { route: RouteDef; path: string; body?: string }[];
 let publicPaths: Set<string>;
 
 before(async () => {
-  [keyed, open] = await Promise.all([startApp({ 'api-keys': KEY }), startApp()]);
+  llm = await startFakeLlm();
+  const withLlm = { 'llm-base-url': llm.url };
+  [keyed, open] = await Promise.all([startApp({ 'api-keys': KEY, ...withLlm }), startApp(withLlm)]);
   const created = await keyed.request('POST', '/v1/pipelines', { name: 'p', steps: [{ type: 'chunk', chunker: 'token' }] }, AUTH);
   assert.equal(created.status, 201);
   const id = (created.body as { id: string }).id;
@@ -31,7 +36,10 @@ before(async () => {
   targets = routes.map((route) => ({ route, path: route.path.replace(/:[A-Za-z_]+/g, id), body: bodyFor(route) }));
   assert.ok(targets.length > 15 && targets.some((t) => t.route.path.includes(':')), 'the walk covers the registry, parameters included');
 });
-after(() => Promise.all([keyed.close(), open.close()]));
+after(async () => {
+  await Promise.all([keyed.close(), open.close()]);
+  await llm.close();
+});
 
 /** A body each route would accept: a bypass would answer 2xx with it. */
 function bodyFor(route: RouteDef): string | undefined {
