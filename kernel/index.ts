@@ -1,7 +1,7 @@
 /** What plugin authors import: contracts, shared fields, errors and the tokenizer service. */
 export { Chunk, type Span } from './chunk.js';
 export { ChunkdError, configError, validationError } from './errors.js';
-export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
+export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MAX_NAME_LENGTH, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
 export { requireExtra } from './extras.js';
 export { assetDir } from './paths.js';
 export { BoundedCache } from './bounded-cache.js';

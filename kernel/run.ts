@@ -116,6 +116,13 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     bounds[2 * i] = s.start;
     bounds[2 * i + 1] = s.end;
   });
+  // Named references go into the same conversion (one pass over the text for all of them), after the spans.
+  const refsAt = new Array<number>(spans.length);
+  spans.forEach((s, i) => {
+    if (s.refs === undefined) return;
+    refsAt[i] = bounds.length;
+    for (const r of Object.values(s.refs)) bounds.push(r.start, r.end);
+  });
   const offsets = convertOffsets(text, bounds, unit);
   const key = sourceKey(text); // one digest of the whole input; each id mixes it with the span
   return spans.map((s, i) => {
@@ -124,17 +131,18 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
     if (s.context !== undefined) chunk.context = text.slice(s.context.start, s.context.end);
     if (s.embedding !== undefined) chunk.embedding = s.embedding;
-    if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...convertRefs(text, s.refs, unit) };
+    if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...refsIn(s.refs, offsets, refsAt[i]!) };
     return chunk;
   });
 }
 
-/** A span's named references, in the request's unit (a chunker with refs pays one more offset conversion per chunk). */
-function convertRefs(text: string, refs: Record<string, SpanRef> | undefined, unit: OffsetUnit): Record<string, { start_index: number; end_index: number }> {
+/** A span's named references, in the request's unit: their offsets, converted with the spans', start at `at`. */
+function refsIn(refs: Record<string, SpanRef> | undefined, offsets: number[], at: number): Record<string, { start_index: number; end_index: number }> {
   const out: Record<string, { start_index: number; end_index: number }> = {};
-  for (const [name, r] of Object.entries(refs ?? {})) {
-    const [start, end] = convertOffsets(text, [r.start, r.end], unit);
-    out[name] = { start_index: start!, end_index: end! };
+  let k = at;
+  for (const name of Object.keys(refs ?? {})) {
+    out[name] = { start_index: offsets[k]!, end_index: offsets[k + 1]! };
+    k += 2;
   }
   return out;
 }

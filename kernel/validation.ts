@@ -38,8 +38,9 @@ export type Validator<T> = (data: unknown, loc?: (string | number)[]) => T;
 
 /** Compile a schema into a function that fills defaults in place and throws a 422 listing the issues. */
 export function compileValidator<T>(schema: TSchema): Validator<T> {
+  // Both compiled here, at start-up: never Ajv compilation on a request's path.
   const check = compileFirst({ schema });
-  let checkAll: AjvValidate | undefined; // compiled on the first invalid body: most schemas never need it
+  const checkAll = compileAll({ schema });
   return (data, loc = ['body']) => {
     if (check(data)) return data as T;
     if (!withinValues(data, FULL_REPORT_MAX_VALUES)) {
@@ -47,7 +48,6 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
       issues.push({ loc, msg: `Only the first problem is listed: the body holds more than ${FULL_REPORT_MAX_VALUES.toLocaleString('en')} values, too many to check for every one. Fix it and send again.`, type: 'too_many_errors' });
       throw new ChunkdError('VALIDATION', issues);
     }
-    checkAll ??= compileAll({ schema });
     checkAll(data);
     throw new ChunkdError('VALIDATION', toIssues(checkAll.errors ?? check.errors ?? [], loc, data));
   };

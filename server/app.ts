@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   // Routing comes first: auth, the body rule and the request log all act on the route matched here.
   const table = new RouteTable(routes);
   koa.use(requestLog(logger));
-  koa.use(cors(settings.corsOrigins));
+  koa.use(cors(settings.corsOrigins, (path) => table.allowed(path)));
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
   koa.use(resolveRoute(table));

@@ -7,6 +7,12 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 export const OWN_BUFFER_MIN_BYTES = 64 * 1024;
 
 /**
+ * The most reserved for a body before its bytes arrive: the buffer grows (doubling) as they do,
+ * so a Content-Length alone, with no body behind it, holds no more than this per connection.
+ */
+export const FIRST_RESERVE_BYTES = 256 * 1024;
+
+/**
  * A request's body as bytes, read with one set of checks whatever its framing: at most `limit`
  * bytes off the wire and, for a compressed body, at most `limit` bytes once decoded (a small
  * body cannot inflate past it); with a Content-Length, exactly that many bytes. Reading stops at
@@ -29,8 +35,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     return Promise.reject(e as Error);
   }
   return new Promise((resolve, reject) => {
-    // A known length of an identity body: one buffer of that size, filled in place.
-    const fixed = !decoder && length !== undefined && length >= OWN_BUFFER_MIN_BYTES ? Buffer.allocUnsafeSlow(length) : undefined;
+    // A known length of an identity body: one buffer, filled in place, growing towards that size as bytes arrive.
+    let fixed: Buffer | undefined = !decoder && length !== undefined && length >= OWN_BUFFER_MIN_BYTES ? Buffer.allocUnsafeSlow(Math.min(length, FIRST_RESERVE_BYTES)) : undefined;
     const parts: Buffer[] = [];
     let received = 0; // off the wire
     let size = 0; // of the body (decoded)
@@ -55,8 +61,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const keep = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return fail(tooLarge(size, limit));
-      if (fixed) fixed.set(chunk, size - chunk.length);
-      else parts.push(chunk);
+      if (fixed) {
+        const at = size - chunk.length;
+        const into: Buffer = size > fixed.length ? grown(fixed, at, Math.min(length!, Math.max(size, 2 * fixed.length))) : fixed;
+        into.set(chunk, at);
+        fixed = into;
+      } else parts.push(chunk);
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
@@ -80,6 +90,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     }
     req.on('data', onData).once('end', onEnd).once('error', onFail).once('close', onClose);
   });
+}
+
+/** A buffer of `capacity` bytes (its own ArrayBuffer) holding the first `used` bytes of `buffer`. */
+function grown(buffer: Buffer, used: number, capacity: number): Buffer {
+  const next = Buffer.allocUnsafeSlow(capacity);
+  buffer.copy(next, 0, 0, used);
+  return next;
 }
 
 function joined(parts: Buffer[], size: number): Buffer {

@@ -18,8 +18,19 @@ export const ErrorBody = Type.Object({
 });
 
 /** OpenAPI error responses for the given codes, described from the error catalogue. */
-export const errorResponses = (...codes: ErrorCode[]) =>
-  Object.fromEntries(codes.map((c) => [ERRORS[c].status, { description: `${c}: ${ERRORS[c].meaning}`, schema: ErrorBody }]));
+export function errorResponses(...codes: ErrorCode[]): Record<number, { description: string; schema: typeof ErrorBody }> {
+  const out: Record<number, { description: string; schema: typeof ErrorBody }> = {};
+  for (const c of new Set(codes)) {
+    const { status, meaning } = ERRORS[c];
+    const line = `${c}: ${meaning}`;
+    // Two codes of one status (501 MISSING_EXTRA and NOT_CONFIGURED) share its entry, both described.
+    out[status] = { description: out[status] ? `${out[status].description} ${line}` : line, schema: ErrorBody };
+  }
+  return out;
+}
+
+/** Errors any route that reads a body can answer: too large, an unknown Content-Encoding, an invalid body. */
+export const BODY_ERRORS = ['TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION'] as const satisfies readonly ErrorCode[];
 
 /** Schemas named once in the OpenAPI document and referenced wherever they appear. */
 export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody, Pipeline, PipelineStep };

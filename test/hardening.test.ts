@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
@@ -125,6 +125,10 @@ describe('CORS and cross-origin writes', () => {
       assert.match(created.body.detail, /POST from "https:\/\/evil\.example" is refused.*--cors-origins \(CHUNKD_CORS_ORIGINS\)/);
       assert.equal(created.headers.get('access-control-allow-origin'), null);
       assert.deepEqual(await names(app), [], 'nothing was stored');
+      // The refused body is never read: the answer closes the connection instead of draining it.
+      const unread = await rawRequest(app.url, 'POST /v1/pipelines HTTP/1.1', { origin: page.origin, 'content-type': 'text/plain', 'content-length': '1000000' }, '{"name"');
+      assert.match(unread, /^HTTP\/1\.1 403/);
+      assert.match(unread, /\r\nConnection: close\r\n/i);
 
       const { id } = (await app.post('/v1/pipelines', pipeline)).body; // a program: no Origin
       for (const [method, path, body] of [['PUT', `/v1/pipelines/${id}`, { name: 'hijacked' }], ['DELETE', `/v1/pipelines/${id}`, undefined], ['POST', `/v1/pipelines/${id}/execute`, { text: 'x' }], ['POST', '/v1/chunk/token', { text: 'x' }]] as const) {
@@ -163,8 +167,14 @@ describe('CORS and cross-origin writes', () => {
       assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Total-Count, Link/);
       const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { origin: 'https://a.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
       assert.equal(pre.status, 204);
-      assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+      assert.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST, OPTIONS', 'the methods the path takes');
       assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
+      // A preflight for a path no route declares is not granted: it meets the 404 any request for it does.
+      for (const path of ['/v1/chnk/token', '/V1/pipelines', '/v1/pipelines/']) {
+        const miss = await app.request('OPTIONS', path, undefined, { origin: 'https://a.example', 'access-control-request-method': 'POST' });
+        assert.equal(miss.status, 404, path);
+        assert.equal(miss.headers.get('access-control-allow-methods'), null, path);
+      }
       const created = await app.request('POST', '/v1/pipelines', pipeline, { origin: 'https://a.example', 'sec-fetch-site': 'cross-site' });
       assert.equal(created.status, 201);
       const err = await app.request('POST', '/v1/chunk/token', { text: 1 }, { origin: 'https://a.example' });
@@ -322,3 +332,21 @@ describe('shutdown and keep-alive connections', () => {
     }
   });
 });
+
+/** One request over a raw socket, its body sent only in part: the answer's head and body as text, once the server closes. */
+function rawRequest(url: string, requestLine: string, headers: Record<string, string>, partialBody: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      const head = Object.entries({ host: `${hostname}:${port}`, ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+      socket.write(`${requestLine}\r\n${head}\r\n\r\n${partialBody}`);
+    });
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+    // A server that keeps the connection open to drain the body never closes it: give up, and let the assertions say so.
+    socket.setTimeout(10_000, () => socket.destroy());
+  });
+}

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, EMBEDDED_MODEL } from '../../kernel/index.js';
+import { ChunkSizeField, defineChunker, EMBEDDED_MODEL, EMBEDDING_COST, MAX_NAME_LENGTH } from '../../kernel/index.js';
 import { ONNX_EXTRA } from '../embeddings/extras.js';
 import { RecursiveConfig } from '../recursive/index.js';
 
@@ -9,6 +9,7 @@ export const LateConfig = Type.Object({
   embedding_model: Type.String({
     default: EMBEDDED_MODEL,
     minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
     description:
       'Model whose token vectors are pooled: chunkd/glove-sif-100d (built in), a Model2Vec or ONNX model directory, or a Hugging Face name (org/model) from the local cache. Its tokenizer also counts chunk_size. API models give no token vectors.',
   }),
@@ -26,4 +27,5 @@ export default defineChunker({
   config: LateConfig,
   examples: [{ text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded and the fields were green again.', chunk_size: 12 }],
   load: () => import('./impl.js'),
+  cost: () => EMBEDDING_COST,
 });

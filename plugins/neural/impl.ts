@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { BoundedCache, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { locateModelDir } from '../embeddings/embedder.js';
 import { loadOnnxTokenModel, type OnnxTokenModel } from '../embeddings/providers/onnx-tokens.js';
 import { cutsToRanges, entities, mergeClose } from './entities.js';
@@ -18,15 +18,21 @@ const STRIDES: Record<string, number> = {
   'mirth/chonky_modernbert_large_1': 512,
 };
 
-const cache = new Map<string, Promise<OnnxTokenModel>>();
+/**
+ * Loaded models by canonical directory, however the name spells it (a session can take a GiB):
+ * at most this many, least recently used first out; a failed load is not kept.
+ */
+export const NEURAL_MODEL_CACHE = 4;
+const cache = new BoundedCache<Promise<OnnxTokenModel>>(NEURAL_MODEL_CACHE, Infinity);
 
-/** One session per model name, shared by every config naming it; a failed load is not kept. */
-function loadModel(name: string): Promise<OnnxTokenModel> {
-  let m = cache.get(name);
+/** One session per model directory, shared by every config naming it. */
+async function loadModel(name: string): Promise<OnnxTokenModel> {
+  const dir = await locateModelDir(name, needs(name));
+  let m = cache.get(dir);
   if (!m) {
-    m = locateModelDir(name, needs(name)).then((dir) => loadOnnxTokenModel(dir, name, 'token-classification model'));
-    cache.set(name, m);
-    m.catch(() => cache.delete(name));
+    m = loadOnnxTokenModel(dir, name, 'token-classification model');
+    cache.set(dir, m);
+    m.catch(() => cache.delete(dir));
   }
   return m;
 }

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineChunker } from '../../kernel/index.js';
+import { defineChunker, EMBEDDING_COST, MAX_NAME_LENGTH } from '../../kernel/index.js';
 
 /** Chonkie's library default: the smallest Chonky model. */
 export const DEFAULT_MODEL = 'mirth/chonky_distilbert_base_uncased_1';
@@ -8,6 +8,7 @@ export const NeuralConfig = Type.Object({
   model: Type.String({
     default: DEFAULT_MODEL,
     minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
     description:
       'Token-classification model that marks where chunks end: a Hugging Face name (org/model) in the local cache, or a directory, holding model.onnx (or onnx/model.onnx), tokenizer.json and config.json with id2label.',
   }),
@@ -25,4 +26,5 @@ export default defineChunker({
   config: NeuralConfig,
   examples: [{ text: 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.', min_characters_per_chunk: 10 }],
   load: () => import('./impl.js'),
+  cost: () => EMBEDDING_COST,
 });

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineChunker, TokenizerField } from '../../kernel/index.js';
+import { defineChunker, tokenizerCost, TokenizerField } from '../../kernel/index.js';
 import { RecursiveConfig } from '../recursive/index.js';
 
 /** Field names and defaults follow what Chonkie's cloud clients send to /v1/chunk/slumber. */
@@ -35,5 +35,6 @@ export default defineChunker({
     },
   ],
   network: true,
+  cost: (config) => tokenizerCost(config.tokenizer),
   load: () => import('./impl.js'),
 });

@@ -1,12 +1,13 @@
 import Type from 'typebox';
-import { defineChunker } from '../../kernel/index.js';
+import { defineChunker, MAX_NAME_LENGTH, tokenizerCost } from '../../kernel/index.js';
 
 export const TableConfig = Type.Object({
   tokenizer: Type.String({
     default: 'character',
     minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
     description:
-      "'row' (chunk_size counts data rows, as Chonkie's row mode) or the tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a path to a Hugging Face tokenizer.json.",
+      "'row' (chunk_size counts data rows, as Chonkie's row mode) or the tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a Hugging Face tokenizer.json under the model roots (--models-dir, the Hugging Face cache).",
   }),
   chunk_size: Type.Integer({
     default: 2048,
@@ -26,4 +27,5 @@ export default defineChunker({
     { text: 'Stock:\n<table><tr><th>name</th><th>qty</th></tr><tr><td>apple</td><td>3</td></tr><tr><td>pear</td><td>5</td></tr></table>', tokenizer: 'row', chunk_size: 1 },
   ],
   load: () => import('./impl.js'),
+  cost: (config) => (config.tokenizer === 'row' ? 1 : tokenizerCost(config.tokenizer)),
 });

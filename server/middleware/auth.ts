@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ChunkdError } from '../../kernel/errors.js';
 import { matchedRoute } from '../dispatch.js';
-import { closeIfUnread } from './body.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -22,7 +21,6 @@ export function auth(keys: readonly string[]) {
     let ok = false;
     for (const d of digests) ok = timingSafeEqual(d, given) || ok;
     if (!match || !ok) {
-      closeIfUnread(ctx); // the body of a refused request is never read
       throw new ChunkdError('UNAUTHORIZED', match ? 'The API key is not valid.' : 'This server requires an API key: send Authorization: Bearer <key>.', {
         'WWW-Authenticate': 'Bearer',
       });

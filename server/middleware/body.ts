@@ -35,7 +35,6 @@ export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
     try {
       bytes = await readBody(ctx.req, limit);
     } catch (e) {
-      closeIfUnread(ctx);
       const err = e as { type?: string };
       throw err.type === 'entity.too.large' && limit < maxBodyBytes ? tooLarge(route, limit) : e; // else the error layer names --max-body-bytes
     }
@@ -60,7 +59,7 @@ function parseJson(bytes: Buffer): unknown {
 /** Over a route's own limit (below --max-body-bytes, which the error layer names itself). */
 function tooLarge(route: RouteDef, limit: number): ChunkdError {
   const where = `${route.method.toUpperCase()} ${route.path}`;
-  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${where}; send a smaller body (this route's limit does not change with --max-body-bytes).`);
+  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${where}; send a smaller body.`);
 }
 
 /**

@@ -4,9 +4,10 @@ import { ChunkdError } from '../../kernel/errors.js';
 /**
  * CORS for browser clients: only the listed origins are echoed back (`*` allows any); with none
  * listed (the default) no page on another origin can read an answer. Preflight requests from
- * allowed origins are answered here.
+ * allowed origins are answered here, for a path some route declares (`methodsOf` gives the
+ * methods it takes; none: the preflight goes on to the 404 like any request for an unknown path).
  */
-export function cors(origins: readonly string[]) {
+export function cors(origins: readonly string[], methodsOf: (path: string) => string[]) {
   const any = origins.includes('*');
   // Not async: a pass-through that adds no promise of its own to every request.
   return (ctx: Context, next: Next) => {
@@ -15,8 +16,9 @@ export function cors(origins: readonly string[]) {
       ctx.set('Access-Control-Allow-Origin', any ? '*' : origin);
       if (!any) ctx.vary('Origin');
       ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Chunkd-Ignored-Keys, X-Total-Count, Link');
-      if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
-        ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS');
+      const methods = ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') ? methodsOf(ctx.path) : [];
+      if (methods.length) {
+        ctx.set('Access-Control-Allow-Methods', [...methods, 'OPTIONS'].join(', '));
         ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, Authorization');
         ctx.set('Access-Control-Max-Age', '600');
         ctx.status = 204;

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../logger.js';
+import { closeIfUnread } from './body.js';
 
 /**
  * Every failure leaves as `{"detail", "code"}`: our own errors as declared, body-parser and Koa
@@ -17,6 +18,7 @@ export function errorMiddleware(logger: Logger) {
       }
       ctx.status = err.status;
       ctx.set(err.headers);
+      closeIfUnread(ctx); // a refused request's body (401, 403, 413, a 504 mid-upload…) is never drained
       ctx.body = err.toJSON();
     }
   };

@@ -15,7 +15,7 @@ import { validateSteps, type Step } from '../pipelines/steps.js';
 import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { ChunkResult, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -106,7 +106,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
         checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
@@ -167,7 +167,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineUpdate,
       bodyName: 'PipelineUpdate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'VALIDATION') },
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
       async handler(ctx) {
         const stored = await found(ctx.params.id!);
         const { id } = stored;
@@ -202,7 +202,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       bodyName: 'PipelineExecuteRequest',
       responses: {
         200: { description: 'The chunks.', schema: ChunkResult },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT'),
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT'),
       },
       rawBody: true,
       async handler(ctx) {

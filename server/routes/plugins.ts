@@ -7,7 +7,7 @@ import { checkChunks, checkTexts } from '../limits.js';
 import { answerPooled } from '../pooled/answer.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
-import { ChunkResult, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
 
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
@@ -26,7 +26,7 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     examples: plugin.manifest.examples,
     responses: {
       200: { description: 'The chunks.', schema: ChunkResult },
-      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'VALIDATION', 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
+      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
     },
     rawBody: true,
     async handler(ctx) {
