@@ -16,6 +16,9 @@ export interface Running {
 export async function serve(settings: Settings, logger: Logger): Promise<Running> {
   const booted = await boot(settings, logger);
   const server = createServer(booted.app.koa.callback());
+  // Node's 5 s default is shorter than a proxy's idle timeout: the proxy would reuse connections chunkd has closed.
+  // (headersTimeout needs no change: since Node 18 it counts from a request's first byte, not from the idle time.)
+  server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

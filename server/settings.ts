@@ -36,6 +36,13 @@ export const SETTINGS = {
     default: [] as string[],
     help: "Origins whose web pages may use this server from a browser (comma-separated, e.g. https://app.example): they may read answers (CORS) and send POST, PUT and DELETE, which browsers on other origins may not (403). The server's own origin is always allowed. * allows any origin, writes included.",
   },
+  'keep-alive-timeout-ms': {
+    env: 'CHUNKD_KEEP_ALIVE_TIMEOUT_MS',
+    type: 'integer',
+    default: 65_000,
+    min: 0,
+    help: 'How long an idle keep-alive connection stays open (0: until the client closes it). Keep it above the idle timeout of any load balancer or proxy in front (AWS ALB and nginx: 60 s), so that they, not chunkd, close idle connections: a request sent on a connection as chunkd closes it is reset (a 502 at the proxy).',
+  },
   'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },

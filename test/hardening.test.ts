@@ -333,6 +333,63 @@ describe('shutdown and keep-alive connections', () => {
   });
 });
 
+describe('keep-alive idle timeout', () => {
+  const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+  /** Everything up to the end of one answer with a Content-Length, or the socket's error code. */
+  const answer = (socket: Socket) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      const onData = (d: Buffer) => {
+        text += d.toString('latin1');
+        const head = text.indexOf('\r\n\r\n');
+        const length = /content-length: (\d+)/i.exec(text)?.[1];
+        if (head >= 0 && length !== undefined && text.length >= head + 4 + Number(length)) done(text);
+      };
+      const onError = (e: NodeJS.ErrnoException) => done(`error ${e.code}`);
+      const onEnd = () => done(`closed after ${JSON.stringify(text.slice(0, 40))}`);
+      const done = (result: string) => {
+        socket.off('data', onData).off('error', onError).off('end', onEnd);
+        resolve(result);
+      };
+      socket.on('data', onData).once('error', onError).once('end', onEnd);
+    });
+
+  test('a request sent on a kept-alive connection is answered though the event loop stalls past the idle timeout before reading it', async () => {
+    // The tests' client and server share one event loop: a stall between the client's write and the
+    // server's read must not let a server idle timer (Node's 5 s + 1 s) destroy the connection first.
+    const app = await startApp();
+    const socket = connect(Number(new URL(app.url).port), '127.0.0.1');
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(request('/health'));
+      assert.match(await answer(socket), /^HTTP\/1\.1 200/);
+      const second = answer(socket);
+      socket.write(request('/health'));
+      const until = Date.now() + 6_500;
+      while (Date.now() < until); // the loop held, as by inline work or a starved process
+      assert.match(await second, /^HTTP\/1\.1 200/, 'the request on the idle connection was answered, not reset');
+    } finally {
+      socket.destroy();
+      await app.close();
+    }
+  });
+
+  test('serve() keeps idle connections for --keep-alive-timeout-ms (65 s by default, above the usual 60 s proxy idle timeout)', async () => {
+    for (const [flags, seconds] of [[{}, 65], [{ 'keep-alive-timeout-ms': '90000' }, 90]] as const) {
+      const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'data-dir': markerDir(busy), workers: '0', ...flags }, {});
+      const running = await serve(settings, createLogger('error', () => {}));
+      try {
+        assert.equal(running.server.keepAliveTimeout, seconds * 1000);
+        const res = await fetch(`http://127.0.0.1:${running.port}/health`);
+        await res.text();
+        assert.equal(res.headers.get('keep-alive'), `timeout=${seconds}`, 'clients are told how long the connection stays');
+      } finally {
+        await running.stop('test');
+      }
+    }
+  });
+});
+
 /** One request over a raw socket, its body sent only in part: the answer's head and body as text, once the server closes. */
 function rawRequest(url: string, requestLine: string, headers: Record<string, string>, partialBody: string): Promise<string> {
   const { hostname, port } = new URL(url);

@@ -39,6 +39,13 @@ export async function startApp(flags: Record<string, string | boolean> = {}, env
   const settings = resolveSettings({ 'data-dir': dataDir, workers: '0', ...flags }, env);
   const booted = await boot(settings, logger);
   const server: Server = createServer(booted.app.koa.callback());
+  // The test's client (fetch) and this server share one event loop. With a server idle timeout, a
+  // stall of that loop (inline work with workers 0, a loaded machine) longer than it lets the
+  // server's timer fire before the server has read a request the client already sent on the idle
+  // connection (timers run before I/O): the server destroys the connection, the client gets
+  // ECONNRESET. Without one, only the client closes idle connections (undici: after 4 s), so a
+  // request can never cross the server's close; close() below ends the connections left.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -62,7 +69,9 @@ export async function startApp(flags: Record<string, string | boolean> = {}, env
     request,
     post: (path, body) => request('POST', path, body),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
       await booted.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
