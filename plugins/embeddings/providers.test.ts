@@ -4,28 +4,15 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isChunkdError } from '../../kernel/errors.js';
 import { tempDir, writeModel2Vec, writeOnnx } from '../../test/helpers/tiny-models.js';
 import { loadEmbedder } from './embedder.js';
 import { API_BATCH } from './providers/openai.js';
+import { rejectsWith, withEnv } from '../../test/helpers/env.js';
 
 const close = (a: ArrayLike<number>, b: number[]) => a.length === b.length && b.every((x, i) => Math.abs(a[i]! - x) < 1e-5);
 const unit = (v: number[]) => v.map((x) => x / Math.hypot(...v));
 const mean = (...rows: number[][]) => rows[0]!.map((_, d) => rows.reduce((s, r) => s + r[d]!, 0) / rows.length);
-const rejectsWith = (p: Promise<unknown>, status: number, message: RegExp) =>
-  assert.rejects(p, (e) => isChunkdError(e) && e.status === status && message.test(String(e.detail)));
 
-/** Run `fn` with environment variables set (undefined: unset), restoring them afterwards. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const set = (v: Record<string, string | undefined>) => Object.entries(v).forEach(([k, x]) => (x === undefined ? delete process.env[k] : (process.env[k] = x)));
-  set(vars);
-  try {
-    return await fn();
-  } finally {
-    set(saved);
-  }
-}
 
 describe('Model2Vec directories', () => {
   const rows = [[1, 0, 0], [0, 2, 0], [0, 0, 3]];

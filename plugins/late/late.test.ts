@@ -2,36 +2,23 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { isChunkdError } from '../../kernel/errors.js';
 import type { Span } from '../../kernel/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { tempDir, WORDPIECE_SPECIALS, writeContextOnnx, writeModel2Vec } from '../../test/helpers/tiny-models.js';
 import { loadEmbedder } from '../embeddings/embedder.js';
 import { create } from './impl.js';
 import { poolSpans } from './pool.js';
+import { rejectsWith, withEnv } from '../../test/helpers/env.js';
 
 const near = (a: readonly number[], b: readonly number[], eps = 1e-6) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < eps);
 const mean = (rows: number[][], dim: number) => Array.from({ length: dim }, (_, d) => (rows.length ? rows.reduce((s, r) => s + r[d]!, 0) / rows.length : 0));
 const unit = (v: readonly number[]) => v.map((x) => x / Math.hypot(...v));
 const config = (embedding_model: string, chunk_size: number) => ({ embedding_model, chunk_size, recipe: 'default', lang: 'en', min_characters_per_chunk: 1 });
-const rejectsWith = (p: Promise<unknown>, status: number, message: RegExp) =>
-  assert.rejects(p, (e) => isChunkdError(e) && e.status === status && message.test(String(e.detail)));
 
 async function chunk(model: string, size: number, text: string): Promise<Required<Pick<Span, 'start' | 'end' | 'embedding'>>[]> {
   return (await (await create(config(model, size))).chunk(text)) as Required<Span>[];
 }
 
-/** Run `fn` with environment variables set (undefined: unset), restoring them afterwards. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const set = (v: Record<string, string | undefined>) => Object.entries(v).forEach(([k, x]) => (x === undefined ? delete process.env[k] : (process.env[k] = x)));
-  set(vars);
-  try {
-    return await fn();
-  } finally {
-    set(saved);
-  }
-}
 
 describe('late chunking with a static (Model2Vec) model', () => {
   const words = ['alpha', 'beta', 'gamma', 'delta'];

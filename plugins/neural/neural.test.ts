@@ -2,26 +2,13 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isChunkdError } from '../../kernel/errors.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { CLASSIFIER_PIECES, tempDir, tinyHubCache, writeTokenClassifier, writeTokenizer, wordPieceJson } from '../../test/helpers/tiny-models.js';
 import { cutsToRanges, entities, mergeClose, type Entity } from './entities.js';
 import { create } from './impl.js';
+import { rejectsWith, withEnv } from '../../test/helpers/env.js';
 
-const rejectsWith = (p: Promise<unknown>, status: number, message: RegExp) =>
-  assert.rejects(p, (e) => isChunkdError(e) && e.status === status && message.test(String(e.detail)));
 
-/** Run `fn` with environment variables set (undefined: unset), restoring them afterwards. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const set = (v: Record<string, string | undefined>) => Object.entries(v).forEach(([k, x]) => (x === undefined ? delete process.env[k] : (process.env[k] = x)));
-  set(vars);
-  try {
-    return await fn();
-  } finally {
-    set(saved);
-  }
-}
 
 async function pieces(model: string, min: number, text: string): Promise<string[]> {
   const spans = await (await create({ model, min_characters_per_chunk: min })).chunk(text);

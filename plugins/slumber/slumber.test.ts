@@ -21,6 +21,7 @@ import { create } from './impl.js';
 import { SlumberConfig } from './index.js';
 import { parseSplitIndex } from './prompt.js';
 import { leastQuestions, windowEnd } from './windows.js';
+import { withEnv } from '../../test/helpers/env.js';
 
 const KEY = 'sk-test-0123456789';
 const MAX_CALLS = 6;
@@ -58,19 +59,6 @@ async function recording<T>(fn: () => Promise<T>): Promise<[T, FakeLlm['requests
   const from = llm.requests.length;
   const out = await fn();
   return [out, llm.requests.slice(from)];
-}
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const put = (v: Record<string, string | undefined>) => {
-    for (const [k, x] of Object.entries(v)) if (x === undefined) delete process.env[k];
-    else process.env[k] = x;
-  };
-  put(vars);
-  try {
-    return await fn();
-  } finally {
-    put(saved);
-  }
 }
 function assertTiles(text: string, chunks: Chunk[]): void {
   let at = 0;
