@@ -10,8 +10,8 @@ import { discover } from '../kernel/discovery.js';
 import type { Plugin } from '../kernel/registry.js';
 import { runChunker, runRefinery } from '../kernel/run.js';
 import { loadTokenizer } from '../kernel/tokenizers/index.js';
-import { startApp, type TestApp } from './helpers/app.js';
-import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
+import type { TestApp } from './helpers/app.js';
+import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { BLANK_TEXTS, FIXTURES } from './helpers/fixtures.js';
 import { sliceIn } from './helpers/units.js';
 
@@ -22,17 +22,9 @@ const KEY_ORDER = ['id', 'text', 'start_index', 'end_index', 'token_count', 'con
 const ADDITIVE = new Set(['character', 'byte', 'word']);
 
 let app: TestApp;
-let llm: FakeLlm;
-// Plugins that call an LLM (slumber) are configured as an operator would, against a local fake
-// chat-completions server; the call budget is lifted so every fixture and batch fits in one request.
-before(async () => {
-  llm = await startFakeLlm();
-  app = await startApp({ 'llm-base-url': llm.url, 'llm-max-calls': '100000' });
-});
-after(async () => {
-  await app.close();
-  await llm.close();
-});
+// Plugins that call an LLM (slumber) run against a local fake chat-completions server, configured as an operator would.
+before(async () => (app = await startAppWithFakeLlm()));
+after(() => app.close());
 
 /** Config variants a chunker is run with: its defaults, and small sizes that force many chunks. */
 function variants(plugin: Plugin): Record<string, unknown>[] {

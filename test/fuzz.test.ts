@@ -7,21 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { Chunk } from '../kernel/chunk.js';
-import { startApp, type TestApp } from './helpers/app.js';
-import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
+import type { TestApp } from './helpers/app.js';
+import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { sliceIn } from './helpers/units.js';
 
 let app: TestApp;
-let llm: FakeLlm;
-// Chunkers that call an LLM (slumber) run against a local fake chat-completions server, as in the conformance suite.
-before(async () => {
-  llm = await startFakeLlm();
-  app = await startApp({ 'llm-base-url': llm.url, 'llm-max-calls': '100000' });
-});
-after(async () => {
-  await app.close();
-  await llm.close();
-});
+// Plugins that call an LLM (slumber) run against a local fake chat-completions server, configured as an operator would.
+before(async () => (app = await startAppWithFakeLlm()));
+after(() => app.close());
 
 /** Texts built from the pieces that break offset arithmetic: astral characters, ZWJ sequences, combining marks, CRLF, lone surrogates. */
 const nasty = fc.constantFrom('a', ' ', '\n', '\r\n', '\t', 'é', 'e\u0301', '日本', '🦛', '👨‍👩‍👧', '🇯🇵', '\u200d', '\ud800', '\udc00', '. ', '! ', '?', '。', '#', 'def ', '{', '}', '\u00a0');

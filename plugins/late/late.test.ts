@@ -8,7 +8,7 @@ import { tempDir, WORDPIECE_SPECIALS, writeContextOnnx, writeModel2Vec } from '.
 import { loadEmbedder } from '../embeddings/embedder.js';
 import { create } from './impl.js';
 import { poolSpans } from './pool.js';
-import { rejectsWith, withEnv } from '../../test/helpers/env.js';
+import { rejectsWith, setEnv, withEnv } from '../../test/helpers/env.js';
 
 const near = (a: readonly number[], b: readonly number[], eps = 1e-6) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < eps);
 const mean = (rows: number[][], dim: number) => Array.from({ length: dim }, (_, d) => (rows.length ? rows.reduce((s, r) => s + r[d]!, 0) / rows.length : 0));
@@ -172,7 +172,7 @@ describe('models late chunking cannot use', () => {
   });
 });
 
-let savedCache: string | undefined;
+let restoreEnv: () => void;
 
 describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/late', () => {
   let app: TestApp;
@@ -187,13 +187,11 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/late', () => {
     cpSync(writeContextOnnx(pieces, table, 16), join(repo, 'snapshots', 'abc'), { recursive: true });
     mkdirSync(join(repo, 'refs'));
     writeFileSync(join(repo, 'refs', 'main'), 'abc');
-    savedCache = process.env.HF_HUB_CACHE;
-    process.env.HF_HUB_CACHE = cache;
+    restoreEnv = setEnv({ HF_HUB_CACHE: cache });
     app = await startApp();
   });
   after(async () => {
-    if (savedCache === undefined) delete process.env.HF_HUB_CACHE;
-    else process.env.HF_HUB_CACHE = savedCache;
+    restoreEnv();
     await app.close();
   });
 

@@ -6,7 +6,7 @@ import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { CLASSIFIER_PIECES, tempDir, tinyHubCache, writeTokenClassifier, writeTokenizer, wordPieceJson } from '../../test/helpers/tiny-models.js';
 import { cutsToRanges, entities, mergeClose, type Entity } from './entities.js';
 import { create } from './impl.js';
-import { rejectsWith, withEnv } from '../../test/helpers/env.js';
+import { rejectsWith, setEnv, withEnv } from '../../test/helpers/env.js';
 
 
 
@@ -108,18 +108,16 @@ describe('models the neural chunker cannot load', () => {
   });
 });
 
-let savedCache: string | undefined;
+let restoreEnv: () => void;
 
 describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => {
   let app: TestApp;
   before(async () => {
-    savedCache = process.env.HF_HUB_CACHE;
-    process.env.HF_HUB_CACHE = tinyHubCache(['mirth/chonky_modernbert_large_1']);
+    restoreEnv = setEnv({ HF_HUB_CACHE: tinyHubCache(['mirth/chonky_modernbert_large_1']) });
     app = await startApp();
   });
   after(async () => {
-    if (savedCache === undefined) delete process.env.HF_HUB_CACHE;
-    else process.env.HF_HUB_CACHE = savedCache;
+    restoreEnv();
     await app.close();
   });
   const text = 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { isChunkdError } from '../../kernel/errors.js';
 
-/** Run `fn` with environment variables set (undefined: unset), restoring them afterwards. */
-export async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
+/** Set environment variables (undefined: unset); the returned function restores them (for before/after hooks). */
+export function setEnv(vars: Record<string, string | undefined>): () => void {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
   const put = (v: Record<string, string | undefined>) => {
     for (const [k, x] of Object.entries(v)) {
@@ -11,10 +11,16 @@ export async function withEnv<T>(vars: Record<string, string | undefined>, fn: (
     }
   };
   put(vars);
+  return () => put(saved);
+}
+
+/** Run `fn` with environment variables set (undefined: unset), restoring them afterwards. */
+export async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
+  const restore = setEnv(vars);
   try {
     return await fn();
   } finally {
-    put(saved);
+    restore();
   }
 }
 

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startApp, type TestApp } from './app.js';
+import { withEnv } from './env.js';
 
 /**
  * A local OpenAI-compatible chat-completions server for tests (127.0.0.1 only): it records every
@@ -93,14 +95,30 @@ export async function startFakeLlm(rule: (passages: string[]) => number = headin
  */
 export async function withFakeLlmEnv<T>(fn: () => Promise<T>): Promise<T> {
   const llm = await startFakeLlm();
-  const names = ['CHUNKD_LLM_BASE_URL', 'CHUNKD_LLM_MAX_CALLS'] as const;
-  const saved = names.map((n) => process.env[n]);
-  process.env.CHUNKD_LLM_BASE_URL = llm.url;
-  process.env.CHUNKD_LLM_MAX_CALLS = '100000';
   try {
-    return await fn();
+    return await withEnv({ CHUNKD_LLM_BASE_URL: llm.url, CHUNKD_LLM_MAX_CALLS: String(UNLIMITED_CALLS) }, fn);
   } finally {
-    names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
     await llm.close();
   }
+}
+
+/** A call budget no test's fixtures or batches reach. */
+const UNLIMITED_CALLS = 100_000;
+
+/**
+ * The real app (test/helpers/app.ts) with its LLM plugins (slumber) configured as an operator
+ * would, against a fake chat-completions server, the call budget lifted: for suites that run every
+ * chunker. Closing the app closes the fake server too.
+ */
+export async function startAppWithFakeLlm(flags: Record<string, string | boolean> = {}): Promise<TestApp & { llm: FakeLlm }> {
+  const llm = await startFakeLlm();
+  const app = await startApp({ 'llm-base-url': llm.url, 'llm-max-calls': String(UNLIMITED_CALLS), ...flags });
+  return {
+    ...app,
+    llm,
+    async close() {
+      await app.close();
+      await llm.close();
+    },
+  };
 }
