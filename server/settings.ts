@@ -11,6 +11,13 @@ export const SETTINGS = {
   reload: { env: 'CHUNKD_RELOAD', type: 'boolean', default: false, help: 'Restart when source files change (development only).' },
   'log-level': { env: 'CHUNKD_LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warning', 'error'], help: 'Least severe log level written.' },
   'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database (created on first start).' },
+  'database-url': {
+    env: 'CHUNKD_DATABASE_URL',
+    type: 'string',
+    default: '',
+    secret: true,
+    help: 'PostgreSQL URL (postgres://user:password@host:5432/db) holding pipelines and jobs, shared by every replica; unset: an embedded SQLite database in --data-dir.',
+  },
   'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
