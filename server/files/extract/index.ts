@@ -1,4 +1,16 @@
 import { ChunkdError } from '../../../kernel/errors.js';
+import { installCommand, isInstalled, missingExtraError } from '../../../kernel/extras.js';
+import type { Extra } from '../../../kernel/plugin.js';
+import { runsJobs } from '../../../kernel/pool.js';
+import type { Executor } from '../../../kernel/run.js';
+import { decodeUtf8 } from './decode.js';
+import { docx } from './docx.js';
+import { unreadable } from './errors.js';
+import { html } from './html.js';
+import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
+import { pdf } from './pdf.js';
+
+export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
 /** What an uploaded file is known by when its text is extracted. */
 export interface FileFacts {
@@ -13,17 +25,12 @@ export interface Extractor {
   format: string;
   extensions: readonly string[];
   mimeTypes: readonly string[];
-  extract(bytes: Uint8Array): Promise<string>;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new ChunkdError('VALIDATION', 'The file is not valid UTF-8 text: save it as UTF-8 and upload it again.');
-  }
+  /** The optional packages that read the format; absent when Node alone reads it. */
+  extra?: Extra;
+  /** Its work may hold the thread for long (a parser over the whole file): it runs in the worker pool when there is one. */
+  offLoop?: boolean;
+  /** The file's text; any error a library throws becomes a 422 (see extractText). */
+  extract(bytes: Uint8Array, limits: ExtractLimits, signal?: AbortSignal): Promise<string>;
 }
 
 const plain = (format: string, extensions: string[], mimeTypes: string[]): Extractor => ({
@@ -37,6 +44,9 @@ const plain = (format: string, extensions: string[], mimeTypes: string[]): Extra
 export const EXTRACTORS: readonly Extractor[] = [
   plain('txt', ['.txt', '.text'], ['text/plain']),
   plain('md', ['.md', '.markdown'], ['text/markdown', 'text/x-markdown']),
+  html,
+  pdf,
+  docx,
 ];
 
 /** The extractor for a file: by extension first, then by MIME type; undefined when none fits. */
@@ -48,12 +58,78 @@ export function extractorFor(facts: FileFacts): Extractor | undefined {
   return mime ? EXTRACTORS.find((e) => e.mimeTypes.includes(mime)) : undefined;
 }
 
-/** The text of an uploaded file, and the format it was read as. */
-export async function extractText(bytes: Uint8Array, facts: FileFacts): Promise<{ text: string; format: string }> {
+export interface ExtractOptions {
+  /**
+   * The app's executor (AppDeps.executor): with worker threads, formats marked offLoop (html, pdf,
+   * docx) are extracted in the pool, so a slow file never holds the event loop. Without one (or
+   * with --workers 0) they run on the calling thread.
+   */
+  executor?: Executor;
+  /** Aborting stops the extraction (in the pool: its worker is terminated). */
+  signal?: AbortSignal;
+  limits?: Partial<ExtractLimits>;
+}
+
+/** The job module a worker runs an extraction with (boot may add it to the pool's warm jobs). */
+export const EXTRACT_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+/**
+ * The text of an uploaded file, and the format it was read as. Throws a ChunkdError: 415 for a
+ * format no extractor reads, 501 MISSING_EXTRA when the format's optional packages are not
+ * installed, 422 for a file its library cannot read, 413 past a limit (limits.ts).
+ */
+export async function extractText(bytes: Uint8Array, facts: FileFacts, options: ExtractOptions = {}): Promise<{ text: string; format: string }> {
   const extractor = extractorFor(facts);
   if (!extractor) {
     const known = EXTRACTORS.flatMap((e) => e.extensions).join(', ');
     throw new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `Cannot read text from '${facts.filename}': upload one of ${known}.`);
   }
-  return { text: await extractor.extract(bytes), format: extractor.format };
+  const missing = extractor.extra?.packages.filter((p) => !isInstalled(p)) ?? [];
+  if (missing.length) throw missingExtraError(`Reading .${extractor.format} files`, missing);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { executor, signal } = options;
+  const text =
+    extractor.offLoop && executor && runsJobs(executor)
+      ? await executor.job<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, [], signal)
+      : await runExtractor(extractor, bytes, limits, signal);
+  return { text, format: extractor.format };
+}
+
+/** What the pool's job receives (server/files/extract/job.ts). */
+export interface ExtractPayload {
+  format: string;
+  bytes: Uint8Array;
+  limits: ExtractLimits;
+}
+
+/** Run one extractor here; a library's own error (a corrupt file) becomes the 422 that says so. */
+export async function runExtractor(extractor: Extractor, bytes: Uint8Array, limits: ExtractLimits, signal?: AbortSignal): Promise<string> {
+  try {
+    return await extractor.extract(bytes, limits, signal);
+  } catch (e) {
+    if (signal?.aborted && e === signal.reason) throw e;
+    throw unreadable(extractor.format, e);
+  }
+}
+
+/** One format as `formatsInfo()` lists it (snake_case: it is meant for the wire). */
+export interface FormatInfo {
+  format: string;
+  extensions: string[];
+  mime_types: string[];
+  /** The optional packages that read it, or null when Node alone does. */
+  extra: { name: string; packages: string[]; reason: string; install: string } | null;
+  /** Whether its extra is installed (always true without one): false means uploads of it answer 501. */
+  available: boolean;
+}
+
+/** Every format this server reads, and whether it can read it now: for a route or the plugin list to show. */
+export function formatsInfo(): FormatInfo[] {
+  return EXTRACTORS.map((e) => ({
+    format: e.format,
+    extensions: [...e.extensions],
+    mime_types: [...e.mimeTypes],
+    extra: e.extra ? { name: e.extra.name, packages: [...e.extra.packages], reason: e.extra.reason, install: installCommand(e.extra.packages) } : null,
+    available: (e.extra?.packages ?? []).every(isInstalled),
+  }));
 }

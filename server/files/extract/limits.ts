@@ -1,0 +1,25 @@
+/**
+ * Bounds on the work one file's extraction may do, so its cost follows its size: a small PDF
+ * that declares a million pages, or a small DOCX that inflates to gigabytes, is refused (413)
+ * before the work is done, not after.
+ */
+export interface ExtractLimits {
+  /** Pages of a PDF: more is refused before any page is read. */
+  maxPages: number;
+  /** Characters of extracted text: a file whose text grows past it is refused. */
+  maxTextChars: number;
+  /** Bytes a DOCX (a zip) may inflate to, summed over its entries. */
+  maxUnzippedBytes: number;
+  /** Entries in a DOCX's zip. */
+  maxZipEntries: number;
+  /** Nesting depth of HTML elements read (deeper content is cut with "..."), which keeps the converter's recursion off the stack limit. */
+  maxHtmlDepth: number;
+}
+
+export const DEFAULT_LIMITS: ExtractLimits = {
+  maxPages: 2000,
+  maxTextChars: 16 * 1024 * 1024,
+  maxUnzippedBytes: 128 * 1024 * 1024,
+  maxZipEntries: 10_000,
+  maxHtmlDepth: 256,
+};
