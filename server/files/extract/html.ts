@@ -26,7 +26,7 @@ export const html: Extractor = {
       wordwrap: false,
       limits: { maxDepth: limits.maxHtmlDepth, maxInputLength: Number.MAX_SAFE_INTEGER },
       selectors: [
-        ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+        ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false, leadingLineBreaks: 2, trailingLineBreaks: 2 } })),
         { selector: 'a', options: { ignoreHref: true } },
         { selector: 'img', format: 'skip' },
         { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },

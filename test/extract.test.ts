@@ -1,0 +1,250 @@
+/**
+ * Text extraction (server/files/extract): each format's text, the 501 while a format's extra is
+ * hidden, corrupt and oversized files → 4xx, the format picked by extension and MIME type, the
+ * same answers through the worker pool, and the committed fixtures equal to a fresh generation.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { WorkerPool } from '../kernel/pool.js';
+import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
+import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
+import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
+import { rejectsWith, withEnv } from './helpers/env.js';
+
+const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+/** What the fixtures were written with, as the extracted text must read. */
+const PDF_TEXT = PDF_PAGES.map((page) => page.map((lines) => lines.join('\n')).join('\n\n')).join(PAGE_SEPARATOR);
+const DOCX_TEXT = DOCX_BLOCKS.map((b) => b.text).join('\n\n');
+
+const HTML = `<!doctype html><html><head><title>Not body text</title>
+<style>p { color: red }</style><script>var notText = 1;</script></head><body>
+<h1>Main title</h1><p>First paragraph with <a href="https://example.com/x">a link</a> and <b>bold</b> text.</p>
+<h2>Lists</h2><ul><li>one</li><li>two<ul><li>nested</li></ul></li></ul><ol><li>first</li><li>second</li></ol>
+<table><tr><th>Name</th><th>Qty</th></tr><tr><td>apple</td><td>3</td></tr></table>
+<noscript>enable scripts</noscript><img src="x.png" alt="picture"><p hidden>secret</p><p>Last paragraph.</p></body></html>`;
+const HTML_TEXT = [
+  'Main title',
+  'First paragraph with a link and bold text.',
+  'Lists',
+  '- one\n- two\n  - nested',
+  ' 1. first\n 2. second',
+  'Name    Qty\napple   3',
+  'Last paragraph.',
+].join('\n\n');
+
+/** A zip of the given entries, deflated, with `declare` overriding an entry's declared uncompressed size. */
+function zip(entries: { name: string; data: Uint8Array; declare?: number }[]): Uint8Array {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const { name, data, declare } of entries) {
+    const packed = deflateRawSync(data);
+    const fields = (h: Buffer, at: number) => {
+      h.writeUInt16LE(8, at); // deflate
+      h.writeUInt32LE(crc32(data), at + 6);
+      h.writeUInt32LE(packed.length, at + 10);
+      h.writeUInt32LE(declare ?? data.length, at + 14);
+      h.writeUInt16LE(Buffer.byteLength(name), at + 18);
+    };
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    fields(local, 8);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    fields(central, 10);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, Buffer.from(name), packed);
+    centrals.push(central, Buffer.from(name));
+    offset += 30 + Buffer.byteLength(name) + packed.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...locals, directory, end]));
+}
+
+describe('fixtures', () => {
+  it('the committed sample.pdf and sample.docx are what scripts/make-fixtures.ts writes, byte for byte', async () => {
+    assert.deepEqual(Buffer.from(await makePdf()), Buffer.from(fixture('sample.pdf')));
+    assert.deepEqual(Buffer.from(await makeDocx()), Buffer.from(fixture('sample.docx')));
+  });
+});
+
+describe('text of each format', () => {
+  it('pdf: lines as drawn, paragraphs apart, pages separated by a form feed line', async () => {
+    assert.deepEqual(await extractText(fixture('sample.pdf'), { filename: 'sample.pdf' }), { text: PDF_TEXT, format: 'pdf' });
+  });
+
+  it('docx: one paragraph per heading, paragraph and list item, a blank line between them', async () => {
+    assert.deepEqual(await extractText(fixture('sample.docx'), { filename: 'sample.docx' }), { text: DOCX_TEXT, format: 'docx' });
+  });
+
+  it('html: headings, lists, link text and tables kept; scripts, styles, head, images and hidden parts dropped', async () => {
+    assert.deepEqual(await extractText(utf8(HTML), { filename: 'page.html' }), { text: HTML_TEXT, format: 'html' });
+  });
+
+  it('html: read in the charset its <meta> declares', async () => {
+    const bytes = new Uint8Array([...utf8('<html><head><meta charset="windows-1252"></head><body><p>caf'), 0xe9, ...utf8(' na'), 0xef, ...utf8('ve</p></body></html>')]);
+    assert.equal((await extractText(bytes, { filename: 'a.htm' })).text, 'café naïve');
+  });
+
+  it('html: nesting deeper than the limit is cut, never a stack overflow', async () => {
+    const deep = utf8(`<p>top</p>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}`);
+    const { text } = await extractText(deep, { filename: 'deep.html' });
+    assert.match(text, /^top/);
+    assert.doesNotMatch(text, /deep/);
+  });
+
+  it('txt and md: UTF-8 as it is', async () => {
+    assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'md' });
+    await rejectsWith(extractText(new Uint8Array([0xff, 0xfe, 0x41]), { filename: 'a.txt' }), 422, /not valid UTF-8/);
+  });
+});
+
+describe('missing extras', () => {
+  for (const [format, pkg, file, bytes] of [
+    ['pdf', 'pdfjs-dist', 'a.pdf', () => fixture('sample.pdf')],
+    ['docx', 'mammoth', 'a.docx', () => fixture('sample.docx')],
+    ['html', 'html-to-text', 'a.html', () => utf8(HTML)],
+  ] as const) {
+    it(`${format}: 501 MISSING_EXTRA naming \`npm install ${pkg}\` while ${pkg} is hidden, and listed as unavailable`, async () => {
+      await withEnv({ CHUNKD_HIDE_PACKAGES: pkg }, async () => {
+        await assert.rejects(extractText(bytes(), { filename: file }), (e: { status: number; code: string; detail: string }) => {
+          assert.equal(e.status, 501);
+          assert.equal(e.code, 'MISSING_EXTRA');
+          assert.match(e.detail, new RegExp(`Reading \\.${format} files .*Install them: npm install ${pkg}$`));
+          return true;
+        });
+        const info = formatsInfo().find((f) => f.format === format)!;
+        assert.equal(info.available, false);
+        assert.equal(info.extra?.install, `npm install ${pkg}`);
+        assert.ok(formatsInfo().filter((f) => f.format !== format).every((f) => f.available));
+      });
+    });
+  }
+
+  it('formatsInfo lists every extractor, available when its extra is installed; txt and md need none', () => {
+    const info = formatsInfo();
+    assert.deepEqual(info.map((f) => f.format), EXTRACTORS.map((e) => e.format));
+    assert.deepEqual(info.map((f) => [f.format, f.available, f.extra?.packages ?? null]), [
+      ['txt', true, null],
+      ['md', true, null],
+      ['html', true, ['html-to-text']],
+      ['pdf', true, ['pdfjs-dist']],
+      ['docx', true, ['mammoth']],
+    ]);
+  });
+});
+
+describe('corrupt and oversized files', () => {
+  const noise = new Uint8Array(Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24));
+
+  it('pdf: noise, a truncated file, an empty file → 422 that says to check the file', async () => {
+    await rejectsWith(extractText(noise, { filename: 'x.pdf' }), 422, /could not be read as PDF/);
+    await rejectsWith(extractText(fixture('sample.pdf').subarray(0, 700), { filename: 'x.pdf' }), 422, /could not be read as PDF/);
+    await rejectsWith(extractText(new Uint8Array(), { filename: 'x.pdf' }), 422, /could not be read as PDF/);
+  });
+
+  it('pdf: more pages than maxPages → 413 before any page is read', async () => {
+    await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { limits: { maxPages: 2 } }), 413, /more pages .*\(2, limit maxPages\)/);
+  });
+
+  it('pdf: a page tree that reuses its nodes to declare a million pages in 1 kB → 422', async () => {
+    const objects = ['<< /Type /Catalog /Pages 2 0 R >>'];
+    for (let level = 0; level < 6; level++) objects.push(`<< /Type /Pages /Kids [${Array(10).fill(`${level + 3} 0 R`).join(' ')}] /Count ${10 ** (6 - level)} >>`);
+    objects.push('<< /Type /Page /MediaBox [0 0 100 100] >>');
+    const bomb = `%PDF-1.4\n${objects.map((o, i) => `${i + 1} 0 obj\n${o}\nendobj\n`).join('')}trailer\n<< /Root 1 0 R >>\n%%EOF\n`;
+    await rejectsWith(extractText(utf8(bomb), { filename: 'bomb.pdf' }), 422, /could not be read as PDF \(Pages tree contains circular reference/);
+  });
+
+  it('text past maxTextChars → 413 (pdf, docx, html)', async () => {
+    const limits = { maxTextChars: 40 };
+    await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { limits }), 413, /maxTextChars/);
+    await rejectsWith(extractText(fixture('sample.docx'), { filename: 'a.docx' }, { limits }), 413, /maxTextChars/);
+    await rejectsWith(extractText(utf8(HTML), { filename: 'a.html' }, { limits }), 413, /maxTextChars/);
+  });
+
+  it('docx: noise, a truncated file, a zip without a document → 422', async () => {
+    await rejectsWith(extractText(noise, { filename: 'x.docx' }), 422, /could not be read as DOCX \(it is not a ZIP archive\)/);
+    const docx = fixture('sample.docx');
+    await rejectsWith(extractText(docx.subarray(0, docx.length - 30), { filename: 'x.docx' }), 422, /could not be read as DOCX/);
+    await rejectsWith(extractText(zip([{ name: 'hello.txt', data: utf8('hello') }]), { filename: 'x.docx' }), 422, /could not be read as DOCX/);
+  });
+
+  it('docx: a zip bomb is refused before it is unpacked (413), and an entry inflating past its declared size is a 422', async () => {
+    const zeros = new Uint8Array(8 * 1024 * 1024);
+    const bomb = zip([{ name: 'word/document.xml', data: zeros }]);
+    assert.ok(bomb.length < 64 * 1024, `the bomb is small (${bomb.length} bytes)`);
+    await rejectsWith(extractText(bomb, { filename: 'x.docx' }, { limits: { maxUnzippedBytes: 1024 * 1024 } }), 413, /once unzipped .*maxUnzippedBytes/);
+    const liar = zip([{ name: 'word/document.xml', data: zeros, declare: 100 }]);
+    await rejectsWith(extractText(liar, { filename: 'x.docx' }), 422, /does not inflate to the size it declares/);
+    const many = zip(Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, data: utf8('x') })));
+    await rejectsWith(extractText(many, { filename: 'x.docx' }, { limits: { maxZipEntries: 10 } }), 413, /zip entries/);
+  });
+
+  it('html: bytes invalid in the declared charset, or an unknown charset → 422', async () => {
+    await rejectsWith(extractText(new Uint8Array([0x3c, 0x70, 0x3e, 0xff]), { filename: 'a.html' }), 422, /not valid UTF-8/);
+    await rejectsWith(extractText(utf8('<meta charset="klingon"><p>x</p>'), { filename: 'a.html' }), 422, /charset 'klingon'/);
+  });
+});
+
+describe('format choice', () => {
+  it('by extension, case-insensitively, before the MIME type', () => {
+    assert.equal(extractorFor({ filename: 'Report.PDF' })?.format, 'pdf');
+    assert.equal(extractorFor({ filename: 'a.HTM' })?.format, 'html');
+    assert.equal(extractorFor({ filename: 'notes.docx', mime: 'text/plain' })?.format, 'docx');
+    assert.equal(extractorFor({ filename: 'page.html', mime: 'application/pdf' })?.format, 'html');
+  });
+
+  it('by MIME type (parameters ignored) when the extension says nothing', () => {
+    assert.equal(extractorFor({ filename: 'upload', mime: 'application/pdf' })?.format, 'pdf');
+    assert.equal(extractorFor({ filename: 'blob.bin', mime: 'Text/HTML; charset=utf-8' })?.format, 'html');
+    assert.equal(extractorFor({ filename: 'x', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })?.format, 'docx');
+    assert.equal(extractorFor({ filename: 'x', mime: 'image/png' }), undefined);
+  });
+
+  it('an unknown format → 415 listing the extensions', async () => {
+    await rejectsWith(extractText(utf8('x'), { filename: 'a.png', mime: 'image/png' }), 415, /upload one of .*\.pdf.*\.docx/);
+  });
+
+  it('a file named .pdf that is HTML is read as PDF, and refused as one (the name decides)', async () => {
+    await rejectsWith(extractText(utf8(HTML), { filename: 'a.pdf', mime: 'text/html' }), 422, /could not be read as PDF/);
+  });
+});
+
+describe('through the worker pool', () => {
+  let pool: WorkerPool;
+  before(async () => {
+    pool = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
+    await pool.ready;
+  });
+  after(() => pool.close());
+
+  it('the same text as inline, for every format the pool runs', async () => {
+    assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool })).text, PDF_TEXT);
+    assert.equal((await extractText(fixture('sample.docx'), { filename: 'a.docx' }, { executor: pool })).text, DOCX_TEXT);
+    assert.equal((await extractText(utf8(HTML), { filename: 'a.html' }, { executor: pool })).text, HTML_TEXT);
+  });
+
+  it('errors keep their status across the thread: corrupt → 422, limits → 413, and the 501 is answered before the pool', async () => {
+    await rejectsWith(extractText(utf8('%PDF-1.7 nonsense'), { filename: 'a.pdf' }, { executor: pool }), 422, /could not be read as PDF/);
+    await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, limits: { maxPages: 1 } }), 413, /maxPages/);
+    await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool }), 501, /npm install pdfjs-dist/));
+  });
+
+  it('an aborted extraction stops with the abort, not with a 4xx', async () => {
+    const controller = new AbortController();
+    const running = extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, signal: controller.signal });
+    controller.abort();
+    await assert.rejects(running, (e: Error) => e.name === 'AbortError' || /abort/i.test(e.message));
+  });
+});
