@@ -11,6 +11,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { WorkerPool } from '../kernel/pool.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
 import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
+import { nestingDepth } from '../server/files/extract/html-depth.js';
 import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
 
@@ -97,11 +98,14 @@ describe('text of each format', () => {
     assert.equal((await extractText(bytes, { filename: 'a.htm' })).text, 'café naïve');
   });
 
-  it('html: nesting deeper than the limit is cut, never a stack overflow', async () => {
+  it('html: nesting deeper than maxHtmlDepth → 413 before parsing; unclosed <p>s, void and svg self-closed elements do not count', async () => {
     const deep = utf8(`<p>top</p>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}`);
-    const { text } = await extractText(deep, { filename: 'deep.html' });
-    assert.match(text, /^top/);
-    assert.doesNotMatch(text, /deep/);
+    await rejectsWith(extractText(deep, { filename: 'deep.html' }), 413, /levels of nested elements .*maxHtmlDepth/);
+    await rejectsWith(extractText(utf8('<div/>'.repeat(2000)), { filename: 'slash.html' }), 413, /maxHtmlDepth/);
+    assert.equal(nestingDepth('<div><span>a</span><br><img src=x><p>b<p>c<li>d<svg><path/><path/></svg></div>'), 2);
+    assert.equal(nestingDepth('<div><!-- <div><div> --><script>"<div><div>"</script><style>div{}</style></div>'), 1);
+    const paragraphs = `<body>${'<p>one paragraph<br>'.repeat(20_000)}</body>`;
+    assert.equal((await extractText(utf8(paragraphs), { filename: 'p.html' })).text.split('\n\n').length, 20_000);
   });
 
   it('txt and md: UTF-8 as it is', async () => {

@@ -1,6 +1,7 @@
 import type { Extractor } from './index.js';
 import { decodeHtml } from './decode.js';
-import { checkTextLength } from './errors.js';
+import { checkTextLength, overLimit } from './errors.js';
+import { nestingDepth } from './html-depth.js';
 
 /**
  * HTML → plain text with html-to-text (maintained, streaming-free but linear, used widely for
@@ -21,6 +22,7 @@ export const html: Extractor = {
   offLoop: true,
   async extract(bytes, limits) {
     const source = decodeHtml(bytes);
+    if (nestingDepth(source) > limits.maxHtmlDepth) throw overLimit('levels of nested elements', limits.maxHtmlDepth, 'maxHtmlDepth');
     const { convert } = await import('html-to-text');
     const text = convert(source, {
       wordwrap: false,

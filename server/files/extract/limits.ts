@@ -12,7 +12,10 @@ export interface ExtractLimits {
   maxUnzippedBytes: number;
   /** Entries in a DOCX's zip. */
   maxZipEntries: number;
-  /** Nesting depth of HTML elements read (deeper content is cut with "..."), which keeps the converter's recursion off the stack limit. */
+  /**
+   * Nesting depth of HTML elements: a deeper document is refused (its parser's time grows with
+   * the depth for every tag: html-depth.ts), and the converter's recursion stops there too.
+   */
   maxHtmlDepth: number;
 }
 
@@ -21,5 +24,5 @@ export const DEFAULT_LIMITS: ExtractLimits = {
   maxTextChars: 16 * 1024 * 1024,
   maxUnzippedBytes: 128 * 1024 * 1024,
   maxZipEntries: 10_000,
-  maxHtmlDepth: 256,
+  maxHtmlDepth: 1024,
 };
