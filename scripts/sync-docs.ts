@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../kernel/paths.js';
 import { boot } from '../server/boot.js';
-import { configTable, errorsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
+import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
 import { resolveSettings } from '../server/settings.js';
 
@@ -23,6 +23,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
       [readme, 'errors', errorsTable()],
+      [readme, 'formats', formatsTable()],
       [readme, 'settings', settingsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),

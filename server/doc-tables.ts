@@ -1,6 +1,7 @@
 import { ERRORS } from '../kernel/errors.js';
 import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
+import { formatsInfo } from './files/extract/index.js';
 import type { RouteDef } from './route.js';
 import { SETTINGS } from './settings.js';
 
@@ -43,6 +44,17 @@ export function pluginsTable(registry: Registry): string {
     return `| [\`${p.name}\`](plugins/${p.name}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
   });
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The file formats text is extracted from, and the optional package each needs (server/files/extract). */
+export function formatsTable(): string {
+  const rows = formatsInfo().map((f) => {
+    const code = (xs: string[]) => xs.map((x) => `\`${x}\``).join(', ');
+    const lib = f.extra ? code(f.extra.packages) : 'none (UTF-8 text)';
+    const install = f.extra ? `\`${f.extra.install}\`` : '—';
+    return `| ${f.format} | ${code(f.extensions)} | ${code(f.mime_types)} | ${lib} | ${install} |`;
+  });
+  return ['| format | extensions | MIME types | read with | install |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** A compact type for a table cell, with its maximum: `integer ≤ 64`, `string \| string[]`, `"prev" \| "next"`. */
