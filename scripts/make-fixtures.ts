@@ -1,7 +1,7 @@
 /**
  * Write the sample files the extraction tests read (`node --import tsx scripts/make-fixtures.ts`):
  * test/fixtures/files/sample.pdf (pdf-lib) and sample.docx (docx). The output is byte-for-byte
- * the same on every run (fixed metadata dates, fixed clock for the zip), so the committed files
+ * the same on every run and in every time zone (fixed metadata dates, a fixed UTC clock for the zip), so the committed files
  * are checked against a fresh generation (test/extract.test.ts). The texts are exported so the
  * tests compare extraction against what was written, not against a copy.
  */
@@ -102,6 +102,15 @@ async function withClock<T>(at: Date, run: () => Promise<T>): Promise<T> {
     static override now(): number {
       return at.getTime();
     }
+    // The zip's DOS timestamps are local time: read as UTC, so the bytes do not depend on TZ.
+    override getFullYear() { return this.getUTCFullYear(); }
+    override getMonth() { return this.getUTCMonth(); }
+    override getDate() { return this.getUTCDate(); }
+    override getDay() { return this.getUTCDay(); }
+    override getHours() { return this.getUTCHours(); }
+    override getMinutes() { return this.getUTCMinutes(); }
+    override getSeconds() { return this.getUTCSeconds(); }
+    override getTimezoneOffset() { return 0; }
   }
   globalThis.Date = FixedDate as DateConstructor;
   try {

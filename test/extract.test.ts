@@ -78,6 +78,12 @@ describe('fixtures', () => {
     assert.deepEqual(Buffer.from(await makePdf()), Buffer.from(fixture('sample.pdf')));
     assert.deepEqual(Buffer.from(await makeDocx()), Buffer.from(fixture('sample.docx')));
   });
+
+  it('in any time zone (the zip stamps local times)', async () => {
+    for (const TZ of ['Asia/Tokyo', 'America/New_York']) {
+      await withEnv({ TZ }, async () => assert.deepEqual(Buffer.from(await makeDocx()), Buffer.from(fixture('sample.docx')), TZ));
+    }
+  });
 });
 
 describe('text of each format', () => {
