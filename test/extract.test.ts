@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { ROOT } from '../kernel/paths.js';
+import { Extra } from '../kernel/plugin.js';
 import { WorkerPool } from '../kernel/pool.js';
+import { compileValidator } from '../kernel/validation.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
 import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
 import { nestingDepth } from '../server/files/extract/html-depth.js';
@@ -141,6 +144,15 @@ describe('missing extras', () => {
       });
     });
   }
+
+  it('each extra has the Extra shape, and its packages are optionalDependencies of chunkd', () => {
+    const check = compileValidator<Extra>(Extra);
+    const optional = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies;
+    for (const e of EXTRACTORS.filter((x) => x.extra)) {
+      check(e.extra, ['extractors', e.format, 'extra']);
+      for (const pkg of e.extra!.packages) assert.ok(pkg in optional, `${pkg} (${e.format}) is in optionalDependencies`);
+    }
+  });
 
   it('formatsInfo lists every extractor, available when its extra is installed; txt and md need none', () => {
     const info = formatsInfo();
