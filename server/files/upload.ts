@@ -29,8 +29,8 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
   }
   let parser: busboy.Busboy;
   try {
-    // The multipart framing around a file is small: a body much larger than the file cap is refused as it streams.
-    parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 17 } });
+    // busboy stops a file as it reaches fileSize: one byte more than the cap tells a file at the cap from one over it.
+    parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 17 } });
   } catch (e) {
     return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`));
   }
@@ -56,11 +56,12 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       let size = 0;
       stream.on('data', (b: Buffer) => {
         size += b.length;
+        if (size > maxBytes) return fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`));
         parts.push(b);
       });
-      stream.on('limit', () => fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`)));
+      stream.on('error', (e: Error) => fail(malformed(e)));
       stream.on('end', () => {
-        if (!stream.truncated) upload = { bytes: Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
+        if (size <= maxBytes) upload = { bytes: Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
       });
     });
     parser.on('field', (field) => {
@@ -68,7 +69,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
     });
     parser.on('filesLimit', () => fail(validationError(['body', FILE_PART], `The body holds more than one file: upload one file per request.`, 'file_part_many')));
     parser.on('partsLimit', () => fail(validationError(['body'], `The body holds too many parts: send one part named '${FILE_PART}'.`, 'parts_many')));
-    parser.on('error', (e: Error) => fail(validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid')));
+    parser.on('error', (e: Error) => fail(malformed(e)));
     parser.on('close', () => {
       signal?.removeEventListener('abort', onAbort);
       if (settled) return;
@@ -80,3 +81,5 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
     req.pipe(parser);
   });
 }
+
+const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');
