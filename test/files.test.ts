@@ -245,6 +245,10 @@ describe('cap, quota and expiry', () => {
       assert.equal(over.body.code, 'TOO_LARGE');
       assert.match(over.body.detail, /--max-file-bytes/);
       assert.equal((await upload(app, 'a'.repeat(100), 'ok.txt', 'text/plain')).status, 201);
+      // A Content-Length far over the cap is refused before the body is read.
+      const declared = await rawUpload(app, 'a'.repeat(100 + 2 * 1024 * 1024 + 1), 'multipart/form-data; boundary=x');
+      assert.equal(declared.status, 413);
+      assert.match(declared.body.detail, /--max-file-bytes/);
       assert.deepEqual(readdirSync(join(app.settings.dataDir, 'files')).length, 1, 'nothing of the refused file is kept');
     } finally {
       await app.close();
@@ -319,7 +323,15 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
     assert.equal(await second.text(record.name), 'hello');
     assert.deepEqual(second.usage(), { count: 1, bytes: 10 });
     assert.deepEqual(readdirSync(dir), [record.name]);
-    await second.close();
+    // Another process sharing the folder: what one puts or deletes, the other sees at once.
+    const other = await DataDirFileStore.open(dir, quota);
+    const more: FileRecord = { ...record, name: newFileName() };
+    await other.put(more, Buffer.from('more'), 'more');
+    assert.equal(await second.text(more.name), 'more');
+    assert.equal(await other.delete(record.name), true);
+    assert.equal(await second.get(record.name), undefined);
+    assert.equal(await second.delete(record.name), false);
+    await Promise.all([second.close(), other.close()]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

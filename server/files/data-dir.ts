@@ -14,8 +14,9 @@ interface Entry {
 /**
  * Files in `<data-dir>/files/<name>/` (meta.json, the original bytes, the extracted text). Each is
  * written in a temporary folder and renamed into place, so a crash never leaves half a file
- * visible. The index (and so the quota) is held in memory, loaded at open: one process owns the
- * folder.
+ * visible. Reads go to the folder (a file another process put there or removed is seen at once),
+ * so replicas may share it; the quota is counted from an index each process keeps in memory,
+ * loaded at open, and so is exact only for the files one process wrote.
  */
 export class DataDirFileStore implements FileStore {
   private readonly index = new Map<string, Entry>();
@@ -40,9 +41,9 @@ export class DataDirFileStore implements FileStore {
         continue;
       }
       try {
-        const record = JSON.parse(await readFile(join(at, META), 'utf8')) as FileRecord & { stored_bytes: number };
-        const { stored_bytes, ...rest } = record;
-        store.index.set(entry.name, { record: rest, bytes: stored_bytes });
+        const found = await store.read(entry.name);
+        if (!found) throw new Error('no metadata');
+        store.index.set(entry.name, found);
       } catch {
         await rm(at, { recursive: true, force: true }); // unreadable: never served, never counted
       }
@@ -104,10 +105,9 @@ export class DataDirFileStore implements FileStore {
   }
 
   async delete(name: string): Promise<boolean> {
-    if (!isFileName(name) || !this.index.has(name)) return false;
-    const expired = this.expired(this.index.get(name)!.record);
+    if (!(await this.live(name))) return false;
     await this.remove(name);
-    return !expired;
+    return true;
   }
 
   async sweep(): Promise<number> {
@@ -120,14 +120,30 @@ export class DataDirFileStore implements FileStore {
     clearInterval(this.timer);
   }
 
-  /** The entry, unless unknown or expired (an expired one is removed on the way). */
+  /** The entry, read from the folder, unless unknown or expired (an expired one is removed on the way). */
   private async live(name: string): Promise<Entry | undefined> {
     if (!isFileName(name)) return undefined;
-    const entry = this.index.get(name);
-    if (!entry) return undefined;
+    const entry = await this.read(name);
+    if (!entry) {
+      this.index.delete(name); // removed by another process
+      return undefined;
+    }
+    this.index.set(name, entry);
     if (!this.expired(entry.record)) return entry;
     await this.remove(name);
     return undefined;
+  }
+
+  private async read(name: string): Promise<Entry | undefined> {
+    let raw: string;
+    try {
+      raw = await readFile(join(this.dir, name, META), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    const { stored_bytes, ...record } = JSON.parse(raw) as FileRecord & { stored_bytes: number };
+    return { record, bytes: stored_bytes };
   }
 
   private expired(record: FileRecord): boolean {
