@@ -74,6 +74,9 @@ export const fileRoutes: RouteModule = ({ settings, services }) => {
         if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
         const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
         const filename = sanitizeFilename(upload.filename);
+        // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
+        // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
+        // refer to stays fixed for the file's life.
         const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime });
         if (text.length > settings.maxTextChars) {
           throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
