@@ -40,6 +40,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', onAbort);
       req.unpipe(parser);
       req.pause(); // the rest is not read: the route closes the connection after its answer
       reject(error);
