@@ -4,17 +4,18 @@ export const ERRORS = {
   BAD_REQUEST: { status: 400, meaning: 'A valid body the plugin cannot honour (chunk_overlap ≥ chunk_size, an unknown tokenizer, recipe or language), or a stored pipeline step whose plugin this server no longer has or accepts.' },
   UNAUTHORIZED: { status: 401, meaning: 'An API key is configured and the request has no valid Authorization: Bearer header.' },
   FORBIDDEN: { status: 403, meaning: 'A browser on an origin this server does not allow sent a POST, PUT or DELETE; --cors-origins lists the origins allowed.' },
-  NOT_FOUND: { status: 404, meaning: 'Unknown route, plugin or pipeline; the message suggests the closest name.' },
+  NOT_FOUND: { status: 404, meaning: 'Unknown route, plugin, pipeline or file (a file expired, deleted or never uploaded); the message suggests the closest name or what to do.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists with another method; the Allow header lists it.' },
   CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists.' },
   TOO_LARGE: { status: 413, meaning: 'The request exceeds a limit; the message names the limit and the setting that raises it.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body has a Content-Encoding other than gzip, deflate, br or identity.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body has a Content-Encoding other than gzip, deflate, br or identity, or an upload is not multipart/form-data or not a file format chunkd reads.' },
   INTERNAL: { status: 500, meaning: 'A bug in chunkd; nothing internal is on the wire, the server log has the details.' },
   MISSING_EXTRA: { status: 501, meaning: 'An optional package the plugin needs is not installed; the message has the npm install command.' },
   NOT_CONFIGURED: { status: 501, meaning: 'The plugin needs a service the operator has not configured (slumber: an LLM); the message names the settings to set.' },
   UPSTREAM: { status: 502, meaning: 'A service the plugin calls (slumber: the LLM) is unreachable, timed out, refused the request or answered in a shape chunkd cannot read; the message names the service and its setting.' },
   UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded; retry later.' },
   TIMEOUT: { status: 504, meaning: 'The request took longer than the configured timeout and was abandoned.' },
+  INSUFFICIENT_STORAGE: { status: 507, meaning: 'The uploaded files are at their quota (--max-files, --max-files-bytes): delete some or wait for them to expire.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

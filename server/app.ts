@@ -10,12 +10,16 @@ import { cors, crossOriginWrites } from './middleware/cors.js';
 import { deadline } from './middleware/deadline.js';
 import { draining } from './middleware/draining.js';
 import { requestBody } from './middleware/body.js';
+import { documentInput, withFileAlternative } from './files/document-input.js';
+import { FILE_STORE } from './files/service.js';
+import type { FileStore } from './files/store.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
 import { docsRoutes } from './routes/docs.js';
+import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
@@ -23,7 +27,7 @@ import { pluginRoutes } from './routes/plugins.js';
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, fileRoutes, docsRoutes];
 
 export interface App {
   koa: Koa;
@@ -35,6 +39,7 @@ export interface App {
 export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES): App {
   const routes = modules.flatMap((m) => m(deps));
   routes.unshift(...selfDescribingRoutes(routes));
+  for (const r of routes) if (r.documentInput && r.body) r.body = withFileAlternative(r.body); // documented; resolved by documentInput below
   const openapi = buildOpenApi(routes, version, COMPONENTS);
   const index = routes.filter((r) => !r.hidden);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
@@ -56,6 +61,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   koa.use(requestBody(settings.maxBodyBytes, () => runsJobs(deps.executor)));
+  koa.use(documentInput(() => deps.services[FILE_STORE] as FileStore));
   koa.use(dispatch(table));
   return { koa, routes, openapi };
 }

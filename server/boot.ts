@@ -8,6 +8,7 @@ import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
 import { pipelineStore } from './storage/service.js';
+import { fileStore } from './files/service.js';
 import type { Settings } from './settings.js';
 
 export interface Service {
@@ -18,7 +19,7 @@ export interface Service {
 
 /** Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). */
 export type ServiceFactory = (settings: Settings, logger: Logger) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [pipelineStore];
+export const SERVICES: ServiceFactory[] = [pipelineStore, fileStore];
 
 export interface Booted {
   app: App;

@@ -43,6 +43,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, compo
       const examples = Object.fromEntries((r.examples ?? []).map((value, i) => [`example${i + 1}`, { value }]));
       op.requestBody = { required: true, content: { 'application/json': { schema, ...(r.examples?.length ? { examples } : {}) } } };
     }
+    if (r.streamedBody) op.requestBody = { required: true, content: { [r.streamedBody.mediaType]: { schema: referenced(r.streamedBody.schema, refs) } } };
     (paths[path] ??= {})[r.method] = op;
   }
   const schemas = Object.fromEntries(Object.entries(named).map(([name, s]) => [name, name in components ? referenced(s, refs, s) : s]));

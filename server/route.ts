@@ -47,6 +47,16 @@ export interface RouteDef {
   rawBody?: boolean;
   /** The largest body this route reads, in bytes, when it is below --max-body-bytes (larger → 413 before parsing). */
   maxBodyBytes?: number;
+  /**
+   * The body is read by the handler itself as a stream (an upload): the body rule leaves it alone,
+   * and OpenAPI documents it with this media type and schema.
+   */
+  streamedBody?: { mediaType: string; schema: TSchema };
+  /**
+   * The route takes `file: {type: "document", content: <name>}` instead of `text`: the named
+   * upload's text is put in `text` before the handler runs (server/files/document-input.ts).
+   */
+  documentInput?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */
   public?: boolean;
   /** Left out of /openapi.json (docs assets). */

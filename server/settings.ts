@@ -10,7 +10,7 @@ export const SETTINGS = {
   port: { env: 'CHUNKD_PORT', type: 'integer', default: 8000, help: 'TCP port to listen on.' },
   reload: { env: 'CHUNKD_RELOAD', type: 'boolean', default: false, help: 'Restart when source files change (development only).' },
   'log-level': { env: 'CHUNKD_LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warning', 'error'], help: 'Least severe log level written.' },
-  'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database (created on first start).' },
+  'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database and uploaded files (created on first start).' },
   'database-url': {
     env: 'CHUNKD_DATABASE_URL',
     type: 'string',
@@ -23,6 +23,10 @@ export const SETTINGS = {
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
+  'max-file-bytes': { env: 'CHUNKD_MAX_FILE_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).' },
+  'max-files': { env: 'CHUNKD_MAX_FILES', type: 'integer', default: 1000, min: 1, help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).' },
+  'max-files-bytes': { env: 'CHUNKD_MAX_FILES_BYTES', type: 'integer', default: 1024 * 1024 * 1024, min: 1, help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).' },
+  'file-expiry-seconds': { env: 'CHUNKD_FILE_EXPIRY_SECONDS', type: 'integer', default: 24 * 60 * 60, min: 0, help: 'How long an uploaded file is kept before it is deleted (then 404); 0: kept until deleted.' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
   'api-keys': {
     env: 'CHUNKD_API_KEYS',

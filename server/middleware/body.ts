@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 import { matchedRoute } from '../dispatch.js';
+import { mayNameFile } from '../files/document-input.js';
 import { invalidJsonError } from '../pooled/wire.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
@@ -26,6 +27,7 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
 export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
   return async (ctx: Context, next: Next) => {
     const route = matchedRoute(ctx);
+    if (route?.streamedBody) return next();
     if (!route?.body) {
       closeIfUnread(ctx);
       return next();
@@ -38,7 +40,8 @@ export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
       const err = e as { type?: string };
       throw err.type === 'entity.too.large' && limit < maxBodyBytes ? tooLarge(route, limit) : e; // else the error layer names --max-body-bytes
     }
-    if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers()) ctx.state.rawBody = bytes;
+    // A body naming an uploaded file is parsed here: the file's text is put in it on this thread.
+    if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers() && !(route.documentInput && mayNameFile(bytes))) ctx.state.rawBody = bytes;
     else ctx.request.body = parseJson(bytes);
     return next();
   };

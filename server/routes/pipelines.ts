@@ -205,6 +205,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
         ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT'),
       },
       rawBody: true,
+      documentInput: true,
       async handler(ctx) {
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
         if (ctx.state.rawBody && runsJobs(deps.executor)) {

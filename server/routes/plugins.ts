@@ -26,9 +26,10 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     examples: plugin.manifest.examples,
     responses: {
       200: { description: 'The chunks.', schema: ChunkResult },
-      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
+      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...(plugin.kind === 'chunker' ? (['NOT_FOUND'] as const) : []), ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
     },
     rawBody: true,
+    documentInput: plugin.kind === 'chunker',
     async handler(ctx) {
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
       if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings);

@@ -1,0 +1,76 @@
+import type { Context, Next } from 'koa';
+import Type, { type TSchema } from 'typebox';
+import { ChunkdError, validationError } from '../../kernel/errors.js';
+import { matchedRoute } from '../dispatch.js';
+import type { FileStore } from './store.js';
+
+/**
+ * `file: {"type": "document", "content": <name>}` in place of `text`, as Chonkie's clients send it
+ * after an upload: on every route that declares `documentInput`, the named file's extracted text
+ * becomes the body's `text` before the route sees the body. Routes, validation and workers stay
+ * unaware of files; offsets refer to that text (GET /v1/files/{name}/text).
+ */
+export const FileRef = Type.Object(
+  {
+    type: Type.Literal('document', { description: 'Always "document".' }),
+    content: Type.String({ description: 'The `name` POST /v1/files answered.', examples: ['file_0123456789abcdef0123456789abcdef'] }),
+  },
+  {
+    description:
+      'An uploaded file, sent instead of `text`: its extracted text is chunked, and offsets refer to that text (GET /v1/files/{name}/text). Unknown or expired → 404; with `text` too → 422.',
+  },
+);
+
+/** The documented body of a documentInput route: its own schema, with `file` as the alternative to `text`. */
+export function withFileAlternative(body: TSchema): TSchema {
+  const b = body as TSchema & { properties?: Record<string, TSchema>; required?: string[] };
+  return {
+    ...b,
+    properties: { ...b.properties, file: FileRef },
+    required: (b.required ?? []).filter((k) => k !== 'text'),
+    oneOf: [{ required: ['text'] }, { required: ['file'] }],
+  } as TSchema;
+}
+
+/**
+ * Whether a JSON body may hold a key "file": false only when it cannot. Inside a JSON string a
+ * quote is always escaped, so the bytes `"file"` occur only as a whole string token; a key spelled
+ * with escapes (`"\u0066ile"`) needs an escape of one of its letters. A body with neither cannot
+ * name a file, and may go to a worker unparsed.
+ */
+export function mayNameFile(bytes: Buffer): boolean {
+  return ['"file"', '\\u0066', '\\u0069', '\\u006c', '\\u006C', '\\u0065'].some((p) => bytes.includes(p));
+}
+
+/** The middleware, after the body is parsed: a `file` reference becomes `text`. */
+export function documentInput(store: () => FileStore) {
+  return async (ctx: Context, next: Next) => {
+    if (matchedRoute(ctx)?.documentInput) await resolveDocument(ctx.request.body, store());
+    return next();
+  };
+}
+
+const SHAPE = '{"file": {"type": "document", "content": "<name from POST /v1/files>"}}';
+
+/** Replace body.file by body.text (the file's extracted text); a body without `file` is left as it is. */
+export async function resolveDocument(body: unknown, store: FileStore): Promise<void> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('file' in body)) return;
+  const b = body as Record<string, unknown>;
+  if (b.text !== undefined) throw validationError(['body'], 'The body has both text and file: send one of them.', 'text_and_file');
+  const file = b.file;
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) throw validationError(['body', 'file'], `file must be an object, e.g. ${SHAPE}.`, 'model_type');
+  const { type, content } = file as Record<string, unknown>;
+  if (type !== 'document') throw validationError(['body', 'file', 'type'], `file.type must be "document" (got ${shown(type)}), e.g. ${SHAPE}.`, 'literal_error');
+  if (typeof content !== 'string') throw validationError(['body', 'file', 'content'], `file.content must be the name POST /v1/files answered (a string), e.g. ${SHAPE}.`, 'string_type');
+  const text = await store.text(content);
+  if (text === undefined) {
+    throw new ChunkdError('NOT_FOUND', `No file named ${shown(content)}: upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`);
+  }
+  b.text = text;
+  delete b.file;
+}
+
+const shown = (v: unknown) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
+};

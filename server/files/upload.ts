@@ -1,0 +1,86 @@
+import busboy from 'busboy';
+import type { IncomingMessage } from 'node:http';
+import { ChunkdError, validationError } from '../../kernel/errors.js';
+
+/** The one file part of an upload. */
+export interface Upload {
+  bytes: Buffer;
+  /** As the client sent it (sanitize before use). */
+  filename: string | undefined;
+  mime: string | undefined;
+}
+
+/** The form part that carries the file, as Chonkie's clients name it. */
+export const FILE_PART = 'file';
+const EXAMPLE = "curl -F 'file=@notes.md' …/v1/files";
+
+/**
+ * Read a multipart/form-data upload with exactly one file part named `file` (other text fields
+ * are ignored), at most maxBytes long; every other shape is refused with the reason.
+ */
+export function readUpload(req: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Upload> {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `POST /v1/files takes multipart/form-data with one part named '${FILE_PART}' (got Content-Type '${type || 'none'}'), e.g. ${EXAMPLE}.`));
+  }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `POST /v1/files takes an uncompressed body (got Content-Encoding '${encoding}'): send the file as is; compressed formats such as .docx are fine.`));
+  }
+  let parser: busboy.Busboy;
+  try {
+    // busboy stops a file as it reaches fileSize: one byte more than the cap tells a file at the cap from one over it.
+    parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 17 } });
+  } catch (e) {
+    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`));
+  }
+  return new Promise<Upload>((resolve, reject) => {
+    let upload: Upload | undefined;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      req.unpipe(parser);
+      req.pause(); // the rest is not read: the route closes the connection after its answer
+      reject(error);
+    };
+    const onAbort = () => fail(signal!.reason as Error);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    parser.on('file', (field, stream, info) => {
+      if (field !== FILE_PART) {
+        stream.resume();
+        return fail(validationError(['body', field], `The file part is named '${field}': name it '${FILE_PART}', e.g. ${EXAMPLE}.`, 'file_part_name'));
+      }
+      const parts: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (b: Buffer) => {
+        size += b.length;
+        if (size > maxBytes) return fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`));
+        parts.push(b);
+      });
+      stream.on('error', (e: Error) => fail(malformed(e)));
+      stream.on('end', () => {
+        if (size <= maxBytes) upload = { bytes: Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
+      });
+    });
+    parser.on('field', (field) => {
+      if (field === FILE_PART) fail(validationError(['body', FILE_PART], `The '${FILE_PART}' part is a plain field: send it as a file (with a filename in its Content-Disposition), e.g. ${EXAMPLE}.`, 'file_part_not_file'));
+    });
+    parser.on('filesLimit', () => fail(validationError(['body', FILE_PART], `The body holds more than one file: upload one file per request.`, 'file_part_many')));
+    parser.on('partsLimit', () => fail(validationError(['body'], `The body holds too many parts: send one part named '${FILE_PART}'.`, 'parts_many')));
+    parser.on('error', (e: Error) => fail(malformed(e)));
+    parser.on('close', () => {
+      signal?.removeEventListener('abort', onAbort);
+      if (settled) return;
+      if (!upload) return fail(validationError(['body', FILE_PART], `No part named '${FILE_PART}' holds a file: send one, e.g. ${EXAMPLE}.`, 'missing'));
+      settled = true;
+      resolve(upload);
+    });
+    req.on('aborted', () => fail(new ChunkdError('VALIDATION', 'The upload was cut short: send the whole body.')));
+    req.pipe(parser);
+  });
+}
+
+const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');

@@ -1,0 +1,165 @@
+import type { Context } from 'koa';
+import Type from 'typebox';
+import { ChunkdError } from '../../kernel/errors.js';
+import { extractText } from '../files/extract/index.js';
+import { FILE_STORE } from '../files/service.js';
+import { isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
+import { FILE_PART, readUpload } from '../files/upload.js';
+import type { RouteDef, RouteModule } from '../route.js';
+import { errorResponses } from '../schemas.js';
+
+const Timestamp = Type.String({ format: 'date-time' });
+const FileName = Type.String({ description: 'The opaque id this server made for the file: send it back as `file.content`.', examples: ['file_0123456789abcdef0123456789abcdef'] });
+
+/**
+ * An uploaded file. `name`, `id` and `document` are one and the same opaque id, under each name
+ * Chonkie's clients read it by: the Python client reads `name`; the TypeScript client takes the
+ * first string among `document`, `filename`, `name`, `id`, so `document` must be there and be the
+ * id (the client's own `filename` is never what gets sent back).
+ */
+export const FileInfo = Type.Object({
+  name: FileName,
+  id: FileName,
+  document: FileName,
+  filename: Type.Union([Type.String(), Type.Null()], { description: "The client's file name, without directories: informational only." }),
+  size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
+  format: Type.String({ description: 'The format the text was extracted as (by extension, else by MIME type).' }),
+  text_chars: Type.Integer({ minimum: 0, description: 'Length of the extracted text in code points: the text every offset of a chunk request by file refers to.' }),
+  created_at: Timestamp,
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted (then 404); null when files do not expire.' }),
+});
+
+export const FileText = Type.Object({
+  name: FileName,
+  text: Type.String({ description: 'The extracted text: chunk offsets (start_index, end_index) of a request by file refer to it.' }),
+});
+
+const UploadBody = Type.Object(
+  { [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, and the other formats chunkd reads), with a filename.' }) },
+  { required: [FILE_PART] },
+);
+
+/** Room for the multipart framing and a few small fields around the largest file. */
+const FRAMING_BYTES = 2 * 1024 * 1024;
+
+export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
+
+/** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
+export const fileRoutes: RouteModule = ({ settings, services }) => {
+  const store = () => services[FILE_STORE] as FileStore;
+  const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
+
+  async function found(ctx: Context): Promise<FileRecord> {
+    const name = ctx.params.name!;
+    const record = await store().get(name);
+    if (record) return record;
+    throw notFound(name);
+  }
+
+  return [
+    route({
+      method: 'post',
+      path: '/v1/files',
+      summary: 'Upload a file (multipart/form-data, one part named `file`); its text is extracted once, here.',
+      description:
+        'Answers 201 with the file\'s `name` (an opaque id; also as `id` and `document`): send `{"file": {"type": "document", "content": <name>}}` instead of `text` to a chunk route or a pipeline run. ' +
+        'Offsets in those answers refer to the extracted text, which GET /v1/files/{name}/text returns. Files expire (`expires_at`).',
+      streamedBody: { mediaType: 'multipart/form-data', schema: UploadBody },
+      responses: {
+        201: { description: 'Stored.', schema: FileInfo },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION', 'MISSING_EXTRA', 'INSUFFICIENT_STORAGE', 'TIMEOUT'),
+      },
+      async handler(ctx) {
+        const length = Number(ctx.get('content-length') || 0);
+        if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
+        const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
+        const filename = sanitizeFilename(upload.filename);
+        // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
+        // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
+        // refer to stays fixed for the file's life.
+        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime });
+        if (text.length > settings.maxTextChars) {
+          throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+        }
+        const now = Date.now();
+        const record: FileRecord = {
+          name: newFileName(),
+          filename,
+          size: upload.bytes.length,
+          format,
+          text_chars: codePoints(text),
+          created_at: new Date(now).toISOString(),
+          expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
+        };
+        try {
+          await store().put(record, upload.bytes, text);
+        } catch (e) {
+          if (!(e instanceof QuotaError)) throw e;
+          const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
+          throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+        }
+        ctx.status = 201;
+        ctx.set('Location', `/v1/files/${record.name}`);
+        ctx.body = fileInfo(record);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/files/:name',
+      summary: "An uploaded file's metadata.",
+      responses: { 200: { description: 'The file.', schema: FileInfo }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      async handler(ctx) {
+        ctx.body = fileInfo(await found(ctx));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/files/:name/text',
+      summary: "An uploaded file's extracted text: the text chunk offsets refer to.",
+      description: 'A chunk request or pipeline run by `file` chunks exactly this text: `text.slice(start_index, end_index)` (in the request\'s offset_unit) is each chunk\'s text.',
+      responses: { 200: { description: 'The extracted text.', schema: FileText }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      async handler(ctx) {
+        const name = ctx.params.name!;
+        const text = await store().text(name);
+        if (text === undefined) throw notFound(name);
+        ctx.body = { name, text };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/files/:name',
+      summary: 'Delete an uploaded file (its bytes and its text).',
+      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+      async handler(ctx) {
+        const name = ctx.params.name!;
+        if (!(await store().delete(name))) throw notFound(name);
+        ctx.status = 204;
+      },
+    }),
+  ];
+};
+
+function notFound(name: string): ChunkdError {
+  if (!isFileName(name)) {
+    return new ChunkdError('NOT_FOUND', `${JSON.stringify(name.slice(0, 80))} is not a file name this server gives (they look like file_<32 hex digits>): use the name POST /v1/files answered.`);
+  }
+  return new ChunkdError('NOT_FOUND', `No file named '${name}': it was never uploaded here, was deleted, or expired. Upload it again with POST /v1/files.`);
+}
+
+const tooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
+
+/** Code points in a string (a surrogate pair counts once). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xdc00) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
