@@ -4,19 +4,22 @@
  * never paths, multipart edge cases, auth.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
+import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.js';
+import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { DataDirFileStore } from '../server/files/data-dir.js';
 import { mayNameFile } from '../server/files/document-input.js';
 import { FILE_STORE } from '../server/files/service.js';
 import { newFileName, sanitizeFilename, type FileRecord, type FileStore } from '../server/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { withEnv } from './helpers/env.js';
 import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { FIXTURES } from './helpers/fixtures.js';
 import { sliceIn } from './helpers/units.js';
@@ -386,4 +389,45 @@ describe('a large body that names a file is read on the event loop, never handed
       }),
     );
   });
+});
+
+describe('PDF, DOCX and HTML over HTTP: uploaded, extracted in a worker, chunked by file', () => {
+  let app: TestApp;
+  before(async () => (app = await startApp({ workers: '1' })));
+  after(() => app.close());
+  const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
+  const cases = [
+    { file: 'sample.pdf', type: 'application/pdf', text: PDF_PAGES.map((page) => page.map((lines) => lines.join('\n')).join('\n\n')).join(PAGE_SEPARATOR) },
+    { file: 'sample.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', text: DOCX_BLOCKS.map((b) => b.text).join('\n\n') },
+  ];
+  for (const c of cases) {
+    test(`${c.file}: its text is what the fixture holds, and chunks slice it exactly`, async () => {
+      const up = await upload(app, fixture(c.file), c.file, c.type);
+      assert.equal(up.status, 201, JSON.stringify(up.body));
+      const text = await app.request('GET', `/v1/files/${up.body.name}/text`);
+      assert.equal(text.body.text, c.text);
+      const res = await app.post('/v1/chunk/recursive', { file: ref(up.body.name), chunk_size: 64 });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.ok(res.body.length > 1);
+      for (const chunk of res.body as Chunk[]) assert.equal([...c.text].slice(chunk.start_index, chunk.end_index).join(''), chunk.text);
+    });
+  }
+  test('an HTML upload keeps the body text and drops scripts', async () => {
+    const up = await upload(app, '<html><head><script>var x = 1;</script></head><body><h1>Title</h1><p>Body text.</p></body></html>', 'page.html', 'text/html');
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    assert.equal(up.body.format, 'html');
+    assert.equal((await app.request('GET', `/v1/files/${up.body.name}/text`)).body.text, 'Title\n\nBody text.');
+  });
+});
+
+test('a format whose extra is not installed → 501 at upload with the install command', async () => {
+  const app = await startApp();
+  try {
+    const up = await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => upload(app, new Uint8Array(readFileSync(join(FIXTURES_DIR, 'sample.pdf'))), 'sample.pdf', 'application/pdf'));
+    assert.equal(up.status, 501, JSON.stringify(up.body));
+    assert.equal(up.body.code, 'MISSING_EXTRA');
+    assert.match(up.body.detail, /npm install pdfjs-dist/);
+  } finally {
+    await app.close();
+  }
 });

@@ -45,7 +45,7 @@ const FRAMING_BYTES = 2 * 1024 * 1024;
 export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
-export const fileRoutes: RouteModule = ({ settings, services }) => {
+export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
   const store = () => services[FILE_STORE] as FileStore;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
 
@@ -77,7 +77,7 @@ export const fileRoutes: RouteModule = ({ settings, services }) => {
         // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
         // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
         // refer to stays fixed for the file's life.
-        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime });
+        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, { executor, signal: ctx.state.signal as AbortSignal | undefined });
         if (text.length > settings.maxTextChars) {
           throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
         }
