@@ -13,6 +13,7 @@ import { requestBody } from './middleware/body.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
+import { responseExamples } from './openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
 import { docsRoutes } from './routes/docs.js';
@@ -28,17 +29,20 @@ export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineR
 export interface App {
   koa: Koa;
   routes: RouteDef[];
-  openapi: Record<string, unknown>;
+  /** The OpenAPI document, built once on first call. */
+  openapi(): Promise<Record<string, unknown>>;
 }
 
 /** Build the Koa app once from the frozen registry: routes, validators and the OpenAPI document. */
 export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES): App {
   const routes = modules.flatMap((m) => m(deps));
   routes.unshift(...selfDescribingRoutes(routes));
-  const openapi = buildOpenApi(routes, version, COMPONENTS);
+  // Built on first use: its response examples come from running the plugins (server/openapi-examples.ts).
+  let document: Promise<Record<string, unknown>> | undefined;
+  const openapi = () => (document ??= responseExamples(routes).then((examples) => buildOpenApi(routes, version, COMPONENTS, examples)));
   const index = routes.filter((r) => !r.hidden);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
-  openapiRoute.handler = (ctx) => (ctx.body = openapi);
+  openapiRoute.handler = async (ctx) => (ctx.body = await openapi());
   routes.find((r) => r.path === '/')!.handler = (ctx) => {
     ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
   };
