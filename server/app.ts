@@ -1,9 +1,6 @@
 import Koa from 'koa';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Type from 'typebox';
 import { runsJobs } from '../kernel/pool.js';
-import { ROOT } from '../kernel/paths.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors, crossOriginWrites } from './middleware/cors.js';
@@ -16,12 +13,13 @@ import { buildOpenApi } from './openapi.js';
 import { responseExamples } from './openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
+import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
 
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
 export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes];
