@@ -1,7 +1,7 @@
 /** `chunkd serve` and `chunkd chunk`: flags, --help, --version, refusals, and real processes from the sources and from the build. */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -256,6 +256,14 @@ describe('chunkd chunk', () => {
     const none = run(['chunk', '--chunker', 'token']);
     assert.equal(none.status, 2);
     assert.match(none.stderr, /Name at least one file/);
+  });
+
+  const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+  test('on a terminal, stderr shows the progress bar', { skip: script ? false : 'util-linux script (a pseudo-terminal) is not installed' }, () => {
+    const command = [process.execPath, ...SOURCE_CLI, 'chunk', a, b, '--chunker', 'token'].map((w) => `'${w}'`).join(' ');
+    const res = spawnSync(script!, ['-qec', command, '/dev/null'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stdout + res.stderr);
+    assert.match(res.stdout, /\[#{24}\] 2\/2 files {2}\d+\.\d MB\/s/);
   });
 
   test('the progress bar: files done of the total and MB/s, redrawn in place', () => {

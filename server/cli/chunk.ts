@@ -60,6 +60,8 @@ interface Parsed {
 }
 
 export async function chunkCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // `chunkd chunk … | head`: the reader has all it wants; stop quietly, not with a stack.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? 0 : 1));
   try {
     const parsed = parseArgs(args);
     if (parsed.help) {
