@@ -45,7 +45,7 @@ export const NdjsonLine = Type.Union(
 );
 
 export const NDJSON_NOTE =
-  ' With `Accept: application/x-ndjson` and a list of texts: one JSON line per document as it finishes (completion order; each line names its index), after a first line `{"total": N}`; a failing document gives an `error` line and the others go on.';
+  ' With `Accept: application/x-ndjson`: one JSON line per document (each text of a list; a single text is a batch of one) as it finishes, in completion order, each naming its index, after a first line `{"total": N}`; a failing document gives an `error` line and the others go on. Errors of the whole request are answered as JSON before streaming starts.';
 
 /**
  * Answer `docs` as an NDJSON stream, `concurrency` documents at a time. Written straight to the
@@ -66,6 +66,15 @@ export async function streamDocuments(ctx: Context, docs: Documents, concurrency
   res.setHeader('Content-Type', `${NDJSON}; charset=utf-8`);
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  try {
+    await answer(res, docs, concurrency, signal, deadline, gone.signal, onBug);
+  } catch (e) {
+    res.destroy(); // a bug mid-stream: a broken answer, never one left hanging (the error layer logs it)
+    throw e;
+  }
+}
+
+async function answer(res: Context['res'], docs: Documents, concurrency: number, signal: AbortSignal, deadline: AbortSignal, gone: AbortSignal, onBug: (e: unknown) => void) {
   let ended = false;
   const write = async (value: unknown) => {
     if (ended || res.destroyed || res.writableEnded) return;
@@ -76,7 +85,7 @@ export async function streamDocuments(ctx: Context, docs: Documents, concurrency
   const answered = new Set<number>();
   const work = eachDocument(docs, (line: DocumentLine) => (answered.add(line.index), write(line)), { concurrency, signal, onBug });
   await Promise.race([work, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
-  if (deadline.aborted && !gone.signal.aborted) {
+  if (deadline.aborted && !gone.aborted) {
     // Past the deadline the answer ends now, one TIMEOUT line per document left; work on this
     // thread that cannot be interrupted finishes unseen (pool tasks were cancelled by the signal).
     const reason = deadline.reason instanceof ChunkdError ? deadline.reason : new ChunkdError('TIMEOUT', 'The request took too long and was abandoned: send less per request.');
