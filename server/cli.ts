@@ -14,7 +14,7 @@ const COMMANDS = ['serve', 'chunk'];
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}`);
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
