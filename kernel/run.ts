@@ -96,16 +96,21 @@ export async function runRefinery(
   exec: Executor = inline,
   signal?: AbortSignal,
 ): Promise<Chunk[] | Chunk[][]> {
-  const nested = input.length > 0 && Array.isArray(input[0]);
-  input.forEach((item, i) => {
-    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
-  });
-  const lists = (nested ? input : [input]) as Chunk[][];
+  const { nested, lists } = chunkLists(input);
   const out = lists.every((l) => l.length === 0) ? lists.map(() => []) : await exec.refine(plugin, config, lists, signal);
   return nested ? out : out[0]!;
 }
 
-const isBlank = (text: string) => text.trim() === '';
+/** A refinery's input as lists: a list of lists is a batch, a flat list of chunks one list. A mix is refused. */
+export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists: Chunk[][] } {
+  const nested = input.length > 0 && Array.isArray(input[0]);
+  input.forEach((item, i) => {
+    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
+  });
+  return { nested, lists: (nested ? input : [input]) as Chunk[][] };
+}
+
+export const isBlank = (text: string) => text.trim() === '';
 
 async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext): Promise<Chunk[]> {
   if (isBlank(text)) return [];

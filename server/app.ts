@@ -1,9 +1,6 @@
 import Koa from 'koa';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Type from 'typebox';
 import { runsJobs } from '../kernel/pool.js';
-import { ROOT } from '../kernel/paths.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors, crossOriginWrites } from './middleware/cors.js';
@@ -16,15 +13,17 @@ import type { FileStore } from './files/store.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { buildOpenApi } from './openapi.js';
+import { responseExamples } from './openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
+import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
 import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
 
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
 export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, fileRoutes, docsRoutes];
@@ -32,7 +31,8 @@ export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineR
 export interface App {
   koa: Koa;
   routes: RouteDef[];
-  openapi: Record<string, unknown>;
+  /** The OpenAPI document, built once on first call. */
+  openapi(): Promise<Record<string, unknown>>;
 }
 
 /** Build the Koa app once from the frozen registry: routes, validators and the OpenAPI document. */
@@ -40,10 +40,12 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   const routes = modules.flatMap((m) => m(deps));
   routes.unshift(...selfDescribingRoutes(routes));
   for (const r of routes) if (r.documentInput && r.body) r.body = withFileAlternative(r.body); // documented; resolved by documentInput below
-  const openapi = buildOpenApi(routes, version, COMPONENTS);
+  // Built on first use: its response examples come from running the plugins (server/openapi-examples.ts).
+  let document: Promise<Record<string, unknown>> | undefined;
+  const openapi = () => (document ??= responseExamples(routes).then((examples) => buildOpenApi(routes, version, COMPONENTS, examples)));
   const index = routes.filter((r) => !r.hidden);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
-  openapiRoute.handler = (ctx) => (ctx.body = openapi);
+  openapiRoute.handler = async (ctx) => (ctx.body = await openapi());
   routes.find((r) => r.path === '/')!.handler = (ctx) => {
     ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
   };

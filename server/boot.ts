@@ -29,12 +29,7 @@ export interface Booted {
 
 /** Discover plugins, open services and build the app: everything that happens once per process. */
 export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
-  // Plugins read the recipes folder from the environment: worker threads copy it when they start.
-  if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
-  else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
-  // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
-  if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
-  exportLlmSettings(settings);
+  exportPluginSettings(settings);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {
@@ -51,4 +46,14 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
     deps,
     close: async () => void (await Promise.allSettled([pool.close(), ...opened.map((s) => s.close())])),
   };
+}
+
+/** The settings plugins read from the environment (also `chunkd chunk`, which runs them without a server). */
+export function exportPluginSettings(settings: Settings): void {
+  // Plugins read the recipes folder from the environment: worker threads copy it when they start.
+  if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
+  else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
+  // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
+  if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
+  exportLlmSettings(settings);
 }

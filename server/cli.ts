@@ -2,18 +2,29 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { closest } from '../kernel/suggest.js';
+import { CHUNK_HELP, chunkCommand } from './cli/chunk.js';
 import { serve } from './serve.js';
+import { VERSION } from './version.js';
 import { createLogger, type Level } from './logger.js';
 import { helpText, resolveSettings, SETTINGS } from './settings.js';
+
+const COMMANDS = ['serve', 'chunk'];
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(helpText());
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(VERSION);
+    return 0;
+  }
+  if (command === 'chunk') return chunkCommand(rest);
   if (command !== 'serve') {
-    console.error(`Unknown command '${command}'. Run: chunkd serve --help`);
+    const guess = closest(command, [...COMMANDS, '--version', '--help']);
+    console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd serve --help`);
     return 2;
   }
   const options = Object.fromEntries(
@@ -23,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     flags = parseArgs({ args: rest, options: { ...options, help: { type: 'boolean' } }, strict: true }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\nRun: chunkd serve --help`);
+    console.error(`${(e as Error).message.replace(/\.?$/, '.')}${suggestion(e, Object.keys(options))}\nRun: chunkd serve --help`);
     return 2;
   }
   if (flags.help) {
@@ -48,6 +59,14 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   return -1; // keep running
+}
+
+/** A did-you-mean for an unknown option (node:util parseArgs names it in its message). */
+function suggestion(e: unknown, names: string[]): string {
+  if ((e as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return '';
+  const flag = /'(-{1,2}[^']+)'/.exec((e as Error).message)?.[1];
+  const guess = flag ? closest(flag.replace(/^-+/, '').split('=')[0]!, [...names, 'help']) : undefined;
+  return guess ? ` Did you mean '--${guess}'?` : '';
 }
 
 /** Development only: re-run this command under Node's file watcher, which restarts on changes. */

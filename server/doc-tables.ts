@@ -3,7 +3,7 @@ import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
 import { formatsInfo } from './files/extract/index.js';
 import type { RouteDef } from './route.js';
-import { SETTINGS } from './settings.js';
+import { defaultText, SETTINGS } from './settings.js';
 
 /**
  * Markdown tables derived from the schemas and the settings list. READMEs hold them between
@@ -20,10 +20,10 @@ export function configTable(manifest: AnyManifest): string {
 
 export function settingsTable(): string {
   const rows = Object.entries(SETTINGS).map(([name, spec]) => {
-    const s = spec as { env: string; default: unknown; help: string; choices?: readonly string[] };
-    const dflt = Array.isArray(s.default) ? s.default.join(',') || '(none)' : String(s.default);
+    const s = spec as { env: string; default: string | number | boolean | readonly string[]; help: string; choices?: readonly string[] };
     const choices = s.choices ? ` One of: ${s.choices.join(', ')}.` : '';
-    return `| \`--${name}\` | \`${s.env}\` | \`${dflt}\` | ${escape(s.help + choices)} |`;
+    const dflt = defaultText(s);
+    return `| \`--${name}\` | \`${s.env}\` | ${dflt === 'none' ? 'none' : `\`${dflt}\``} | ${escape(s.help + choices)} |`;
   });
   return ['| flag | env | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -1,12 +1,17 @@
 import type { TSchema } from 'typebox';
-import type { RouteDef } from './route.js';
+import type { ResponseDef, RouteDef } from './route.js';
 
 /**
  * OpenAPI 3.1 document derived from the route declarations (schemas are TypeBox values, i.e. JSON
  * Schema 2020-12). Schemas listed in `components` are emitted once and referenced by `$ref`
  * wherever the very same schema value appears in a route.
  */
-export function buildOpenApi(routes: readonly RouteDef[], version: string, components: Record<string, TSchema> = {}): Record<string, unknown> {
+export function buildOpenApi(
+  routes: readonly RouteDef[],
+  version: string,
+  components: Record<string, TSchema> = {},
+  examples: ReadonlyMap<ResponseDef, unknown> = new Map(),
+): Record<string, unknown> {
   const refs = new Map<unknown, string>(Object.entries(components).map(([name, schema]) => [schema, `#/components/schemas/${name}`]));
   const named: Record<string, TSchema> = { ...components };
   const paths: Record<string, Record<string, unknown>> = {};
@@ -27,7 +32,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version: string, compo
           {
             description: res.description,
             ...(res.headers ? { headers: res.headers } : {}),
-            ...(res.schema ? { content: { 'application/json': { schema: referenced(res.schema, refs) } } } : {}),
+            ...(res.schema ? { content: content(res, refs, examples) } : {}),
           },
         ]),
       ),
@@ -65,4 +70,11 @@ function referenced(schema: unknown, refs: Map<unknown, string>, self?: unknown)
   if (Array.isArray(schema)) return schema.map((s) => referenced(s, refs));
   if (schema && typeof schema === 'object') return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, referenced(v, refs)]));
   return schema;
+}
+
+/** A response's media types: JSON (with its example when one was made), and NDJSON when the route streams. */
+function content(res: ResponseDef, refs: Map<unknown, string>, examples: ReadonlyMap<ResponseDef, unknown>): Record<string, unknown> {
+  const json: Record<string, unknown> = { schema: referenced(res.schema, refs) };
+  if (examples.has(res)) json.example = examples.get(res);
+  return { 'application/json': json, ...(res.ndjson ? { 'application/x-ndjson': { schema: referenced(res.ndjson, refs) } } : {}) };
 }

@@ -21,6 +21,10 @@ export interface AppDeps {
 export interface ResponseDef {
   description: string;
   schema?: TSchema;
+  /** The schema of one line when the route also answers `application/x-ndjson` (server/stream/ndjson.ts). */
+  ndjson?: TSchema;
+  /** A real answer for the docs, made when the OpenAPI document is first built (server/openapi-examples.ts). */
+  example?: () => Promise<unknown>;
   /** Response headers worth documenting, by name. */
   headers?: Record<string, { description: string; schema: TSchema }>;
 }

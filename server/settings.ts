@@ -125,8 +125,13 @@ export function helpText(): string {
   const rows = Object.entries(SETTINGS).map(([name, s]) => {
     const spec = s as SettingSpec;
     const value = spec.type === 'boolean' ? '' : ` <${spec.choices ? spec.choices.join('|') : spec.type}>`;
-    const dflt = Array.isArray(spec.default) ? spec.default.join(',') || 'none' : String(spec.default);
-    return `  --${name}${value}\n      ${spec.help} Env ${spec.env}. Default: ${dflt}.`;
+    return `  --${name}${value}\n      ${spec.help} Env ${spec.env}. Default: ${defaultText(spec)}.`;
   });
   return ['Usage: chunkd serve [options]', '', 'Options:', ...rows, '  --help\n      Show this help.'].join('\n');
+}
+
+/** A setting's default as the help and the README show it: an empty one (no list, no string) is "none". */
+export function defaultText(spec: Pick<SettingSpec, 'default'>): string {
+  const text = Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
+  return text === '' ? 'none' : text;
 }

@@ -1,12 +1,14 @@
-/** `chunkd serve`: flags, --help, refusals, and a real server process from the sources and from the build. */
+/** `chunkd serve` and `chunkd chunk`: flags, --help, --version, refusals, and real processes from the sources and from the build. */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Progress } from '../server/cli/progress.js';
 import { resolveSettings, SETTINGS } from '../server/settings.js';
+import { startApp, type TestApp } from './helpers/app.js';
 import { startChild } from './helpers/child.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -14,7 +16,9 @@ const SOURCE_CLI = ['--import', 'tsx', join(ROOT, 'server/cli.ts')];
 const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-cli-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const run = (args: string[]) => spawnSync(process.execPath, [...SOURCE_CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CHUNKD_LOG_LEVEL: '' } });
+const run = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [...SOURCE_CLI, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, CHUNKD_LOG_LEVEL: '' } });
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 describe('arguments', () => {
   test('--help lists every setting with its env variable and default, and exits 0', () => {
@@ -26,11 +30,29 @@ describe('arguments', () => {
     }
   });
 
+  test('--version prints the version of package.json', () => {
+    for (const flag of ['--version', '-v']) {
+      const res = run([flag]);
+      assert.equal(res.status, 0);
+      assert.equal(res.stdout, `${version}\n`);
+    }
+  });
+
+  test('an empty default shows as "none" in --help, never as "." or ""', () => {
+    const res = run(['serve', '--help']);
+    assert.match(res.stdout, /--database-url <string>\n.*Default: none\./);
+    assert.match(res.stdout, /--api-keys <list>\n.*Default: none\./);
+    assert.doesNotMatch(res.stdout, /Default: \.?$/m, 'an empty default printed as is');
+  });
+
   const refusals: [string[], RegExp][] = [
     [['serve', '--log-level', 'verbose'], /--log-level \(CHUNKD_LOG_LEVEL\) must be one of debug, info, warning, error; got 'verbose'/],
     [['serve', '--port', 'eighty'], /--port \(CHUNKD_PORT\) must be a whole number/],
     [['serve', '--colour'], /Unknown option '--colour'[\s\S]*chunkd serve --help/],
     [['launch'], /Unknown command 'launch'\. Run: chunkd serve --help/],
+    [['serve', '--prot', '80'], /Unknown option '--prot'\. Did you mean '--port'\?/],
+    [['serve', '--data_dir', 'x'], /Unknown option '--data_dir'\. Did you mean '--data-dir'\?/],
+    [['serv'], /Unknown command 'serv'\. Did you mean 'serve'\?/],
   ];
   for (const [args, message] of refusals) {
     test(`refuses ${args.join(' ')} with exit code 2 and a message`, () => {
@@ -82,6 +104,7 @@ describe('serving', () => {
     const fromDist = await serveAndStop([join(ROOT, 'dist/server/cli.js'), ...flags]);
     assert.deepEqual(fromDist.plugins, fromSource.plugins);
     assert.equal(fromDist.code, 0);
+    assert.equal(execFileSync(process.execPath, [join(ROOT, 'dist/server/cli.js'), '--version'], { encoding: 'utf8' }), `${version}\n`, '--version from dist/');
   });
 });
 
@@ -133,5 +156,124 @@ describe('--api-keys-file', () => {
     }
     assert.doesNotMatch(child.log(), /key-in-a-file-7f3a/);
     assert.match(child.log(), /"listening"/);
+  });
+});
+
+describe('chunkd chunk', () => {
+  let app: TestApp;
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-chunk-'));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const a = file('a.txt', 'The first file. It has two sentences, and some more words after them.');
+  const b = file('b.md', '# Title\r\n\r\n短い文書です。🙂 Then English again. And a last sentence!');
+  const blank = file('blank.txt', '  \n');
+  const ndjson = (stdout: string) => stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+  /** The chunks of one file in an NDJSON output, without the file key: what the HTTP route answers for it. */
+  const of = (lines: Record<string, unknown>[], name: string) => lines.filter((l) => l.file === name).map(({ file: _, ...chunk }) => chunk);
+
+  before(async () => (app = await startApp()));
+  after(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('files: one NDJSON line per chunk with its file, the chunks the HTTP route answers, nothing on a non-TTY stderr', async () => {
+    const res = run(['chunk', a, b, blank, '--chunker', 'token', '--chunk-size', '8', '--chunk-overlap', '2']);
+    assert.equal(res.status, 0, res.stderr);
+    assert.equal(res.stderr, '', 'no progress bar when stderr is not a terminal');
+    const lines = ndjson(res.stdout);
+    const http = await app.post('/v1/chunk/token', { text: [readFileSync(a, 'utf8'), readFileSync(b, 'utf8'), '  \n'], chunk_size: 8, chunk_overlap: 2 });
+    assert.deepEqual([of(lines, a), of(lines, b), of(lines, blank)], http.body);
+    assert.ok(lines.every((l) => Object.keys(l)[0] === 'file'));
+  });
+
+  test('--FIELD flags are typed by the schema (numbers, lists, a boolean alone before a file) and equal --config', async () => {
+    const fields = run(['chunk', '--chunker', 'sentence', '--chunk-size', '12', '--delim', '.,!', '--approximate', a]);
+    const config = run(['chunk', a, '--chunker', 'sentence', '--config', '{"chunk_size": 12, "delim": [".", "!"], "approximate": true}']);
+    assert.equal(fields.status, 0, fields.stderr);
+    assert.equal(fields.stdout, config.stdout);
+    const http = await app.post('/v1/chunk/sentence', { text: readFileSync(a, 'utf8'), chunk_size: 12, delim: ['.', '!'], approximate: true });
+    assert.deepEqual(of(ndjson(fields.stdout), a), http.body);
+  });
+
+  test('- reads standard input; the default chunker is recursive with its defaults', async () => {
+    const text = 'Standard input text.\n\nA second paragraph here.';
+    const res = run(['chunk', '-'], text);
+    assert.equal(res.status, 0, res.stderr);
+    assert.deepEqual(of(ndjson(res.stdout), '-'), (await app.post('/v1/chunk/recursive', { text })).body);
+  });
+
+  test('--format json: one list of {file, chunks} in the order of the files', async () => {
+    const res = run(['chunk', b, a, '--chunker', 'token', '--chunk-size', '16', '--format', 'json']);
+    assert.equal(res.status, 0, res.stderr);
+    const http = await app.post('/v1/chunk/token', { text: [readFileSync(b, 'utf8'), readFileSync(a, 'utf8')], chunk_size: 16 });
+    assert.deepEqual(JSON.parse(res.stdout), [{ file: b, chunks: http.body[0] }, { file: a, chunks: http.body[1] }]);
+  });
+
+  test('--pipeline FILE.json runs its steps, as POST /v1/pipelines/{id}/execute does', async () => {
+    const steps = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 10 } }, { type: 'refine', refinery: 'overlap', config: { context_size: 3 } }];
+    const created = await app.post('/v1/pipelines', { name: 'cli', steps });
+    const res = run(['chunk', a, b, '--pipeline', file('pipeline.json', JSON.stringify({ name: 'cli', steps }))]);
+    assert.equal(res.status, 0, res.stderr);
+    const http = await app.post(`/v1/pipelines/${created.body.id}/execute`, { text: [readFileSync(a, 'utf8'), readFileSync(b, 'utf8')] });
+    const lines = ndjson(res.stdout);
+    assert.deepEqual([of(lines, a), of(lines, b)], http.body);
+    assert.ok(lines.some((l) => 'context' in l), 'the refine step ran');
+  });
+
+  const refusals: [string, string[], RegExp][] = [
+    ['an unknown chunker', ['--chunker', 'tokn'], /Unknown chunker 'tokn'\. Did you mean 'token'\?/],
+    ['an unknown field flag', ['--chunker', 'token', '--chunk-sise', '4'], /Unknown option '--chunk-sise' for the token chunker\. Did you mean '--chunk-size'\?/],
+    ['a value out of the schema', ['--chunker', 'token', '--chunk-size', '0'], /--chunk-size: chunk_size must be >= 1/],
+    ['a word for a number', ['--chunker', 'token', '--chunk-size', 'big'], /--chunk-size takes a whole number; got 'big'/],
+    ['a config the plugin refuses', ['--chunker', 'token', '--chunk-size', '4', '--chunk-overlap', '4'], /chunk_overlap .* must be smaller than chunk_size/],
+    ['--config that is not JSON', ['--chunker', 'token', '--config', '{chunk_size: 4}'], /--config is not valid JSON/],
+    ['--config with a key the chunker does not take', ['--chunker', 'token', '--config', '{"chunk_sise": 4}'], /--config has keys the token chunker does not take: chunk_sise/],
+    ['a pipeline file with a bad step', ['--pipeline', join(dir, 'bad-pipeline.json')], /steps\.0\.chunker|Unknown chunker 'nope'/],
+    ['--format of another kind', ['--format', 'csv'], /--format must be one of ndjson, json; got 'csv'/],
+  ];
+  writeFileSync(join(dir, 'bad-pipeline.json'), JSON.stringify({ steps: [{ type: 'chunk', chunker: 'nope' }] }));
+  for (const [what, args, message] of refusals) {
+    test(`${what}: exit code 2, the message on stderr, nothing on stdout`, () => {
+      const res = run(['chunk', a, ...args]);
+      assert.equal(res.status, 2, res.stderr);
+      assert.match(res.stderr, message);
+      assert.equal(res.stdout, '');
+    });
+  }
+
+  test('an unreadable file or none at all: exit code 2 before any output', () => {
+    const missing = run(['chunk', a, join(dir, 'missing.txt')]);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /Cannot read .*missing\.txt: it does not exist/);
+    assert.equal(missing.stdout, '');
+    const directory = run(['chunk', dir]);
+    assert.equal(directory.status, 2);
+    assert.match(directory.stderr, /it is a directory/);
+    const none = run(['chunk', '--chunker', 'token']);
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /Name at least one file/);
+  });
+
+  const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+  test('on a terminal, stderr shows the progress bar', { skip: script ? false : 'util-linux script (a pseudo-terminal) is not installed' }, () => {
+    const command = [process.execPath, ...SOURCE_CLI, 'chunk', a, b, '--chunker', 'token'].map((w) => `'${w}'`).join(' ');
+    const res = spawnSync(script!, ['-qec', command, '/dev/null'], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stdout + res.stderr);
+    assert.match(res.stdout, /\[#{24}\] 2\/2 files {2}\d+\.\d MB\/s/);
+  });
+
+  test('the progress bar: files done of the total and MB/s, redrawn in place', () => {
+    let out = '';
+    const bar = new Progress({ write: (s: string) => (out += s) }, 4, [1e6, 1e6, 2e6, 0]);
+    bar.done(0);
+    bar.done(2);
+    assert.match(out, /\r\x1b\[K\[-+\] 0\/4 files/);
+    assert.match(bar.line(1000), /^\[#{12}-{12}\] 2\/4 files {2}3\.0 MB\/s$/);
+    bar.finish();
+    assert.ok(out.endsWith('\n'));
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { compileValidator } from '../kernel/validation.js';
+import { ChunkResult } from '../server/schemas.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 let app: TestApp;
@@ -54,4 +55,31 @@ test("each plugin's request schema is its route's validated body, and its exampl
       assert.doesNotThrow(() => check(structuredClone(value)), `${plugin.name}: example ${JSON.stringify(example.value)}`);
     }
   }
+});
+
+test('each 200 answer carries an example from a real run of the plugin on its example body, valid for the response schema', async () => {
+  const check = compileValidator(ChunkResult);
+  for (const plugin of app.booted.deps.registry.list()) {
+    const res = doc.paths[plugin.route].post.responses['200'];
+    assert.ok(res.content['application/x-ndjson']?.schema, `${plugin.name}: the NDJSON answer is documented`);
+    const example = res.content['application/json'].example;
+    if (plugin.manifest.network) {
+      assert.equal(example, undefined, `${plugin.name} calls a remote service: not run to write the docs`);
+      continue;
+    }
+    assert.ok(Array.isArray(example) && example.length > 0, `${plugin.name}: an example answer with chunks`);
+    assert.doesNotThrow(() => check(structuredClone(example)), `${plugin.name}: example fits the response schema`);
+    if (plugin.kind === 'chunker') {
+      // The very answer the route gives for its example body, so it cannot drift from the code.
+      const body = plugin.manifest.examples![0]!;
+      assert.deepEqual(example, (await app.post(plugin.route, body)).body, `${plugin.name}: example is the route's answer`);
+      const text = [...(body.text as string)];
+      for (const c of example as { text: string; start_index: number; end_index: number }[]) assert.equal(text.slice(c.start_index, c.end_index).join(''), c.text);
+    } else {
+      assert.ok((example as { id: string }[]).every((c) => typeof c.id === 'string'), `${plugin.name}: refined chunks`);
+    }
+  }
+  const execute = doc.paths['/v1/pipelines/{id}/execute'].post.responses['200'];
+  assert.doesNotThrow(() => check(structuredClone(execute.content['application/json'].example)));
+  assert.ok(execute.content['application/x-ndjson'].schema);
 });

@@ -6,6 +6,8 @@ import { ChunkdError } from '../../kernel/errors.js';
 interface Pending {
   due: number;
   expired: boolean;
+  /** The 504 it was answered, once expired: also the signal's reason, for work that answers on its own (NDJSON streams). */
+  error?: ChunkdError;
   controller?: AbortController;
   reject(e: ChunkdError): void;
 }
@@ -19,7 +21,7 @@ const SIGNAL: PropertyDescriptor = {
     const p = this[PENDING];
     if (!p.controller) {
       p.controller = new AbortController();
-      if (p.expired) p.controller.abort();
+      if (p.expired) p.controller.abort(p.error);
     }
     return p.controller.signal;
   },
@@ -46,8 +48,9 @@ export function deadline(ms: number, setting: string) {
       if (p.due > now) break;
       inFlight.delete(p);
       p.expired = true;
-      p.controller?.abort();
-      p.reject(new ChunkdError('TIMEOUT', message));
+      p.error = new ChunkdError('TIMEOUT', message);
+      p.controller?.abort(p.error);
+      p.reject(p.error);
     }
     arm(now);
   }

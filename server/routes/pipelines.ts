@@ -19,6 +19,9 @@ import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
+import { firstChunkerAnswer } from '../openapi-examples.js';
+import { pipelineDocuments } from '../stream/documents.js';
+import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
 
 /** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
 function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
@@ -201,12 +204,18 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineExecute,
       bodyName: 'PipelineExecuteRequest',
       responses: {
-        200: { description: 'The chunks.', schema: ChunkResult },
+        200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => firstChunkerAnswer(deps.registry, deps.executor) },
         ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT'),
       },
       rawBody: true,
       documentInput: true,
       async handler(ctx) {
+        if (wantsNdjson(ctx)) {
+          const pipeline = await found(ctx.params.id!);
+          const body = checkExecute(parsedBody(ctx), (keys) => setIgnoredKeys(ctx, keys));
+          const docs = await pipelineDocuments(pipeline, body, deps);
+          return streamDocuments(ctx, docs, Math.max(1, deps.executor.threads), bugLogger(deps.logger, ctx));
+        }
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
         if (ctx.state.rawBody && runsJobs(deps.executor)) {
           return answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings);

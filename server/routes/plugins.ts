@@ -4,7 +4,10 @@ import type { Plugin } from '../../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkChunks, checkTexts } from '../limits.js';
+import { exampleAnswers } from '../openapi-examples.js';
 import { answerPooled } from '../pooled/answer.js';
+import { chunkerDocuments, refineryDocuments } from '../stream/documents.js';
+import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
@@ -13,7 +16,7 @@ import type { Context } from 'koa';
 /** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
 export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
 
-function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef {
+function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: AppDeps): RouteDef {
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   return {
     method: 'post',
@@ -25,12 +28,18 @@ function pluginRoute(plugin: Plugin, { executor, settings }: AppDeps): RouteDef 
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
     responses: {
-      200: { description: 'The chunks.', schema: ChunkResult },
+      200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: async () => (await exampleAnswers(registry, executor)).get(`${plugin.kind}:${plugin.name}`) },
       ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...(plugin.kind === 'chunker' ? (['NOT_FOUND'] as const) : []), ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
     },
     rawBody: true,
     documentInput: plugin.kind === 'chunker',
     async handler(ctx) {
+      if (wantsNdjson(ctx)) {
+        const req = parseRequest(plugin, parsedBody(ctx));
+        setIgnoredKeys(ctx, req.ignored);
+        const make = plugin.kind === 'chunker' ? chunkerDocuments : refineryDocuments;
+        return streamDocuments(ctx, await make(plugin, req, executor, settings), Math.max(1, executor.threads), bugLogger(logger, ctx));
+      }
       // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
       if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings);
       const req = parseRequest(plugin, ctx.request.body);

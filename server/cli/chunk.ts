@@ -1,0 +1,289 @@
+/**
+ * `chunkd chunk FILE…`: the plugins without a server. The files are a batch request, read and
+ * checked as the HTTP routes read theirs (discovery, parseRequest, the limits, the plugin's own
+ * config rules, validateSteps for --pipeline) and run document by document through the very
+ * functions NDJSON streaming uses (server/stream/documents.ts). Bad input: the message on stderr
+ * and exit code 2; nothing else on stderr unless it is a terminal (a progress bar).
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Chunk } from '../../kernel/chunk.js';
+import { discover } from '../../kernel/discovery.js';
+import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { inline, parseRequest } from '../../kernel/run.js';
+import { closest } from '../../kernel/suggest.js';
+import { exportPluginSettings } from '../boot.js';
+import { bodyCheck } from '../pipelines/body.js';
+import { PipelineUpdate } from '../pipelines/schemas.js';
+import { validateSteps, type Step } from '../pipelines/steps.js';
+import { resolveSettings, type Settings } from '../settings.js';
+import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../stream/documents.js';
+import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
+import { Progress } from './progress.js';
+
+export const DEFAULT_CHUNKER = 'recursive';
+const FORMATS = ['ndjson', 'json'] as const;
+/** The command's own flags (everything else is a config field of the chunker). */
+const OWN_FLAGS = ['--chunker', '--config', '--pipeline', '--format', '--help'];
+
+export const CHUNK_HELP = `Usage: chunkd chunk FILE… [--chunker NAME] [--config JSON | --FIELD VALUE…] [--pipeline FILE.json] [--format ndjson|json]
+
+Chunk files with the server's plugins, without a server. - reads standard input.
+
+Options:
+  --chunker NAME      The chunker (default: ${DEFAULT_CHUNKER}); GET /v1/plugins or the README lists them.
+  --config JSON       Its config as a JSON object, as the HTTP route takes it (e.g. '{"chunk_size": 256}').
+  --FIELD VALUE       One config field, typed by the chunker's schema: --chunk-size 256, --include-nodes,
+                      --delimiters '.,!' (a list). Wins over the same field in --config.
+  --pipeline FILE     Run a pipeline's steps instead: a JSON file with "steps" (a POST /v1/pipelines body,
+                      or a pipeline as GET /v1/pipelines/{id} answers it).
+  --format FORMAT     ndjson (default): one line per chunk, {"file", ...chunk}; json: one list of
+                      {"file", "chunks"}, in the order of the files.
+  --help              Show this help.
+
+Settings the server takes from the environment apply too (CHUNKD_PLUGINS_DIR, CHUNKD_MODELS_DIR,
+CHUNKD_MAX_TEXTS, CHUNKD_MAX_TEXT_CHARS, ...). Exit code 2 on bad input, with the reason on stderr.`;
+
+/** Bad input: exit 2 with this message. */
+class Usage extends Error {}
+
+interface Parsed {
+  files: string[];
+  chunker?: string;
+  config?: string;
+  pipeline?: string;
+  format: (typeof FORMATS)[number];
+  help: boolean;
+  /** `--FIELD VALUE` pairs in order; the value is undefined for a flag given alone. */
+  fields: [flag: string, value: string | undefined][];
+}
+
+export async function chunkCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // `chunkd chunk … | head`: the reader has all it wants; stop quietly, not with a stack.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? 0 : 1));
+  try {
+    const parsed = parseArgs(args);
+    if (parsed.help) {
+      process.stdout.write(`${CHUNK_HELP}\n`);
+      return 0;
+    }
+    const settings = readSettings(env);
+    exportPluginSettings(settings);
+    const registry = await discover(settings.pluginsDir);
+    const plan = parsed.pipeline ? await pipelinePlan(registry, parsed, settings) : chunkerPlan(registry, parsed, settings);
+    if (parsed.files.length === 0) throw new Usage('Name at least one file to chunk, or - for standard input. Run: chunkd chunk --help');
+    const texts = readFiles(parsed.files);
+    return await output(await plan(texts), parsed, texts);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+function parseArgs(args: string[]): Parsed {
+  const out: Parsed = { files: [], format: 'ndjson', help: false, fields: [] };
+  const valueOf = (i: number, flag: string, inline?: string) => {
+    if (inline !== undefined) return inline;
+    const next = args[i + 1];
+    if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new Usage(`${flag} needs a value. Run: chunkd chunk --help`);
+    return next;
+  };
+  let options = true;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!options || !arg.startsWith('--') || arg === '-') {
+      out.files.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      options = false;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const take = () => {
+      const v = valueOf(i, flag, inline);
+      if (inline === undefined) i++;
+      return v;
+    };
+    switch (flag) {
+      case '--help':
+        out.help = true;
+        break;
+      case '--chunker':
+        out.chunker = take();
+        break;
+      case '--config':
+        out.config = take();
+        break;
+      case '--pipeline':
+        out.pipeline = take();
+        break;
+      case '--format': {
+        const f = take();
+        if (!(FORMATS as readonly string[]).includes(f)) throw new Usage(`--format must be one of ${FORMATS.join(', ')}; got '${f}'.`);
+        out.format = f as Parsed['format'];
+        break;
+      }
+      default: {
+        // A config field: a following word that is not a flag is its value (a boolean field gives back a word that is not one: a file).
+        const next = args[i + 1];
+        const takesNext = inline === undefined && options && next !== undefined && !(next.startsWith('--') && next.length > 2);
+        out.fields.push([flag, inline ?? (takesNext ? args[++i] : undefined)]);
+      }
+    }
+  }
+  return out;
+}
+
+function readSettings(env: NodeJS.ProcessEnv): Settings {
+  try {
+    return resolveSettings({}, env);
+  } catch (e) {
+    throw new Usage((e as Error).message);
+  }
+}
+
+/** Each file's text (UTF-8), in order; `-` is standard input (read once, however often named). */
+function readFiles(files: string[]): string[] {
+  let stdin: string | undefined;
+  return files.map((file) => {
+    if (file === '-') return (stdin ??= readFileSync(0, 'utf8'));
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+      throw new Usage(`Cannot read ${file}: ${why}. Name a readable text file, or - for standard input.`);
+    }
+  });
+}
+
+/** The documents the texts make, checked as a request: what is wrong with the flags is found before any file is read. */
+type Plan = (texts: string[]) => Promise<Documents>;
+
+function chunkerPlan(registry: Registry, parsed: Parsed, settings: Settings): Plan {
+  const name = parsed.chunker ?? DEFAULT_CHUNKER;
+  const plugin = registry.find('chunker', name);
+  if (!plugin) throw new Usage(`${registry.unknownMessage('chunker', name)} Run: chunkd chunk FILE --chunker NAME`);
+  const config = { ...jsonConfig(parsed.config), ...fieldConfig(plugin, parsed) };
+  const ignored = Object.keys(config).filter((k) => !plugin.knownKeys.has(k) || k === 'text');
+  if (ignored.length) throw new Usage(`--config has keys the ${name} chunker does not take: ${ignored.join(', ')}. It takes: ${plugin.configKeys.join(', ')}.`);
+  return (texts) => chunkerDocuments(plugin, parseRequest(plugin, { ...config, text: texts }), inline, settings);
+}
+
+function jsonConfig(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new Usage(`--config is not valid JSON (${(e as Error).message}): send an object, e.g. --config '{"chunk_size": 256}'.`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Usage(`--config must be a JSON object, e.g. --config '{"chunk_size": 256}'.`);
+  return value as Record<string, unknown>;
+}
+
+/** The `--FIELD VALUE` flags as config, each typed by the chunker's schema; an unknown one gets a did-you-mean. */
+function fieldConfig(plugin: Plugin, { fields, files }: Parsed): Record<string, unknown> {
+  const properties = plugin.body.properties as Record<string, Record<string, unknown>>;
+  const known = Object.keys(properties).filter((k) => k !== 'text');
+  const out: Record<string, unknown> = {};
+  for (const [flag, value] of fields) {
+    const field = fieldName(flag.slice(2));
+    if (!known.includes(field)) {
+      const flags = [...OWN_FLAGS, ...known.map(flagName)];
+      const guess = closest(flag, flags);
+      throw new Usage(`Unknown option '${flag}' for the ${plugin.name} chunker.${guess ? ` Did you mean '${guess}'?` : ''} It takes: ${flags.join(', ')}.`);
+    }
+    if (isBooleanField(properties[field]) && value !== undefined && !/^(true|false|yes|no|on|off|1|0)$/i.test(value)) {
+      files.push(value); // `--include-nodes main.py`: the flag alone, then a file
+      out[field] = true;
+      continue;
+    }
+    if (value === undefined && !isBooleanField(properties[field])) throw new Usage(`${flag} needs a value. Run: chunkd chunk --help`);
+    out[field] = value === undefined ? true : typedValue(properties[field], value, flag);
+  }
+  return out;
+}
+
+async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settings): Promise<Plan> {
+  if (parsed.chunker !== undefined || parsed.config !== undefined || parsed.fields.length) {
+    throw new Usage('--pipeline runs the steps in its file: leave out --chunker, --config and config fields (or change the file).');
+  }
+  const file = parsed.pipeline!;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Usage(`Cannot read the pipeline ${file}: ${(e as Error).message}. It must be a JSON object with "steps", as POST /v1/pipelines takes.`);
+  }
+  const body = bodyCheck<{ name?: string; steps?: Step[] }>(PipelineUpdate)(raw, () => {});
+  if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
+  const steps = await validateSteps(registry, body.steps, ['steps']);
+  const pipeline = { id: file, name: body.name ?? basename(file), description: null, steps, created_at: '', updated_at: '' };
+  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings });
+}
+
+/** Run the documents, writing chunks as they come (ndjson) or all at the end (json). Exit 2 when a document failed on its input. */
+async function output(docs: Documents, parsed: Parsed, texts: string[]): Promise<number> {
+  const names = parsed.files.map((f) => (f === '-' ? '-' : f));
+  const progress = process.stderr.isTTY ? new Progress(process.stderr, docs.total, texts.map((t) => Buffer.byteLength(t))) : undefined;
+  const results: (Chunk[] | string[])[] = [];
+  let status = 0;
+  await eachDocument(
+    docs,
+    async (line: DocumentLine) => {
+      progress?.done(line.index);
+      if ('error' in line) {
+        const err = new ChunkdError(line.error.code, line.error.detail);
+        progress?.clear();
+        process.stderr.write(`${names[line.index]}: ${message(err)}\n`);
+        status = Math.max(status, err.status >= 500 ? 1 : 2);
+        results[line.index] = [];
+        return;
+      }
+      results[line.index] = line.chunks;
+      if (parsed.format === 'ndjson') {
+        const file = names[line.index];
+        const out = line.chunks.map((c) => JSON.stringify(typeof c === 'string' ? { file, text: c } : { file, ...c })).join('\n');
+        if (out) await write(`${out}\n`);
+      }
+    },
+    { concurrency: 1, onBug: (e) => process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`) },
+  );
+  progress?.finish();
+  if (parsed.format === 'json') await write(`${JSON.stringify(names.map((file, i) => ({ file, chunks: results[i] ?? [] })))}\n`);
+  return status;
+}
+
+function write(text: string): Promise<void> {
+  return new Promise((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once('drain', resolve)));
+}
+
+/** A refusal as a person reads it: the message, or each issue with the flag it is about. */
+function message(e: ChunkdError): string {
+  if (typeof e.detail === 'string') return e.detail;
+  return e.detail.map((i: Issue) => `${where(i.loc)}: ${i.msg}`).join('\n');
+}
+
+function where(loc: (string | number)[]): string {
+  const [first, second, ...rest] = loc;
+  if (first === 'body' && second === 'text') return rest.length ? `file ${Number(rest[0]) + 1}` : 'the files';
+  if (first === 'body' && typeof second === 'string') return [flagName(second), ...rest].join('.');
+  return loc.join('.');
+}
+
+function fail(e: unknown): number {
+  if (e instanceof Usage) {
+    process.stderr.write(`${e.message}\n`);
+    return 2;
+  }
+  if (isChunkdError(e) && e.status < 500) {
+    process.stderr.write(`${message(e)}\n`);
+    return 2;
+  }
+  process.stderr.write(`${isChunkdError(e) ? message(e) : String((e as Error)?.stack ?? e)}\n`);
+  return 1;
+}
