@@ -19,11 +19,12 @@ import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
+import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, docsRoutes];
 
 export interface App {
   koa: Koa;
