@@ -25,7 +25,7 @@ const pyCreate = (slug: string, steps: Record<string, unknown>[], description: s
 const recursive = (params: Record<string, unknown> = {}) => ({ type: 'chunk', component: 'recursive', ...params });
 const token = (params: Record<string, unknown> = {}) => ({ type: 'chunk', component: 'token', ...params });
 const tag = (params: Record<string, unknown> = {}) => ({ type: 'refine', component: 'tag', ...params });
-const TEXT = 'First sentence here. Second one follows.\n\nA new paragraph starts, and it goes on for a while.';
+const TEXT = 'First sentence here 👋🏽. Second one follows.\r\n\r\n新しい段落が始まる。A new paragraph starts, and it goes on for a while.';
 
 describe('create, get, list, update, run, delete by slug', () => {
   test('create answers 200 with id, slug, description, flat steps with defaults, timestamps', async () => {
@@ -176,6 +176,13 @@ describe('one store: each API sees, runs and deletes what the other made', () =>
     assert.equal((await app.post('/v1/pipelines', { name: 'other', steps: [{ type: 'chunk', chunker: 'token' }] })).status, 201);
     assert.equal((await app.post('/v1/pipeline', pyCreate('other', [token()]))).status, 409);
     assert.equal((await app.request('PUT', '/v1/pipeline/other', { slug: 'taken' })).status, 409);
+  });
+
+  test('concurrent creates of one slug: exactly one 200, the others 409 (the database decides)', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => app.post('/v1/pipeline', pyCreate('race', [token({ chunk_size: 10 + i })]))));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = answers.find((r) => r.status === 200)!.body;
+    assert.deepEqual((await app.request('GET', '/v1/pipeline/race')).body, winner);
   });
 
   test('names that are not slugs: left out of the slug list (counted in a header), a clear 422 in a path with the id to use', async () => {
