@@ -185,16 +185,15 @@ describe('one store: each API sees, runs and deletes what the other made', () =>
     assert.deepEqual((await app.request('GET', '/v1/pipeline/race')).body, winner);
   });
 
-  test('names that are not slugs: left out of the slug list (counted in a header), a clear 422 in a path with the id to use', async () => {
-    const made = (await app.post('/v1/pipelines', { name: 'Docs 512', steps: [{ type: 'chunk', chunker: 'token' }] })).body;
+  test('names that are not slugs: left out of the slug list (counted in a header), a 404 in a path that says why and gives the id', async () => {
+    const made = (await app.post('/v1/pipelines', { name: 'Docs_512', steps: [{ type: 'chunk', chunker: 'token' }] })).body;
     await app.post('/v1/pipeline', pyCreate('docs-512', [token()]));
     const list = await app.request('GET', '/v1/pipeline');
     assert.deepEqual(list.body.pipelines.map((p: { slug: string }) => p.slug), ['docs-512']);
     assert.equal(list.headers.get('x-chunkd-omitted'), '1');
-    const res = await app.request('GET', '/v1/pipeline/Docs%20512');
-    assert.equal(res.status, 422);
-    assert.deepEqual(res.body.detail[0].loc, ['path', 'slug']);
-    assert.match(res.body.detail[0].msg, new RegExp(`not a slug: a slug holds only lowercase letters.*/v1/pipelines/${made.id}`));
+    const res = await app.request('GET', '/v1/pipeline/Docs_512');
+    assert.equal(res.status, 404);
+    assert.match(res.body.detail, new RegExp(`'Docs_512' is not a slug: a slug holds only lowercase letters.*/v1/pipelines/${made.id}`));
   });
 });
 
@@ -209,12 +208,15 @@ describe('slugs and reserved words', () => {
     assert.equal((await app.request('PUT', '/v1/pipeline/x', { slug: 'Bad' })).status, 422);
   });
 
-  test('a slug in a path: percent-encoded slashes are refused clearly, a real slash is another route', async () => {
-    const encoded = await app.request('GET', '/v1/pipeline/a%2Fb');
-    assert.equal(encoded.status, 422);
-    assert.match(encoded.body.detail[0].msg, /'a\/b' is not a slug/);
+  test('a slug in a path is spelled as is: percent-encoding and other characters are a 404 that says so; a real slash is another route', async () => {
+    await app.post('/v1/pipeline', pyCreate('abc', [token()]));
+    for (const [path, why] of [['/v1/pipeline/a%2Fb', /'a%2Fb' is percent-encoded, and a slug is spelled as is/], ['/v1/pipeline/%61bc', /'%61bc' is percent-encoded/], ['/v1/pipeline/UPPER', /'UPPER' is not a slug/]] as const) {
+      const res = await app.request('GET', path);
+      assert.equal(res.status, 404, path);
+      assert.match(res.body.detail, why);
+    }
     assert.equal((await app.request('GET', '/v1/pipeline/a/b')).status, 404);
-    assert.equal((await app.post('/v1/pipeline/UPPER', { text: 'x' })).status, 422);
+    assert.equal((await app.request('GET', '/v1/pipeline/abc')).status, 200);
   });
 
   test("'validate' can name no pipeline, through either API; POST /v1/pipeline/validate always validates", async () => {
@@ -229,8 +231,10 @@ describe('slugs and reserved words', () => {
     assert.equal((await app.request('PUT', `/v1/pipelines/${id}`, { name: 'validate' })).status, 422);
     assert.equal((await app.request('PUT', '/v1/pipeline/v', { slug: 'validate' })).status, 422);
     const get = await app.request('GET', '/v1/pipeline/validate');
-    assert.equal(get.status, 422);
-    assert.match(get.body.detail[0].msg, /reserved word/);
+    assert.equal(get.status, 404);
+    assert.match(get.body.detail, /'validate' is a reserved word/);
+    const encoded = await app.post('/v1/pipeline/%76alidate', { steps: [token()] });
+    assert.equal(encoded.status, 404, 'neither the validate route nor a run');
   });
 
   test('every fixed word under /v1/pipeline/ is a reserved name (derived from the routes)', () => {

@@ -23,8 +23,13 @@ export function reservedNameIssue(name: unknown, loc: (string | number)[]): Issu
   return { loc, msg: `'${name}' is reserved (POST /v1/pipeline/${name} is a route of its own), so no pipeline can be named so: choose another name.`, type: 'reserved_name' };
 }
 
-/** Why a slug given in a path cannot name a pipeline of the slug API, or undefined when it can. */
-export function slugPathProblem(slug: string): string | undefined {
+/**
+ * Why a path segment cannot name a pipeline of the slug API, or undefined when it can. A slug needs
+ * no percent-encoding, so an encoded segment is not a slug's spelling: as every other path in
+ * chunkd, it has one form only (server/dispatch.ts), and `%76alidate` is not a way round the route.
+ */
+export function slugPathProblem(raw: string, slug: string): string | undefined {
+  if (raw !== slug) return `'${raw}' is percent-encoded, and a slug is spelled as is (it holds only ${SLUG_RULE}).`;
   if (RESERVED_NAMES.has(slug)) return `'${slug}' is a reserved word of this API, never a pipeline's slug.`;
   if (!SLUG.test(slug)) return `'${slug}' is not a slug: a slug holds only ${SLUG_RULE}, as Chonkie's clients require.`;
   return undefined;

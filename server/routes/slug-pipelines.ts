@@ -80,20 +80,24 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
   const writer: PipelineWriter<Flat[]> = { nameKey: 'slug', checkSteps: (steps) => checkFlatSteps(deps.registry, steps) };
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
 
-  /** The pipeline named by the path's slug; a path that cannot be a slug is a 422 (with the id when a pipeline has that name), an unknown slug a 404. */
-  async function bySlug(slug: string): Promise<PipelineRecord> {
-    const problem = slugPathProblem(slug);
+  /**
+   * The pipeline the path's slug names; unknown, or not a slug as spelled (encoded, reserved,
+   * other characters), a 404 that says why, with the id to use when a pipeline has that name.
+   */
+  async function bySlug(ctx: Context): Promise<PipelineRecord> {
+    const slug = ctx.params.slug!;
+    const problem = slugPathProblem(ctx.path.split('/')[3] ?? '', slug);
     const pipeline = await store().getByName(slug);
     if (problem) {
       const hint = pipeline ? ` A pipeline has this name (made through /v1/pipelines): reach it by id, /v1/pipelines/${pipeline.id}.` : '';
-      throw validationError(['path', 'slug'], `${problem}${hint}`, 'slug_invalid');
+      throw new ChunkdError('NOT_FOUND', `Pipeline not found: ${problem}${hint}`);
     }
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${slug}' not found: GET /v1/pipeline lists them, POST /v1/pipeline creates one.`);
     return pipeline;
   }
 
   const one = { 200: { description: 'The pipeline, its steps flat with every parameter (defaults filled in).', schema: SlugPipeline } };
-  const pathErrors = ['UNAUTHORIZED', 'NOT_FOUND', 'VALIDATION'] as const;
+  const pathErrors = ['UNAUTHORIZED', 'NOT_FOUND'] as const;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'pipeline (slug)' });
   return [
     route({
@@ -175,7 +179,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       summary: 'One pipeline, by slug.',
       responses: { ...one, ...errorResponses(...pathErrors) },
       async handler(ctx) {
-        ctx.body = shown(await bySlug(ctx.params.slug!));
+        ctx.body = shown(await bySlug(ctx));
       },
     }),
     route({
@@ -189,7 +193,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
       async handler(ctx) {
         const body = await explained(ctx, () => readPipeline(ctx, readUpdate, writer));
-        const stored = await bySlug(ctx.params.slug!);
+        const stored = await bySlug(ctx);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.slug !== undefined) changes.name = body.slug;
         if (body.description !== undefined) changes.description = body.description;
@@ -211,7 +215,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         ...errorResponses(...pathErrors, 'FORBIDDEN'),
       },
       async handler(ctx) {
-        const { id, name } = await bySlug(ctx.params.slug!);
+        const { id, name } = await bySlug(ctx);
         if (!(await store().delete(id))) throw new ChunkdError('NOT_FOUND', `Pipeline '${name}' not found: it was deleted meanwhile.`);
         ctx.body = { message: `Pipeline '${name}' deleted.`, id, slug: name };
       },
@@ -230,7 +234,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       },
       rawBody: true,
       async handler(ctx) {
-        const find = () => bySlug(ctx.params.slug!);
+        const find = () => bySlug(ctx);
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
         if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks');
         const pipeline = await find();
