@@ -1,5 +1,4 @@
 import Type from 'typebox';
-import { ChunkResult } from '../schemas.js';
 import { Description, Pipeline, STEP_COUNT } from './schemas.js';
 import { SLUG_PATTERN, SLUG_RULE } from './slug.js';
 
@@ -60,5 +59,3 @@ export const StepsValidation = Type.Object({
   errors: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Each problem, naming its step and field; null when valid.' }),
   steps: Type.Optional(Type.Array(FlatStep, { description: 'When valid: the steps as they would be stored, defaults filled in.' })),
 });
-
-export const PipelineRun = Type.Object({ chunks: ChunkResult });

@@ -16,7 +16,6 @@ import { PAGE_MAX, PipelineExecute } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { isSlug, slugPathProblem } from '../pipelines/slug.js';
 import {
-  PipelineRun,
   SlugPipeline,
   SlugPipelineCreate,
   SlugPipelineList,
@@ -28,7 +27,7 @@ import {
 import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
@@ -41,6 +40,7 @@ const readUpdate = bodyReader(bodyCheck<UpdateBody>(SlugPipelineUpdate));
 const readExecute = bodyReader(checkExecute);
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(SlugPipelineListQuery);
 const checkStepsShape = compileValidator<{ steps: Flat[] }>(StepsValidate);
+const PipelineRun = Type.Object({ chunks: ChunkResult });
 const VALIDATE_KEYS = new Set(Object.keys(StepsValidate.properties));
 const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive", "chunk_size": 512}]}';
 
