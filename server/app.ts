@@ -22,11 +22,12 @@ import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
+import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, fileRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, fileRoutes, docsRoutes];
 
 export interface App {
   koa: Koa;

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { Chunk, ChunkInput } from '../kernel/chunk.js';
 import { ERRORS, type ErrorCode } from '../kernel/errors.js';
 import { Pipeline, PipelineStep } from './pipelines/schemas.js';
+import { FlatStep, SlugPipeline } from './pipelines/slug-schemas.js';
 
 /** Response shapes shared by several routes. */
 export const ChunkList = Type.Array(Chunk);
@@ -33,4 +34,4 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, { descript
 export const BODY_ERRORS = ['TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION'] as const satisfies readonly ErrorCode[];
 
 /** Schemas named once in the OpenAPI document and referenced wherever they appear. */
-export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody, Pipeline, PipelineStep };
+export const COMPONENTS = { Chunk, ChunkInput, Error: ErrorBody, Pipeline, PipelineStep, SlugPipeline, FlatStep };

@@ -31,9 +31,11 @@ before(async () => {
   const created = await keyed.request('POST', '/v1/pipelines', { name: 'p', steps: [{ type: 'chunk', chunker: 'token' }] }, AUTH);
   assert.equal(created.status, 201);
   const id = (created.body as { id: string }).id;
+  // The slug API's routes take a name, of another pipeline: each API's DELETE then has its own to delete.
+  assert.equal((await keyed.request('POST', '/v1/pipelines', { name: 'by-slug', steps: [{ type: 'chunk', chunker: 'token' }] }, AUTH)).status, 201);
   const routes = keyed.booted.app.routes;
   publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
-  targets = routes.map((route) => ({ route, path: route.path.replace(/:[A-Za-z_]+/g, id), body: bodyFor(route) }));
+  targets = routes.map((route) => ({ route, path: route.path.replace(/:slug/g, 'by-slug').replace(/:[A-Za-z_]+/g, id), body: bodyFor(route) }));
   assert.ok(targets.length > 15 && targets.some((t) => t.route.path.includes(':')), 'the walk covers the registry, parameters included');
 });
 after(async () => {
@@ -45,6 +47,8 @@ after(async () => {
 function bodyFor(route: RouteDef): string | undefined {
   if (!route.body) return undefined;
   if (route.path === '/v1/pipelines') return JSON.stringify({ name: `n${Math.random()}`, steps: [{ type: 'chunk', chunker: 'token' }] });
+  if (route.path === '/v1/pipeline') return JSON.stringify({ slug: `s${Math.random().toString(36).slice(2)}`, steps: [{ type: 'chunk', component: 'token' }] });
+  if (route.path === '/v1/pipeline/validate') return JSON.stringify({ steps: [{ type: 'chunk', component: 'token' }] });
   if (route.method === 'put') return JSON.stringify({ description: 'changed' });
   if (route.path.startsWith('/v1/refine/')) return JSON.stringify({ chunks: [{ text: 'ab', start_index: 0, end_index: 2, token_count: 1 }] });
   return JSON.stringify({ text: 'Hello there. General Kenobi!', code: 'x = 1', language: 'python' });
@@ -195,6 +199,7 @@ describe('the canonical spellings work', () => {
       for (const spelled of spellings(path)) {
         const { status, head } = await rawTo(port, route.method.toUpperCase(), spelled, {}, body);
         if (bare(spelled) === path) continue; // the same path with a fragment the parser drops
+        if (targets.some((t) => t.path === bare(spelled))) continue; // another route's own path (/v1/pipelines one letter short is /v1/pipeline)
         assert.ok(status === 404 || status === 405 || (status === 400 && !/x-request-id/i.test(head)), `${route.method} ${spelled} → ${status}\n${head}`);
       }
     }

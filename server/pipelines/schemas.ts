@@ -20,10 +20,11 @@ export const PipelineStep = Type.Object(
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique name of the pipeline.', examples: ['docs-512'] });
-const Description = (options: { default?: null } = {}) => Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Free text for people.', ...options });
+export const Description = (options: { default?: null } = {}) => Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Free text for people.', ...options });
+/** How many steps a pipeline has, in either API. */
+export const STEP_COUNT = { minItems: 1, maxItems: 100 } as const;
 const Steps = Type.Array(PipelineStep, {
-  minItems: 1,
-  maxItems: 100,
+  ...STEP_COUNT,
   description: 'One chunk step, then any refine steps, run in this order.',
 });
 

@@ -17,14 +17,16 @@ import { errorData, invalidJsonError, limitsOf, sendJsonBytes } from './wire.js'
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/** Answer a pipeline execute from its raw body, as the inline route would. */
+/** Answer a pipeline execute from its raw body, as the inline route would; with `envelope`, the result is that key's value in an object (`{"chunks": …}`). */
 export async function answerPipelinePooled(
   ctx: Context,
   pool: WorkerPool,
   find: () => Promise<PipelineRecord>,
   registry: Registry,
   limits: Limits,
+  envelope?: string,
 ): Promise<void> {
+  const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
   const body = ctx.state.rawBody as Buffer;
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
   const signal = ctx.state.signal as AbortSignal | undefined;
@@ -46,7 +48,7 @@ export async function answerPipelinePooled(
   if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
   if ('ignored' in result) setIgnoredKeys(ctx, result.ignored);
   if ('error' in result) throw fromData(result.error);
-  if ('bytes' in result) return sendJsonBytes(ctx, [result.bytes]);
+  if ('bytes' in result) return send([result.bytes]);
   if (!('groups' in result) || !('steps' in pipeline)) throw new Error('A pooled pipeline job gave no answer.');
 
   // A split batch: each step on every group at once, as executePipeline runs a step over the pool.
@@ -63,7 +65,10 @@ export async function answerPipelinePooled(
     groups = parts.map((p) => (p as { items: Uint8Array }).items);
     count = parts.reduce((n, p) => n + (p as { count: number }).count, 0);
   }
-  sendJsonBytes(ctx, joinLists(groups));
+  send(joinLists(groups));
 }
+
+const encoder = new TextEncoder();
+const CLOSE = encoder.encode('}');
 
 const fromData = (e: { code: ChunkdError['code']; detail: ChunkdError['detail']; headers: Record<string, string> }) => new ChunkdError(e.code, e.detail, e.headers);

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'koa';
 import Type from 'typebox';
-import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
-import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
-import type { Registry } from '../../kernel/registry.js';
+import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { runsJobs } from '../../kernel/pool.js';
 import { asTexts } from '../../kernel/run.js';
 import { bodyCheck, checkExecute } from '../pipelines/body.js';
@@ -11,6 +8,7 @@ import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
 import { PAGE_MAX, Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
+import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
 import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
@@ -22,56 +20,6 @@ import { setIgnoredKeys } from '../ignored-keys.js';
 import { firstChunkerAnswer } from '../openapi-examples.js';
 import { pipelineDocuments } from '../stream/documents.js';
 import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
-
-/** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
-function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
-  return (ctx: Context): T => check(ctx.request.body, (ignored) => setIgnoredKeys(ctx, ignored));
-}
-
-/**
- * A create or update body: its shape, then its steps against the registry. Both sets of problems
- * come in one 422: the steps are checked whenever their own shape is right, even if the name is not.
- */
-async function readPipeline<T extends { steps?: Step[] }>(ctx: Context, read: (ctx: Context) => T, registry: Registry): Promise<T> {
-  let body: T;
-  let issues: Issue[] = [];
-  try {
-    body = read(ctx);
-  } catch (e) {
-    // A body refused for its shape (nesting, infinite numbers) was not checked against the schema:
-    // nothing in it can be trusted to have a shape, the steps least of all.
-    if (!isChunkdError(e) || !Array.isArray(e.detail) || e.detail.some((i) => SHAPE_ISSUES.has(i.type))) throw e;
-    issues = e.detail;
-    body = ctx.request.body as T;
-  }
-  const shaped = !issues.some((i) => i.loc.length === 1);
-  for (const key of ['name', 'description'] as const) {
-    // SQLite stores text as UTF-8, which cannot hold a lone surrogate: it would come back altered.
-    const value = shaped ? (body as Record<string, unknown>)[key] : undefined;
-    if (typeof value === 'string' && !value.isWellFormed()) {
-      issues.push({ loc: ['body', key], msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`, type: 'string_unicode' });
-    }
-  }
-  const stepsShaped = shaped && !issues.some((i) => i.loc[1] === 'steps');
-  if (body.steps !== undefined && stepsShaped) {
-    try {
-      body.steps = await validateSteps(registry, body.steps);
-    } catch (e) {
-      if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-      issues.push(...e.detail);
-    }
-  }
-  if (issues.length) throw new ChunkdError('VALIDATION', issues);
-  return body;
-}
-
-/**
- * Checking steps may build plugins (slow ones load models). When that outlasts the request deadline
- * the client has had its 504: nothing may then be stored behind its back.
- */
-function checkNotAbandoned(ctx: Context): void {
-  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
-}
 
 const readCreate = bodyReader(bodyCheck<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate));
 const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
@@ -89,6 +37,7 @@ export const PIPELINE_BODY_FACTOR = 4;
 export const pipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
+  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps) };
 
   /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
   async function found(id: string): Promise<PipelineRecord> {
@@ -111,7 +60,8 @@ export const pipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
       async handler(ctx) {
-        const { name, description, steps } = await readPipeline(ctx, readCreate, deps.registry);
+        const { name, description, steps: checked } = await readPipeline(ctx, readCreate, writer);
+        const steps = checked!;
         checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
         const now = timestamp();
@@ -174,7 +124,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         const stored = await found(ctx.params.id!);
         const { id } = stored;
-        const body = await readPipeline(ctx, readUpdate, deps.registry);
+        const body = await readPipeline(ctx, readUpdate, writer);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.name !== undefined) changes.name = body.name;
         if (body.description !== undefined) changes.description = body.description;
