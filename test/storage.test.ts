@@ -16,9 +16,11 @@ import pg from 'pg';
 import type { Database } from 'sqlite';
 import { MIGRATIONS, type Migration } from '../server/storage/migrations.js';
 import { PgPipelineStore, PG_MIGRATIONS } from '../server/storage/postgres.js';
-import { createPool, POSTGRES } from '../server/storage/pg-pool.js';
+import { asUnavailable, createPool, POSTGRES } from '../server/storage/pg-pool.js';
+import { createServer, type Socket } from 'node:net';
 import { DATABASE_FILE, PIPELINE_STORE } from '../server/storage/service.js';
 import { SqliteStore, StoreOpenError } from '../server/storage/sqlite.js';
+import { ChunkdError } from '../kernel/errors.js';
 import { InvalidCursorError, type PipelineRecord, type PipelineStore } from '../server/storage/store.js';
 import { startApp } from './helpers/app.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
@@ -439,5 +441,38 @@ describe('PostgreSQL: opening', () => {
     assert.equal(res.status, 1);
     assert.match(res.stderr, /Cannot open the pipelines database postgres:\/\/127\.0\.0\.1:1\/db: connection refused\. Check that PostgreSQL runs there and that --database-url \(CHUNKD_DATABASE_URL\) is right/);
     assert.doesNotMatch(res.stderr + res.stdout, /s3cret-pw/);
+  });
+});
+
+describe('PostgreSQL: never a hang', () => {
+  test('a server that accepts connections and never answers: a 503 that says so once the connect timeout passes', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const pool = createPool(`postgres://u:hidden-pw@127.0.0.1:${(silent.address() as { port: number }).port}/db`);
+    try {
+      await assert.rejects(pool.query('SELECT 1').catch((e) => Promise.reject(asUnavailable(e))), (e: Error & { code?: string; detail?: string }) => {
+        assert.equal(e.code, 'UNAVAILABLE');
+        assert.match(e.detail!, /^The pipelines database is unreachable \(connection timed out\): retry in a moment/);
+        assert.doesNotMatch(e.detail!, /hidden-pw|127\.0\.0\.1/);
+        return true;
+      });
+    } finally {
+      await pool.end();
+      sockets.forEach((s) => s.destroy());
+      silent.close();
+    }
+  });
+
+  test('a statement past its timeout is a 503 that says so', async () => {
+    const pool = await newPool();
+    const client = await pool.connect();
+    try {
+      await client.query('SET statement_timeout = 50');
+      const e = await client.query('SELECT pg_sleep(5)').then(() => undefined, (e: unknown) => e);
+      assert.match((asUnavailable(e) as ChunkdError).detail as string, /unreachable \(a statement timed out\)/);
+    } finally {
+      client.release(true);
+    }
   });
 });
