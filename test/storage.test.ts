@@ -16,7 +16,7 @@ import pg from 'pg';
 import type { Database } from 'sqlite';
 import { MIGRATIONS, type Migration } from '../server/storage/migrations.js';
 import { PgPipelineStore, PG_MIGRATIONS } from '../server/storage/postgres.js';
-import { asUnavailable, createPool, POSTGRES } from '../server/storage/pg-pool.js';
+import { asUnavailable, createPool, STATEMENT_TIMEOUT_MS, POSTGRES } from '../server/storage/pg-pool.js';
 import { createServer, type Socket } from 'node:net';
 import { DATABASE_FILE, PIPELINE_STORE } from '../server/storage/service.js';
 import { SqliteStore, StoreOpenError } from '../server/storage/sqlite.js';
@@ -428,6 +428,7 @@ describe('PostgreSQL: opening', () => {
       assert.ok(app.booted.deps.services[PIPELINE_STORE] instanceof PgPipelineStore);
       assert.equal((await app.post('/v1/pipelines', { name: 'in-pg', steps: [{ type: 'chunk', chunker: 'token' }] })).status, 201);
       assert.deepEqual((await pool.query('SELECT name FROM pipelines')).rows, [{ name: 'in-pg' }]);
+      assert.deepEqual((await pool.query('SHOW statement_timeout')).rows, [{ statement_timeout: `${STATEMENT_TIMEOUT_MS / 1000}s` }], 'every connection has the statement timeout');
       assert.deepEqual((await app.request('GET', '/ready')).body, { status: 'ready' });
       assert.equal(existsSync(join(app.settings.dataDir, DATABASE_FILE)), false, 'no SQLite file');
     } finally {
