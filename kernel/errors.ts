@@ -13,7 +13,7 @@ export const ERRORS = {
   MISSING_EXTRA: { status: 501, meaning: 'An optional package the plugin needs is not installed; the message has the npm install command.' },
   NOT_CONFIGURED: { status: 501, meaning: 'The plugin needs a service the operator has not configured (slumber: an LLM); the message names the settings to set.' },
   UPSTREAM: { status: 502, meaning: 'A service the plugin calls (slumber: the LLM) is unreachable, timed out, refused the request or answered in a shape chunkd cannot read; the message names the service and its setting.' },
-  UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded; retry later.' },
+  UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded, or its pipelines database is unreachable (the message says which); retry later.' },
   TIMEOUT: { status: 504, meaning: 'The request took longer than the configured timeout and was abandoned.' },
   INSUFFICIENT_STORAGE: { status: 507, meaning: 'The uploaded files are at their quota (--max-files, --max-files-bytes): delete some or wait for them to expire.' },
 } as const;

@@ -7,6 +7,7 @@ import { createLogger, type Level, type Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
+import { postgresPool } from './storage/pg-pool.js';
 import { pipelineStore } from './storage/service.js';
 import { fileStore } from './files/service.js';
 import type { Settings } from './settings.js';
@@ -17,9 +18,17 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). */
-export type ServiceFactory = (settings: Settings, logger: Logger) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [pipelineStore, fileStore];
+/**
+ * Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). A
+ * factory sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
+ */
+export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;
+export const SERVICES: ServiceFactory[] = [postgresPool, pipelineStore, fileStore];
+
+/** Closes in reverse order of opening: a service may still use those opened before it. */
+async function closeAll(opened: Service[]): Promise<void> {
+  for (const s of [...opened].reverse()) await s.close().catch(() => {});
+}
 
 export interface Booted {
   app: App;
@@ -33,9 +42,9 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {
-    for (const open of SERVICES) opened.push(await open(settings, logger));
+    for (const open of SERVICES) opened.push(await open(settings, logger, Object.fromEntries(opened.map((s) => [s.name, s.value]))));
   } catch (e) {
-    await Promise.allSettled(opened.map((s) => s.close()));
+    await closeAll(opened);
     throw e;
   }
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
@@ -44,7 +53,7 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   return {
     app: createApp(deps),
     deps,
-    close: async () => void (await Promise.allSettled([pool.close(), ...opened.map((s) => s.close())])),
+    close: async () => void (await Promise.allSettled([pool.close(), closeAll(opened)])),
   };
 }
 

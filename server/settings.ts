@@ -33,7 +33,7 @@ export const SETTINGS = {
     type: 'list',
     default: [] as string[],
     secret: true,
-    help: 'API keys (comma-separated); when set, every route but /, /health, /openapi.json and the docs needs Authorization: Bearer <key>. On the command line they are visible to other local users (ps): prefer --api-keys-file.',
+    help: 'API keys (comma-separated); when set, every route but /, /health, /ready, /openapi.json and the docs needs Authorization: Bearer <key>. On the command line they are visible to other local users (ps): prefer --api-keys-file.',
   },
   'api-keys-file': {
     env: 'CHUNKD_API_KEYS_FILE',

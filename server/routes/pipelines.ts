@@ -58,7 +58,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
+      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
         const { name, description, steps: checked } = await readPipeline(ctx, readCreate, writer);
         const steps = checked!;
@@ -86,7 +86,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
             Link: { description: 'When more pipelines follow: `</v1/pipelines?limit=N&cursor=C>; rel="next"`.', schema: Type.String() },
           },
         },
-        ...errorResponses('UNAUTHORIZED', 'VALIDATION'),
+        ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
       },
       async handler(ctx) {
         const { limit, cursor } = readListQuery(ctx);
@@ -108,7 +108,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       method: 'get',
       path: '/v1/pipelines/:id',
       summary: 'One pipeline.',
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE') },
       async handler(ctx) {
         ctx.body = await found(ctx.params.id!);
       },
@@ -120,7 +120,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineUpdate,
       bodyName: 'PipelineUpdate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
         const stored = await found(ctx.params.id!);
         const { id } = stored;
@@ -140,7 +140,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       method: 'delete',
       path: '/v1/pipelines/:id',
       summary: 'Delete a pipeline.',
-      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND') },
+      responses: { 204: { description: 'Deleted; no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
       async handler(ctx) {
         const { id } = ctx.params;
         if (!(await store().delete(id!))) await found(id!); // throws the 404, with a hint when the id is a name
@@ -155,7 +155,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       bodyName: 'PipelineExecuteRequest',
       responses: {
         200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => firstChunkerAnswer(deps.registry, deps.executor) },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT'),
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
       },
       rawBody: true,
       documentInput: true,

@@ -4,7 +4,8 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import { ChunkdError } from '../../kernel/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import { InvalidCursorError, type PipelinePage, type PipelinePatch, type PipelineRecord, type PipelineStore } from './store.js';
+import { cursorOf, seqOf } from './cursor.js';
+import { type PipelinePage, type PipelinePatch, type PipelineRecord, type PipelineStore } from './store.js';
 
 interface Row {
   id: string;
@@ -114,6 +115,10 @@ export class SqliteStore implements PipelineStore {
     return (changes ?? 0) > 0;
   }
 
+  async ping(): Promise<void> {
+    await this.run(() => this.db.get('SELECT 1'));
+  }
+
   /** Waits for queued statements, checkpoints the WAL into the main file and closes. Safe to call twice. */
   close(): Promise<void> {
     return (this.closing ??= this.db.close());
@@ -154,16 +159,6 @@ async function migrate(db: Database, migrations: readonly Migration[]): Promise<
       throw e;
     }
   }
-}
-
-/** Opaque to clients (a position, not a number to do arithmetic on); only this store reads it. */
-const cursorOf = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
-
-function seqOf(cursor: string): number {
-  const m = /^seq:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  // Decoding base64url forgives stray characters: only a cursor that re-encodes to itself is ours.
-  if (!m || cursorOf(Number(m[1])) !== cursor) throw new InvalidCursorError(`not a cursor of this server`);
-  return Number(m[1]);
 }
 
 const toRecord = (row: Row): PipelineRecord => ({ ...row, steps: JSON.parse(row.steps) as PipelineRecord['steps'] });

@@ -26,8 +26,8 @@ export class InvalidCursorError extends Error {}
 export type PipelinePatch = Partial<Pick<PipelineRecord, 'name' | 'description' | 'steps'>> & { updated_at: string };
 
 /**
- * What the pipeline routes need from a database; SQLite implements it (sqlite.ts), another backend
- * can be added beside it. Every method is one atomic operation, so concurrent requests need no
+ * What the pipeline routes need from a database: SQLite (sqlite.ts, the default) and PostgreSQL
+ * (postgres.ts, shared by replicas) implement it. Every method is one atomic operation, so concurrent requests need no
  * locking above it. `create` and `update` throw ChunkdError('CONFLICT') when the name is taken:
  * the database enforces the name's uniqueness, never a check-then-write.
  */
@@ -51,5 +51,7 @@ export interface PipelineStore {
   update(id: string, patch: PipelinePatch): Promise<PipelineRecord | undefined>;
   /** false when no pipeline has this id. */
   delete(id: string): Promise<boolean>;
+  /** Resolves when the database answers (readiness); throws, as the other methods do, when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
