@@ -17,13 +17,14 @@ import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
+import { jobRoutes } from './routes/jobs.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, jobRoutes, docsRoutes];
 
 export interface App {
   koa: Koa;

@@ -8,17 +8,20 @@ import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
 import { pipelineStore } from './storage/service.js';
+import { jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
 export interface Service {
   name: string;
   value: unknown;
   close(): Promise<void>;
+  /** Called once the app's deps exist (the worker pool among them): e.g. job consumers start here. */
+  start?(deps: AppDeps): void;
 }
 
 /** Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). */
 export type ServiceFactory = (settings: Settings, logger: Logger) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [pipelineStore];
+export const SERVICES: ServiceFactory[] = [pipelineStore, jobStore];
 
 export interface Booted {
   app: App;
@@ -45,8 +48,10 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
   const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
+  const app = createApp(deps);
+  for (const s of opened) s.start?.(deps);
   return {
-    app: createApp(deps),
+    app,
     deps,
     close: async () => void (await Promise.allSettled([pool.close(), ...opened.map((s) => s.close())])),
   };

@@ -47,6 +47,8 @@ export interface RouteDef {
   rawBody?: boolean;
   /** The largest body this route reads, in bytes, when it is below --max-body-bytes (larger → 413 before parsing). */
   maxBodyBytes?: number;
+  /** The handler reads the body itself (server/jobs/body.ts), under its own limit, which may exceed --max-body-bytes. */
+  readsOwnBody?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */
   public?: boolean;
   /** Left out of /openapi.json (docs assets). */

@@ -26,6 +26,7 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
 export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
   return async (ctx: Context, next: Next) => {
     const route = matchedRoute(ctx);
+    if (route?.readsOwnBody) return next();
     if (!route?.body) {
       closeIfUnread(ctx);
       return next();
