@@ -39,6 +39,13 @@ const SWEEP_MS = 60_000;
 /** This process, as recorded beside each result it stored. */
 export const REPLICA = `${hostname()}:${process.pid}`;
 
+/** One queued message: a job's documents [from, to). */
+interface Batch {
+  job_id: string;
+  from: number;
+  to: number;
+}
+
 interface PgOptions {
   batchSize: number;
   ttlS: number;
@@ -57,6 +64,7 @@ export class PgJobStore implements JobStore {
   private deps: ExecuteDeps | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly workers: string[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -113,9 +121,17 @@ export class PgJobStore implements JobStore {
     this.deps = deps;
     const concurrency = Math.max(1, deps.executor.threads);
     for (let i = 0; i < concurrency; i++) {
-      void this.boss.work<{ job_id: string; from: number; to: number }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([message]) => this.runBatch(message!.data)).catch((e: Error) => {
-        this.options.logger.log('error', 'job consumer did not start', { error: e.message });
-      });
+      let worker: string | undefined;
+      // pg-boss waits its polling interval between fetches even after one that found work; a
+      // worker that just ran a batch is woken at once to fetch the next.
+      const handler = async ([message]: PgBoss.Job<Batch>[]) => {
+        await this.runBatch(message!.data);
+        if (worker) setImmediate(() => this.boss.notifyWorker(worker!));
+      };
+      this.boss.work<Batch>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handler).then(
+        (id) => this.workers.push((worker = id)),
+        (e: Error) => this.options.logger.log('error', 'job consumer did not start', { error: e.message }),
+      );
     }
     this.sweeper = setInterval(() => void this.db((c) => c.query('DELETE FROM chunkd_jobs WHERE expires_at < now()')).catch(() => {}), SWEEP_MS).unref();
   }
@@ -146,6 +162,7 @@ export class PgJobStore implements JobStore {
         throw e;
       }
     });
+    for (const w of this.workers) this.boss.notifyWorker(w); // this replica starts at once; the others within a poll
     return (await this.get(job.id))!;
   }
 
@@ -186,7 +203,7 @@ export class PgJobStore implements JobStore {
   }
 
   /** One batch: its documents without a result yet, run, and their results stored once. */
-  private async runBatch({ job_id, from, to }: { job_id: string; from: number; to: number }): Promise<void> {
+  private async runBatch({ job_id, from, to }: Batch): Promise<void> {
     const row = (await this.pool.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1', [job_id])).rows[0];
     if (!row || !['queued', 'running'].includes(row.status)) return; // cancelled, expired or finished: nothing to do
     await this.pool.query("UPDATE chunkd_jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'", [job_id]);

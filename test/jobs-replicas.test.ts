@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { startChild, type ChildServer } from './helpers/child.js';
+import { corpus, jobResults, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+
+/**
+ * Real `chunkd serve` processes sharing one PostgreSQL: every replica consumes the job queue. The
+ * batch expiry is short (3 s) so a killed replica's batch is retried within seconds.
+ */
+describe('jobs over replicas sharing PostgreSQL', () => {
+  let postgres: TestPostgres;
+  let url: string;
+  let db: pg.Client;
+  const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-jobs-replicas-'));
+  const replicas: ChildServer[] = [];
+  const start = (name: string) => startChild(['--database-url', url, '--data-dir', join(dataDir, name), '--workers', '1', '--job-batch-size', '20', '--job-batch-expiry-s', '3']);
+
+  before(async () => {
+    postgres = await startPostgres();
+    url = await postgres.createDatabase();
+    replicas.push(await start('a')); // creates the tables and the queue; the others find them
+    replicas.push(...(await Promise.all([start('b'), start('c')])));
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+  });
+  after(async () => {
+    await db?.end().catch(() => {});
+    await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+    await postgres?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const replicaOf = (r: ChildServer) => `:${r.child.pid}`;
+  async function byReplica(jobId: string): Promise<Map<string, number>> {
+    const { rows } = await db.query<{ replica: string; n: string }>('SELECT replica, count(*) AS n FROM chunkd_job_results WHERE job_id = $1 GROUP BY replica', [jobId]);
+    return new Map(rows.map((r) => [r.replica.slice(r.replica.lastIndexOf(':')), Number(r.n)]));
+  }
+  async function assertExactlyOnce(server: ChildServer, jobId: string, docs: { id: string }[]) {
+    const { lines } = await jobResults(server.url, jobId);
+    assert.equal(lines.length, docs.length);
+    assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
+    assert.deepEqual(lines.map((l) => l.document_id), docs.map((d) => d.id));
+    assert.ok(lines.every((l) => l.chunks && l.chunks.length > 0));
+    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM chunkd_job_results WHERE job_id = $1', [jobId]);
+    assert.equal(Number(rows[0]!.n), docs.length);
+    return lines;
+  }
+
+  test('a 2,000-document job submitted to A is run by all three replicas, every result once and in order', async () => {
+    const [a, b, c] = replicas as [ChildServer, ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    assert.equal(sub.status, 202);
+    const job = await waitForJob(b.url, sub.body.id); // any replica answers for any job
+    assert.equal(job.status, 'done');
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    const lines = await assertExactlyOnce(c, sub.body.id, docs);
+    const direct = await fetch(`${a.url}/v1/chunk/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: docs.map((d) => d.text), ...TOKEN_STEPS[0]!.config }) });
+    assert.deepEqual(lines.map((l) => l.chunks), await direct.json());
+    const counts = await byReplica(sub.body.id);
+    for (const r of [a, b, c]) assert.ok((counts.get(replicaOf(r)) ?? 0) > 0, `replica ${replicaOf(r)} ran none of the documents: ${JSON.stringify([...counts])}`);
+  });
+
+  test('kill -9 of a replica mid-batch: its batch is retried elsewhere, nothing lost or duplicated', async () => {
+    const [a, b, c] = replicas as [ChildServer, ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    // Once C has stored results of this job it has claimed its next batch: killed now, that batch is never completed by C.
+    for (;;) {
+      if ((await byReplica(sub.body.id)).get(replicaOf(c))) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await c.stop('SIGKILL');
+    const job = await waitForJob(a.url, sub.body.id);
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    await assertExactlyOnce(b, sub.body.id, docs);
+    const { rows } = await db.query<{ retried: string }>("SELECT count(*) AS retried FROM pgboss.job WHERE name = 'chunkd-job-batches' AND data->>'job_id' = $1 AND retry_count > 0", [sub.body.id]);
+    assert.ok(Number(rows[0]!.retried) > 0, 'no batch was retried: the killed replica held none');
+  });
+
+  test('PostgreSQL stopped mid-job: replicas answer 503 with the reason, and the job finishes once it is back', { skip: !process.env.CHUNKD_TEST_DATABASE_URL ? false : 'needs the embedded PostgreSQL' }, async () => {
+    const [a, b] = replicas as [ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    await waitForJob(a.url, sub.body.id, (j) => j.documents.done >= 100, 5);
+    await db.end();
+    await postgres.stop();
+    try {
+      for (const server of [a, b]) {
+        // A hang would be a failure: the signal turns it into one instead of a stuck test.
+        const status = await fetch(`${server.url}/v1/jobs/${sub.body.id}`, { signal: AbortSignal.timeout(20_000) });
+        assert.equal(status.status, 503);
+        const body = (await status.json()) as { code: string; detail: string };
+        assert.equal(body.code, 'UNAVAILABLE');
+        assert.match(body.detail, /cannot be reached/);
+        assert.equal(status.headers.get('retry-after'), '2');
+        const post = await fetch(`${server.url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ steps: TOKEN_STEPS, documents: [{ text: 'a' }] }), signal: AbortSignal.timeout(20_000) });
+        assert.equal(post.status, 503);
+      }
+    } finally {
+      await postgres.start();
+    }
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const job = await waitForJob(b.url, sub.body.id);
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    await assertExactlyOnce(a, sub.body.id, docs);
+  });
+});
