@@ -75,6 +75,9 @@ export class PgJobStore implements JobStore {
   static async open(url: string, options: PgOptions): Promise<PgJobStore> {
     const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: STATEMENT_TIMEOUT_MS, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: 'chunkd-jobs' });
     pool.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message }));
+    // A connection the server ends while it is checked out (between two statements of a batch)
+    // emits 'error' on its client, which without a listener would end the process.
+    pool.on('connect', (client) => client.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message })));
     const retry = { retryLimit: 100, retryDelay: 1, retryBackoff: false, expireInSeconds: options.expiryS };
     const boss = new PgBoss({
       connectionString: url,
@@ -125,7 +128,9 @@ export class PgJobStore implements JobStore {
       // pg-boss waits its polling interval between fetches even after one that found work; a
       // worker that just ran a batch is woken at once to fetch the next.
       const handler = async ([message]: PgBoss.Job<Batch>[]) => {
+        this.options.logger.log('debug', 'job batch claimed', { batch: message!.id, ...message!.data });
         await this.runBatch(message!.data);
+        this.options.logger.log('debug', 'job batch stored', { batch: message!.id });
         if (worker) setImmediate(() => this.boss.notifyWorker(worker!));
       };
       this.boss.work<Batch>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handler).then(
