@@ -35,6 +35,8 @@ const CONNECT_TIMEOUT_MS = 3000;
 /** No statement of a route runs longer than this (the server cancels it). */
 const STATEMENT_TIMEOUT_MS = 10_000;
 const SWEEP_MS = 60_000;
+/** How often an idle consumer asks the queue for a batch. */
+const POLL_MS = 500;
 
 /** This process, as recorded beside each result it stored. */
 export const REPLICA = `${hostname()}:${process.pid}`;
@@ -64,7 +66,8 @@ export class PgJobStore implements JobStore {
   private deps: ExecuteDeps | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly workers: string[] = [];
+  private readonly loops: Promise<void>[] = [];
+  private wake: (() => void)[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -122,23 +125,47 @@ export class PgJobStore implements JobStore {
   /** Start consuming: as many batches at once as the pool has threads (at least one). */
   start(deps: ExecuteDeps): void {
     this.deps = deps;
-    const concurrency = Math.max(1, deps.executor.threads);
-    for (let i = 0; i < concurrency; i++) {
-      let worker: string | undefined;
-      // pg-boss waits its polling interval between fetches even after one that found work; a
-      // worker that just ran a batch is woken at once to fetch the next.
-      const handler = async ([message]: PgBoss.Job<Batch>[]) => {
-        this.options.logger.log('debug', 'job batch claimed', { batch: message!.id, ...message!.data });
-        await this.runBatch(message!.data);
-        this.options.logger.log('debug', 'job batch stored', { batch: message!.id });
-        if (worker) setImmediate(() => this.boss.notifyWorker(worker!));
-      };
-      this.boss.work<Batch>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, handler).then(
-        (id) => this.workers.push((worker = id)),
-        (e: Error) => this.options.logger.log('error', 'job consumer did not start', { error: e.message }),
-      );
-    }
+    for (let i = 0; i < Math.max(1, deps.executor.threads); i++) this.loops.push(this.consume());
     this.sweeper = setInterval(() => void this.db((c) => c.query('DELETE FROM chunkd_jobs WHERE expires_at < now()')).catch(() => {}), SWEEP_MS).unref();
+  }
+
+  /**
+   * One consumer: fetch a batch, run it, complete it; when the queue is empty, wait a poll (or
+   * until this replica queues a job). Our own loop over pg-boss's fetch/complete/fail rather than
+   * its work(): pg-boss 10's work() leaves the promise of complete()/fail() unhandled, and while the
+   * database is down that rejection would end the process. A batch whose complete() is lost
+   * expires and runs again, which stores nothing twice.
+   */
+  private async consume(): Promise<void> {
+    const warn = (msg: string) => (e: Error) => this.options.logger.log('warning', msg, { error: e.message });
+    while (!this.closed) {
+      let message: PgBoss.Job<Batch> | undefined;
+      try {
+        [message] = (await this.boss.fetch<Batch>(QUEUE, { batchSize: 1 })) ?? [];
+      } catch (e) {
+        warn('job queue unreachable')(e as Error);
+      }
+      if (!message) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => resolve(), POLL_MS);
+          this.wake.push(() => (clearTimeout(timer), resolve()));
+        });
+        continue;
+      }
+      this.options.logger.log('debug', 'job batch claimed', { batch: message.id, ...message.data });
+      try {
+        await this.runBatch(message.data);
+        this.options.logger.log('debug', 'job batch stored', { batch: message.id });
+        await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
+      } catch (e) {
+        warn('job batch failed; retried')(e as Error);
+        await this.boss.fail(QUEUE, message.id, { message: (e as Error).message }).catch(warn('job batch not marked failed; it expires and is retried'));
+      }
+    }
+  }
+
+  private wakeAll(): void {
+    for (const w of this.wake.splice(0)) w();
   }
 
   async submit(job: NewJob): Promise<JobView> {
@@ -167,7 +194,7 @@ export class PgJobStore implements JobStore {
         throw e;
       }
     });
-    for (const w of this.workers) this.boss.notifyWorker(w); // this replica starts at once; the others within a poll
+    this.wakeAll(); // this replica starts at once; the others within a poll
     return (await this.get(job.id))!;
   }
 
@@ -202,6 +229,9 @@ export class PgJobStore implements JobStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
+    this.wakeAll();
+    // A batch in flight is given a moment; one still running then is left unfinished, for another replica after its expiry.
+    await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, 2000).unref())]);
     // Not graceful: a batch in flight is simply not completed, and another replica takes it after its expiry.
     await this.boss.stop({ graceful: false, wait: true, timeout: 2000 } as PgBoss.StopOptions).catch(() => {});
     await this.pool.end().catch(() => {});
