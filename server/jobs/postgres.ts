@@ -122,10 +122,13 @@ export class PgJobStore implements JobStore {
     return new PgJobStore(pool, boss, options);
   }
 
-  /** Start consuming: as many batches at once as the pool has threads (at least one). */
+  /**
+   * Start consuming: one batch more at once than the pool has threads, so one batch's database
+   * round trips (fetch, read, store, complete) overlap another's chunking.
+   */
   start(deps: ExecuteDeps): void {
     this.deps = deps;
-    for (let i = 0; i < Math.max(1, deps.executor.threads); i++) this.loops.push(this.consume());
+    for (let i = 0; i < deps.executor.threads + 1; i++) this.loops.push(this.consume());
     this.sweeper = setInterval(() => void this.db((c) => c.query('DELETE FROM chunkd_jobs WHERE expires_at < now()')).catch(() => {}), SWEEP_MS).unref();
   }
 
