@@ -163,10 +163,18 @@ export class SqliteJobStore implements JobStore {
     try {
       let done = 0;
       let failed = 0;
-      for (const r of lines) {
-        const { changes } = await this.db.run('INSERT OR IGNORE INTO job_results (job_id, idx, ok, line) VALUES (?, ?, ?, ?)', jobId, r.index, r.ok ? 1 : 0, r.line);
-        if (changes) r.ok ? done++ : failed++;
-        await this.db.run('DELETE FROM job_documents WHERE job_id = ? AND idx = ?', jobId, r.index);
+      // One statement per batch (RETURNING gives the rows that went in): each statement is a round trip to SQLite's thread.
+      // At most 500 rows a statement: SQLite caps the parameters of one (32,766).
+      for (let at = 0; at < lines.length; at += 500) {
+        const part = lines.slice(at, at + 500);
+        const added = await this.db.all<{ ok: number }[]>(
+          `INSERT OR IGNORE INTO job_results (job_id, idx, ok, line) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')} RETURNING ok`,
+          ...part.flatMap((r) => [jobId, r.index, r.ok ? 1 : 0, r.line]),
+        );
+        const ok = added.filter((r) => r.ok).length;
+        done += ok;
+        failed += added.length - ok;
+        await this.db.run(`DELETE FROM job_documents WHERE job_id = ? AND idx IN (${part.map(() => '?').join(', ')})`, jobId, ...part.map((r) => r.index));
       }
       await this.db.run('UPDATE jobs SET done = done + ?, failed = failed + ? WHERE id = ?', done, failed, jobId);
       const row = (await this.db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', jobId))!;
