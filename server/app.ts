@@ -20,6 +20,7 @@ import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
 import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
+import { jobRoutes } from './routes/jobs.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { pluginRoutes } from './routes/plugins.js';
 import { slugPipelineRoutes } from './routes/slug-pipelines.js';
@@ -27,7 +28,7 @@ import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, fileRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, docsRoutes];
 
 export interface App {
   koa: Koa;

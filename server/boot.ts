@@ -10,12 +10,15 @@ import type { AppDeps } from './route.js';
 import { postgresPool } from './storage/pg-pool.js';
 import { pipelineStore } from './storage/service.js';
 import { fileStore } from './files/service.js';
+import { jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
 export interface Service {
   name: string;
   value: unknown;
   close(): Promise<void>;
+  /** Called once the app's deps exist (the worker pool among them): e.g. job consumers start here. */
+  start?(deps: AppDeps): void;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface Service {
  * factory sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
  */
 export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [postgresPool, pipelineStore, fileStore];
+export const SERVICES: ServiceFactory[] = [postgresPool, pipelineStore, fileStore, jobStore];
 
 /** Closes in reverse order of opening: a service may still use those opened before it. */
 async function closeAll(opened: Service[]): Promise<void> {
@@ -50,8 +53,10 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
   const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
+  const app = createApp(deps);
+  for (const s of opened) s.start?.(deps);
   return {
-    app: createApp(deps),
+    app,
     deps,
     close: async () => void (await Promise.allSettled([pool.close(), closeAll(opened)])),
   };

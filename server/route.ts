@@ -61,6 +61,8 @@ export interface RouteDef {
    * upload's text is put in `text` before the handler runs (server/files/document-input.ts).
    */
   documentInput?: boolean;
+  /** The handler reads the body itself (server/jobs/body.ts), under its own limit, which may exceed --max-body-bytes. */
+  readsOwnBody?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */
   public?: boolean;
   /** Left out of /openapi.json (docs assets). */

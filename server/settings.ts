@@ -27,6 +27,11 @@ export const SETTINGS = {
   'max-files': { env: 'CHUNKD_MAX_FILES', type: 'integer', default: 1000, min: 1, help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).' },
   'max-files-bytes': { env: 'CHUNKD_MAX_FILES_BYTES', type: 'integer', default: 1024 * 1024 * 1024, min: 1, help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).' },
   'file-expiry-seconds': { env: 'CHUNKD_FILE_EXPIRY_SECONDS', type: 'integer', default: 24 * 60 * 60, min: 0, help: 'How long an uploaded file is kept before it is deleted (then 404); 0: kept until deleted.' },
+  'max-job-documents': { env: 'CHUNKD_MAX_JOB_DOCUMENTS', type: 'integer', default: 100_000, min: 1, help: 'Most documents in one job (POST /v1/jobs; more → 413).' },
+  'max-job-bytes': { env: 'CHUNKD_MAX_JOB_BYTES', type: 'integer', default: 64 * 1024 * 1024, min: 1, help: 'Largest POST /v1/jobs body, in bytes (JSON or NDJSON; larger → 413). Read whole into memory, like any body: this is its bound, separate from --max-body-bytes.' },
+  'job-batch-size': { env: 'CHUNKD_JOB_BATCH_SIZE', type: 'integer', default: 32, min: 1, help: 'Documents a replica claims and runs at a time for a job (one queued batch).' },
+  'job-batch-expiry-s': { env: 'CHUNKD_JOB_BATCH_EXPIRY_S', type: 'integer', default: 60, min: 1, help: 'With --database-url: a batch claimed longer ago than this (its replica died, or it is still running) is handed to another replica; results are stored once whichever finishes first.' },
+  'job-result-ttl-s': { env: 'CHUNKD_JOB_RESULT_TTL_S', type: 'integer', default: 86_400, min: 1, help: 'How long a finished or cancelled job and its results are kept, in seconds; then GET answers 404.' },
   'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
   'api-keys': {
     env: 'CHUNKD_API_KEYS',

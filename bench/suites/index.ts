@@ -5,6 +5,7 @@ import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
 import { fastSuite } from './fast.js';
 import { httpSuite } from './http.js';
+import { jobsSuite } from './jobs.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
 import { recursiveSuite } from './recursive.js';
@@ -13,4 +14,4 @@ import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, adversarialSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, adversarialSuite];

@@ -1,0 +1,316 @@
+import { hostname } from 'node:os';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { ChunkdError } from '../../kernel/errors.js';
+import type { Logger } from '../logger.js';
+import type { ExecuteDeps } from '../pipelines/execute.js';
+import { runBatch } from './run.js';
+import { contiguous } from './sqlite.js';
+import { FAILURES_MAX, type JobRun, type JobStore, type JobView, type NewJob, type ResultLine } from './store.js';
+import { finalStatus, toView, type JobRow } from './view.js';
+
+/** The pg-boss queue of batches: one message = one job's document indexes [from, to). */
+export const QUEUE = 'chunkd-job-batches';
+
+/** Applied by every replica at start (idempotent, under a lock, so replicas starting together do not race). */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS chunkd_jobs (
+    id text PRIMARY KEY, status text NOT NULL, pipeline_id text, steps text NOT NULL, offset_unit text NOT NULL,
+    total integer NOT NULL, done integer NOT NULL DEFAULT 0, failed integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL, started_at timestamptz, finished_at timestamptz, expires_at timestamptz
+  );
+  CREATE TABLE IF NOT EXISTS chunkd_job_documents (
+    job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, doc_id text NOT NULL, text text NOT NULL,
+    PRIMARY KEY (job_id, idx)
+  );
+  CREATE TABLE IF NOT EXISTS chunkd_job_results (
+    job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, ok boolean NOT NULL, line text NOT NULL,
+    replica text NOT NULL, PRIMARY KEY (job_id, idx)
+  );
+`;
+const SCHEMA_LOCK = 0x63686b64; // 'chkd'
+
+/** A connection that cannot be had within this is a 503, not a hung request. */
+const CONNECT_TIMEOUT_MS = 3000;
+/** No statement of a route runs longer than this (the server cancels it). */
+const STATEMENT_TIMEOUT_MS = 10_000;
+const SWEEP_MS = 60_000;
+/** How often an idle consumer asks the queue for a batch. */
+const POLL_MS = 500;
+
+/** This process, as recorded beside each result it stored. */
+export const REPLICA = `${hostname()}:${process.pid}`;
+
+/** One queued message: a job's documents [from, to). */
+interface Batch {
+  job_id: string;
+  from: number;
+  to: number;
+}
+
+interface PgOptions {
+  batchSize: number;
+  ttlS: number;
+  expiryS: number;
+  logger: Logger;
+}
+
+/**
+ * Jobs in PostgreSQL, their batches in a pg-boss 10 queue that every replica consumes. A batch
+ * whose replica dies is not completed; pg-boss fails it once its expiry (--job-batch-expiry-s)
+ * passes and hands it to another replica (retries). Documents are read by index and every result is
+ * inserted with ON CONFLICT DO NOTHING on (job_id, idx), the counts raised only by the rows that
+ * went in: a batch run twice (a retry racing a slow first run) stores and counts each document once.
+ */
+export class PgJobStore implements JobStore {
+  private deps: ExecuteDeps | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly loops: Promise<void>[] = [];
+  private wake: (() => void)[] = [];
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss,
+    private readonly options: PgOptions,
+  ) {}
+
+  static async open(url: string, options: PgOptions): Promise<PgJobStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: STATEMENT_TIMEOUT_MS, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: 'chunkd-jobs' });
+    pool.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message }));
+    // A connection the server ends while it is checked out (between two statements of a batch)
+    // emits 'error' on its client, which without a listener would end the process.
+    pool.on('connect', (client) => client.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message })));
+    const retry = { retryLimit: 100, retryDelay: 1, retryBackoff: false, expireInSeconds: options.expiryS };
+    const boss = new PgBoss({
+      connectionString: url,
+      max: 4,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: 'chunkd-jobs-queue',
+      schedule: false,
+      // Expired batches are failed (and so retried) by this maintenance pass: often enough that a
+      // dead replica's batch waits about one expiry.
+      maintenanceIntervalSeconds: Math.max(1, Math.floor(options.expiryS / 2)),
+      ...retry,
+    } as PgBoss.ConstructorOptions);
+    // Without a listener an 'error' event would end the process; while the database is down every poll fails.
+    boss.on('error', (e) => options.logger.log('warning', 'job queue error', { error: e.message }));
+    try {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+        await client.query(SCHEMA);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+      await boss.start();
+      if (!(await boss.getQueue(QUEUE))) {
+        await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }).catch(async (e: Error) => {
+          if (!(await boss.getQueue(QUEUE))) throw e; // else another replica created it meanwhile
+        });
+      }
+    } catch (e) {
+      await boss.stop({ graceful: false, wait: false } as PgBoss.StopOptions).catch(() => {});
+      await pool.end().catch(() => {});
+      throw new Error(`Cannot open the jobs database at --database-url: ${(e as Error).message}. Check that PostgreSQL is running and the URL is right.`);
+    }
+    return new PgJobStore(pool, boss, options);
+  }
+
+  /**
+   * Start consuming: one batch more at once than the pool has threads, so one batch's database
+   * round trips (fetch, read, store, complete) overlap another's chunking.
+   */
+  start(deps: ExecuteDeps): void {
+    this.deps = deps;
+    for (let i = 0; i < deps.executor.threads + 1; i++) this.loops.push(this.consume());
+    this.sweeper = setInterval(() => void this.db((c) => c.query('DELETE FROM chunkd_jobs WHERE expires_at < now()')).catch(() => {}), SWEEP_MS).unref();
+  }
+
+  /**
+   * One consumer: fetch a batch, run it, complete it; when the queue is empty, wait a poll (or
+   * until this replica queues a job). Our own loop over pg-boss's fetch/complete/fail rather than
+   * its work(): pg-boss 10's work() leaves the promise of complete()/fail() unhandled, and while the
+   * database is down that rejection would end the process. A batch whose complete() is lost
+   * expires and runs again, which stores nothing twice.
+   */
+  private async consume(): Promise<void> {
+    const warn = (msg: string) => (e: Error) => this.options.logger.log('warning', msg, { error: e.message });
+    while (!this.closed) {
+      let message: PgBoss.Job<Batch> | undefined;
+      try {
+        [message] = (await this.boss.fetch<Batch>(QUEUE, { batchSize: 1 })) ?? [];
+      } catch (e) {
+        warn('job queue unreachable')(e as Error);
+      }
+      if (!message) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => resolve(), POLL_MS);
+          this.wake.push(() => (clearTimeout(timer), resolve()));
+        });
+        continue;
+      }
+      this.options.logger.log('debug', 'job batch claimed', { batch: message.id, ...message.data });
+      try {
+        await this.runBatch(message.data);
+        this.options.logger.log('debug', 'job batch stored', { batch: message.id });
+        await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
+      } catch (e) {
+        warn('job batch failed; retried')(e as Error);
+        await this.boss.fail(QUEUE, message.id, { message: (e as Error).message }).catch(warn('job batch not marked failed; it expires and is retried'));
+      }
+    }
+  }
+
+  private wakeAll(): void {
+    for (const w of this.wake.splice(0)) w();
+  }
+
+  async submit(job: NewJob): Promise<JobView> {
+    await this.db(async (c) => {
+      await c.query('BEGIN');
+      try {
+        await c.query('INSERT INTO chunkd_jobs (id, status, pipeline_id, steps, offset_unit, total, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+          job.id, 'queued', job.pipeline_id, JSON.stringify(job.steps), job.offset_unit, job.documents.length, job.created_at,
+        ]);
+        for (let at = 0; at < job.documents.length; at += 1000) {
+          const part = job.documents.slice(at, at + 1000);
+          await c.query('INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])', [
+            job.id, part.map((_, i) => at + i), part.map((d) => d.id), part.map((d) => d.text),
+          ]);
+        }
+        const batches = [];
+        for (let from = 0; from < job.documents.length; from += this.options.batchSize) {
+          batches.push({ name: QUEUE, data: { job_id: job.id, from, to: Math.min(job.documents.length, from + this.options.batchSize) } });
+        }
+        if (batches.length === 0) await c.query("UPDATE chunkd_jobs SET status = 'done', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1", [job.id, this.options.ttlS]);
+        // In the same transaction: the job and its batches exist together or not at all.
+        else await this.boss.insert(batches, { db: { executeSql: (text: string, values: unknown[]) => c.query(text, values) } });
+        await c.query('COMMIT');
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    });
+    this.wakeAll(); // this replica starts at once; the others within a poll
+    return (await this.get(job.id))!;
+  }
+
+  async get(id: string): Promise<JobView | undefined> {
+    return this.db(async (c) => {
+      const { rows } = await c.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1 AND (expires_at IS NULL OR expires_at > now())', [id]);
+      const row = rows[0];
+      if (!row) return undefined;
+      const failures = row.failed ? (await c.query<{ line: string }>('SELECT line FROM chunkd_job_results WHERE job_id = $1 AND NOT ok ORDER BY idx LIMIT $2', [id, FAILURES_MAX])).rows : [];
+      return toView(row, failures.map((f) => f.line));
+    });
+  }
+
+  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
+    const { rows } = await this.db((c) => c.query<{ idx: number; ok: boolean; line: string }>('SELECT idx, ok, line FROM chunkd_job_results WHERE job_id = $1 AND idx > $2 ORDER BY idx LIMIT $3', [id, after, limit]));
+    return contiguous(rows, after);
+  }
+
+  async cancel(id: string): Promise<JobView | undefined> {
+    await this.db(async (c) => {
+      const { rowCount } = await c.query(
+        "UPDATE chunkd_jobs SET status = 'cancelled', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1 AND status IN ('queued', 'running')",
+        [id, this.options.ttlS],
+      );
+      // Batches still queued find the job cancelled and end at once; the documents go now.
+      if (rowCount) await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1', [id]);
+    });
+    return this.get(id);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    this.wakeAll();
+    // A batch in flight is given a moment; one still running then is left unfinished, for another replica after its expiry.
+    await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, 2000).unref())]);
+    // Not graceful: a batch in flight is simply not completed, and another replica takes it after its expiry.
+    await this.boss.stop({ graceful: false, wait: true, timeout: 2000 } as PgBoss.StopOptions).catch(() => {});
+    await this.pool.end().catch(() => {});
+  }
+
+  /** One batch: its documents without a result yet, run, and their results stored once. */
+  private async runBatch({ job_id, from, to }: Batch): Promise<void> {
+    const row = (await this.pool.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1', [job_id])).rows[0];
+    if (!row || !['queued', 'running'].includes(row.status)) return; // cancelled, expired or finished: nothing to do
+    await this.pool.query("UPDATE chunkd_jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'", [job_id]);
+    const { rows: docs } = await this.pool.query<{ index: number; id: string; text: string }>(
+      `SELECT d.idx AS "index", d.doc_id AS id, d.text FROM chunkd_job_documents d
+       WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
+         AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)
+       ORDER BY d.idx`,
+      [job_id, from, to],
+    );
+    const run: JobRun = { id: job_id, status: row.status, steps: JSON.parse(row.steps), offset_unit: row.offset_unit as JobRun['offset_unit'] };
+    const lines = await runBatch(run, docs, this.deps!);
+    if (lines.length) await this.store(job_id, lines);
+  }
+
+  private async store(jobId: string, lines: ResultLine[]): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const { rows: added } = await c.query<{ ok: boolean }>(
+        'INSERT INTO chunkd_job_results (job_id, idx, ok, line, replica) SELECT $1, i, o, l, $5 FROM unnest($2::int[], $3::bool[], $4::text[]) AS t(i, o, l) ON CONFLICT (job_id, idx) DO NOTHING RETURNING ok',
+        [jobId, lines.map((l) => l.index), lines.map((l) => l.ok), lines.map((l) => l.line), REPLICA],
+      );
+      const done = added.filter((r) => r.ok).length;
+      await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[])', [jobId, lines.map((l) => l.index)]);
+      const { rows } = await c.query<JobRow>('UPDATE chunkd_jobs SET done = done + $2, failed = failed + $3 WHERE id = $1 RETURNING *', [jobId, done, added.length - done]);
+      const row = rows[0];
+      if (row && row.status === 'running' && row.done + row.failed >= row.total) {
+        await c.query('UPDATE chunkd_jobs SET status = $2, finished_at = now(), expires_at = now() + make_interval(secs => $3) WHERE id = $1', [jobId, finalStatus(row), this.options.ttlS]);
+      }
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  /** A route's database work on one connection; the database unreachable or failing over is a 503 with the reason, never a hang. */
+  private async db<T>(op: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+    let failure: unknown;
+    try {
+      return await op(client);
+    } catch (e) {
+      failure = e;
+      if (e instanceof ChunkdError) throw e;
+      throw isConnectionFailure(e) ? unavailable(e) : e;
+    } finally {
+      client.release(isConnectionFailure(failure) ? (failure as Error) : undefined); // a broken connection is dropped, not reused
+    }
+  }
+}
+
+/** Connection-level failures (server gone, shutting down, timed out), as opposed to a bug in a statement. */
+function isConnectionFailure(e: unknown): boolean {
+  if (!e) return false;
+  const { code, message } = e as { code?: string; message?: string };
+  return (
+    (typeof code === 'string' && (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57014'].includes(code))) ||
+    /timeout|terminat|Connection ended|not queryable|ECONNREFUSED/i.test(message ?? '')
+  );
+}
+
+const unavailable = (e: unknown) =>
+  new ChunkdError('UNAVAILABLE', `The jobs database (PostgreSQL at --database-url) cannot be reached: ${(e as Error).message || (e as { code?: string }).code || 'no answer'}. Retry in a moment.`, { 'Retry-After': '2' });

@@ -1,0 +1,211 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { open, type Database } from 'sqlite';
+import sqlite3 from 'sqlite3';
+import type { Logger } from '../logger.js';
+import type { ExecuteDeps } from '../pipelines/execute.js';
+import { runBatch } from './run.js';
+import { FAILURES_MAX, type JobRun, type JobStore, type JobView, type NewJob, type ResultLine } from './store.js';
+import { finalStatus, toView, type JobRow } from './view.js';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, status TEXT NOT NULL, pipeline_id TEXT, steps TEXT NOT NULL, offset_unit TEXT NOT NULL,
+    total INTEGER NOT NULL, done INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT, expires_at TEXT,
+    next_index INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS job_documents (job_id TEXT NOT NULL, idx INTEGER NOT NULL, doc_id TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (job_id, idx)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS job_results (job_id TEXT NOT NULL, idx INTEGER NOT NULL, ok INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (job_id, idx)) WITHOUT ROWID;
+`;
+
+/** How often finished jobs past their expiry are deleted. */
+const SWEEP_MS = 60_000;
+
+/**
+ * Jobs in a SQLite file of their own (<data-dir>/jobs.db, beside the pipelines database), run in
+ * this process: one consumer claims the next batch of the oldest unfinished job, runs it on the
+ * worker pool (server/jobs/run.ts) and stores each result once (INSERT OR IGNORE on (job, index)).
+ * A job interrupted by a restart resumes at its first document without a result.
+ */
+export class SqliteJobStore implements JobStore {
+  private deps: ExecuteDeps | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly options: { batchSize: number; ttlS: number; logger: Logger },
+  ) {}
+
+  static async open(file: string, options: { batchSize: number; ttlS: number; logger: Logger }): Promise<SqliteJobStore> {
+    mkdirSync(dirname(file), { recursive: true });
+    const db = await open({ filename: file, driver: sqlite3.Database });
+    await db.exec('PRAGMA busy_timeout = 5000');
+    await db.get('PRAGMA journal_mode = WAL');
+    await db.exec(SCHEMA);
+    // Batches claimed before a restart but never stored: claimed again from the first missing result.
+    await db.run("UPDATE jobs SET next_index = 0 WHERE status IN ('queued', 'running')");
+    return new SqliteJobStore(db, options);
+  }
+
+  /** Start consuming (boot calls it once the worker pool exists). */
+  start(deps: ExecuteDeps): void {
+    this.deps = deps;
+    this.sweeper = setInterval(() => void this.sweep().catch(() => {}), SWEEP_MS).unref();
+    this.kick();
+  }
+
+  async submit(job: NewJob): Promise<JobView> {
+    await this.db.exec('BEGIN IMMEDIATE');
+    try {
+      await this.db.run(
+        'INSERT INTO jobs (id, status, pipeline_id, steps, offset_unit, total, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        job.id, 'queued', job.pipeline_id, JSON.stringify(job.steps), job.offset_unit, job.documents.length, job.created_at,
+      );
+      // Multi-row inserts of bounded size: one statement per few hundred documents.
+      for (let at = 0; at < job.documents.length; at += 200) {
+        const part = job.documents.slice(at, at + 200);
+        await this.db.run(`INSERT INTO job_documents (job_id, idx, doc_id, text) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`, ...part.flatMap((d, i) => [job.id, at + i, d.id, d.text]));
+      }
+      if (job.documents.length === 0) await this.db.run("UPDATE jobs SET status = 'done', finished_at = ?, expires_at = ? WHERE id = ?", job.created_at, this.expiry(job.created_at), job.id);
+      await this.db.exec('COMMIT');
+    } catch (e) {
+      await this.db.exec('ROLLBACK').catch(() => {});
+      throw e;
+    }
+    this.kick();
+    return (await this.get(job.id))!;
+  }
+
+  async get(id: string): Promise<JobView | undefined> {
+    const row = await this.db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', id);
+    if (!row || (row.expires_at && row.expires_at < new Date().toISOString())) return undefined;
+    const failures = row.failed ? await this.db.all<{ line: string }[]>('SELECT line FROM job_results WHERE job_id = ? AND ok = 0 ORDER BY idx LIMIT ?', id, FAILURES_MAX) : [];
+    return toView(row, failures.map((f) => f.line));
+  }
+
+  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
+    const rows = await this.db.all<{ idx: number; ok: number; line: string }[]>('SELECT idx, ok, line FROM job_results WHERE job_id = ? AND idx > ? ORDER BY idx LIMIT ?', id, after, limit);
+    return contiguous(rows, after);
+  }
+
+  async cancel(id: string): Promise<JobView | undefined> {
+    const now = new Date().toISOString();
+    const { changes } = await this.db.run("UPDATE jobs SET status = 'cancelled', finished_at = ?, expires_at = ? WHERE id = ? AND status IN ('queued', 'running')", now, this.expiry(now), id);
+    if (changes) await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
+    return this.get(id);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    await this.running?.catch(() => {});
+    await this.db.close();
+  }
+
+  private expiry(from: string): string {
+    return new Date(Date.parse(from) + this.options.ttlS * 1000).toISOString();
+  }
+
+  /** One consumer loop at a time; a kick while it runs makes it look again before it stops. */
+  private kick(): void {
+    if (!this.deps || this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.consume().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.closed) this.kick();
+    });
+  }
+
+  private async consume(): Promise<void> {
+    for (;;) {
+      this.again = false;
+      if (this.closed) return;
+      let ran = false;
+      try {
+        ran = await this.runNextBatch();
+      } catch (e) {
+        if (this.closed) return;
+        this.options.logger.log('error', 'job batch failed; retried in a second', { error: (e as Error).stack ?? String(e) });
+        await new Promise((r) => setTimeout(r, 1000).unref());
+        continue;
+      }
+      if (!ran && !this.again) return;
+    }
+  }
+
+  private async runNextBatch(): Promise<boolean> {
+    const job = await this.db.get<JobRow & { next_index: number }>("SELECT * FROM jobs WHERE status IN ('queued', 'running') AND next_index < total ORDER BY created_at, id LIMIT 1");
+    if (!job) return false;
+    const from = job.next_index;
+    const to = from + this.options.batchSize;
+    const now = new Date().toISOString();
+    await this.db.run("UPDATE jobs SET next_index = ?, status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status IN ('queued', 'running')", to, now, job.id);
+    const docs = await this.db.all<{ index: number; id: string; text: string }[]>(
+      'SELECT idx AS "index", doc_id AS id, text FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+      job.id, from, to,
+    );
+    const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
+    const lines = await runBatch(run, docs, this.deps!);
+    await this.store(job.id, lines);
+    return true;
+  }
+
+  private async store(jobId: string, lines: ResultLine[]): Promise<void> {
+    await this.db.exec('BEGIN IMMEDIATE');
+    try {
+      let done = 0;
+      let failed = 0;
+      // One statement per batch (RETURNING gives the rows that went in): each statement is a round trip to SQLite's thread.
+      // At most 500 rows a statement: SQLite caps the parameters of one (32,766).
+      for (let at = 0; at < lines.length; at += 500) {
+        const part = lines.slice(at, at + 500);
+        const added = await this.db.all<{ ok: number }[]>(
+          `INSERT OR IGNORE INTO job_results (job_id, idx, ok, line) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')} RETURNING ok`,
+          ...part.flatMap((r) => [jobId, r.index, r.ok ? 1 : 0, r.line]),
+        );
+        const ok = added.filter((r) => r.ok).length;
+        done += ok;
+        failed += added.length - ok;
+        await this.db.run(`DELETE FROM job_documents WHERE job_id = ? AND idx IN (${part.map(() => '?').join(', ')})`, jobId, ...part.map((r) => r.index));
+      }
+      await this.db.run('UPDATE jobs SET done = done + ?, failed = failed + ? WHERE id = ?', done, failed, jobId);
+      const row = (await this.db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', jobId))!;
+      if (row.status === 'running' && row.done + row.failed >= row.total) {
+        const now = new Date().toISOString();
+        await this.db.run('UPDATE jobs SET status = ?, finished_at = ?, expires_at = ? WHERE id = ?', finalStatus(row), now, this.expiry(now), jobId);
+      }
+      await this.db.exec('COMMIT');
+    } catch (e) {
+      await this.db.exec('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const now = new Date().toISOString();
+    const gone = await this.db.all<{ id: string }[]>('SELECT id FROM jobs WHERE expires_at < ?', now);
+    for (const { id } of gone) {
+      await this.db.run('DELETE FROM job_results WHERE job_id = ?', id);
+      await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
+      await this.db.run('DELETE FROM jobs WHERE id = ?', id);
+    }
+  }
+}
+
+/** The rows from `after + 1` on without a gap: a result missing (not finished yet) ends the page. */
+export function contiguous(rows: { idx: number; ok: number | boolean; line: string }[], after: number): ResultLine[] {
+  const out: ResultLine[] = [];
+  for (const r of rows) {
+    if (r.idx !== after + 1 + out.length) break;
+    out.push({ index: r.idx, ok: Boolean(r.ok), line: r.line });
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+import { Readable } from 'node:stream';
+import { ChunkdError } from '../../kernel/errors.js';
+import { readJob, NDJSON } from '../jobs/body.js';
+import { JobAccepted, JobCreate, JobResultsQuery, JobStatusBody } from '../jobs/schemas.js';
+import { JOB_STORE } from '../jobs/service.js';
+import type { JobStore, JobView } from '../jobs/store.js';
+import { queryReader } from '../query.js';
+import type { RouteDef, RouteModule } from '../route.js';
+import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { PIPELINE_STORE } from '../storage/service.js';
+import type { PipelineStore } from '../storage/store.js';
+
+const readResultsQuery = queryReader<{ after: number; limit: number }>(JobResultsQuery);
+
+/** Lines read from the store per query while streaming results. */
+const READ_PAGE = 500;
+
+/** Jobs: a corpus submitted once, run in batches (on every replica with --database-url), results read back in order. */
+export const jobRoutes: RouteModule = (deps) => {
+  const store = () => deps.services[JOB_STORE] as JobStore;
+  const pipelines = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  async function found(id: string): Promise<JobView> {
+    const job = await store().get(id);
+    if (!job) throw new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
+    return job;
+  }
+  const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'jobs' });
+  const status = { 200: { description: 'The job.', schema: JobStatusBody } };
+  return [
+    route({
+      method: 'post',
+      path: '/v1/jobs',
+      summary: 'Submit documents to run through a pipeline (pipeline_id) or inline steps, in the background.',
+      description:
+        `JSON, or NDJSON with \`Content-Type: ${NDJSON}\`: the first line \`{"pipeline_id": …}\` or \`{"steps": […]}\` (and \`offset_unit\`), then one \`{"id", "text"}\` per line. ` +
+        'At most --max-job-bytes of body and --max-job-documents documents. Everything is checked before the job is stored; a document that fails when it runs (too long, say) fails alone.',
+      body: JobCreate,
+      bodyName: 'JobCreate',
+      readsOwnBody: true,
+      responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'UNAVAILABLE') },
+      async handler(ctx) {
+        const job = await readJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines });
+        const view = await store().submit(job);
+        ctx.status = 202;
+        ctx.set('Location', `/v1/jobs/${view.id}`);
+        ctx.body = { id: view.id, status: view.status };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/jobs/:id',
+      summary: "A job's status, counts, first failures and timestamps.",
+      responses: { ...status, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE') },
+      async handler(ctx) {
+        ctx.body = await found(ctx.params.id!);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/jobs/:id/results',
+      summary: "A job's results as NDJSON, in input order, from a cursor.",
+      description:
+        'One line per document, `{"document_id", "index", "chunks"}` or `{"document_id", "index", "error"}`, in index order, starting after `after`. ' +
+        'Only the finished prefix is sent: the answer ends before the first document without a result yet (X-Job-Status says whether more will come). ' +
+        'To resume or poll, send `after` = the index of the last line received.',
+      query: JobResultsQuery,
+      responses: {
+        200: {
+          description: 'NDJSON lines.',
+          headers: {
+            'X-Job-Status': { description: 'The job status when the answer began.', schema: JobStatusBody.properties.status },
+            'X-Job-Total': { description: 'Documents in the job.', schema: JobStatusBody.properties.documents.properties.total },
+          },
+        },
+        ...errorResponses('UNAUTHORIZED', 'NOT_FOUND', 'VALIDATION', 'UNAVAILABLE'),
+      },
+      async handler(ctx) {
+        const { after, limit } = readResultsQuery(ctx);
+        const job = await found(ctx.params.id!);
+        const first = await store().results(job.id, after, Math.min(limit, READ_PAGE));
+        ctx.set('X-Job-Status', job.status);
+        ctx.set('X-Job-Total', String(job.documents.total));
+        ctx.type = NDJSON;
+        const id = job.id;
+        async function* lines() {
+          let page = first;
+          let sent = 0;
+          for (;;) {
+            for (const r of page) yield `${r.line}\n`;
+            sent += page.length;
+            if (page.length < READ_PAGE || sent >= limit) return;
+            page = await store().results(id, page.at(-1)!.index, Math.min(READ_PAGE, limit - sent));
+          }
+        }
+        ctx.body = Readable.from(lines(), { objectMode: false });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/jobs/:id',
+      summary: 'Cancel a job: documents not started are dropped; results so far stay until the job expires.',
+      responses: { ...status, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
+      async handler(ctx) {
+        const job = await store().cancel(ctx.params.id!);
+        if (!job) await found(ctx.params.id!);
+        ctx.body = job;
+      },
+    }),
+  ];
+};
+
+

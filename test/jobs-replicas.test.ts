@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { startChild, type ChildServer } from './helpers/child.js';
+import { corpus, jobResults, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+
+/**
+ * Real `chunkd serve` processes sharing one PostgreSQL: every replica consumes the job queue. The
+ * batch expiry is short (3 s) so a killed replica's batch is retried within seconds.
+ */
+describe('jobs over replicas sharing PostgreSQL', () => {
+  let postgres: TestPostgres;
+  let url: string;
+  let db: pg.Client;
+  const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-jobs-replicas-'));
+  const replicas: ChildServer[] = [];
+  const start = (name: string, ...flags: string[]) =>
+    startChild(['--database-url', url, '--data-dir', join(dataDir, name), '--workers', '1', '--job-batch-size', '20', '--job-batch-expiry-s', '3', ...flags]);
+
+  before(async () => {
+    postgres = await startPostgres();
+    url = await postgres.createDatabase();
+    replicas.push(await start('a')); // creates the tables and the queue; the others find them
+    replicas.push(...(await Promise.all([start('b'), start('c', '--log-level', 'debug')])));
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+  });
+  after(async () => {
+    await db?.end().catch(() => {});
+    await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+    await postgres?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const replicaOf = (r: ChildServer) => `:${r.child.pid}`;
+  async function byReplica(jobId: string): Promise<Map<string, number>> {
+    const { rows } = await db.query<{ replica: string; n: string }>('SELECT replica, count(*) AS n FROM chunkd_job_results WHERE job_id = $1 GROUP BY replica', [jobId]);
+    return new Map(rows.map((r) => [r.replica.slice(r.replica.lastIndexOf(':')), Number(r.n)]));
+  }
+  async function assertExactlyOnce(server: ChildServer, jobId: string, docs: { id: string }[]) {
+    const { lines } = await jobResults(server.url, jobId);
+    assert.equal(lines.length, docs.length);
+    assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
+    assert.deepEqual(lines.map((l) => l.document_id), docs.map((d) => d.id));
+    assert.ok(lines.every((l) => l.chunks && l.chunks.length > 0));
+    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM chunkd_job_results WHERE job_id = $1', [jobId]);
+    assert.equal(Number(rows[0]!.n), docs.length);
+    return lines;
+  }
+
+  test('a 2,000-document job submitted to A is run by all three replicas, every result once and in order', async () => {
+    const [a, b, c] = replicas as [ChildServer, ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    assert.equal(sub.status, 202);
+    const job = await waitForJob(b.url, sub.body.id); // any replica answers for any job
+    assert.equal(job.status, 'done');
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    const lines = await assertExactlyOnce(c, sub.body.id, docs);
+    const direct = await fetch(`${a.url}/v1/chunk/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: docs.map((d) => d.text), ...TOKEN_STEPS[0]!.config }) });
+    assert.deepEqual(lines.map((l) => l.chunks), await direct.json());
+    const counts = await byReplica(sub.body.id);
+    for (const r of [a, b, c]) assert.ok((counts.get(replicaOf(r)) ?? 0) > 0, `replica ${replicaOf(r)} ran none of the documents: ${JSON.stringify([...counts])}`);
+  });
+
+  test('kill -9 of a replica mid-batch: its batch is retried elsewhere, nothing lost or duplicated', async (t) => {
+    const [a, b, c] = replicas as [ChildServer, ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    // C logs each batch it claims and stores (--log-level debug): killed while it holds one, that batch is never completed by C.
+    let held: string | undefined;
+    while (!held) {
+      const lines = c.log().split('\n').filter((l) => l.includes('"job batch '));
+      const claimed = lines.filter((l) => l.includes('claimed') && l.includes(sub.body.id)).map((l) => JSON.parse(l).batch as string);
+      held = claimed.find((id) => !lines.some((l) => l.includes('stored') && l.includes(id)));
+      if (!held) await new Promise((r) => setTimeout(r, 2));
+    }
+    await c.stop('SIGKILL');
+    const job = await waitForJob(a.url, sub.body.id);
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    await assertExactlyOnce(b, sub.body.id, docs);
+    // The batch C held was taken over after its expiry (unless C finished it in the instant between the log read and the kill).
+    const { rows } = await db.query<{ retry_count: number; state: string }>('SELECT retry_count, state FROM pgboss.job WHERE id = $1', [held]);
+    const storedByC = c.log().includes(`"job batch stored","batch":"${held}"`);
+    t.diagnostic(storedByC ? 'C finished its batch just before the kill: nothing to retry this time' : `the batch C held was retried ${rows[0]!.retry_count} time(s)`);
+    assert.ok(storedByC || rows[0]!.retry_count > 0, `the batch C held was not retried: ${JSON.stringify(rows)}`);
+    assert.equal(rows[0]!.state, 'completed');
+  });
+
+  test('PostgreSQL stopped mid-job: replicas answer 503 with the reason, and the job finishes once it is back', { skip: !process.env.CHUNKD_TEST_DATABASE_URL ? false : 'needs the embedded PostgreSQL' }, async () => {
+    const [a, b] = replicas as [ChildServer, ChildServer];
+    const docs = corpus(2000, 3);
+    const sub = await submitJob(a.url, { steps: TOKEN_STEPS, documents: docs });
+    await waitForJob(a.url, sub.body.id, (j) => j.documents.done >= 100, 5);
+    await db.end();
+    await postgres.stop();
+    try {
+      for (const server of [a, b]) {
+        assert.equal(server.child.exitCode, null, `the replica exited: ${server.log().slice(-3000)}`);
+        // A hang would be a failure: the signal turns it into one instead of a stuck test.
+        const status = await fetch(`${server.url}/v1/jobs/${sub.body.id}`, { signal: AbortSignal.timeout(20_000) });
+        assert.equal(status.status, 503);
+        const body = (await status.json()) as { code: string; detail: string };
+        assert.equal(body.code, 'UNAVAILABLE');
+        assert.match(body.detail, /cannot be reached/);
+        assert.equal(status.headers.get('retry-after'), '2');
+        const post = await fetch(`${server.url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ steps: TOKEN_STEPS, documents: [{ text: 'a' }] }), signal: AbortSignal.timeout(20_000) });
+        assert.equal(post.status, 503);
+      }
+    } finally {
+      await postgres.start();
+    }
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const job = await waitForJob(b.url, sub.body.id);
+    assert.deepEqual(job.documents, { total: 2000, done: 2000, failed: 0 });
+    await assertExactlyOnce(a, sub.body.id, docs);
+  });
+});
