@@ -18,12 +18,13 @@ import { COMPONENTS } from './schemas.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
 import { pipelineRoutes } from './routes/pipelines.js';
+import { playgroundRoutes } from './routes/playground.js';
 import { pluginRoutes } from './routes/plugins.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, docsRoutes, playgroundRoutes];
 
 export interface App {
   koa: Koa;
@@ -37,10 +38,11 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   routes.unshift(...selfDescribingRoutes(routes));
   const openapi = buildOpenApi(routes, version, COMPONENTS);
   const index = routes.filter((r) => !r.hidden);
+  const pages = pagesOf(routes);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
   openapiRoute.handler = (ctx) => (ctx.body = openapi);
   routes.find((r) => r.path === '/')!.handler = (ctx) => {
-    ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
+    ctx.body = { name: 'chunkd', version, docs: '/docs', pages, routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
   };
 
   const koa = new Koa({ proxy: false });
@@ -59,6 +61,9 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(dispatch(table));
   return { koa, routes, openapi };
 }
+
+/** The browser pages (docs, redoc, playground), by name, from the routes that declare one. */
+export const pagesOf = (routes: RouteDef[]): Record<string, string> => Object.fromEntries(routes.filter((r) => r.page).map((r) => [r.page!, r.path]));
 
 function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
   const placeholder = () => {};
