@@ -22,6 +22,7 @@ interface Result {
 }
 
 type Errors = Record<string, Record<string, string>>;
+type Place = 'run' | 'refine' | 'save';
 
 const SAMPLE = `# Chunking
 
@@ -48,7 +49,10 @@ function App() {
   const [raws, setRaws] = useState<Record<string, Raw>>({});
   const [refine, setRefine] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Errors>({});
-  const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+  const [message, setMessageAt] = useState<{ kind: 'error' | 'ok'; text: string; at: Place } | undefined>();
+  // Each message is shown beside the button whose action it answers.
+  const place = useRef<Place>('run');
+  const setMessage = (m: { kind: 'error' | 'ok'; text: string } | undefined) => setMessageAt(m && { ...m, at: place.current });
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<{ done: number; total: number } | undefined>();
   const [result, setResult] = useState<Result | undefined>();
@@ -133,6 +137,7 @@ function App() {
   }
 
   async function run() {
+    place.current = 'run';
     const errs: Errors = {};
     const texts = files.length ? files : [{ name: 'text', text }];
     let path: string;
@@ -188,6 +193,7 @@ function App() {
 
   async function runRefineries() {
     if (!result) return;
+    place.current = 'refine';
     const chosen = refineries.filter((r) => refine[r.name]);
     if (!chosen.length) return setMessage({ kind: 'error', text: 'Tick a refinery first.' });
     const errs: Errors = {};
@@ -218,6 +224,7 @@ function App() {
 
   async function savePipeline(e: Event) {
     e.preventDefault();
+    place.current = 'save';
     if (!chunker) return setMessage({ kind: 'error', text: 'Choose a chunker to save its settings as a pipeline.' });
     const errs: Errors = {};
     const chosen = refineries.filter((r) => refine[r.name]);
@@ -280,6 +287,13 @@ function App() {
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
+
+  const notice = (at: Place) =>
+    message?.at === at ? (
+      <p id="message" class={`banner ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
+        {message.text}
+      </p>
+    ) : null;
 
   return (
     <>
@@ -390,27 +404,23 @@ function App() {
               </span>
             ) : null}
           </div>
-          {message ? (
-            <p id="message" class={`banner ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-              {message.text}
-            </p>
-          ) : null}
+          {notice('run')}
 
           <h2>Refineries</h2>
           {refineries.map((r) => (
-            <fieldset key={r.name} class="refinery">
-              <legend>
-                <label>
-                  <input type="checkbox" id={`use-${r.name}`} checked={refine[r.name] === true} onChange={(e) => setRefine({ ...refine, [r.name]: (e.currentTarget as HTMLInputElement).checked })} /> {r.name}
-                </label>{' '}
-                <span class="muted">— {r.summary}</span>
-              </legend>
+            <div key={r.name} class="refinery">
+              <div class="refinery-head">
+                <input type="checkbox" id={`use-${r.name}`} checked={refine[r.name] === true} onChange={(e) => setRefine({ ...refine, [r.name]: (e.currentTarget as HTMLInputElement).checked })} />
+                <label for={`use-${r.name}`}>{r.name}</label>
+                <span class="muted">{r.summary}</span>
+              </div>
               {refine[r.name] ? <ConfigForm prefix={`cfg-${r.name}`} schema={r.config} raw={rawFor(r)} errors={errors[r.name] ?? {}} onChange={(raw) => setRaws({ ...raws, [r.name]: raw })} /> : null}
-            </fieldset>
+            </div>
           ))}
           <button type="button" id="refine" disabled={busy || !result} onClick={() => void runRefineries()}>
             Run the ticked refineries on the result
           </button>
+          {notice('refine')}
 
           <h2>Save as a pipeline</h2>
           <form class="save" onSubmit={(e) => void savePipeline(e)}>
@@ -427,6 +437,7 @@ function App() {
               Save the chunker and ticked refineries
             </button>
           </form>
+          {notice('save')}
           {pipelines.length ? (
             <>
               <h3>Stored pipelines</h3>
