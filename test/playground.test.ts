@@ -27,6 +27,9 @@ Emoji 🙂 and CJK 日本語のテキスト count as one code point each, so the
 // answer here covers the text, which the test checks on the page).
 const NOT_TILING = new Set<string>();
 
+// Callbacks passed to page.evaluate and friends run in the browser; this file is type-checked for Node.
+declare const document: any, sessionStorage: any, localStorage: any;
+
 let app: TestApp;
 let browser: Browser;
 let page: Page;
@@ -58,10 +61,10 @@ async function runAndWait(label: string, button = '#run') {
 
 /** Every coloured piece of the text: its characters and the chunks it belongs to. */
 const segmentsOnPage = () =>
-  page.$$eval('.spans .seg', (els) => els.map((e) => ({ text: e.textContent ?? '', chunks: (e as HTMLElement).dataset.chunks ? (e as HTMLElement).dataset.chunks!.split(' ').map(Number) : [] })));
+  page.$$eval('.spans .seg', (els) => els.map((e) => ({ text: e.textContent ?? '', chunks: e.getAttribute('data-chunks') ? e.getAttribute('data-chunks')!.split(' ').map(Number) : [] })));
 
 test('every chunker: the spans rebuild the chunks the API answers and tile the input where the chunker does', async (t) => {
-  const chunkers = await page.$$eval('#source optgroup[label="Chunkers"] option', (os) => os.map((o) => (o as HTMLOptionElement).value.slice('chunker:'.length)));
+  const chunkers = await page.$$eval('#source optgroup[label="Chunkers"] option', (os) => os.map((o) => o.getAttribute('value')!.slice('chunker:'.length)));
   const plugins = (await app.request('GET', '/v1/plugins')).body as { name: string; kind: string; route: string }[];
   assert.deepEqual(chunkers, plugins.filter((p) => p.kind === 'chunker').map((p) => p.name), 'one option per chunker of /v1/plugins');
   await page.fill('#text', TEXT);
@@ -185,7 +188,7 @@ test('phone width: no sideways scrolling; every control has a label', async () =
   assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, 'the page fits 375 px');
   await page.screenshot({ path: join(shots, 'phone.png') });
   const unlabelled = await page.$$eval('input:not([type=hidden]):not([hidden]), select, textarea', (els) =>
-    els.filter((e) => !(e as HTMLInputElement).labels?.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 80)),
+    els.filter((e) => !(e as any).labels?.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 80)),
   );
   assert.deepEqual(unlabelled, []);
   await page.setViewportSize({ width: 1280, height: 900 });
