@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -49,7 +50,7 @@ after(async () => {
   await app?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
 
 /** Click Run (or another button) and wait until the totals name `label` or an error is shown. */
 async function runAndWait(label: string, button = '#run') {
@@ -145,6 +146,19 @@ test('run the overlap refinery on the result: contexts shown apart from the chun
   await shot('overlap-list');
   await page.click('button:text("Text")');
   await page.uncheck('#use-overlap');
+
+  // Embeddings on the same chunks: each chunk's details show its vector.
+  await page.check('#use-embeddings');
+  await runAndWait(' recursive → overlap → embeddings', '#refine');
+  await page.hover('.spans .seg[data-chunks="0"]');
+  assert.match((await page.textContent('.details')) ?? '', /embedding\s*\d+ numbers/);
+  await page.uncheck('#use-embeddings');
+
+  // Download JSON: the file is the chunks on the page.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text("Download JSON")')]);
+  const saved = JSON.parse(await readFile((await download.path())!, 'utf8')) as { text: string; embedding?: number[] }[];
+  assert.equal(saved.length, await page.$eval('#totals strong', (e) => Number(e.textContent)));
+  assert.ok(saved.every((c) => Array.isArray(c.embedding) && typeof c.text === 'string'));
 });
 
 test('several files run as one batch, each document shown', async () => {
