@@ -22,7 +22,7 @@ interface Result {
 }
 
 type Errors = Record<string, Record<string, string>>;
-type Place = 'run' | 'refine' | 'save';
+type Place = 'run' | 'refine' | 'save' | 'export';
 
 const SAMPLE = `# Chunking
 
@@ -126,9 +126,11 @@ function App() {
       let owner: string | undefined;
       let field: string | undefined;
       if (loc[0] === 'steps' && typeof loc[1] === 'number' && loc[2] === 'config' && typeof loc[3] === 'string') [owner, field] = [owners[loc[1]], loc[3]];
-      else if (loc[0] === 'name' || loc[0] === 'description') [owner, field] = ['pipeline', loc[0]];
+      else if (loc[0] === 'name') [owner, field] = ['pipeline', loc[0]];
       else if (typeof loc[0] === 'string' && owners[0] && loc.length === 1) [owner, field] = [owners[0], loc[0]];
-      if (owner && field) (placed[owner] ??= {})[field] = issue.msg;
+      // Only where the page shows that field; any other issue stays in the message.
+      const shown = owner === 'pipeline' ? field === 'name' : field !== undefined && byName.get(owner ?? '')?.config.properties?.[field] !== undefined;
+      if (owner && field && shown) (placed[owner] ??= {})[field] = issue.msg;
       else rest.push(issue);
     }
     setErrors(placed);
@@ -271,6 +273,7 @@ function App() {
   const totalTokens = result?.docs.reduce((n, d) => n + (d.chunks ?? []).reduce((m, c) => m + c.token_count, 0), 0) ?? 0;
 
   async function copy() {
+    place.current = 'export';
     try {
       await navigator.clipboard.writeText(json);
       setMessage({ kind: 'ok', text: 'JSON copied.' });
@@ -300,7 +303,7 @@ function App() {
       <header>
         <h1>chunkd playground</h1>
         <nav aria-label="Documentation">
-          <a href="/docs">API docs</a> <a href="/redoc">Reference</a> <a href="/">Routes</a>
+          <a href="#output-h">Skip to the chunks</a> <a href="/docs">API docs</a> <a href="/redoc">Reference</a> <a href="/">Routes</a>
         </nav>
         <form class="key" onSubmit={saveKey}>
           <label for="api-key">API key</label>
@@ -459,7 +462,7 @@ function App() {
           <h2 id="output-h">Chunks</h2>
           {result ? (
             <>
-              <p class="totals" id="totals">
+              <p class="totals" id="totals" role="status">
                 <strong>{totalChunks}</strong> chunks · <strong>{totalTokens}</strong> tokens · <strong>{result.ms.toFixed(0)} ms</strong> · {result.label}
                 {result.docs.length > 1 ? ` · ${result.docs.length} documents` : ''}
               </p>
@@ -493,6 +496,7 @@ function App() {
                   </button>
                 </div>
               </div>
+              {notice('export')}
               {doc?.error ? (
                 <p class="banner error" role="alert">
                   {doc.name}: {doc.error}

@@ -74,8 +74,9 @@ test('every chunker: the spans rebuild the chunks the API answers and tile the i
     await page.selectOption('#source', `chunker:${name}`);
     const small = (await page.$(`#cfg-${name}-chunk_size`)) !== null;
     if (small) await page.fill(`#cfg-${name}-chunk_size`, '40');
+    const answer = app.post(plugins.find((p) => p.name === name)!.route, { text: TEXT, ...(small ? { chunk_size: 40 } : {}) });
     await runAndWait(` ${name}`);
-    const expected = (await app.post(plugins.find((p) => p.name === name)!.route, { text: TEXT, ...(small ? { chunk_size: 40 } : {}) })).body as { id: string; text: string; start_index: number; end_index: number }[];
+    const expected = (await answer).body as { id: string; text: string; start_index: number; end_index: number }[];
     assert.ok(Array.isArray(expected) && expected.length > 0, `${name}: the API answered chunks`);
     assert.equal(await page.$eval('#totals strong', (e) => Number(e.textContent)), expected.length, `${name}: chunk count`);
     const segs = await segmentsOnPage();
@@ -206,6 +207,22 @@ test('phone width: no sideways scrolling; every control has a label', async () =
   );
   assert.deepEqual(unlabelled, []);
   await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('keyboard only: Tab reaches Run from the text box, Enter runs, a chunk in the list opens with Enter', async () => {
+  await page.selectOption('#source', 'chunker:token');
+  await page.fill('#cfg-token-chunk_size', '33');
+  await page.focus('#text');
+  let tabs = 0;
+  while ((await page.evaluate(() => document.activeElement?.id)) !== 'run' && tabs++ < 40) await page.keyboard.press('Tab');
+  assert.ok(tabs < 40, 'Run is in the focus order after the settings');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /· 33 tokens|chunk_size 33/.test(document.querySelector('.histogram figcaption')?.textContent ?? ''));
+  await page.click('button:text("List")');
+  await page.focus('.chunk-item >> nth=1');
+  await page.keyboard.press('Enter');
+  assert.match((await page.textContent('.details')) ?? '', /#1/);
+  await page.click('button:text("Text")');
 });
 
 test('with --api-keys the page loads without a key and its API calls use the key typed in', async () => {
