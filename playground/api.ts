@@ -95,7 +95,7 @@ export type DocResult = { chunks: Chunk[] } | { error: string };
  * lists) is read the same way, all at once, so the page works with either.
  */
 export async function runBatch(path: string, body: Record<string, unknown>, onTotal: (n: number) => void, onDoc: (index: number, r: DocResult) => void, signal?: AbortSignal): Promise<void> {
-  const res = await fetch(path, { method: 'POST', headers: headers({ accept: 'application/x-ndjson, application/json;q=0.9' }), body: JSON.stringify(body), signal });
+  const res = await fetch(path, { method: 'POST', headers: headers({ accept: 'application/x-ndjson' }), body: JSON.stringify(body), signal });
   if (!res.ok) throw await failure(res);
   if (!(res.headers.get('content-type') ?? '').includes('ndjson') || !res.body) {
     const lists = (await res.json()) as Chunk[][];

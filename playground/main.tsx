@@ -62,6 +62,8 @@ function App() {
   const [pipelineName, setPipelineName] = useState('');
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
+  // Stops a running batch: closing the request is what tells a streaming server to stop working.
+  const batch = useRef<AbortController | undefined>();
 
   const chunkers = plugins.filter((p) => p.kind === 'chunker');
   const refineries = plugins.filter((p) => p.kind === 'refinery');
@@ -171,6 +173,7 @@ function App() {
         docs = texts.map((d) => ({ ...d }));
         setProgress({ done: 0, total: docs.length });
         let done = 0;
+        batch.current = new AbortController();
         await runBatch(
           path,
           { ...body, text: texts.map((d) => d.text) },
@@ -179,6 +182,7 @@ function App() {
             if (docs[i]) docs[i] = { ...docs[i]!, ...r };
             setProgress({ done: ++done, total: docs.length });
           },
+          batch.current.signal,
         );
       } else {
         docs = [{ name: 'text', text, chunks: await call<Chunk[]>('POST', path, { ...body, text }) }];
@@ -186,8 +190,10 @@ function App() {
       setResult({ docs, ms: performance.now() - started, label, chunkSize });
       setDocIndex(0);
     } catch (e) {
-      placeIssues(e, [chunker?.name], 'The chunker refused the request');
+      if ((e as Error).name === 'AbortError') setMessage({ kind: 'error', text: 'Stopped.' });
+      else placeIssues(e, [chunker?.name], 'The chunker refused the request');
     } finally {
+      batch.current = undefined;
       setBusy(false);
       setProgress(undefined);
     }
@@ -403,7 +409,10 @@ function App() {
             </button>
             {progress ? (
               <span class="progress">
-                <progress id="progress" max={progress.total || 1} value={progress.done} aria-label="Documents done" /> {progress.done}/{progress.total} documents
+                <progress id="progress" max={progress.total || 1} value={progress.done} aria-label="Documents done" /> {progress.done}/{progress.total} documents{' '}
+                <button type="button" onClick={() => batch.current?.abort()}>
+                  Stop
+                </button>
               </span>
             ) : null}
           </div>

@@ -201,7 +201,7 @@ test('several files run as one batch, each document shown', async () => {
 test('phone width: no sideways scrolling; every control has a label', async () => {
   await page.setViewportSize({ width: 375, height: 800 });
   assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, 'the page fits 375 px');
-  await page.screenshot({ path: join(shots, 'phone.png') });
+  await page.screenshot({ path: join(shots, 'phone.png'), fullPage: true });
   const unlabelled = await page.$$eval('input:not([type=hidden]):not([hidden]), select, textarea', (els) =>
     els.filter((e) => !(e as any).labels?.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 80)),
   );
