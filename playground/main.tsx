@@ -76,9 +76,11 @@ function App() {
   async function load() {
     setLoadError('');
     try {
-      const [ps, pls] = await Promise.all([call<PluginInfo[]>('GET', '/v1/plugins'), call<Pipeline[]>('GET', '/v1/pipelines?limit=100')]);
+      // The chunkers work without the pipeline store: a store that fails only hides the pipelines.
+      const [ps, pls] = await Promise.all([call<PluginInfo[]>('GET', '/v1/plugins'), call<Pipeline[]>('GET', '/v1/pipelines?limit=100').catch((e: Error) => e)]);
       setPlugins(ps);
-      setPipelines(pls);
+      if (Array.isArray(pls)) setPipelines(pls);
+      else setLoadError(`The stored pipelines could not be listed: ${pls.message}`);
       if (!ps.some((p) => `chunker:${p.name}` === source) && ps[0]) setSource(`chunker:${ps.find((p) => p.kind === 'chunker')?.name ?? ''}`);
     } catch (e) {
       setLoadError(e instanceof ApiError && e.status === 401 ? `${e.message} Enter the server's API key above.` : `Could not load the plugins: ${(e as Error).message}`);
