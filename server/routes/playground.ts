@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
+import { ChunkdError } from '../../kernel/errors.js';
 import { ROOT } from '../../kernel/paths.js';
 import type { RouteDef, RouteModule } from '../route.js';
 
@@ -33,8 +34,12 @@ function loadAssets(): Promise<Assets> {
       const { bundlePlayground } = await import('../../playground/build.js');
       return bundlePlayground();
     }
-    const [js, css] = await Promise.all(['app.js', 'app.css'].map((f) => readFile(join(PLAYGROUND_DIST, f), 'utf8')));
-    return { js: js!, css: css! };
+    try {
+      const [js, css] = await Promise.all(['app.js', 'app.css'].map((f) => readFile(join(PLAYGROUND_DIST, f), 'utf8')));
+      return { js: js!, css: css! };
+    } catch {
+      throw new ChunkdError('NOT_CONFIGURED', `The playground is not built (${PLAYGROUND_DIST} has no app.js or app.css): build the server with npm run build.`);
+    }
   })();
   // A failed build is retried on the next request rather than cached.
   assets.catch(() => (assets = undefined));
