@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { bundlePlayground } from './playground/build.js';
 
 // Transpile file by file (no bundling) so dist/ mirrors the source tree: plugin folders stay
 // discoverable and each plugin's load() keeps importing its implementation lazily.
@@ -12,4 +13,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   dts: false,
+  // The playground page is one browser bundle (playground/build.ts), written beside the server.
+  onSuccess: async () => void (await bundlePlayground('dist/playground')),
 });

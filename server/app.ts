@@ -22,13 +22,14 @@ import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { jobRoutes } from './routes/jobs.js';
 import { pipelineRoutes } from './routes/pipelines.js';
+import { playgroundRoutes } from './routes/playground.js';
 import { pluginRoutes } from './routes/plugins.js';
 import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, docsRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, docsRoutes, playgroundRoutes];
 
 export interface App {
   koa: Koa;
@@ -46,10 +47,11 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   let document: Promise<Record<string, unknown>> | undefined;
   const openapi = () => (document ??= responseExamples(routes).then((examples) => buildOpenApi(routes, version, COMPONENTS, examples)));
   const index = routes.filter((r) => !r.hidden);
+  const pages = pagesOf(routes);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
   openapiRoute.handler = async (ctx) => (ctx.body = await openapi());
   routes.find((r) => r.path === '/')!.handler = (ctx) => {
-    ctx.body = { name: 'chunkd', version, docs: '/docs', routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
+    ctx.body = { name: 'chunkd', version, docs: '/docs', pages, routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
   };
 
   const koa = new Koa({ proxy: false });
@@ -69,6 +71,9 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(dispatch(table));
   return { koa, routes, openapi };
 }
+
+/** The browser pages (docs, redoc, playground), by name, from the routes that declare one. */
+export const pagesOf = (routes: RouteDef[]): Record<string, string> => Object.fromEntries(routes.filter((r) => r.page).map((r) => [r.page!, r.path]));
 
 function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
   const placeholder = () => {};

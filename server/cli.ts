@@ -7,6 +7,8 @@ import { CHUNK_HELP, chunkCommand } from './cli/chunk.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
 import { createLogger, type Level } from './logger.js';
+import { pagesOf } from './app.js';
+import { startupLine } from './startup-line.js';
 import { helpText, resolveSettings, SETTINGS } from './settings.js';
 
 const COMMANDS = ['serve', 'chunk'];
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
 
   const logger = createLogger(settings.logLevel as Level);
   const running = await serve(settings, logger);
+  // For people, on stdout: stderr carries only the JSON log lines, for machines.
+  console.log(startupLine(settings.host, running.port, pagesOf(running.booted.app.routes)));
   const onSignal = (signal: NodeJS.Signals) => {
     process.once(signal, () => process.exit(1)); // a second signal while draining: stop now
     void running.stop(signal).then(() => process.exit(0));

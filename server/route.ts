@@ -67,6 +67,8 @@ export interface RouteDef {
   public?: boolean;
   /** Left out of /openapi.json (docs assets). */
   hidden?: boolean;
+  /** A page for a browser, by short name: listed under `pages` in GET / and in the start-up line. */
+  page?: string;
   handler(ctx: Context): unknown | Promise<unknown>;
 }
 

@@ -39,10 +39,10 @@ const html = (body: string) => (ctx: Context) => {
 
 /** Swagger UI and ReDoc served from the npm packages' own files: no CDN, works offline. */
 export const docsRoutes: RouteModule = () => {
-  const asset = (path: string, summary: string, handler: RouteDef['handler']): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, public: true, responses: { 200: { description: summary } }, handler });
+  const asset = (path: string, summary: string, handler: RouteDef['handler'], page?: string): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, public: true, page, responses: { 200: { description: summary } }, handler });
   return [
-    asset('/docs', 'Swagger UI', html(SWAGGER_PAGE)),
-    asset('/redoc', 'ReDoc', html(REDOC_PAGE)),
+    asset('/docs', 'Swagger UI', html(SWAGGER_PAGE), 'docs'),
+    asset('/redoc', 'ReDoc', html(REDOC_PAGE), 'redoc'),
     asset('/redoc/redoc.standalone.js', 'ReDoc bundle', (ctx) => sendFile(ctx, redocBundle, 'application/javascript')),
     ...Object.entries(SWAGGER_ASSETS).map(([name, type]) => asset(`/docs/assets/${name}`, name, (ctx) => sendFile(ctx, join(swaggerDir, name), type))),
   ];

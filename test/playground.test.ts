@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startApp, type TestApp } from './helpers/app.js';
+import { launchChromium } from './helpers/browser.js';
+import { startAppWithFakeLlm } from './helpers/fake-llm.js';
+
+// The playground in headless Chromium against a real chunkd (the Koa app on 127.0.0.1). Screenshots
+// go to a temporary folder named in the test output, to be looked at.
+
+const TEXT = `# Notes on chunking
+
+Retrieval works on pieces of a document. A chunker cuts the text into pieces that fit the model and still make sense alone.
+
+| size | use |
+|------|-----|
+| 256  | precise matches |
+| 1024 | more context |
+
+Emoji 🙂 and CJK 日本語のテキスト count as one code point each, so the page converts offsets. def f(x): return x + 1
+`;
+
+// Chunkers whose chunks may leave out text or overlap (none with these settings: every chunker's
+// answer here covers the text, which the test checks on the page).
+const NOT_TILING = new Set<string>();
+
+// Callbacks passed to page.evaluate and friends run in the browser; this file is type-checked for Node.
+declare const document: any, sessionStorage: any, localStorage: any;
+
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+const shots = mkdtempSync(join(tmpdir(), 'chunkd-playground-'));
+
+before(async () => {
+  browser = await launchChromium(); // first: a missing Chromium fails here with the install hint
+  app = await startAppWithFakeLlm();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (e) => assert.fail(`the page threw: ${e.message}`));
+  await page.goto(`${app.url}/playground`);
+  await page.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`) });
+
+/** Click Run (or another button) and wait until the totals name `label` or an error is shown. */
+async function runAndWait(label: string, button = '#run') {
+  await page.click(button);
+  await page.waitForFunction((l) => (document.querySelector('#totals')?.textContent ?? '').endsWith(l) || document.querySelector('#message.error') !== null, label);
+  const error = await page.$eval('#message', (m) => (m.classList.contains('error') ? m.textContent : '')).catch(() => '');
+  assert.equal(error, '', `the page showed an error for ${label}`);
+}
+
+/** Every coloured piece of the text: its characters and the chunks it belongs to. */
+const segmentsOnPage = () =>
+  page.$$eval('.spans .seg', (els) => els.map((e) => ({ text: e.textContent ?? '', chunks: e.getAttribute('data-chunks') ? e.getAttribute('data-chunks')!.split(' ').map(Number) : [] })));
+
+test('every chunker: the spans rebuild the chunks the API answers and tile the input where the chunker does', async (t) => {
+  const chunkers = await page.$$eval('#source optgroup[label="Chunkers"] option', (os) => os.map((o) => o.getAttribute('value')!.slice('chunker:'.length)));
+  const plugins = (await app.request('GET', '/v1/plugins')).body as { name: string; kind: string; route: string }[];
+  assert.deepEqual(chunkers, plugins.filter((p) => p.kind === 'chunker').map((p) => p.name), 'one option per chunker of /v1/plugins');
+  await page.fill('#text', TEXT);
+  const tiled: string[] = [];
+  for (const name of chunkers) {
+    await page.selectOption('#source', `chunker:${name}`);
+    const small = (await page.$(`#cfg-${name}-chunk_size`)) !== null;
+    if (small) await page.fill(`#cfg-${name}-chunk_size`, '40');
+    const answer = app.post(plugins.find((p) => p.name === name)!.route, { text: TEXT, ...(small ? { chunk_size: 40 } : {}) });
+    await runAndWait(` ${name}`);
+    const expected = (await answer).body as { id: string; text: string; start_index: number; end_index: number }[];
+    assert.ok(Array.isArray(expected) && expected.length > 0, `${name}: the API answered chunks`);
+    assert.equal(await page.$eval('#totals strong', (e) => Number(e.textContent)), expected.length, `${name}: chunk count`);
+    const segs = await segmentsOnPage();
+    assert.equal(segs.map((s) => s.text).join(''), TEXT, `${name}: the pieces are the whole text, in order`);
+    expected.forEach((c, i) => {
+      const shown = segs.filter((s) => s.chunks.includes(i)).map((s) => s.text).join('');
+      assert.equal(shown, c.text, `${name}: chunk #${i} on the page`);
+    });
+    if (!NOT_TILING.has(name)) {
+      assert.ok(segs.every((s) => s.chunks.length <= 1), `${name}: no text in two chunks`);
+      assert.deepEqual(segs.filter((s) => s.chunks.length === 0 && s.text.trim() !== '').map((s) => s.text), [], `${name}: nothing left out but whitespace`);
+      tiled.push(name);
+    }
+    // Hovering a piece shows its chunk's details.
+    const first = await page.$('.spans .seg[data-chunks="0"]');
+    await first!.hover();
+    assert.match(await page.textContent('.details') ?? '', new RegExp(expected[0]!.id));
+    if (['token', 'code', 'table'].includes(name)) await shot(`chunker-${name}`);
+  }
+  t.diagnostic(`tiling checked for ${tiled.join(', ')}; screenshots in ${shots}`);
+  assert.ok(tiled.length >= chunkers.length - NOT_TILING.size);
+});
+
+test('save the settings as a pipeline: listed, runnable; a 422 is shown at the field it names', async () => {
+  await page.selectOption('#source', 'chunker:token');
+  await page.fill('#cfg-token-chunk_size', '0');
+  await page.fill('#pipeline-name', 'browser-test');
+  await page.click('#save');
+  const fieldError = await page.waitForSelector('#cfg-token-chunk_size-error');
+  assert.match((await fieldError.textContent()) ?? '', /chunk_size must be >= 1/);
+  assert.equal(await page.getAttribute('#cfg-token-chunk_size', 'aria-invalid'), 'true');
+  await shot('save-422');
+  assert.equal(((await app.request('GET', '/v1/pipelines')).body as unknown[]).length, 0, 'nothing stored');
+
+  await page.fill('#cfg-token-chunk_size', '24');
+  await page.click('#save');
+  await page.waitForSelector('#message.ok');
+  assert.equal(await page.$('#cfg-token-chunk_size-error'), null, 'the field error is gone');
+  const stored = (await app.request('GET', '/v1/pipelines')).body as { id: string; name: string; steps: { config: { chunk_size: number } }[] }[];
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.name, 'browser-test');
+  assert.equal(stored[0]!.steps[0]!.config.chunk_size, 24);
+  assert.deepEqual(await page.$$eval('.pipelines button', (bs) => bs.map((b) => b.textContent)), ['browser-test']);
+  assert.equal(await page.$eval('#source optgroup[label="Stored pipelines"] option', (o) => o.textContent), 'browser-test');
+
+  // The same name again: the 409 is shown at the name field.
+  await page.click('#save');
+  assert.match((await (await page.waitForSelector('#pipeline-name-error')).textContent()) ?? '', /browser-test/);
+
+  // Run the stored pipeline.
+  await page.selectOption('#source', `pipeline:${stored[0]!.id}`);
+  await runAndWait(' pipeline browser-test');
+  const expected = (await app.post(`/v1/pipelines/${stored[0]!.id}/execute`, { text: TEXT })).body as { text: string }[];
+  assert.equal(await page.$eval('#totals strong', (e) => Number(e.textContent)), expected.length);
+});
+
+test('run the overlap refinery on the result: contexts shown apart from the chunks', async () => {
+  await page.selectOption('#source', 'chunker:recursive');
+  await page.fill('#cfg-recursive-chunk_size', '60');
+  await runAndWait(' recursive');
+  await page.check('#use-overlap');
+  await runAndWait(' recursive → overlap', '#refine');
+  const contexts = await page.$$eval('.spans .seg.ctx', (els) => els.length);
+  assert.ok(contexts > 0, 'context pieces are marked');
+  await page.click('button[aria-pressed="false"]:text("List")');
+  const listed = await page.$$eval('.chunk-context', (els) => els.length);
+  assert.ok(listed > 0, 'the list shows each context');
+  await shot('overlap-list');
+  await page.click('button:text("Text")');
+  await page.uncheck('#use-overlap');
+
+  // Embeddings on the same chunks: each chunk's details show its vector.
+  await page.check('#use-embeddings');
+  await runAndWait(' recursive → overlap → embeddings', '#refine');
+  await page.hover('.spans .seg[data-chunks="0"]');
+  assert.match((await page.textContent('.details')) ?? '', /embedding\s*\d+ numbers/);
+  await page.uncheck('#use-embeddings');
+
+  // Download JSON: the file is the chunks on the page.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text("Download JSON")')]);
+  const saved = JSON.parse(await readFile((await download.path())!, 'utf8')) as { text: string; embedding?: number[] }[];
+  assert.equal(saved.length, await page.$eval('#totals strong', (e) => Number(e.textContent)));
+  assert.ok(saved.every((c) => Array.isArray(c.embedding) && typeof c.text === 'string'));
+});
+
+test('several files run as one batch, each document shown', async () => {
+  await page.selectOption('#source', 'chunker:sentence');
+  const files = ['a.md', 'b.txt', 'c.py'].map((name, i) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(`File ${name}. `.repeat(i + 3)) }));
+  await page.setInputFiles('#files', files);
+  await page.waitForSelector('.files');
+  await runAndWait(' sentence · 3 documents');
+  const options = await page.$$eval('#doc option', (os) => os.map((o) => o.textContent ?? ''));
+  assert.equal(options.length, 3);
+  assert.match(options[2]!, /^c\.py — \d+ chunks$/);
+  await page.selectOption('#doc', '2');
+  assert.equal((await segmentsOnPage()).map((s) => s.text).join(''), files[2]!.buffer.toString());
+
+  // A server that streams (Accept: application/x-ndjson → {total}, then one line per document as it
+  // finishes, in any order): the page reads each line. The lines are the real API's chunks.
+  const texts = files.map((f) => f.buffer.toString());
+  const lists = (await app.post('/v1/chunk/sentence', { text: texts })).body as unknown[][];
+  let accept = '';
+  await page.route('**/v1/chunk/sentence', (route) => {
+    accept = route.request().headers().accept ?? '';
+    const lines = [{ total: 3 }, { index: 2, chunks: lists[2] }, { index: 0, chunks: lists[0] }, { index: 1, error: { detail: 'too large for this test', code: 'TOO_LARGE' } }];
+    return route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
+  });
+  try {
+    await page.click('#run');
+    await page.waitForFunction(() => document.querySelector('#doc option:nth-child(2)')?.textContent?.endsWith('error'));
+    assert.match(accept, /application\/x-ndjson/);
+    const streamed = await page.$$eval('#doc option', (os) => os.map((o) => o.textContent ?? ''));
+    assert.deepEqual(streamed, [`a.md — ${lists[0]!.length} chunks`, 'b.txt — error', `c.py — ${lists[2]!.length} chunks`]);
+    await page.selectOption('#doc', '1');
+    assert.match((await page.textContent('.output .banner.error')) ?? '', /b\.txt: too large for this test/);
+  } finally {
+    await page.unroute('**/v1/chunk/sentence');
+  }
+  await page.click('button:text("Back to the text box")');
+});
+
+test('phone width: no sideways scrolling; every control has a label', async () => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, 'the page fits 375 px');
+  await page.screenshot({ path: join(shots, 'phone.png'), fullPage: true });
+  const unlabelled = await page.$$eval('input:not([type=hidden]):not([hidden]), select, textarea', (els) =>
+    els.filter((e) => !(e as any).labels?.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unlabelled, []);
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('keyboard only: Tab reaches Run from the text box, Enter runs, a chunk in the list opens with Enter', async () => {
+  await page.selectOption('#source', 'chunker:token');
+  await page.fill('#cfg-token-chunk_size', '33');
+  await page.focus('#text');
+  let tabs = 0;
+  while ((await page.evaluate(() => document.activeElement?.id)) !== 'run' && tabs++ < 40) await page.keyboard.press('Tab');
+  assert.ok(tabs < 40, 'Run is in the focus order after the settings');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /· 33 tokens|chunk_size 33/.test(document.querySelector('.histogram figcaption')?.textContent ?? ''));
+  await page.click('button:text("List")');
+  await page.focus('.chunk-item >> nth=1');
+  await page.keyboard.press('Enter');
+  assert.match((await page.textContent('.details')) ?? '', /#1/);
+  await page.click('button:text("Text")');
+});
+
+test('with --api-keys the page loads without a key and its API calls use the key typed in', async () => {
+  const keyed = await startApp({ 'api-keys': 'sesame' });
+  const p = await browser.newPage();
+  try {
+    await p.goto(`${keyed.url}/playground`);
+    const banner = await p.waitForSelector('.banner.error');
+    assert.match((await banner.textContent()) ?? '', /API key/);
+    await p.fill('#api-key', 'sesame');
+    await p.press('#api-key', 'Enter');
+    await p.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
+    assert.equal(await p.evaluate(() => sessionStorage.getItem('chunkd.api_key')), 'sesame');
+    assert.equal(await p.evaluate(() => localStorage.length), 0);
+    await p.selectOption('#source', 'chunker:token');
+    await p.click('#run');
+    await p.waitForSelector('#totals');
+  } finally {
+    await p.close();
+    await keyed.close();
+  }
+});
