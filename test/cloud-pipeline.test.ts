@@ -119,6 +119,20 @@ describe('create, get, list, update, run, delete by slug', () => {
     assert.deepEqual((await app.post('/v1/pipeline/runner', { text: 'abc def', return_type: 'texts' })).body, { chunks: ['abc def'] });
   });
 
+  test('run by file: an upload chunked through the slug run, as the clients send it, offsets into the extracted text', async () => {
+    await app.post('/v1/pipeline', pyCreate('by-file', [token({ chunk_size: 10 })]));
+    const form = new FormData();
+    form.append('file', new Blob([TEXT], { type: 'text/plain' }), 'notes.txt');
+    const up = await fetch(`${app.url}/v1/files`, { method: 'POST', body: form });
+    assert.equal(up.status, 201);
+    const { name } = (await up.json()) as { name: string };
+    const res = await app.post('/v1/pipeline/by-file', { file: { type: 'document', content: name } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, (await app.post('/v1/pipeline/by-file', { text: TEXT })).body);
+    const missing = await app.post('/v1/pipeline/by-file', { file: { type: 'document', content: 'file_00000000000000000000000000000000' } });
+    assert.equal(missing.status, 404);
+  });
+
   test('run, get, update, delete of an unknown slug: 404 "not found"', async () => {
     for (const [method, body] of [['POST', { text: 'x' }], ['GET', undefined], ['PUT', { description: 'd' }], ['DELETE', undefined]] as const) {
       const res = await app.request(method, '/v1/pipeline/nobody', body);

@@ -97,7 +97,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
   }
 
   const one = { 200: { description: 'The pipeline, its steps flat with every parameter (defaults filled in).', schema: SlugPipeline } };
-  const pathErrors = ['UNAUTHORIZED', 'NOT_FOUND'] as const;
+  const pathErrors = ['UNAUTHORIZED', 'NOT_FOUND', 'UNAVAILABLE'] as const;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'pipeline (slug)' });
   return [
     route({
@@ -108,7 +108,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       body: SlugPipelineCreate,
       bodyName: 'SlugPipelineCreate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
+      responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
         const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx, readCreate, writer));
         const record = { name: slug, description, steps: steps! };
@@ -132,7 +132,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
           schema: SlugPipelineList,
           headers: { 'X-Chunkd-Omitted': { description: 'Pipelines of this page left out because their names are not slugs, when any are.', schema: Type.Integer({ minimum: 1 }) } },
         },
-        ...errorResponses('UNAUTHORIZED', 'VALIDATION'),
+        ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
       },
       async handler(ctx) {
         const { limit, cursor } = readListQuery(ctx);
@@ -190,7 +190,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       body: SlugPipelineUpdate,
       bodyName: 'SlugPipelineUpdate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT') },
+      responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
         const body = await explained(ctx, () => readPipeline(ctx, readUpdate, writer));
         const stored = await bySlug(ctx);
