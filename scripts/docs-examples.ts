@@ -13,10 +13,12 @@ export const README_EXAMPLES: Example[] = [
         path: '/v1/pipelines',
         body: { name: 'docs-small', description: 'Token windows of 8 characters.', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 8 } }] },
         capture: 'id',
+        show: 'none',
       },
+      { path: '/v1/pipelines/$id' },
     ],
   },
-  { name: 'example:pipeline-list', requests: [{ path: '/v1/pipelines', show: 'none' }, { path: '/v1/pipelines/$id', show: 'none' }] },
+  { name: 'example:pipeline-list', requests: [{ path: '/v1/pipelines', show: 'none' }] },
   {
     name: 'example:pipeline-page',
     requests: [

@@ -12,7 +12,7 @@ export interface ExampleRequest {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Set this shell variable from the answer's `id` (rendered as `name=$(curl … | jq -r .id)`, with `tee` when the answer is shown too). */
+  /** Set this shell variable from the answer's `id` (rendered as `name=$(curl … | jq -r .id)`, which prints nothing). */
   capture?: string;
   /** Show the answer's body (default), these headers with the status line (`curl -si`), nothing, or nothing and print nothing (`-o /dev/null`: a setup step). */
   show?: 'body' | 'none' | 'quiet' | { headers: string[] };
@@ -48,7 +48,9 @@ export function renderCurl(r: ExampleRequest): string {
     line += ` -H 'content-type: application/json' \\\n  -d '${json}'`;
   }
   if (!r.capture) return line;
-  return `${r.capture}=$(${line}${show === 'body' ? ' | tee /dev/stderr' : ''} | jq -r .id)`;
+  // Printing the answer too would need tee to /dev/stderr, which fails where stderr is a socket: show it with a GET instead.
+  if (show !== 'none') throw new Error(`example ${r.path}: a request that captures ${r.capture} prints nothing; set show: 'none' and GET the answer`);
+  return `${r.capture}=$(${line} | jq -r .id)`;
 }
 
 /** An answer laid out as the README shows it: a list one item per line; an object one key per line, its lists of objects one per line. */
