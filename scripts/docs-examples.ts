@@ -1,10 +1,10 @@
 import type { Example } from '../server/doc-examples.js';
 
 /**
- * The README's request examples, in README order and run in that order on one fresh server: the
+ * The READMEs' request examples, in README order and run in that order on one fresh server: the
  * pipeline examples use the id the create example captured, as a reader pasting them would.
  */
-export const README_EXAMPLES: Example[] = [
+export const DOC_EXAMPLES: Example[] = [
   { name: 'example:quick-start', requests: [{ path: '/v1/chunk/token', body: { text: 'hello world', chunk_size: 5 } }] },
   {
     name: 'example:pipeline-create',
@@ -46,5 +46,28 @@ export const README_EXAMPLES: Example[] = [
   {
     name: 'example:client-default-model',
     requests: [{ path: '/v1/chunk/semantic', body: { text: 'Knead the dough. Bake the bread.', embedding_model: 'minishlab/potion-base-8M' } }],
+  },
+  {
+    name: 'example:recursive',
+    file: 'plugins/recursive/README.md',
+    requests: [
+      { path: '/v1/chunk/recursive', body: { text: 'Supercalifragilisticexpialidocious word', chunk_size: 10, min_characters_per_chunk: 1 }, show: 'spans' },
+      { path: '/v1/chunk/recursive', body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12 }, show: 'spans', note: "Chonkie's rule" },
+      { path: '/v1/chunk/recursive', body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' }, show: 'spans' },
+      { path: '/v1/chunk/recursive', body: { text: '# Title\n\nIntro.\n\n## Part\n\nMore text.', recipe: 'markdown', chunk_size: 16 }, show: 'spans', note: 'the default minimum, 24 bytes, joins the short lines' },
+      { path: '/v1/chunk/recursive', body: { text: '这是第一句话。这是第二句话。', lang: 'zh', chunk_size: 8, min_characters_per_chunk: 1 }, show: 'spans' },
+    ],
+  },
+  {
+    name: 'example:semantic',
+    file: 'plugins/semantic/README.md',
+    requests: [
+      {
+        path: '/v1/chunk/semantic',
+        body: { text: 'Knead the dough and let it rise. Bake the bread until golden. The telescope tracks distant galaxies. Astronomers measure the light of stars.', similarity_window: 1, filter_window: 3, filter_polyorder: 2 },
+        show: 'spans',
+        note: 'two chunks, with the embedded model',
+      },
+    ],
   },
 ];

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
-import { README_EXAMPLES } from './docs-examples.js';
+import { DOC_EXAMPLES } from './docs-examples.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
@@ -29,9 +29,10 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
   try {
     const { registry } = booted.deps;
     const readme = join(ROOT, 'README.md');
-    const examples = await runExamples(booted.app.koa.callback(), README_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
+    const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
+    const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
     return [
-      ...examples.map(([name, block]): [string, string, string] => [readme, name, block]),
+      ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
       [readme, 'errors', errorsTable()],

@@ -14,13 +14,21 @@ export interface ExampleRequest {
   headers?: Record<string, string>;
   /** Set this shell variable from the answer's `id` (rendered as `name=$(curl … | jq -r .id)`, which prints nothing). */
   capture?: string;
-  /** Show the answer's body (default), these headers with the status line (`curl -si`), nothing, or nothing and print nothing (`-o /dev/null`: a setup step). */
-  show?: 'body' | 'none' | 'quiet' | { headers: string[] };
+  /**
+   * Show the answer's body (default); its chunks as a comment line under the command (`"text"
+   * start–end, …`); these headers with the status line (`curl -si`); nothing; or nothing and
+   * print nothing (`-o /dev/null`: a setup step).
+   */
+  show?: 'body' | 'spans' | 'none' | 'quiet' | { headers: string[] };
+  /** Said after the spans, in parentheses. */
+  note?: string;
 }
 
 export interface Example {
   /** The README marker: <!-- example:NAME:start --> … <!-- example:NAME:end -->. */
   name: string;
+  /** The README holding it, relative to the repository root (default README.md). */
+  file?: string;
   requests: ExampleRequest[];
 }
 
@@ -101,7 +109,9 @@ export async function runExamples(callback: Parameters<typeof createServer>[1], 
   try {
     for (const ex of examples) {
       const shown: string[] = [];
+      const lines: string[] = [];
       for (const r of ex.requests) {
+        lines.push(renderCurl(r));
         const path = r.path.replace(/\$(\w+)/g, (_, v: string) => vars.get(v) ?? `$${v}`);
         const res = await fetch(base + path, {
           method: r.method ?? (r.body === undefined ? 'GET' : 'POST'),
@@ -112,13 +122,21 @@ export async function runExamples(callback: Parameters<typeof createServer>[1], 
         const body = text ? (JSON.parse(text) as unknown) : undefined;
         if (r.capture) vars.set(r.capture, String((body as { id?: unknown })?.id));
         const show = r.show ?? 'body';
+        if (show === 'spans') {
+          const chunks = body as { text: string; start_index: number; end_index: number }[];
+          if (!Array.isArray(chunks)) throw new Error(`example ${ex.name}: expected chunks, got ${text}`);
+          lines.push(`# ${chunks.map((c) => `${JSON.stringify(c.text)} ${c.start_index}–${c.end_index}`).join(', ')}${r.note ? `   (${r.note})` : ''}`);
+          continue;
+        }
         if (show === 'none' || show === 'quiet' || (show === 'body' && body === undefined)) continue;
         if (show === 'body') shown.push(formatAnswer(body));
         else shown.push([`HTTP/1.1 ${res.status} ${res.statusText}`, ...show.headers.filter((h) => res.headers.has(h)).map((h) => `${h}: ${res.headers.get(h)}`), '...'].join('\n'));
       }
       const lang = ex.requests.some((r) => typeof r.show === 'object') ? '' : 'json';
       const answers = shown.map((s) => `\`\`\`${lang}\n${normaliser.apply(s)}\n\`\`\``).join('\n');
-      out.push([ex.name, `\`\`\`sh\n${ex.requests.map(renderCurl).join('\n')}\n\`\`\`${answers ? `\n${answers}` : ''}`]);
+      // Commands whose spans are shown stand apart, each with its comment, as people read them.
+      const sh = ex.requests.some((r) => r.show === 'spans') ? lines.join('\n').replace(/\n(?=curl )/g, '\n\n') : lines.join('\n');
+      out.push([ex.name, `\`\`\`sh\n${sh}\n\`\`\`${answers ? `\n${answers}` : ''}`]);
     }
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));

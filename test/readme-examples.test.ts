@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
-import { README_EXAMPLES } from '../scripts/docs-examples.js';
+import { DOC_EXAMPLES } from '../scripts/docs-examples.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const missingTools = ['curl', 'jq', 'bash'].filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
@@ -25,7 +25,7 @@ interface Block {
 
 function readmeBlocks(): Block[] {
   const doc = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return README_EXAMPLES.map(({ name }) => {
+  return DOC_EXAMPLES.filter((e) => !e.file).map(({ name }) => {
     const m = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(doc);
     assert.ok(m, `README has no ${name} block`);
     const fences = [...m[1]!.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((f) => ({ lang: f[1]!, text: f[2]! }));
