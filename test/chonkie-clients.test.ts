@@ -242,6 +242,18 @@ describe('the model-less classes served through --model-map and --models-dir', (
   test('slumber with an LLM configured (a fake on 127.0.0.1)', async () => {
     assertReadable(await app.post('/v1/chunk/slumber', SLUMBER_BODY), TEXT);
   });
+
+  test('the map reaches the worker threads: a long text, chunked in a worker, with a mapped name', async () => {
+    // 3,000+ characters at the embedding cost (64) are past the inline budget (65,536): a worker runs it.
+    // Last in this suite: booting another app re-exports the settings (the LLM's too) to the environment.
+    const pooled = await startApp({ workers: '1', 'model-map': map });
+    try {
+      const long = Array(20).fill(TEXT).join(' ');
+      assertReadable(await pooled.post('/v1/chunk/semantic', { ...semanticBody('minishlab/potion-base-8M', true), text: long }), long);
+    } finally {
+      await pooled.close();
+    }
+  });
 });
 
 describe('--model-map is checked at start', () => {
