@@ -39,9 +39,30 @@ export class ChunkdError extends Error {
     this.status = ERRORS[code].status;
   }
 
-  toJSON(): { detail: string | Issue[]; code: ErrorCode } {
-    return { detail: this.detail, code: this.code };
+  /** `message` is for clients that read one string (Chonkie's TypeScript client calls string methods on it). */
+  toJSON(): { detail: string | Issue[]; code: ErrorCode; message: string } {
+    return { detail: this.detail, code: this.code, message: summary(this.detail) };
   }
+}
+
+/**
+ * One readable line for a detail: the string itself, or a list's first problem with its field and
+ * a count of the others ("steps.1.config.chunk_size must be >= 1 (got 0) (and 2 more problems)").
+ */
+export function summary(detail: string | Issue[]): string {
+  if (typeof detail === 'string') return detail;
+  const listed = detail.filter((i) => i.type !== 'too_many_errors');
+  const first = listed[0] ?? detail[0];
+  if (!first) return 'The request is invalid.';
+  const path = first.loc.filter((p, k) => !(k === 0 && (p === 'body' || p === 'query')));
+  const field = path.join('.');
+  const last = path.at(-1);
+  // Messages that open with their field's name ("chunk_size must be >= 1") read best with the whole path in its place.
+  const problem = typeof last === 'string' && first.msg.startsWith(`${last} `) ? `${field}${first.msg.slice(last.length)}` : `${field ? `${field}: ` : ''}${first.msg}`;
+  const others = listed.length - 1;
+  // A too_many_errors entry stands for problems that were not counted or not listed.
+  const more = listed.length < detail.length ? ' (and more problems: see detail)' : others > 0 ? ` (and ${others} more problem${others === 1 ? '' : 's'})` : '';
+  return `${problem}${more}`;
 }
 
 /**

@@ -1,13 +1,17 @@
 /**
  * Rewrite the derived tables in the READMEs (`npm run docs`): the routes, plugins, errors and
- * settings of the top-level README and each plugin's config table. test/parity.test.ts fails
+ * settings of the top-level README, its request examples with the answers of a real run, and
+ * each plugin's config table. test/parity.test.ts fails
  * when one is out of step.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
+import { runExamples } from '../server/doc-examples.js';
+import { DOC_EXAMPLES } from './docs-examples.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
@@ -15,11 +19,20 @@ import { resolveSettings } from '../server/settings.js';
 
 export async function derivedTables(): Promise<[file: string, marker: string, table: string][]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-docs-'));
-  const booted = await boot(resolveSettings({ 'data-dir': dataDir }, {}), silentLogger);
+  // Documented answers come from a fresh server with the defaults: no models beyond the shipped
+  // one (an empty Hugging Face cache, no download), no keys, no LLM, whatever this machine holds.
+  const saved = { HF_HUB_CACHE: process.env.HF_HUB_CACHE, HF_ENDPOINT: process.env.HF_ENDPOINT, CHUNKD_MODELS_DIR: process.env.CHUNKD_MODELS_DIR };
+  process.env.HF_HUB_CACHE = join(dataDir, 'hub');
+  delete process.env.HF_ENDPOINT;
+  delete process.env.CHUNKD_MODELS_DIR;
+  const booted = await boot(resolveSettings({ 'data-dir': dataDir, workers: '0' }, {}), silentLogger);
   try {
     const { registry } = booted.deps;
     const readme = join(ROOT, 'README.md');
+    const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
+    const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
     return [
+      ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
       [readme, 'errors', errorsTable()],
@@ -30,6 +43,10 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
     ];
   } finally {
     await booted.close();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
+import { ChunkdError } from '../kernel/errors.js';
+import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
 import { createApp, type App } from './app.js';
 import { exportLlmSettings } from './llm-settings.js';
@@ -42,6 +44,7 @@ export interface Booted {
 /** Discover plugins, open services and build the app: everything that happens once per process. */
 export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
   exportPluginSettings(settings);
+  await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
   try {
@@ -69,5 +72,16 @@ export function exportPluginSettings(settings: Settings): void {
   else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
   // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
   if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
+  exportModelMap(parseModelMap(settings.modelMap));
   exportLlmSettings(settings);
+}
+
+/** Every model --model-map serves must be installed: checked once at start, and the map logged. */
+async function checkModelMap(settings: Settings, logger: Logger): Promise<void> {
+  const modelMap = parseModelMap(settings.modelMap);
+  const missing = await missingTargets(modelMap);
+  if (missing.length) {
+    throw new ChunkdError('BAD_REQUEST', `--model-map (CHUNKD_MODEL_MAP) names models that are not installed: ${missing.join(', ')}. Install them under --models-dir or the Hugging Face cache, or fix the mapping.`);
+  }
+  if (modelMap.size) logger.log('info', 'model map', { model_map: Object.fromEntries(modelMap) });
 }

@@ -63,6 +63,12 @@ export const SETTINGS = {
   'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
   'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },
   'models-dir': { env: 'CHUNKD_MODELS_DIR', type: 'list', default: [] as string[], help: 'Directories (comma-separated) holding tokenizer.json files and embedding model directories that requests may name, by path or relative to a directory; with the Hugging Face cache and the shipped models, the only places model files are read from.' },
+  'model-map': {
+    env: 'CHUNKD_MODEL_MAP',
+    type: 'list',
+    default: [] as string[],
+    help: 'Requested model names served by installed models (comma-separated requested=installed, e.g. minishlab/potion-base-8M=/models/potion-base-8M): for clients whose default models this server cannot download. The installed side is a model directory under a model root, a cached Hugging Face name or chunkd/glove-sif-100d; it must exist at start. Logged at start; no other name is ever replaced.',
+  },
   'llm-base-url': { env: 'CHUNKD_LLM_BASE_URL', type: 'string', default: '', help: 'OpenAI-compatible chat-completions server the slumber chunker asks for split points (e.g. http://127.0.0.1:8080/v1 for llama.cpp, http://127.0.0.1:11434/v1 for Ollama); unset: slumber answers 501.' },
   'llm-model': { env: 'CHUNKD_LLM_MODEL', type: 'string', default: '', help: 'Model name sent to the LLM server (Ollama and vLLM need one; llama.cpp serves its loaded model).' },
   'llm-api-key-file': { env: 'CHUNKD_LLM_API_KEY_FILE', type: 'string', default: '', help: 'File holding the LLM server\'s API key, sent as a Bearer token (or set CHUNKD_LLM_API_KEY; the file wins).' },

@@ -258,7 +258,7 @@ describe('no internals on the wire', () => {
     try {
       const res = await app.post('/v1/chunk/broken', { text: 'hi' });
       assert.equal(res.status, 500);
-      assert.deepEqual(res.body, { detail: 'Internal server error. The server log has the details.', code: 'INTERNAL' });
+      assert.deepEqual(res.body, { detail: 'Internal server error. The server log has the details.', code: 'INTERNAL', message: 'Internal server error. The server log has the details.' });
       assert.ok(lines.some((l) => l.includes('/srv/secret/path.bin')), 'the log keeps the cause');
     } finally {
       await app.close();

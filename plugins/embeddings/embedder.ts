@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, mappedModel, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
 import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
@@ -43,9 +43,11 @@ export const embedderCache = () => ({ size: cache.size, bytes: cache.bytes });
 
 /**
  * Load an embedding model once (a directory once per canonical path, however it is spelled) and
- * share it. A failed load is not cached, so a model installed later is found without a restart.
+ * share it. A failed load is not cached, so a model installed later is found without a restart. A
+ * name the operator mapped (--model-map, kernel/model-map.ts) loads its installed model instead.
  */
-export async function loadEmbedder(name: string): Promise<Embedder> {
+export async function loadEmbedder(requested: string): Promise<Embedder> {
+  const name = mappedModel(requested);
   if (name === EMBEDDED_MODEL) return cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
   if (isApiName(name)) {
     const key = `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}`;
@@ -122,7 +124,8 @@ function refusal(name: string): ChunkdError {
  * path (or a path relative to a root), or a Hugging Face name found in the local cache (or
  * downloaded through HF_ENDPOINT); else a 400 whose text depends on the name only.
  */
-export async function locateModelDir(name: string, needs: HubNeeds): Promise<string> {
+export async function locateModelDir(requested: string, needs: HubNeeds): Promise<string> {
+  const name = mappedModel(requested);
   const dir = await localDirectory(name, needs);
   if (dir) return dir;
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;

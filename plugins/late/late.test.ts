@@ -164,10 +164,10 @@ describe('models late chunking cannot use', () => {
       await withEnv({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined }, () => rejectsWith(create(config(name, 512)), 400, /one vector per text, not per token.*glove-sif-100d/));
     }
   });
-  test('Chonkie’s client default model, absent from the Hugging Face cache, answers 400 saying where to put it', async () => {
+  test('Chonkie’s client default model, absent from the Hugging Face cache, answers 400 saying how to install it and where', async () => {
     const cache = tempDir('chunkd-hub-');
     await withEnv({ HF_HUB_CACHE: cache, HF_ENDPOINT: undefined }, () =>
-      rejectsWith(create(config('nomic-ai/modernbert-embed-base', 512)), 400, new RegExp(`not in the local Hugging Face cache.*${join(cache, 'models--nomic-ai--modernbert-embed-base').replaceAll('/', '\\/')}.*HF_ENDPOINT`)),
+      rejectsWith(create(config('nomic-ai/modernbert-embed-base', 512)), 400, new RegExp(`is not installed on this server.*optimum-cli export onnx --task feature-extraction.*${cache.replaceAll('/', '\\/')}\\) as models--nomic-ai--modernbert-embed-base\\/snapshots`)),
     );
   });
 });

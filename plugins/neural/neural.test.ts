@@ -78,7 +78,7 @@ describe('models the neural chunker cannot load', () => {
   test('a Hugging Face name absent from the cache: 400 saying where to put the files and how to export them', async () => {
     const cache = tempDir('chunkd-hub-');
     await withEnv({ HF_HUB_CACHE: cache, HF_ENDPOINT: undefined }, () =>
-      rejectsWith(create({ model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 }), 400, /Token-classification model 'mirth\/chonky_modernbert_large_1' is not in the local Hugging Face cache.*config\.json with id2label.*models--mirth--chonky_modernbert_large_1.*optimum-cli export onnx --task token-classification --model mirth\/chonky_modernbert_large_1/),
+      rejectsWith(create({ model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 }), 400, /Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed on this server.*optimum-cli export onnx --task token-classification --model mirth\/chonky_modernbert_large_1.*config\.json with id2label.*models--mirth--chonky_modernbert_large_1/),
     );
   });
   test('a directory that does not exist, or lies outside the model roots: the same 400, naming the files it must hold', async () => {
@@ -146,7 +146,7 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => 
     const res = await app.post('/v1/chunk/neural', { ...clientBody, model: 'mirth/chonky_modernbert_base_1' });
     assert.equal(res.status, 400);
     assert.equal(typeof res.body.detail, 'string');
-    assert.match(res.body.detail, /not in the local Hugging Face cache/);
+    assert.match(res.body.detail, /is not installed on this server/);
   });
 
   test('a large text runs in the worker pool (the model loads there) and answers what the inline path answers', async () => {

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { closeIfUnread } from './body.js';
 
 /**
- * Every failure leaves as `{"detail", "code"}`: our own errors as declared, body-parser and Koa
+ * Every failure leaves as `{"detail", "code", "message"}`: our own errors as declared, body-parser and Koa
  * errors mapped to the catalogue, anything else a 500 that names nothing internal.
  */
 export function errorMiddleware(logger: Logger) {

@@ -39,7 +39,12 @@ const PluginInfo = Type.Object({
   missing: Type.Array(Type.String(), { description: 'Packages to install for the plugin to work.' }),
 });
 
-export const metaRoutes: RouteModule = ({ registry, services, logger }) => [
+const AuthStatus = Type.Object({
+  message: Type.String(),
+  status: Type.Literal(200, { description: "Chonkie's TypeScript client reads the key as valid when this is 200." }),
+});
+
+export const metaRoutes: RouteModule = ({ registry, settings, services, logger }) => [
   {
     method: 'get',
     path: '/health',
@@ -49,6 +54,17 @@ export const metaRoutes: RouteModule = ({ registry, services, logger }) => [
     responses: { 200: { description: 'Healthy.', schema: Type.Object({ status: Type.Literal('ok') }) } },
     handler(ctx) {
       ctx.body = { status: 'ok' };
+    },
+  },
+  {
+    // Not public: it answers 200 only past the auth layer, which is what makes it a key check.
+    method: 'get',
+    path: '/v1/auth/validate',
+    summary: 'Checks the API key (Chonkie clients call it): 200 when the key is accepted or the server needs none, 401 otherwise.',
+    tag: 'meta',
+    responses: { 200: { description: 'The key is accepted.', schema: AuthStatus }, ...errorResponses('UNAUTHORIZED') },
+    handler(ctx) {
+      ctx.body = { message: settings.apiKeys.length ? 'The API key is valid.' : 'This server needs no API key: every key is accepted.', status: 200 };
     },
   },
   {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChunkdError, hubCacheDir } from '../../../kernel/index.js';
+import { installGuide } from '../known-models.js';
 
 export { hubCacheDir } from '../../../kernel/index.js';
 
@@ -30,6 +31,8 @@ export async function resolveHubModel(name: string, needs: HubNeeds = EMBEDDING_
   const where = `Put its files (${needs.files}) in ${target}, or name a model directory by its path.`;
   const endpoint = process.env.HF_ENDPOINT?.trim();
   if (!endpoint) {
+    const guide = installGuide(name, hubCacheDir());
+    if (guide) throw new ChunkdError('BAD_REQUEST', `${needs.what} ${guide}`);
     throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.${needs.hint ? ` ${needs.hint}` : ''}`);
   }
   try {
