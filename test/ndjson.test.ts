@@ -101,7 +101,7 @@ describe('streamed batches', () => {
     assert.equal(res.status, 200);
     const out = byIndex(res.lines) as any[];
     assert.equal(out[0][0].text, 'first');
-    assert.deepEqual(out[1], { error: { detail: 'The gate refuses the text FAIL: send another text.', code: 'BAD_REQUEST' } });
+    assert.deepEqual(out[1], { error: { detail: 'The gate refuses the text FAIL: send another text.', code: 'BAD_REQUEST', message: 'The gate refuses the text FAIL: send another text.' } });
     assert.equal(out[2][0].text, 'third');
   });
 

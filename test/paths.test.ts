@@ -21,7 +21,7 @@ let open: TestApp;
 /** The slumber chunker's LLM, so every route (slumber's too) can answer 2xx when spelled right. */
 let llm: FakeLlm;
 /** Every route with a concrete path (parameters filled in with a stored pipeline's id) and a body it accepts. */
-let targets: { route: RouteDef; path: string; body?: string }[];
+let targets: { route: RouteDef; path: string; body?: string; headers?: Record<string, string> }[];
 let publicPaths: Set<string>;
 
 before(async () => {
@@ -35,7 +35,20 @@ before(async () => {
   assert.equal((await keyed.request('POST', '/v1/pipelines', { name: 'by-slug', steps: [{ type: 'chunk', chunker: 'token' }] }, AUTH)).status, 201);
   const routes = keyed.booted.app.routes;
   publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
-  targets = routes.map((route) => ({ route, path: route.path.replace(/:slug/g, 'by-slug').replace(/:[A-Za-z_]+/g, id), body: bodyFor(route) }));
+  // Files and jobs routes take their own ids: an uploaded file's name, a submitted job's id.
+  const form = new FormData();
+  form.append('file', new Blob(['Hello there.'], { type: 'text/plain' }), 'hello.txt');
+  const uploaded = await fetch(`${keyed.url}/v1/files`, { method: 'POST', body: form, headers: AUTH });
+  assert.equal(uploaded.status, 201);
+  const fileName = ((await uploaded.json()) as { name: string }).name;
+  const job = await keyed.request('POST', '/v1/jobs', JSON.parse(JOB_BODY), AUTH);
+  assert.equal(job.status, 202);
+  const param = (path: string) => (path.startsWith('/v1/files/') ? fileName : path.startsWith('/v1/jobs/') ? (job.body as { id: string }).id : id);
+  targets = routes.map((route) => ({
+    route,
+    path: route.path.replace(/:slug/g, 'by-slug').replace(/:[A-Za-z_]+/g, param(route.path)),
+    ...bodyFor(route),
+  }));
   assert.ok(targets.length > 15 && targets.some((t) => t.route.path.includes(':')), 'the walk covers the registry, parameters included');
 });
 after(async () => {
@@ -43,8 +56,21 @@ after(async () => {
   await llm.close();
 });
 
-/** A body each route would accept: a bypass would answer 2xx with it. */
-function bodyFor(route: RouteDef): string | undefined {
+const JOB_BODY = JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token' }], documents: [{ id: 'a', text: 'Hello there.' }] });
+const BOUNDARY = 'pathsBoundary';
+
+/** A body each route would accept (with its Content-Type when not JSON): a bypass would answer 2xx with it. */
+function bodyFor(route: RouteDef): { body?: string; headers?: Record<string, string> } {
+  if (route.streamedBody?.mediaType === 'multipart/form-data') {
+    const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nHello there.\r\n--${BOUNDARY}--\r\n`;
+    return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` } };
+  }
+  if (route.path === '/v1/jobs' && route.method === 'post') return { body: JOB_BODY };
+  const body = jsonBodyFor(route);
+  return body === undefined ? {} : { body };
+}
+
+function jsonBodyFor(route: RouteDef): string | undefined {
   if (!route.body) return undefined;
   if (route.path === '/v1/pipelines') return JSON.stringify({ name: `n${Math.random()}`, steps: [{ type: 'chunk', chunker: 'token' }] });
   if (route.path === '/v1/pipeline') return JSON.stringify({ slug: `s${Math.random().toString(36).slice(2)}`, steps: [{ type: 'chunk', component: 'token' }] });
@@ -108,7 +134,8 @@ function raw(method: string, target: string, headers: Record<string, string> = {
 function rawTo(port: string, method: string, target: string, headers: Record<string, string>, body?: string): Promise<{ status: number; head: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
-    const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', 'Content-Type: application/json'];
+    const typed = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
+    const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...(typed ? [] : ['Content-Type: application/json'])];
     for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
     if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
     socket.write(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`);
@@ -187,8 +214,8 @@ describe('a keyed server, no token', () => {
 describe('the canonical spellings work', () => {
   test('with a valid key, every route answers 2xx (DELETE last)', async () => {
     const ordered = [...targets].sort((a, b) => Number(a.route.method === 'delete') - Number(b.route.method === 'delete'));
-    for (const { route, path, body } of ordered) {
-      const res = await raw(route.method.toUpperCase(), path, AUTH, body);
+    for (const { route, path, body, headers } of ordered) {
+      const res = await raw(route.method.toUpperCase(), path, { ...AUTH, ...headers }, body);
       assert.ok(res.status >= 200 && res.status < 300, `${route.method} ${path} → ${res.status}\n${res.head}`);
     }
   });
