@@ -101,7 +101,7 @@ describe('streamed batches', () => {
     assert.equal(res.status, 200);
     const out = byIndex(res.lines) as any[];
     assert.equal(out[0][0].text, 'first');
-    assert.deepEqual(out[1], { error: { detail: 'The gate refuses the text FAIL: send another text.', code: 'BAD_REQUEST' } });
+    assert.deepEqual(out[1], { error: { detail: 'The gate refuses the text FAIL: send another text.', code: 'BAD_REQUEST', message: 'The gate refuses the text FAIL: send another text.' } });
     assert.equal(out[2][0].text, 'third');
   });
 
@@ -153,6 +153,28 @@ describe('streamed batches', () => {
       assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['one', 'wait-two'], 'no document started after the disconnect');
       // The server goes on serving.
       assert.equal((await own.post('/v1/chunk/token', { text: ['abc'] })).status, 200);
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      await own.close();
+    }
+  });
+
+  test('a client that disconnects before streaming starts (while the chunker is made) gets no document run', async () => {
+    const watcher = requestWatcher();
+    const own = await startApp({ 'plugins-dir': gate }, {}, watcher);
+    const markers = markerDir(gate);
+    const log = join(markers, 'log');
+    try {
+      const client = new AbortController();
+      const sent = fetch(`${own.url}/v1/chunk/gate`, { method: 'POST', headers: NDJSON, body: JSON.stringify({ text: ['one', 'two'], marker_dir: markers, hold: true }), signal: client.signal });
+      sent.catch(() => {});
+      await waitFor(log); // the server is making the chunker: no line sent yet
+      client.abort();
+      // The server sees the socket close on this same event loop; a moment is enough before the release.
+      await new Promise((r) => setTimeout(r, 300));
+      writeFileSync(join(markers, 'release'), '');
+      await watcher.finished('/v1/chunk/gate');
+      assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['create'], 'a document ran for a client that had left');
     } finally {
       writeFileSync(join(markers, 'release'), '');
       await own.close();
