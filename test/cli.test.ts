@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { typedValue } from '../server/cli/field-flags.js';
 import { Progress } from '../server/cli/progress.js';
 import { resolveSettings, SETTINGS } from '../server/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -157,6 +158,14 @@ describe('--api-keys-file', () => {
     assert.doesNotMatch(child.log(), /key-in-a-file-7f3a/);
     assert.match(child.log(), /"listening"/);
   });
+});
+
+test('a list flag: comma-separated items; a value of commas only is one item; JSON for anything else', () => {
+  const list = { type: 'array', items: { type: 'string' } };
+  assert.deepEqual(typedValue(list, '.,!', '--delim'), ['.', '!']);
+  assert.deepEqual(typedValue(list, ',', '--delim'), [',']);
+  assert.deepEqual(typedValue(list, '[",", ";"]', '--delim'), [',', ';']);
+  assert.deepEqual(typedValue(list, '', '--delim'), []);
 });
 
 describe('chunkd chunk', () => {

@@ -35,7 +35,8 @@ Options:
   --chunker NAME      The chunker (default: ${DEFAULT_CHUNKER}); GET /v1/plugins or the README lists them.
   --config JSON       Its config as a JSON object, as the HTTP route takes it (e.g. '{"chunk_size": 256}').
   --FIELD VALUE       One config field, typed by the chunker's schema: --chunk-size 256, --include-nodes,
-                      --delimiters '.,!' (a list). Wins over the same field in --config.
+                      --delimiters '.,!' (a list; a JSON list for items holding a comma: '[",", ";"]').
+                      Wins over the same field in --config.
   --pipeline FILE     Run a pipeline's steps instead: a JSON file with "steps" (a POST /v1/pipelines body,
                       or a pipeline as GET /v1/pipelines/{id} answers it).
   --format FORMAT     ndjson (default): one line per chunk, {"file", ...chunk}; json: one list of
