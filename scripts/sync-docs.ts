@@ -11,11 +11,18 @@ import { pathToFileURL } from 'node:url';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
+import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { DOC_EXAMPLES } from './docs-examples.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
 import { resolveSettings } from '../server/settings.js';
+
+/** The marker of a file written whole (the OpenAPI response examples), not a table between markers. */
+export const WHOLE_FILE = '';
+
+/** A derived table put between its markers, or the whole file's text for WHOLE_FILE. */
+export const withTable = (doc: string, marker: string, table: string): string | undefined => (marker === WHOLE_FILE ? table : replaceBetween(doc, marker, table));
 
 export async function derivedTables(): Promise<[file: string, marker: string, table: string][]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-docs-'));
@@ -31,7 +38,9 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
     const readme = join(ROOT, 'README.md');
     const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
     const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
+    const answers = await makeExampleAnswers(registry, booted.deps.executor);
     return [
+      [EXAMPLES_FILE, WHOLE_FILE, `${JSON.stringify(answers, null, 1)}\n`],
       ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
@@ -69,8 +78,8 @@ async function pluginDocTables(sources: string[]): Promise<[string, string, stri
 if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false;
   for (const [file, name, table] of await derivedTables()) {
-    const doc = readFileSync(file, 'utf8');
-    const next = replaceBetween(doc, name, table);
+    const doc = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const next = withTable(doc, name, table);
     if (next === undefined) {
       console.error(`${file}: add <!-- ${name}:start --> and <!-- ${name}:end --> markers where the table goes.`);
       failed = true;

@@ -43,7 +43,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   const routes = modules.flatMap((m) => m(deps));
   routes.unshift(...selfDescribingRoutes(routes));
   for (const r of routes) if (r.documentInput && r.body) r.body = withFileAlternative(r.body); // documented; resolved by documentInput below
-  // Built on first use: its response examples come from running the plugins (server/openapi-examples.ts).
+  // Built on first use; its response examples were recorded by `npm run docs` (server/openapi-examples.ts).
   let document: Promise<Record<string, unknown>> | undefined;
   const openapi = () => (document ??= responseExamples(routes).then((examples) => buildOpenApi(routes, version, COMPONENTS, examples)));
   const index = routes.filter((r) => !r.hidden);

@@ -1,32 +1,41 @@
 /**
  * Response examples for the OpenAPI document, made by running each plugin on its own example
  * body (the manifest's first example) through the route's code path: Swagger UI and ReDoc then
- * show a real answer, which cannot drift from what the server does. Run once per app, when the
- * document is first asked for, never at start-up.
+ * show a real answer. `npm run docs` runs them and commits the answers (server/openapi-examples.json);
+ * test/openapi.test.ts checks each against the route's answer, so they cannot drift from the code.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../kernel/paths.js';
 import type { Chunk } from '../kernel/chunk.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery, type Executor } from '../kernel/run.js';
 import type { ResponseDef, RouteDef } from './route.js';
 
-/** Longest a plugin's example may take: a slow model load leaves its route without an example, not the docs waiting. */
-const EXAMPLE_BUDGET_MS = 20_000;
+/** Where `npm run docs` writes the answers; test/parity.test.ts fails when it is out of step. */
+export const EXAMPLES_FILE = join(ROOT, 'server', 'openapi-examples.json');
 
-const made = new WeakMap<Registry, Promise<Map<string, unknown>>>();
+let stored: Map<string, unknown> | undefined;
 
 /**
- * Each plugin's example answer, by `kind:name`, made once per registry; a plugin that cannot
- * answer (a missing extra, a remote service) has none.
+ * Each plugin's example answer, by `kind:name`, as `npm run docs` recorded it: serving the docs
+ * never runs a plugin (no model load, no download, no wait). A plugin that had no answer then
+ * (a missing extra, a model not shipped, a remote service, a plugin added later) has none.
  */
-export function exampleAnswers(registry: Registry, executor: Executor): Promise<Map<string, unknown>> {
-  let answers = made.get(registry);
-  if (!answers) made.set(registry, (answers = run(registry, executor)));
-  return answers;
+export function exampleAnswers(registry: Registry): Map<string, unknown> {
+  stored ??= existsSync(EXAMPLES_FILE) ? new Map(Object.entries(JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Record<string, unknown>)) : new Map();
+  const known = new Set(registry.list().map((p) => `${p.kind}:${p.name}`));
+  return new Map([...stored].filter(([key]) => known.has(key)));
 }
 
 /** The first chunker's example answer: what a pipeline whose chunk step is that chunker answers. */
-export const firstChunkerAnswer = async (registry: Registry, executor: Executor): Promise<unknown> =>
-  [...(await exampleAnswers(registry, executor)).entries()].find(([key]) => key.startsWith('chunker:'))?.[1];
+export const firstChunkerAnswer = (registry: Registry): unknown =>
+  [...exampleAnswers(registry).entries()].find(([key]) => key.startsWith('chunker:'))?.[1];
+
+/** Run each plugin on its example body, as `npm run docs` does to write EXAMPLES_FILE. */
+export async function makeExampleAnswers(registry: Registry, executor: Executor): Promise<Record<string, unknown>> {
+  return Object.fromEntries(await run(registry, executor));
+}
 
 async function run(registry: Registry, executor: Executor): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
@@ -36,7 +45,7 @@ async function run(registry: Registry, executor: Executor): Promise<Map<string, 
     if (plugin.manifest.network) continue;
     const body = { ...(plugin.kind === 'refinery' && chunks ? { chunks } : {}), ...structuredClone(plugin.manifest.examples?.[0] ?? {}) };
     try {
-      const answer = await withinBudget(answerOf(plugin, body, executor));
+      const answer = await answerOf(plugin, body, executor);
       if (answer === undefined) continue;
       out.set(`${plugin.kind}:${plugin.name}`, answer);
       if (!chunks && plugin.kind === 'chunker' && Array.isArray(answer) && answer.length > 1 && typeof answer[0] === 'object') chunks = answer as Chunk[];
@@ -57,19 +66,13 @@ async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor:
   return req.returnType === 'texts' ? asTexts(result) : result;
 }
 
-function withinBudget<T>(work: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), EXAMPLE_BUDGET_MS).unref()));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 /** Every route's response examples, made by their `example()` (server/route.ts); one that fails is left out. */
 export async function responseExamples(routes: readonly RouteDef[]): Promise<Map<ResponseDef, unknown>> {
   const out = new Map<ResponseDef, unknown>();
   for (const route of routes) {
     for (const res of Object.values(route.responses)) {
       if (!res.example) continue;
-      const value = await res.example().catch(() => undefined);
+      const value = await Promise.resolve().then(res.example).catch(() => undefined);
       if (value !== undefined) out.set(res, value);
     }
   }

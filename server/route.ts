@@ -23,8 +23,8 @@ export interface ResponseDef {
   schema?: TSchema;
   /** The schema of one line when the route also answers `application/x-ndjson` (server/stream/ndjson.ts). */
   ndjson?: TSchema;
-  /** A real answer for the docs, made when the OpenAPI document is first built (server/openapi-examples.ts). */
-  example?: () => Promise<unknown>;
+  /** A real answer for the docs, recorded by `npm run docs` (server/openapi-examples.ts). */
+  example?: () => unknown;
   /** Response headers worth documenting, by name. */
   headers?: Record<string, { description: string; schema: TSchema }>;
 }

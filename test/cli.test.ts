@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { typedValue } from '../server/cli/field-flags.js';
 import { Progress } from '../server/cli/progress.js';
 import { resolveSettings, SETTINGS } from '../server/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -16,8 +17,8 @@ const SOURCE_CLI = ['--import', 'tsx', join(ROOT, 'server/cli.ts')];
 const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-cli-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const run = (args: string[], input?: string) =>
-  spawnSync(process.execPath, [...SOURCE_CLI, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, CHUNKD_LOG_LEVEL: '' } });
+const run = (args: string[], input?: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [...SOURCE_CLI, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env } });
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 describe('arguments', () => {
@@ -159,6 +160,14 @@ describe('--api-keys-file', () => {
   });
 });
 
+test('a list flag: comma-separated items; a value of commas only is one item; JSON for anything else', () => {
+  const list = { type: 'array', items: { type: 'string' } };
+  assert.deepEqual(typedValue(list, '.,!', '--delim'), ['.', '!']);
+  assert.deepEqual(typedValue(list, ',', '--delim'), [',']);
+  assert.deepEqual(typedValue(list, '[",", ";"]', '--delim'), [',', ';']);
+  assert.deepEqual(typedValue(list, '', '--delim'), []);
+});
+
 describe('chunkd chunk', () => {
   let app: TestApp;
   const dir = mkdtempSync(join(tmpdir(), 'chunkd-chunk-'));
@@ -256,6 +265,29 @@ describe('chunkd chunk', () => {
     const none = run(['chunk', '--chunker', 'token']);
     assert.equal(none.status, 2);
     assert.match(none.stderr, /Name at least one file/);
+  });
+
+  test('the limits are checked before the files are read, in the terms of the CLI: the file and the CHUNKD_* variable', () => {
+    const big = file('big.txt', 'x'.repeat(300));
+    const many = run(['chunk', a, b, blank], undefined, { CHUNKD_MAX_TEXTS: '2' });
+    assert.equal(many.status, 2);
+    assert.match(many.stderr, /3 files were named; the limit is 2 per run\. Name fewer files, or raise CHUNKD_MAX_TEXTS\./);
+    const size = run(['chunk', a, big], undefined, { CHUNKD_MAX_TEXT_CHARS: '60' }); // a.txt (69 characters) is not read: big.txt is refused by its size first
+    assert.equal(size.status, 2);
+    assert.match(size.stderr, /big\.txt has 300 bytes, more than any text within the limit; the limit is 60 characters per file\. Split it, or raise CHUNKD_MAX_TEXT_CHARS\./);
+    const chars = run(['chunk', big], undefined, { CHUNKD_MAX_TEXT_CHARS: '100' }); // 300 bytes may be 100 characters: read, then counted
+    assert.equal(chars.status, 2);
+    assert.match(chars.stderr, /big\.txt has 300 characters; the limit is 100 characters per file/);
+    const stdin = run(['chunk', '-'], 'y'.repeat(100), { CHUNKD_MAX_TEXT_CHARS: '10' });
+    assert.equal(stdin.status, 2);
+    assert.match(stdin.stderr, /Standard input holds more bytes than any text within the limit; the limit is 10 characters per file/);
+    const cjk = run(['chunk', file('cjk.txt', '短い文書です。短い文書です。')], undefined, { CHUNKD_MAX_TEXT_CHARS: '12' }); // 42 bytes: read, then counted
+    assert.equal(cjk.status, 2);
+    assert.match(cjk.stderr, /cjk\.txt has 14 characters; the limit is 12 characters per file/);
+    for (const res of [many, size, stdin, cjk]) {
+      assert.equal(res.stdout, '');
+      assert.doesNotMatch(res.stderr, /--max-text/, 'a flag chunkd chunk does not take');
+    }
   });
 
   const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));

@@ -159,6 +159,28 @@ describe('streamed batches', () => {
     }
   });
 
+  test('a client that disconnects before streaming starts (while the chunker is made) gets no document run', async () => {
+    const watcher = requestWatcher();
+    const own = await startApp({ 'plugins-dir': gate }, {}, watcher);
+    const markers = markerDir(gate);
+    const log = join(markers, 'log');
+    try {
+      const client = new AbortController();
+      const sent = fetch(`${own.url}/v1/chunk/gate`, { method: 'POST', headers: NDJSON, body: JSON.stringify({ text: ['one', 'two'], marker_dir: markers, hold: true }), signal: client.signal });
+      sent.catch(() => {});
+      await waitFor(log); // the server is making the chunker: no line sent yet
+      client.abort();
+      // The server sees the socket close on this same event loop; a moment is enough before the release.
+      await new Promise((r) => setTimeout(r, 300));
+      writeFileSync(join(markers, 'release'), '');
+      await watcher.finished('/v1/chunk/gate');
+      assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n'), ['create'], 'a document ran for a client that had left');
+    } finally {
+      writeFileSync(join(markers, 'release'), '');
+      await own.close();
+    }
+  });
+
   test('past the deadline, each document not yet answered gets a TIMEOUT line and the answer ends', async () => {
     const own = await startApp({ 'plugins-dir': gate, 'request-timeout-ms': '1000' });
     const markers = markerDir(gate);

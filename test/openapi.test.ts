@@ -1,10 +1,14 @@
 /** /openapi.json is derived from the registry and the route declarations, and is a valid OpenAPI 3.1 document. */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { compileValidator } from '../kernel/validation.js';
 import { ChunkResult } from '../server/schemas.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { EXAMPLES_FILE } from '../server/openapi-examples.js';
 
 let app: TestApp;
 let doc: any;
@@ -57,8 +61,9 @@ test("each plugin's request schema is its route's validated body, and its exampl
   }
 });
 
-test('each 200 answer carries an example from a real run of the plugin on its example body, valid for the response schema', async () => {
+test('each 200 answer carries the example npm run docs recorded from a real run of the plugin on its example body, valid for the response schema', async () => {
   const check = compileValidator(ChunkResult);
+  const recorded = JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Record<string, unknown>;
   for (const plugin of app.booted.deps.registry.list()) {
     const res = doc.paths[plugin.route].post.responses['200'];
     assert.ok(res.content['application/x-ndjson']?.schema, `${plugin.name}: the NDJSON answer is documented`);
@@ -67,6 +72,10 @@ test('each 200 answer carries an example from a real run of the plugin on its ex
       assert.equal(example, undefined, `${plugin.name} calls a remote service: not run to write the docs`);
       continue;
     }
+    // Only a plugin whose model is not shipped (neural: docs are made with an empty model cache) may lack one.
+    if (plugin.manifest.extras.length === 0 && plugin.name !== 'neural') assert.ok(example, `${plugin.name}: no example recorded: run npm run docs`);
+    if (example === undefined) continue;
+    assert.deepEqual(example, recorded[`${plugin.kind}:${plugin.name}`], `${plugin.name}: the example is the recorded one`);
     assert.ok(Array.isArray(example) && example.length > 0, `${plugin.name}: an example answer with chunks`);
     assert.doesNotThrow(() => check(structuredClone(example)), `${plugin.name}: example fits the response schema`);
     if (plugin.kind === 'chunker') {
@@ -82,4 +91,28 @@ test('each 200 answer carries an example from a real run of the plugin on its ex
   const execute = doc.paths['/v1/pipelines/{id}/execute'].post.responses['200'];
   assert.doesNotThrow(() => check(structuredClone(execute.content['application/json'].example)));
   assert.ok(execute.content['application/x-ndjson'].schema);
+});
+
+test('serving /openapi.json runs no plugin: no model load, no wait on a plugin that never answers', async () => {
+  // A chunker whose load() leaves a mark and whose chunk() never returns: the docs must not call either.
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-stuck-'));
+  const mark = join(dir, 'loaded');
+  mkdirSync(join(dir, 'stuck'));
+  writeFileSync(
+    join(dir, 'stuck', 'index.mjs'),
+    `import { writeFileSync } from 'node:fs';
+     export default { name: 'stuck', kind: 'chunker', summary: 'Never answers.', extras: [], examples: [{ text: 'hello' }],
+       config: { type: 'object', properties: {} },
+       load: async () => { writeFileSync(${JSON.stringify(mark)}, ''); return { create: () => ({ chunk: () => new Promise(() => {}) }) }; } };`,
+  );
+  const own = await startApp({ 'plugins-dir': dir });
+  try {
+    const res = await own.request('GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.paths['/v1/chunk/stuck'].post.responses['200'].content['application/json'].example, undefined, 'a plugin added after npm run docs has no example');
+    assert.ok(res.body.paths['/v1/chunk/token'].post.responses['200'].content['application/json'].example, 'the recorded examples are served');
+    assert.equal(existsSync(mark), false, 'the docs loaded a plugin');
+  } finally {
+    await own.close();
+  }
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -244,4 +245,14 @@ test('with --api-keys the page loads without a key and its API calls use the key
     await p.close();
     await keyed.close();
   }
+});
+
+test('the page names its script and styles by their hash: a new build is never hidden by a cached one', async () => {
+  const html = await (await fetch(`${app.url}/playground`)).text();
+  const js = /src="\/playground\/app\.js\?v=([0-9a-f]{16})"/.exec(html)?.[1];
+  const css = /href="\/playground\/app\.css\?v=([0-9a-f]{16})"/.exec(html)?.[1];
+  assert.ok(js, 'app.js is linked with its version');
+  assert.equal(css, js);
+  const [script, styles] = await Promise.all(['app.js', 'app.css'].map(async (f) => (await fetch(`${app.url}/playground/${f}?v=${js}`)).text()));
+  assert.equal(js, createHash('sha256').update(script!).update('\0').update(styles!).digest('hex').slice(0, 16), 'the version is the hash of what is served');
 });

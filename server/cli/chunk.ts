@@ -5,7 +5,7 @@
  * functions NDJSON streaming uses (server/stream/documents.ts). Bad input: the message on stderr
  * and exit code 2; nothing else on stderr unless it is a terminal (a progress bar).
  */
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
@@ -35,7 +35,8 @@ Options:
   --chunker NAME      The chunker (default: ${DEFAULT_CHUNKER}); GET /v1/plugins or the README lists them.
   --config JSON       Its config as a JSON object, as the HTTP route takes it (e.g. '{"chunk_size": 256}').
   --FIELD VALUE       One config field, typed by the chunker's schema: --chunk-size 256, --include-nodes,
-                      --delimiters '.,!' (a list). Wins over the same field in --config.
+                      --delimiters '.,!' (a list; a JSON list for items holding a comma: '[",", ";"]').
+                      Wins over the same field in --config.
   --pipeline FILE     Run a pipeline's steps instead: a JSON file with "steps" (a POST /v1/pipelines body,
                       or a pipeline as GET /v1/pipelines/{id} answers it).
   --format FORMAT     ndjson (default): one line per chunk, {"file", ...chunk}; json: one list of
@@ -73,7 +74,7 @@ export async function chunkCommand(args: string[], env: NodeJS.ProcessEnv = proc
     const registry = await discover(settings.pluginsDir);
     const plan = parsed.pipeline ? await pipelinePlan(registry, parsed, settings) : chunkerPlan(registry, parsed, settings);
     if (parsed.files.length === 0) throw new Usage('Name at least one file to chunk, or - for standard input. Run: chunkd chunk --help');
-    const texts = readFiles(parsed.files);
+    const texts = await readFiles(parsed.files, settings);
     return await output(await plan(texts), parsed, texts);
   } catch (e) {
     return fail(e);
@@ -145,19 +146,71 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
   }
 }
 
-/** Each file's text (UTF-8), in order; `-` is standard input (read once, however often named). */
-function readFiles(files: string[]): string[] {
-  let stdin: string | undefined;
-  return files.map((file) => {
-    if (file === '-') return (stdin ??= readFileSync(0, 'utf8'));
+/** Bytes a text of `maxTextChars` characters may take in UTF-8 (4 per character at most). */
+const byteCap = (settings: Settings) => settings.maxTextChars * 4;
+
+/**
+ * Each file's text (UTF-8), in order; `-` is standard input (read once, however often named).
+ * The limits are checked before anything is read (the number of files; each file's size from
+ * stat), standard input and other streams are read with a byte cap, then each text's length: the
+ * same limits as the HTTP routes, said in the CLI's terms (which file, which CHUNKD_* variable).
+ */
+async function readFiles(files: string[], settings: Settings): Promise<string[]> {
+  if (files.length > settings.maxTexts) {
+    throw new Usage(`${files.length.toLocaleString('en')} files were named; the limit is ${settings.maxTexts.toLocaleString('en')} per run. Name fewer files, or raise CHUNKD_MAX_TEXTS.`);
+  }
+  const tooBig = (file: string, what: string) =>
+    new Usage(`${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise CHUNKD_MAX_TEXT_CHARS.`);
+  const regular = new Set<string>();
+  for (const file of files) {
+    if (file === '-') continue;
+    let stat: Stats;
     try {
-      return readFileSync(file, 'utf8');
+      stat = statSync(file);
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-      throw new Usage(`Cannot read ${file}: ${why}. Name a readable text file, or - for standard input.`);
+      throw unreadable(file, e);
     }
-  });
+    if (stat.isDirectory()) throw unreadable(file, { code: 'EISDIR' });
+    if (!stat.isFile()) continue; // a pipe or device: read with the byte cap below
+    if (stat.size > byteCap(settings)) throw tooBig(file, `has ${stat.size.toLocaleString('en')} bytes, more than any text within the limit`);
+    regular.add(file);
+  }
+  let stdin: Promise<string> | undefined;
+  const texts: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      if (file === '-') text = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
+      else if (regular.has(file)) text = readFileSync(file, 'utf8');
+      else text = await readCapped(createReadStream(file), byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit'));
+    } catch (e) {
+      throw e instanceof Usage ? e : unreadable(file, e);
+    }
+    if (text.length > settings.maxTextChars) throw tooBig(file, `has ${text.length.toLocaleString('en')} characters`);
+    texts.push(text);
+  }
+  return texts;
+}
+
+/** A stream's bytes as UTF-8, refused (the stream left unread) once they pass `cap`. */
+async function readCapped(stream: NodeJS.ReadableStream & { destroy(): void }, cap: number, tooBig: () => Error): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of stream) {
+    size += (part as Buffer).length;
+    if (size > cap) {
+      stream.destroy();
+      throw tooBig();
+    }
+    parts.push(part as Buffer);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function unreadable(file: string, e: unknown): Usage {
+  const code = (e as { code?: string }).code;
+  const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+  return new Usage(`Cannot read ${file}: ${why}. Name a readable text file, or - for standard input.`);
 }
 
 /** The documents the texts make, checked as a request: what is wrong with the flags is found before any file is read. */

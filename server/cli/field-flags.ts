@@ -52,8 +52,10 @@ function convert(schema: Schema, raw: string): unknown {
         const v = json(raw);
         return Array.isArray(v) ? v : INVALID;
       }
-      // A comma-separated list, each item typed by the item schema.
-      const items = raw === '' ? [] : raw.split(',').map((item) => convert((schema.items as Schema) ?? {}, item));
+      // A comma-separated list, each item typed by the item schema; a value of commas only
+      // (`--delim ','`) is that one item, not a list of empty ones.
+      const parts = raw.split(',');
+      const items = raw === '' ? [] : (parts.every((p) => p === '') ? [raw] : parts).map((item) => convert((schema.items as Schema) ?? {}, item));
       return items.includes(INVALID) ? INVALID : items;
     }
     case 'object': {

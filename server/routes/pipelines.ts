@@ -154,7 +154,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineExecute,
       bodyName: 'PipelineExecuteRequest',
       responses: {
-        200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => firstChunkerAnswer(deps.registry, deps.executor) },
+        200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => firstChunkerAnswer(deps.registry) },
         ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
       },
       rawBody: true,

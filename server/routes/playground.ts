@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
@@ -8,16 +9,21 @@ import type { RouteDef, RouteModule } from '../route.js';
 /** Where `npm run build` (tsup.config.ts) writes the bundle. */
 export const PLAYGROUND_DIST = join(ROOT, 'dist', 'playground');
 
-const PAGE =
+/** The page; its asset URLs carry the bundle's hash, so a browser never runs a cached script of another version. */
+const page = (version: string) =>
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>chunkd — playground</title>' +
-  '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><link rel="stylesheet" href="/playground/app.css"></head>' +
+  `<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><link rel="stylesheet" href="/playground/app.css?v=${version}"></head>` +
   '<body><div id="app"><noscript>The playground needs JavaScript; the API itself is described at <a href="/docs">/docs</a>.</noscript></div>' +
-  '<script src="/playground/app.js"></script></body></html>';
+  `<script src="/playground/app.js?v=${version}"></script></body></html>`;
 
 interface Assets {
   js: string;
   css: string;
+  /** A hash of both: the `v` query of their URLs in the page. */
+  version: string;
 }
+
+const withVersion = ({ js, css }: { js: string; css: string }): Assets => ({ js, css, version: createHash('sha256').update(js).update('\0').update(css).digest('hex').slice(0, 16) });
 
 /**
  * The built server serves the bundle the build wrote. A server run from the sources (tests,
@@ -32,11 +38,11 @@ function loadAssets(): Promise<Assets> {
   assets ??= (async () => {
     if (fromSources) {
       const { bundlePlayground } = await import('../../playground/build.js');
-      return bundlePlayground();
+      return withVersion(await bundlePlayground());
     }
     try {
       const [js, css] = await Promise.all(['app.js', 'app.css'].map((f) => readFile(join(PLAYGROUND_DIST, f), 'utf8')));
-      return { js: js!, css: css! };
+      return withVersion({ js: js!, css: css! });
     } catch {
       throw new ChunkdError('NOT_CONFIGURED', `The playground is not built (${PLAYGROUND_DIST} has no app.js or app.css): build the server with npm run build.`);
     }
@@ -46,11 +52,12 @@ function loadAssets(): Promise<Assets> {
   return assets;
 }
 
-const asset = (key: keyof Assets, type: string) => async (ctx: Context) => {
-  const body = (await loadAssets())[key];
+const asset = (key: 'js' | 'css', type: string) => async (ctx: Context) => {
+  const assets = await loadAssets();
   ctx.type = type;
-  ctx.set('Cache-Control', fromSources ? 'no-cache' : 'public, max-age=3600');
-  ctx.body = body;
+  // Cached only under the URL of this very bundle (the page's `?v=`); any other URL is checked every time.
+  ctx.set('Cache-Control', !fromSources && ctx.query.v === assets.version ? 'public, max-age=31536000, immutable' : 'no-cache');
+  ctx.body = assets[key];
 };
 
 /** The playground page (public like /docs: the page holds no data; its API calls carry the key). */
@@ -60,9 +67,11 @@ export const playgroundRoutes: RouteModule = () => {
     route(
       '/playground',
       'Playground: chunk a text in the browser and see the chunks',
-      (ctx) => {
+      async (ctx) => {
+        const { version } = await loadAssets();
         ctx.type = 'text/html';
-        ctx.body = PAGE;
+        ctx.set('Cache-Control', 'no-cache');
+        ctx.body = page(version);
       },
       'playground',
     ),

@@ -28,7 +28,7 @@ function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: A
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
     responses: {
-      200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: async () => (await exampleAnswers(registry, executor)).get(`${plugin.kind}:${plugin.name}`) },
+      200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => exampleAnswers(registry).get(`${plugin.kind}:${plugin.name}`) },
       ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...(plugin.kind === 'chunker' ? (['NOT_FOUND'] as const) : []), ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
     },
     rawBody: true,

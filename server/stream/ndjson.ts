@@ -54,12 +54,21 @@ export const NDJSON_NOTE =
  */
 export async function streamDocuments(ctx: Context, docs: Documents, concurrency: number, onBug: (e: unknown) => void): Promise<void> {
   const deadline = ctx.state.signal as AbortSignal;
+  // The documents were made (a model load, a store lookup) before this runs: past the deadline the
+  // 504 has been answered already, and headers written now would be a second answer.
+  if (deadline.aborted) return;
   const gone = new AbortController();
   const signal = AbortSignal.any([deadline, gone.signal]);
   const res = ctx.res;
   res.once('close', () => {
     if (!res.writableFinished) gone.abort();
   });
+  // A client that left while the documents were being made: its `close` came before the listener.
+  // (req.destroyed is no sign: a request whose body was read is destroyed too.)
+  if (res.destroyed || ctx.req.socket.destroyed) {
+    ctx.respond = false;
+    return;
+  }
   ctx.status = 200; // for the request log; the headers below are the ones sent
   ctx.respond = false;
   res.statusCode = 200;

@@ -10,6 +10,7 @@ const ERRORS_MODULE = pathToFileURL(join(import.meta.dirname, '..', '..', 'kerne
  * timing guesses: each document it starts is appended (its text, one line) to `<marker_dir>/log`;
  * a text starting with `wait` then waits, without blocking the thread, until `<marker_dir>/release`
  * exists or its request's signal is aborted; the text `FAIL` is refused with a 400 (a document that fails on its own).
+ * With `hold: true`, making the chunker (before any document runs) logs `create` and waits for `<marker_dir>/release`.
  */
 export function gatePluginDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'chunkd-gate-'));
@@ -17,19 +18,25 @@ export function gatePluginDir(): string {
   writeFileSync(
     join(dir, 'gate', 'index.mjs'),
     `export default { name: 'gate', kind: 'chunker', summary: 'Logs each document; waits for a release file on texts starting with wait.', extras: [],
-      config: { type: 'object', properties: { marker_dir: { type: 'string', default: '', description: 'Where the log and release files are.' } } },
+      config: { type: 'object', properties: { marker_dir: { type: 'string', default: '', description: 'Where the log and release files are.' }, hold: { type: 'boolean', default: false, description: 'Wait for the release file when the chunker is made.' } } },
       load: () => import('./impl.mjs') };`,
   );
   writeFileSync(
     join(dir, 'gate', 'impl.mjs'),
     `import { appendFileSync, existsSync } from 'node:fs';
      import { ChunkdError } from ${JSON.stringify(ERRORS_MODULE)};
-     export const create = ({ marker_dir }) => ({ async chunk(text, context) {
+     export const create = async ({ marker_dir, hold }) => {
+       if (marker_dir && hold) {
+         appendFileSync(marker_dir + '/log', 'create\\n');
+         while (!existsSync(marker_dir + '/release')) await new Promise((r) => setTimeout(r, 10));
+       }
+       return { async chunk(text, context) {
        if (marker_dir) appendFileSync(marker_dir + '/log', text + '\\n');
        if (text === 'FAIL') throw new ChunkdError('BAD_REQUEST', 'The gate refuses the text FAIL: send another text.');
        if (marker_dir && text.startsWith('wait')) while (!existsSync(marker_dir + '/release') && !context?.signal?.aborted) await new Promise((r) => setTimeout(r, 10));
        return [{ start: 0, end: text.length, tokenCount: 1 }];
-     } });`,
+     } };
+     };`,
   );
   return dir;
 }
