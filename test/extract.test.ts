@@ -213,6 +213,32 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(many, { filename: 'x.docx' }, { limits: { maxZipEntries: 10 } }), 413, /zip entries/);
   });
 
+  it('docx: every central-directory entry is checked, whatever count the end record declares, and names are unique', async () => {
+    const big = utf8(`<w:document>${'x'.repeat(50_000)}</w:document>`);
+    const entries = [
+      { name: 'word/document.xml', data: utf8('<w:document/>') },
+      { name: '[Content_Types].xml', data: utf8('<Types/>') },
+      { name: 'word/document.xml', data: big },
+    ];
+    const limits = { maxUnzippedBytes: 5000 };
+    /** The zip with its end record's fields patched (offsets within the 22-byte record). */
+    const patched = (fields: Record<number, number>, of = entries) => {
+      const out = Buffer.from(zip(of));
+      const end = out.length - 22;
+      for (const [at, value] of Object.entries(fields)) (Number(at) === 12 ? out.writeUInt32LE(value, end + 12) : out.writeUInt16LE(value, end + Number(at)));
+      return new Uint8Array(out);
+    };
+    const smaller = entries.slice(0, 2).concat({ name: 'word/other.xml', data: big });
+    await rejectsWith(extractText(patched({ 8: 2, 10: 2 }, smaller), { filename: 'x.docx' }, { limits }), 422, /more entries than it declares/);
+    await rejectsWith(extractText(patched({ 8: 0, 10: 0 }, smaller), { filename: 'x.docx' }, { limits }), 422, /more entries than it declares/);
+    await rejectsWith(extractText(patched({ 8: 2 }, smaller), { filename: 'x.docx' }, { limits }), 422, /split over several disks/);
+    await rejectsWith(extractText(patched({}), { filename: 'x.docx' }, { limits }), 422, /two entries named 'word\/document.xml'/);
+    for (const at of [4, 6, 8]) await rejectsWith(extractText(patched({ [at]: 0xffff }, smaller), { filename: 'x.docx' }, { limits }), 422, /ZIP64/);
+    await rejectsWith(extractText(patched({ 12: 0xffffffff }, smaller), { filename: 'x.docx' }, { limits }), 422, /ZIP64/);
+    // The honest zip of the same entries is refused for its size, as the checked directory says.
+    await rejectsWith(extractText(zip(smaller), { filename: 'x.docx' }, { limits }), 413, /maxUnzippedBytes/);
+  });
+
   it('html: bytes invalid in the declared charset, or an unknown charset → 422', async () => {
     await rejectsWith(extractText(new Uint8Array([0x3c, 0x70, 0x3e, 0xff]), { filename: 'a.html' }), 422, /not valid UTF-8/);
     await rejectsWith(extractText(utf8('<meta charset="klingon"><p>x</p>'), { filename: 'a.html' }), 422, /charset 'klingon'/);
