@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
+import fc from 'fast-check';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
 import { WorkerPool } from '../kernel/pool.js';
@@ -115,6 +116,49 @@ describe('text of each format', () => {
     assert.equal(nestingDepth('<div><!-- <div><div> --><script>"<div><div>"</script><style>div{}</style></div>'), 1);
     const paragraphs = `<body>${'<p>one paragraph<br>'.repeat(20_000)}</body>`;
     assert.equal((await extractText(utf8(paragraphs), { filename: 'p.html' })).text.split('\n\n').length, 20_000);
+  });
+
+  it('html: the depth scan is linear, even on tags that never end or names that run into the next <', async () => {
+    // A backtracking tag pattern took seconds on 8 kB of these; 200 kB would take hours.
+    assert.equal(nestingDepth('<a'.repeat(100_000)), 0);
+    assert.equal(nestingDepth('<a '.repeat(100_000)), 0);
+    assert.equal(nestingDepth(`${'<a '.repeat(100_000)}>`), 1);
+    assert.equal(nestingDepth('<a<b>'.repeat(50_000)), 50_000);
+    assert.equal(nestingDepth('<!--'.repeat(100_000)), 0);
+    assert.equal((await extractText(utf8('<a '.repeat(100_000)), { filename: 'a.html' })).format, 'html');
+  });
+
+  it('html: the depth scan counts as the tag pattern it replaced did (on small inputs)', () => {
+    const TAG = /<!--[\s\S]*?(?:-->|$)|<!\[cdata\[[\s\S]*?(?:\]\]>|$)|<(\/?)([a-zA-Z][^\s/>]*)[^>]*?(\/?)>/g;
+    const reference = (html: string) => {
+      const lower = html.toLowerCase();
+      let depth = 0, deepest = 0, foreign = 0;
+      TAG.lastIndex = 0;
+      for (let m = TAG.exec(lower); m; m = TAG.exec(lower)) {
+        const [, closing, name, selfClosing] = m;
+        if (!name) continue;
+        if (!closing && ['script', 'style', 'title'].includes(name)) {
+          const end = lower.indexOf(`</${name}`, TAG.lastIndex);
+          TAG.lastIndex = end < 0 ? lower.length : end;
+          continue;
+        }
+        if (['br', 'p', 'li'].includes(name) || (selfClosing && foreign > 0)) continue;
+        const isForeign = name === 'svg' || name === 'math';
+        if (closing) {
+          depth = Math.max(0, depth - 1);
+          if (isForeign) foreign = Math.max(0, foreign - 1);
+        } else {
+          deepest = Math.max(deepest, ++depth);
+          if (isForeign) foreign++;
+        }
+      }
+      return deepest;
+    };
+    const piece = fc.constantFrom('<', '>', '/', ' ', '\n', 'a', 'B', 'div', 'svg', 'p', 'br', 'script', 'title', '!--', '-->', '![CDATA[', ']]>', '="x>"', '1');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+      const html = parts.join('');
+      assert.equal(nestingDepth(html), reference(html), JSON.stringify(html));
+    }), { numRuns: 3000 });
   });
 
   it('txt and md: UTF-8 as it is', async () => {
