@@ -161,6 +161,15 @@ describe('text of each format', () => {
     }), { numRuns: 3000 });
   });
 
+  it('html: table spans are clamped, and a table whose layout would be too large → 413', async () => {
+    const huge = utf8('<table><tr><td colspan=20000 rowspan=20000>x</td><td>y</td></tr><tr><td>z</td></tr></table>');
+    assert.equal((await extractText(huge, { filename: 't.html' })).text.replace(/ +/g, ' '), 'x y\n z');
+    const spans = utf8('<table><tr><td colspan=2>wide</td></tr><tr><td>a</td><td>b</td></tr></table>');
+    assert.equal((await extractText(spans, { filename: 't.html' })).text, 'wide\na   b');
+    const long = utf8(`<table><tr>${'<td>x</td>'.repeat(6000)}</tr></table>`);
+    await rejectsWith(extractText(long, { filename: 't.html' }), 413, /table cells .*\(25000000, limit maxTableCells\)/);
+  });
+
   it('txt and md: UTF-8 as it is', async () => {
     assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'md' });
     await rejectsWith(extractText(new Uint8Array([0xff, 0xfe, 0x41]), { filename: 'a.txt' }), 422, /not valid UTF-8/);
