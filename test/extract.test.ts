@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
@@ -17,6 +17,7 @@ import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scri
 import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
 import { nestingDepth } from '../server/files/extract/html-depth.js';
 import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
+import { closeExtractPools } from '../server/files/extract/pool.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
@@ -328,7 +329,10 @@ describe('through the worker pool', () => {
     pool = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
     await pool.ready;
   });
-  after(() => pool.close());
+  after(async () => {
+    await pool.close();
+    await closeExtractPools();
+  });
 
   it('the same text as inline, for every format the pool runs', async () => {
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool })).text, PDF_TEXT);
@@ -340,6 +344,24 @@ describe('through the worker pool', () => {
     await rejectsWith(extractText(utf8('%PDF-1.7 nonsense'), { filename: 'a.pdf' }, { executor: pool }), 422, /could not be read as PDF/);
     await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, limits: { maxPages: 1 } }), 413, /maxPages/);
     await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool }), 501, /npm install pdfjs-dist/));
+  });
+
+  it('an extraction that needs more heap than its worker may use → 413 naming the cap, and the next file is read', async () => {
+    // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
+    const content = deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`));
+    const head = Buffer.from([
+      '%PDF-1.4',
+      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
+      `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
+      '',
+    ].join('\n'));
+    const tail = Buffer.from('\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+    const bomb = new Uint8Array(Buffer.concat([head, content, tail]));
+    assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128 }), 413, /more memory than this server allows one file \(128 MB\)/);
+    assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 
   it('an aborted extraction stops with the abort, not with a 4xx', async () => {
