@@ -5,7 +5,7 @@ import { runsJobs } from '../../../kernel/pool.js';
 import type { Executor } from '../../../kernel/run.js';
 import { decodeUtf8 } from './decode.js';
 import { docx } from './docx.js';
-import { unreadable } from './errors.js';
+import { renameLimit, unreadable } from './errors.js';
 import { html } from './html.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { pdf } from './pdf.js';
@@ -75,6 +75,8 @@ export interface ExtractOptions {
    * whenever the executor has threads; with --workers 0 they run inline, without this cap.
    */
   maxMemoryMb?: number;
+  /** How a 413 names a limit that a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
+  limitNames?: Partial<Record<keyof ExtractLimits, string>>;
 }
 
 /** The job module a worker runs an extraction with (boot may add it to the pool's warm jobs). */
@@ -95,11 +97,15 @@ export async function extractText(bytes: Uint8Array, facts: FileFacts, options: 
   if (missing.length) throw missingExtraError(`Reading .${extractor.format} files`, missing);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { executor, signal } = options;
-  const text =
-    extractor.offLoop && executor && runsJobs(executor)
-      ? await runCapped<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, options.maxMemoryMb ?? EXTRACT_MEMORY_MB, signal)
-      : await runExtractor(extractor, bytes, limits, signal);
-  return { text, format: extractor.format };
+  try {
+    const text =
+      extractor.offLoop && executor && runsJobs(executor)
+        ? await runCapped<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, options.maxMemoryMb ?? EXTRACT_MEMORY_MB, signal)
+        : await runExtractor(extractor, bytes, limits, signal);
+    return { text, format: extractor.format };
+  } catch (e) {
+    throw options.limitNames ? renameLimit(e, options.limitNames) : e;
+  }
 }
 
 /** What the pool's job receives (server/files/extract/job.ts). */
