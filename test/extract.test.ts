@@ -78,6 +78,20 @@ function zip(entries: { name: string; data: Uint8Array; declare?: number }[]): U
   return new Uint8Array(Buffer.concat([...locals, directory, end]));
 }
 
+/** A one-page PDF whose page content is `content` (already deflated), with Helvetica as /F1. */
+function pdfWithStream(content: Buffer): Uint8Array {
+  const head = Buffer.from([
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
+    `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
+    '',
+  ].join('\n'));
+  const tail = Buffer.from(`\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`);
+  return new Uint8Array(Buffer.concat([head, content, tail]));
+}
+
 describe('fixtures', () => {
   it('the committed sample.pdf and sample.docx are what scripts/make-fixtures.ts writes, byte for byte', async () => {
     assert.deepEqual(Buffer.from(await makePdf()), Buffer.from(fixture('sample.pdf')));
@@ -249,6 +263,18 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(utf8(HTML), { filename: 'a.html' }, { limits }), 413, /maxTextChars/);
   });
 
+  it('pdf: a stream that inflates past maxPdfStreamBytes → 413 before PDF.js decodes it (whole or truncated); images are not checked', async () => {
+    const spaces = deflateSync(Buffer.alloc(40 * 1024 * 1024, 0x20));
+    const bomb = pdfWithStream(spaces);
+    assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }), 413, /decompressed stream than this server extracts \(33554432, limit maxPdfStreamBytes\)/);
+    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }), 413, /maxPdfStreamBytes/);
+    const text = deflateSync(Buffer.from('BT /F1 12 Tf 72 700 Td (Hello) Tj ET'));
+    const image = `6 0 obj << /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray /Length ${spaces.length} /Filter /FlateDecode >> stream\n`;
+    const withImage = Buffer.concat([Buffer.from(pdfWithStream(text)), Buffer.from(image), spaces, Buffer.from('\nendstream endobj\n')]);
+    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' })).text, 'Hello');
+  });
+
   it('docx: noise, a truncated file, a zip without a document → 422', async () => {
     await rejectsWith(extractText(noise, { filename: 'x.docx' }), 422, /could not be read as DOCX \(it is not a ZIP archive\)/);
     const docx = fixture('sample.docx');
@@ -348,19 +374,9 @@ describe('through the worker pool', () => {
 
   it('an extraction that needs more heap than its worker may use → 413 naming the cap, and the next file is read', async () => {
     // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
-    const content = deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`));
-    const head = Buffer.from([
-      '%PDF-1.4',
-      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
-      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
-      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
-      `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
-      '',
-    ].join('\n'));
-    const tail = Buffer.from('\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
-    const bomb = new Uint8Array(Buffer.concat([head, content, tail]));
+    const bomb = pdfWithStream(deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`)));
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128 }), 413, /more memory than this server allows one file \(128 MB\)/);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfStreamBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 

@@ -22,6 +22,8 @@ export interface ExtractLimits {
    * side (the converter transposes a square grid). Spans are clamped to 64 first (html-tables.ts).
    */
   maxTableCells: number;
+  /** Bytes one Flate stream of a PDF (other than an image) may inflate to (pdf-streams.ts). */
+  maxPdfStreamBytes: number;
 }
 
 export const DEFAULT_LIMITS: ExtractLimits = {
@@ -31,4 +33,5 @@ export const DEFAULT_LIMITS: ExtractLimits = {
   maxZipEntries: 10_000,
   maxHtmlDepth: 1024,
   maxTableCells: 25_000_000,
+  maxPdfStreamBytes: 32 * 1024 * 1024,
 };
