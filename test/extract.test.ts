@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
 import { WorkerPool } from '../kernel/pool.js';
@@ -16,6 +17,7 @@ import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scri
 import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
 import { nestingDepth } from '../server/files/extract/html-depth.js';
 import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
+import { closeExtractPools } from '../server/files/extract/pool.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
@@ -76,6 +78,20 @@ function zip(entries: { name: string; data: Uint8Array; declare?: number }[]): U
   return new Uint8Array(Buffer.concat([...locals, directory, end]));
 }
 
+/** A one-page PDF whose page content is `content` (already deflated), with Helvetica as /F1. */
+function pdfWithStream(content: Buffer): Uint8Array {
+  const head = Buffer.from([
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
+    `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
+    '',
+  ].join('\n'));
+  const tail = Buffer.from(`\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`);
+  return new Uint8Array(Buffer.concat([head, content, tail]));
+}
+
 describe('fixtures', () => {
   it('the committed sample.pdf and sample.docx are what scripts/make-fixtures.ts writes, byte for byte', async () => {
     assert.deepEqual(Buffer.from(await makePdf()), Buffer.from(fixture('sample.pdf')));
@@ -115,6 +131,58 @@ describe('text of each format', () => {
     assert.equal(nestingDepth('<div><!-- <div><div> --><script>"<div><div>"</script><style>div{}</style></div>'), 1);
     const paragraphs = `<body>${'<p>one paragraph<br>'.repeat(20_000)}</body>`;
     assert.equal((await extractText(utf8(paragraphs), { filename: 'p.html' })).text.split('\n\n').length, 20_000);
+  });
+
+  it('html: the depth scan is linear, even on tags that never end or names that run into the next <', async () => {
+    // A backtracking tag pattern took seconds on 8 kB of these; 200 kB would take hours.
+    assert.equal(nestingDepth('<a'.repeat(100_000)), 0);
+    assert.equal(nestingDepth('<a '.repeat(100_000)), 0);
+    assert.equal(nestingDepth(`${'<a '.repeat(100_000)}>`), 1);
+    assert.equal(nestingDepth('<a<b>'.repeat(50_000)), 50_000);
+    assert.equal(nestingDepth('<!--'.repeat(100_000)), 0);
+    assert.equal((await extractText(utf8('<a '.repeat(100_000)), { filename: 'a.html' })).format, 'html');
+  });
+
+  it('html: the depth scan counts as the tag pattern it replaced did (on small inputs)', () => {
+    const TAG = /<!--[\s\S]*?(?:-->|$)|<!\[cdata\[[\s\S]*?(?:\]\]>|$)|<(\/?)([a-zA-Z][^\s/>]*)[^>]*?(\/?)>/g;
+    const reference = (html: string) => {
+      const lower = html.toLowerCase();
+      let depth = 0, deepest = 0, foreign = 0;
+      TAG.lastIndex = 0;
+      for (let m = TAG.exec(lower); m; m = TAG.exec(lower)) {
+        const [, closing, name, selfClosing] = m;
+        if (!name) continue;
+        if (!closing && ['script', 'style', 'title'].includes(name)) {
+          const end = lower.indexOf(`</${name}`, TAG.lastIndex);
+          TAG.lastIndex = end < 0 ? lower.length : end;
+          continue;
+        }
+        if (['br', 'p', 'li'].includes(name) || (selfClosing && foreign > 0)) continue;
+        const isForeign = name === 'svg' || name === 'math';
+        if (closing) {
+          depth = Math.max(0, depth - 1);
+          if (isForeign) foreign = Math.max(0, foreign - 1);
+        } else {
+          deepest = Math.max(deepest, ++depth);
+          if (isForeign) foreign++;
+        }
+      }
+      return deepest;
+    };
+    const piece = fc.constantFrom('<', '>', '/', ' ', '\n', 'a', 'B', 'div', 'svg', 'p', 'br', 'script', 'title', '!--', '-->', '![CDATA[', ']]>', '="x>"', '1');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+      const html = parts.join('');
+      assert.equal(nestingDepth(html), reference(html), JSON.stringify(html));
+    }), { numRuns: 3000 });
+  });
+
+  it('html: table spans are clamped, and a table whose layout would be too large → 413', async () => {
+    const huge = utf8('<table><tr><td colspan=20000 rowspan=20000>x</td><td>y</td></tr><tr><td>z</td></tr></table>');
+    assert.equal((await extractText(huge, { filename: 't.html' })).text.replace(/ +/g, ' '), 'x y\n z');
+    const spans = utf8('<table><tr><td colspan=2>wide</td></tr><tr><td>a</td><td>b</td></tr></table>');
+    assert.equal((await extractText(spans, { filename: 't.html' })).text, 'wide\na   b');
+    const long = utf8(`<table><tr>${'<td>x</td>'.repeat(6000)}</tr></table>`);
+    await rejectsWith(extractText(long, { filename: 't.html' }), 413, /table cells .*\(25000000, limit maxTableCells\)/);
   });
 
   it('txt and md: UTF-8 as it is', async () => {
@@ -195,6 +263,18 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(utf8(HTML), { filename: 'a.html' }, { limits }), 413, /maxTextChars/);
   });
 
+  it('pdf: a stream that inflates past maxPdfStreamBytes → 413 before PDF.js decodes it (whole or truncated); images are not checked', async () => {
+    const spaces = deflateSync(Buffer.alloc(40 * 1024 * 1024, 0x20));
+    const bomb = pdfWithStream(spaces);
+    assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }), 413, /decompressed stream than this server extracts \(33554432, limit maxPdfStreamBytes\)/);
+    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }), 413, /maxPdfStreamBytes/);
+    const text = deflateSync(Buffer.from('BT /F1 12 Tf 72 700 Td (Hello) Tj ET'));
+    const image = `6 0 obj << /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray /Length ${spaces.length} /Filter /FlateDecode >> stream\n`;
+    const withImage = Buffer.concat([Buffer.from(pdfWithStream(text)), Buffer.from(image), spaces, Buffer.from('\nendstream endobj\n')]);
+    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' })).text, 'Hello');
+  });
+
   it('docx: noise, a truncated file, a zip without a document → 422', async () => {
     await rejectsWith(extractText(noise, { filename: 'x.docx' }), 422, /could not be read as DOCX \(it is not a ZIP archive\)/);
     const docx = fixture('sample.docx');
@@ -211,6 +291,32 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(liar, { filename: 'x.docx' }), 422, /does not inflate to the size it declares/);
     const many = zip(Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, data: utf8('x') })));
     await rejectsWith(extractText(many, { filename: 'x.docx' }, { limits: { maxZipEntries: 10 } }), 413, /zip entries/);
+  });
+
+  it('docx: every central-directory entry is checked, whatever count the end record declares, and names are unique', async () => {
+    const big = utf8(`<w:document>${'x'.repeat(50_000)}</w:document>`);
+    const entries = [
+      { name: 'word/document.xml', data: utf8('<w:document/>') },
+      { name: '[Content_Types].xml', data: utf8('<Types/>') },
+      { name: 'word/document.xml', data: big },
+    ];
+    const limits = { maxUnzippedBytes: 5000 };
+    /** The zip with its end record's fields patched (offsets within the 22-byte record). */
+    const patched = (fields: Record<number, number>, of = entries) => {
+      const out = Buffer.from(zip(of));
+      const end = out.length - 22;
+      for (const [at, value] of Object.entries(fields)) (Number(at) === 12 ? out.writeUInt32LE(value, end + 12) : out.writeUInt16LE(value, end + Number(at)));
+      return new Uint8Array(out);
+    };
+    const smaller = entries.slice(0, 2).concat({ name: 'word/other.xml', data: big });
+    await rejectsWith(extractText(patched({ 8: 2, 10: 2 }, smaller), { filename: 'x.docx' }, { limits }), 422, /more entries than it declares/);
+    await rejectsWith(extractText(patched({ 8: 0, 10: 0 }, smaller), { filename: 'x.docx' }, { limits }), 422, /more entries than it declares/);
+    await rejectsWith(extractText(patched({ 8: 2 }, smaller), { filename: 'x.docx' }, { limits }), 422, /split over several disks/);
+    await rejectsWith(extractText(patched({}), { filename: 'x.docx' }, { limits }), 422, /two entries named 'word\/document.xml'/);
+    for (const at of [4, 6, 8]) await rejectsWith(extractText(patched({ [at]: 0xffff }, smaller), { filename: 'x.docx' }, { limits }), 422, /ZIP64/);
+    await rejectsWith(extractText(patched({ 12: 0xffffffff }, smaller), { filename: 'x.docx' }, { limits }), 422, /ZIP64/);
+    // The honest zip of the same entries is refused for its size, as the checked directory says.
+    await rejectsWith(extractText(zip(smaller), { filename: 'x.docx' }, { limits }), 413, /maxUnzippedBytes/);
   });
 
   it('html: bytes invalid in the declared charset, or an unknown charset → 422', async () => {
@@ -249,7 +355,10 @@ describe('through the worker pool', () => {
     pool = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
     await pool.ready;
   });
-  after(() => pool.close());
+  after(async () => {
+    await pool.close();
+    await closeExtractPools();
+  });
 
   it('the same text as inline, for every format the pool runs', async () => {
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool })).text, PDF_TEXT);
@@ -261,6 +370,14 @@ describe('through the worker pool', () => {
     await rejectsWith(extractText(utf8('%PDF-1.7 nonsense'), { filename: 'a.pdf' }, { executor: pool }), 422, /could not be read as PDF/);
     await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, limits: { maxPages: 1 } }), 413, /maxPages/);
     await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool }), 501, /npm install pdfjs-dist/));
+  });
+
+  it('an extraction that needs more heap than its worker may use → 413 naming the cap, and the next file is read', async () => {
+    // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
+    const bomb = pdfWithStream(deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`)));
+    assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfStreamBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
+    assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 
   it('an aborted extraction stops with the abort, not with a 4xx', async () => {

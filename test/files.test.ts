@@ -4,7 +4,7 @@
  * never paths, multipart edge cases, auth.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import { discover } from '../kernel/discovery.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.js';
 import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
-import { DataDirFileStore } from '../server/files/data-dir.js';
+import { DataDirFileStore, STALE_TMP_MS } from '../server/files/data-dir.js';
 import { mayNameFile } from '../server/files/document-input.js';
 import { FILE_STORE } from '../server/files/service.js';
 import { newFileName, sanitizeFilename, type FileRecord, type FileStore } from '../server/files/store.js';
@@ -319,13 +319,19 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
     const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'txt', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
     await first.put(record, Buffer.from('hello'), 'hello');
     await first.close();
-    mkdirSync(join(dir, `.tmp-${newFileName()}`)); // a put cut short
+    const cutShort = join(dir, `.tmp-${newFileName()}`); // a put cut short, long ago
+    mkdirSync(cutShort);
+    const old = (Date.now() - STALE_TMP_MS - 60_000) / 1000;
+    utimesSync(cutShort, old, old);
+    const inFlight = `.tmp-${newFileName()}`; // another replica's put, still being written
+    mkdirSync(join(dir, inFlight));
     mkdirSync(join(dir, newFileName())); // a folder without meta.json
     const second = await DataDirFileStore.open(dir, quota);
     assert.deepEqual(await second.get(record.name), record);
     assert.equal(await second.text(record.name), 'hello');
     assert.deepEqual(second.usage(), { count: 1, bytes: 10 });
-    assert.deepEqual(readdirSync(dir), [record.name]);
+    assert.deepEqual(readdirSync(dir).sort(), [inFlight, record.name].sort());
+    rmSync(join(dir, inFlight), { recursive: true });
     // Another process sharing the folder: what one puts or deletes, the other sees at once.
     const other = await DataDirFileStore.open(dir, quota);
     const more: FileRecord = { ...record, name: newFileName() };
@@ -418,6 +424,20 @@ describe('PDF, DOCX and HTML over HTTP: uploaded, extracted in a worker, chunked
     assert.equal(up.body.format, 'html');
     assert.equal((await app.request('GET', `/v1/files/${up.body.name}/text`)).body.text, 'Title\n\nBody text.');
   });
+});
+
+test('--max-text-chars bounds extraction itself, and its 413 names the setting', async () => {
+  const app = await startApp({ workers: '0', 'max-text-chars': '40' });
+  try {
+    const up = await upload(app, new Uint8Array(readFileSync(join(FIXTURES_DIR, 'sample.pdf'))), 'sample.pdf', 'application/pdf');
+    assert.equal(up.status, 413, JSON.stringify(up.body));
+    assert.equal(up.body.code, 'TOO_LARGE');
+    // The extractor stops at the limit (it says so), rather than extracting everything and the route refusing it after.
+    assert.match(up.body.detail, /more text characters than this server extracts \(40, limit --max-text-chars, CHUNKD_MAX_TEXT_CHARS\)/);
+    assert.doesNotMatch(up.body.detail, /maxTextChars/);
+  } finally {
+    await app.close();
+  }
 });
 
 test('a format whose extra is not installed → 501 at upload with the install command', async () => {

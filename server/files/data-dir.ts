@@ -1,10 +1,15 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFileName, QuotaError, type FileQuota, type FileRecord, type FileStore, type FileUsage } from './store.js';
 
 const META = 'meta.json';
 const ORIGINAL = 'original';
 const TEXT = 'text.txt';
+/**
+ * A temporary folder older than this is a put cut short (a put takes seconds at most); a younger
+ * one may be another replica's upload in flight in a shared folder, and is left alone.
+ */
+export const STALE_TMP_MS = 60 * 60 * 1000;
 
 interface Entry {
   record: FileRecord;
@@ -37,7 +42,7 @@ export class DataDirFileStore implements FileStore {
       if (!entry.isDirectory()) continue;
       const at = join(dir, entry.name);
       if (!isFileName(entry.name)) {
-        if (entry.name.startsWith('.tmp-')) await rm(at, { recursive: true, force: true }); // a put cut short
+        if (entry.name.startsWith('.tmp-') && (await isStale(at, store.now()))) await rm(at, { recursive: true, force: true });
         continue;
       }
       try {
@@ -153,5 +158,14 @@ export class DataDirFileStore implements FileStore {
   private async remove(name: string): Promise<void> {
     this.index.delete(name);
     await rm(join(this.dir, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether a temporary folder was last written more than STALE_TMP_MS ago (false once it is gone). */
+async function isStale(path: string, now: number): Promise<boolean> {
+  try {
+    return now - (await stat(path)).mtimeMs > STALE_TMP_MS;
+  } catch {
+    return false;
   }
 }

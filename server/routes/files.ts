@@ -77,7 +77,12 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
         // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
         // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
         // refer to stays fixed for the file's life.
-        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, { executor, signal: ctx.state.signal as AbortSignal | undefined });
+        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
+          executor,
+          signal: ctx.state.signal as AbortSignal | undefined,
+          limits: { maxTextChars: settings.maxTextChars },
+          limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' },
+        });
         if (text.length > settings.maxTextChars) {
           throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
         }

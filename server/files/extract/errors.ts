@@ -13,6 +13,19 @@ export function overLimit(what: string, limit: number, key: keyof ExtractLimits)
   return new ChunkdError('TOO_LARGE', `The file has more ${what} than this server extracts (${limit}, limit ${key}): split it into smaller files and upload them one by one.`);
 }
 
+/**
+ * The error with the limit key in an overLimit message replaced by the name the operator knows
+ * it by (a server setting such as `--max-text-chars`); other errors are returned as they are.
+ */
+export function renameLimit(e: unknown, names: Partial<Record<keyof ExtractLimits, string>>): unknown {
+  if (!isChunkdError(e) || e.code !== 'TOO_LARGE' || typeof e.detail !== 'string') return e;
+  for (const [key, name] of Object.entries(names)) {
+    const marker = `, limit ${key}):`;
+    if (name && e.detail.includes(marker)) return new ChunkdError('TOO_LARGE', e.detail.replace(marker, `, limit ${name}):`));
+  }
+  return e;
+}
+
 /** The text grew past maxTextChars. */
 export function checkTextLength(chars: number, limits: ExtractLimits): void {
   if (chars > limits.maxTextChars) throw overLimit('text characters', limits.maxTextChars, 'maxTextChars');

@@ -17,20 +17,46 @@ const UNCOUNTED = new Set([
 ]);
 const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
 
-const TAG = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<(\/?)([a-zA-Z][^\s/>]*)[^>]*?(\/?)>/g;
-
+/**
+ * A scanner, not a regular expression: a tag pattern whose name may run into a later `<` and
+ * whose attributes are matched lazily to the next `>` backtracks over the rest of the text at
+ * every `<`, so '<a'.repeat(4000) took seconds. Here each character is looked at a bounded number
+ * of times: once there is no `>` left, no tag can end and the scan stops.
+ */
 export function nestingDepth(html: string): number {
   const lower = html.toLowerCase();
+  const length = lower.length;
   let depth = 0;
   let deepest = 0;
   let foreign = 0; // open svg/math elements: only inside them does `/>` close an element
-  TAG.lastIndex = 0;
-  for (let m = TAG.exec(lower); m; m = TAG.exec(lower)) {
-    const [, closing, name, selfClosing] = m;
-    if (!name) continue; // a comment or CDATA
+  let pos = 0;
+  while (pos < length) {
+    const open = lower.indexOf('<', pos);
+    if (open < 0) break;
+    if (lower.startsWith('<!--', open)) {
+      pos = skipPast(lower, '-->', open + 4);
+      continue;
+    }
+    if (lower.startsWith('<![cdata[', open)) {
+      pos = skipPast(lower, ']]>', open + 9);
+      continue;
+    }
+    const closing = lower.charCodeAt(open + 1) === 0x2f; // '/'
+    const nameStart = open + 1 + (closing ? 1 : 0);
+    if (!isAsciiLetter(lower.charCodeAt(nameStart))) {
+      pos = open + 1;
+      continue;
+    }
+    const gt = lower.indexOf('>', nameStart);
+    if (gt < 0) break; // no tag can end from here on
+    let nameEnd = nameStart + 1;
+    while (nameEnd < gt && !endsName(lower.charCodeAt(nameEnd))) nameEnd++;
+    const name = lower.slice(nameStart, nameEnd);
+    const selfClosing = gt - 1 >= nameEnd && lower.charCodeAt(gt - 1) === 0x2f;
+    pos = gt + 1;
     if (!closing && RAW_TEXT.has(name)) {
-      const end = lower.indexOf(`</${name}`, TAG.lastIndex);
-      TAG.lastIndex = end < 0 ? lower.length : end;
+      const end = lower.indexOf(`</${name}`, pos);
+      pos = end < 0 ? length : end;
       continue;
     }
     if (UNCOUNTED.has(name) || (selfClosing && foreign > 0)) continue;
@@ -45,3 +71,12 @@ export function nestingDepth(html: string): number {
   }
   return deepest;
 }
+
+function skipPast(text: string, marker: string, from: number): number {
+  const end = text.indexOf(marker, from);
+  return end < 0 ? text.length : end + marker.length;
+}
+
+const isAsciiLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+/** Whitespace (as `\s` in the pattern this replaced, for the characters HTML uses), `/` and `>` end a tag name. */
+const endsName = (c: number) => c === 0x2f || c === 0x3e || c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0xfeff || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;

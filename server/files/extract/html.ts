@@ -2,6 +2,7 @@ import type { Extractor } from './index.js';
 import { decodeHtml } from './decode.js';
 import { checkTextLength, overLimit } from './errors.js';
 import { nestingDepth } from './html-depth.js';
+import { cappedDataTable } from './html-tables.js';
 
 /**
  * HTML → plain text with html-to-text (maintained, streaming-free but linear, used widely for
@@ -26,12 +27,13 @@ export const html: Extractor = {
     const { convert } = await import('html-to-text');
     const text = convert(source, {
       wordwrap: false,
+      formatters: { cappedDataTable: cappedDataTable(limits) as never },
       limits: { maxDepth: limits.maxHtmlDepth, maxInputLength: Number.MAX_SAFE_INTEGER },
       selectors: [
         ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false, leadingLineBreaks: 2, trailingLineBreaks: 2 } })),
         { selector: 'a', options: { ignoreHref: true } },
         { selector: 'img', format: 'skip' },
-        { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+        { selector: 'table', format: 'cappedDataTable', options: { uppercaseHeaderCells: false } },
         { selector: 'ul', options: { itemPrefix: '- ' } },
         ...['noscript', 'template', 'input', 'select', 'button', 'svg', 'canvas', 'iframe', 'object', '[hidden]'].map((selector) => ({ selector, format: 'skip' })),
       ],

@@ -5,10 +5,11 @@ import { runsJobs } from '../../../kernel/pool.js';
 import type { Executor } from '../../../kernel/run.js';
 import { decodeUtf8 } from './decode.js';
 import { docx } from './docx.js';
-import { unreadable } from './errors.js';
+import { renameLimit, unreadable } from './errors.js';
 import { html } from './html.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { pdf } from './pdf.js';
+import { EXTRACT_MEMORY_MB, runCapped } from './pool.js';
 
 export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
@@ -61,13 +62,21 @@ export function extractorFor(facts: FileFacts): Extractor | undefined {
 export interface ExtractOptions {
   /**
    * The app's executor (AppDeps.executor): with worker threads, formats marked offLoop (html, pdf,
-   * docx) are extracted in the pool, so a slow file never holds the event loop. Without one (or
-   * with --workers 0) they run on the calling thread.
+   * docx) are extracted in a worker of their own with a capped heap (pool.ts), so a slow or
+   * memory-hungry file never holds the event loop or the server's memory. Without one (or with
+   * --workers 0) they run on the calling thread, and their memory is not bounded.
    */
   executor?: Executor;
   /** Aborting stops the extraction (in the pool: its worker is terminated). */
   signal?: AbortSignal;
   limits?: Partial<ExtractLimits>;
+  /**
+   * Heap cap of the extraction worker, in MB (pool.ts). Off-loop formats run in that worker
+   * whenever the executor has threads; with --workers 0 they run inline, without this cap.
+   */
+  maxMemoryMb?: number;
+  /** How a 413 names a limit that a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
+  limitNames?: Partial<Record<keyof ExtractLimits, string>>;
 }
 
 /** The job module a worker runs an extraction with (boot may add it to the pool's warm jobs). */
@@ -88,11 +97,15 @@ export async function extractText(bytes: Uint8Array, facts: FileFacts, options: 
   if (missing.length) throw missingExtraError(`Reading .${extractor.format} files`, missing);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { executor, signal } = options;
-  const text =
-    extractor.offLoop && executor && runsJobs(executor)
-      ? await executor.job<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, [], signal)
-      : await runExtractor(extractor, bytes, limits, signal);
-  return { text, format: extractor.format };
+  try {
+    const text =
+      extractor.offLoop && executor && runsJobs(executor)
+        ? await runCapped<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, options.maxMemoryMb ?? EXTRACT_MEMORY_MB, signal)
+        : await runExtractor(extractor, bytes, limits, signal);
+    return { text, format: extractor.format };
+  } catch (e) {
+    throw options.limitNames ? renameLimit(e, options.limitNames) : e;
+  }
 }
 
 /** What the pool's job receives (server/files/extract/job.ts). */

@@ -17,6 +17,13 @@ export interface ExtractLimits {
    * the depth for every tag: html-depth.ts), and the converter's recursion stops there too.
    */
   maxHtmlDepth: number;
+  /**
+   * Cost of one HTML table's text layout: the area its cells span plus the square of its longer
+   * side (the converter transposes a square grid). Spans are clamped to 64 first (html-tables.ts).
+   */
+  maxTableCells: number;
+  /** Bytes one Flate stream of a PDF (other than an image) may inflate to (pdf-streams.ts). */
+  maxPdfStreamBytes: number;
 }
 
 export const DEFAULT_LIMITS: ExtractLimits = {
@@ -25,4 +32,6 @@ export const DEFAULT_LIMITS: ExtractLimits = {
   maxUnzippedBytes: 128 * 1024 * 1024,
   maxZipEntries: 10_000,
   maxHtmlDepth: 1024,
+  maxTableCells: 25_000_000,
+  maxPdfStreamBytes: 32 * 1024 * 1024,
 };

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { ChunkdError } from '../../../kernel/errors.js';
 import type { Extractor } from './index.js';
 import { checkTextLength, overLimit } from './errors.js';
+import { checkPdfStreams } from './pdf-streams.js';
 
 /**
  * PDF → text with pdfjs-dist (Mozilla's PDF.js, legacy build: the one made for Node). Pages
@@ -27,6 +28,7 @@ export const pdf: Extractor = {
   extra: { name: 'pdf', packages: ['pdfjs-dist'], reason: "Reads the text of PDF pages (Mozilla's PDF.js)." },
   offLoop: true,
   async extract(bytes, limits, signal) {
+    checkPdfStreams(bytes, limits);
     const pdfjs = await loadPdfjs();
     // PDF.js takes ownership of (detaches) the buffer it is given: hand it a copy.
     const task = pdfjs.getDocument({

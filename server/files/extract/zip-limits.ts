@@ -13,23 +13,50 @@ import type { ExtractLimits } from './limits.js';
 export function checkZip(bytes: Uint8Array, limits: ExtractLimits): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = findEndOfCentralDirectory(view);
+  // JSZip switches to the ZIP64 records when any of these fields is at its maximum, and then
+  // reads a directory this check never sees: refuse them all.
+  const disk = view.getUint16(end + 4, true);
+  const cdDisk = view.getUint16(end + 6, true);
+  const onDisk = view.getUint16(end + 8, true);
   const entries = view.getUint16(end + 10, true);
-  let at = view.getUint32(end + 16, true);
-  if (entries === 0xffff || at === 0xffffffff) throw corrupt('it is a ZIP64 archive, which a DOCX never needs');
+  const cdSize = view.getUint32(end + 12, true);
+  const cdOffset = view.getUint32(end + 16, true);
+  if ([disk, cdDisk, onDisk, entries].includes(0xffff) || cdSize === 0xffffffff || cdOffset === 0xffffffff) {
+    throw corrupt('it is a ZIP64 archive, which a DOCX never needs');
+  }
+  if (disk !== 0 || cdDisk !== 0 || onDisk !== entries) throw corrupt('it is split over several disks');
   if (entries > limits.maxZipEntries) throw overLimit('zip entries', limits.maxZipEntries, 'maxZipEntries');
+  if (cdOffset + cdSize !== end) throw corrupt('its central directory is damaged');
+  // JSZip reads every header in the directory whatever count the end record declares, and a later
+  // entry of the same name replaces an earlier one: walk the directory by its size, and require
+  // the count to match and each name to be unique, so every entry JSZip unpacks was checked here.
+  const names = new Set<string>();
+  const latin1 = new TextDecoder('latin1');
+  let at = cdOffset;
+  let seen = 0;
   let total = 0;
-  for (let i = 0; i < entries; i++) {
-    if (at + 46 > view.byteLength || view.getUint32(at, true) !== 0x02014b50) throw corrupt('its central directory is damaged');
+  while (at < end) {
+    if (at + 46 > end || view.getUint32(at, true) !== 0x02014b50) throw corrupt('its central directory is damaged');
+    if (++seen > entries) throw corrupt('its central directory holds more entries than it declares');
     const method = view.getUint16(at + 10, true);
     const compressed = view.getUint32(at + 20, true);
     const size = view.getUint32(at + 24, true);
+    const nameLength = view.getUint16(at + 28, true);
     const local = view.getUint32(at + 42, true);
+    if (compressed === 0xffffffff || size === 0xffffffff || local === 0xffffffff) throw corrupt('it is a ZIP64 archive, which a DOCX never needs');
+    if (at + 46 + nameLength > end) throw corrupt('its central directory is damaged');
+    const name = latin1.decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    if (names.has(name)) throw corrupt(`it holds two entries named '${clipName(name)}'`);
+    names.add(name);
     total += size;
     if (total > limits.maxUnzippedBytes) throw overLimit('bytes once unzipped', limits.maxUnzippedBytes, 'maxUnzippedBytes');
     checkEntry(view, bytes, local, method, compressed, size);
-    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
   }
+  if (at !== end || at - cdOffset !== cdSize || seen !== entries) throw corrupt('its central directory does not match the entry count and size it declares');
 }
+
+const clipName = (name: string) => (name.length > 100 ? `${name.slice(0, 100)}…` : name);
 
 function checkEntry(view: DataView, bytes: Uint8Array, local: number, method: number, compressed: number, size: number): void {
   if (local + 30 > view.byteLength || view.getUint32(local, true) !== 0x04034b50) throw corrupt('an entry points outside the file');
