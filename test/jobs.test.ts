@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
-import { corpus, jobResults, jobStatus, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
+import { gatePluginDir } from './helpers/gate-plugin.js';
+import { assertBadIdsRefused, corpus, jobResults, jobStatus, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { sliceIn } from './helpers/units.js';
 
 /** Jobs on the default back-end: SQLite, run in this process. */
@@ -72,6 +73,25 @@ describe('jobs (SQLite, in-process)', () => {
     assert.equal(failed.failures[0].document_id, '0'); // no id: its index
   });
 
+  test('a plugin bug fails its document with INTERNAL, the others run and the job finishes', { timeout: 120_000 }, async () => {
+    for (const workers of ['0', '1']) {
+      const buggy = await startApp({ 'plugins-dir': gatePluginDir(), workers, 'job-batch-size': '4' });
+      try {
+        const docs = [{ id: 'a', text: 'fine' }, { id: 'b', text: 'BUG' }, { id: 'c', text: 'also fine' }];
+        const sub = await submitJob(buggy.url, { steps: [{ type: 'chunk', chunker: 'gate' }], documents: docs });
+        assert.equal(sub.status, 202, JSON.stringify(sub.body));
+        const job = await waitForJob(buggy.url, sub.body.id);
+        assert.equal(job.status, 'done');
+        assert.deepEqual(job.documents, { total: 3, done: 2, failed: 1 });
+        const { lines } = await jobResults(buggy.url, sub.body.id);
+        assert.deepEqual(lines.map((l) => [l.document_id, l.error?.code]), [['a', undefined], ['b', 'INTERNAL'], ['c', undefined]]);
+        assert.doesNotMatch(JSON.stringify(lines[1]), /gate plugin has a bug/, 'nothing internal on the wire');
+      } finally {
+        await buggy.close();
+      }
+    }
+  });
+
   test('bad submissions are refused before anything is stored, each with what to do', async () => {
     const both = await submitJob(app.url, { pipeline_id: 'x', steps: TOKEN_STEPS, documents: [] });
     assert.equal(both.status, 422);
@@ -101,6 +121,10 @@ describe('jobs (SQLite, in-process)', () => {
     assert.equal(empty.status, 422);
     assert.equal((await jobStatus(app.url, 'no-such-job')).status, 404);
     assert.equal((await jobResults(app.url, 'no-such-job')).status, 404);
+  });
+
+  test('ids and numbers PostgreSQL cannot hold: the same 4xx on SQLite', async () => {
+    await assertBadIdsRefused(app.url);
   });
 
   test('cancel: queued documents are dropped, results so far kept, the status stays cancelled', async () => {

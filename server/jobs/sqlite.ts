@@ -131,6 +131,9 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
+  private readonly onBug = (d: { index: number }, e: unknown) =>
+    this.options.logger.log('error', 'a bug failed a job document', { index: d.index, error: (e as Error)?.stack ?? String(e) });
+
   private expiry(from: string): string {
     return new Date(Date.parse(from) + this.options.ttlS * 1000).toISOString();
   }
@@ -178,7 +181,7 @@ export class SqliteJobStore implements JobStore {
         job.id, from, to,
       );
       const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
-      const lines = await runBatch(run, docs, this.deps!);
+      const lines = await runBatch(run, docs, this.deps!, { stopping: () => this.closed, onBug: this.onBug });
       await this.store(job.id, lines);
     } catch (e) {
       // The claim moved past this batch before it ran: moved back, or the retry would skip it for good.

@@ -10,6 +10,9 @@ import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import type { PipelineStore } from '../storage/store.js';
 
+/** A job id as randomUUID makes them (lower case). */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const readResultsQuery = queryReader<{ after: number; limit: number }>(JobResultsQuery);
 
 /** Lines read from the store per query while streaming results. */
@@ -19,9 +22,12 @@ const READ_PAGE = 500;
 export const jobRoutes: RouteModule = (deps) => {
   const store = () => deps.services[JOB_STORE] as JobStore;
   const pipelines = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  const missing = (id: string) =>
+    new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
   async function found(id: string): Promise<JobView> {
-    const job = await store().get(id);
-    if (!job) throw new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
+    // Job ids are UUIDs: anything else cannot name a job, and is not sent to the store.
+    const job = JOB_ID.test(id) ? await store().get(id) : undefined;
+    if (!job) throw missing(id);
     return job;
   }
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'jobs' });
@@ -101,8 +107,9 @@ export const jobRoutes: RouteModule = (deps) => {
       summary: 'Cancel a job: documents not started are dropped; results so far stay until the job expires.',
       responses: { ...status, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
       async handler(ctx) {
-        const job = await store().cancel(ctx.params.id!);
-        if (!job) await found(ctx.params.id!);
+        const id = ctx.params.id!;
+        const job = JOB_ID.test(id) ? await store().cancel(id) : undefined;
+        if (!job) throw missing(id);
         ctx.body = job;
       },
     }),
