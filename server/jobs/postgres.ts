@@ -221,8 +221,17 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
-    const { rows } = await this.db((c) => c.query<{ idx: number; ok: boolean; line: string }>('SELECT idx, ok, line FROM chunkd_job_results WHERE job_id = $1 AND idx > $2 ORDER BY idx LIMIT $3', [id, after, limit]));
+  async results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]> {
+    // The running byte total cuts the page in SQL: the lines past the budget never leave the server.
+    const { rows } = await this.db((c) =>
+      c.query<{ idx: number; ok: boolean; line: string }>(
+        `SELECT idx, ok, line FROM (
+           SELECT idx, ok, line, row_number() OVER w AS n, sum(octet_length(line)) OVER w AS total
+           FROM chunkd_job_results WHERE job_id = $1 AND idx > $2 WINDOW w AS (ORDER BY idx) ORDER BY idx LIMIT $3
+         ) t WHERE n = 1 OR total <= $4 ORDER BY idx`,
+        [id, after, limit, maxBytes],
+      ),
+    );
     return contiguous(rows, after);
   }
 

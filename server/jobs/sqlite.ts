@@ -87,8 +87,15 @@ export class SqliteJobStore implements JobStore {
     return toView(row, failures.map((f) => f.line));
   }
 
-  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
-    const rows = await this.db.all<{ idx: number; ok: number; line: string }[]>('SELECT idx, ok, line FROM job_results WHERE job_id = ? AND idx > ? ORDER BY idx LIMIT ?', id, after, limit);
+  async results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]> {
+    // The running byte total cuts the page in SQL: the lines past the budget are never read into memory.
+    const rows = await this.db.all<{ idx: number; ok: number; line: string }[]>(
+      `SELECT idx, ok, line FROM (
+         SELECT idx, ok, line, row_number() OVER w AS n, sum(length(CAST(line AS BLOB))) OVER w AS total
+         FROM job_results WHERE job_id = ? AND idx > ? WINDOW w AS (ORDER BY idx) ORDER BY idx LIMIT ?
+       ) WHERE n = 1 OR total <= ? ORDER BY idx`,
+      id, after, limit, maxBytes,
+    );
     return contiguous(rows, after);
   }
 

@@ -15,8 +15,9 @@ const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const readResultsQuery = queryReader<{ after: number; limit: number }>(JobResultsQuery);
 
-/** Lines read from the store per query while streaming results. */
+/** Lines read from the store per query while streaming results, and about how many bytes of them (one line alone may be larger). */
 const READ_PAGE = 500;
+const READ_BYTES = 4 * 1024 * 1024;
 
 /** Jobs: a corpus submitted once, run in batches (on every replica with --database-url), results read back in order. */
 export const jobRoutes: RouteModule = (deps) => {
@@ -83,7 +84,7 @@ export const jobRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         const { after, limit } = readResultsQuery(ctx);
         const job = await found(ctx.params.id!);
-        const first = await store().results(job.id, after, Math.min(limit, READ_PAGE));
+        const first = await store().results(job.id, after, Math.min(limit, READ_PAGE), READ_BYTES);
         ctx.set('X-Job-Status', job.status);
         ctx.set('X-Job-Total', String(job.documents.total));
         ctx.type = NDJSON;
@@ -94,8 +95,9 @@ export const jobRoutes: RouteModule = (deps) => {
           for (;;) {
             for (const r of page) yield `${r.line}\n`;
             sent += page.length;
-            if (page.length < READ_PAGE || sent >= limit) return;
-            page = await store().results(id, page.at(-1)!.index, Math.min(READ_PAGE, limit - sent));
+            // A page cut short by its byte budget is followed by the next; an empty one (a gap, or the end) ends the answer.
+            if (page.length === 0 || sent >= limit) return;
+            page = await store().results(id, page.at(-1)!.index, Math.min(READ_PAGE, limit - sent), READ_BYTES);
           }
         }
         ctx.body = Readable.from(lines(), { objectMode: false });

@@ -43,6 +43,9 @@ export function createPool(url: string, onIdleError: (reason: string) => void = 
   });
   // An idle connection the server drops (a restart, a failover) emits here; unhandled, it would end the process.
   pool.on('error', (e) => onIdleError(unreachableReason(e) ?? 'an idle connection failed'));
+  // A connection the server ends while it is checked out (between two statements of a transaction)
+  // emits 'error' on its client, which without a listener would end the process; its statement fails anyway.
+  pool.on('connect', (client) => client.on('error', (e) => onIdleError(unreachableReason(e) ?? 'a connection failed')));
   return pool;
 }
 
