@@ -7,6 +7,8 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { gatePluginDir } from './helpers/gate-plugin.js';
 import { assertBadIdsRefused, corpus, jobResults, jobStatus, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { sliceIn } from './helpers/units.js';
+import { JOB_STORE } from '../server/jobs/service.js';
+import type { JobStore } from '../server/jobs/store.js';
 
 /** Jobs on the default back-end: SQLite, run in this process. */
 describe('jobs (SQLite, in-process)', () => {
@@ -90,6 +92,21 @@ describe('jobs (SQLite, in-process)', () => {
         await buggy.close();
       }
     }
+  });
+
+  test('a results page is cut by its bytes (one line at least), and the answer still streams every line in order', async () => {
+    const docs = corpus(30, 20);
+    const sub = await submitJob(app.url, { steps: TOKEN_STEPS, documents: docs });
+    await waitForJob(app.url, sub.body.id);
+    const store = app.booted.deps.services[JOB_STORE] as JobStore;
+    const all = await store.results(sub.body.id, -1, 500, Infinity);
+    assert.equal(all.length, 30);
+    const bytes = (i: number) => Buffer.byteLength(all[i]!.line);
+    assert.deepEqual((await store.results(sub.body.id, -1, 500, 1)).map((l) => l.index), [0], 'a line larger than the budget still goes, alone');
+    assert.deepEqual((await store.results(sub.body.id, -1, 500, bytes(0) + bytes(1))).map((l) => l.index), [0, 1]);
+    assert.deepEqual((await store.results(sub.body.id, 4, 500, bytes(5) + bytes(6) + bytes(7) - 1)).map((l) => l.index), [5, 6]);
+    const { lines } = await jobResults(app.url, sub.body.id);
+    assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
   });
 
   test('bad submissions are refused before anything is stored, each with what to do', async () => {
