@@ -109,6 +109,10 @@ describe('jobs over replicas sharing PostgreSQL', () => {
     assert.deepEqual(lines.map((l) => [l.document_id, l.error?.code]), [['x', undefined], ['y', 'INTERNAL'], ['z', undefined]]);
   });
 
+  test('/ready asks the job queue too: 200 while it answers', async () => {
+    for (const r of replicas.filter((x) => x.child.exitCode === null)) assert.equal((await fetch(`${r.url}/ready`)).status, 200);
+  });
+
   test('ids and numbers PostgreSQL cannot hold: the 4xx SQLite gives, never a 500', async () => {
     await assertBadIdsRefused((replicas as ChildServer[])[0]!.url);
   });
@@ -162,6 +166,7 @@ describe('jobs over replicas sharing PostgreSQL', () => {
         assert.match(body.detail, /unreachable \(/);
         assert.doesNotMatch(body.detail, /postgres:\/\/|password|user/i, 'the reason never shows the URL or a credential');
         assert.equal(status.headers.get('retry-after'), '5');
+        assert.equal((await fetch(`${server.url}/ready`, { signal: AbortSignal.timeout(20_000) })).status, 503);
         const post = await fetch(`${server.url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ steps: TOKEN_STEPS, documents: [{ text: 'a' }] }), signal: AbortSignal.timeout(20_000) });
         assert.equal(post.status, 503);
       }

@@ -144,6 +144,10 @@ describe('jobs (SQLite, in-process)', () => {
     await assertBadIdsRefused(app.url);
   });
 
+  test('/ready asks the job store too', async () => {
+    assert.equal((await app.request('GET', '/ready')).status, 200);
+  });
+
   test('cancel: queued documents are dropped, results so far kept, the status stays cancelled', async () => {
     const slow = await startApp({ 'job-batch-size': '1' });
     try {

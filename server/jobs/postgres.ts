@@ -247,6 +247,12 @@ export class PgJobStore implements JobStore {
     return this.get(id);
   }
 
+  /** The queue exists and answers (its table is pg-boss's, on the same pool as everything else). */
+  async ping(): Promise<void> {
+    const { rows } = await this.db((c) => c.query('SELECT 1 FROM pgboss.queue WHERE name = $1', [QUEUE]));
+    if (rows.length === 0) throw new Error(`The job queue ${QUEUE} is missing from pgboss.queue: restart a replica to create it again.`);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

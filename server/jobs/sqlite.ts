@@ -108,6 +108,10 @@ export class SqliteJobStore implements JobStore {
     return this.get(id);
   }
 
+  async ping(): Promise<void> {
+    await this.db.get('SELECT 1 FROM jobs LIMIT 1');
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -68,5 +68,7 @@ export interface JobStore {
   results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]>;
   /** Cancel a queued or running job (documents not started are dropped); a finished job is answered as it is. */
   cancel(id: string): Promise<JobView | undefined>;
+  /** Resolves when the jobs database (and, on PostgreSQL, the queue) answers: the readiness check. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
