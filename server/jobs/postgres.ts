@@ -162,8 +162,8 @@ export class PgJobStore implements JobStore {
         this.options.logger.log('debug', 'job batch stored', { batch: message.id });
         await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
       } catch (e) {
-        if (message.retryCount >= message.retryLimit) {
-          // The last run: its documents still without a result fail, so the job ends.
+        if (!this.closed && message.retryCount >= message.retryLimit) {
+          // The last run (and not cut short by this replica stopping): its documents still without a result fail, so the job ends.
           warn('job batch failed on its last retry; its documents without a result fail')(e as Error);
           const gaveUp = await this.giveUp(message.data).then(() => true, (g: Error) => (warn('job batch could not be given up')(g), false));
           if (gaveUp) {
