@@ -109,6 +109,27 @@ describe('jobs over replicas sharing PostgreSQL', () => {
     assert.deepEqual(lines.map((l) => [l.document_id, l.error?.code]), [['x', undefined], ['y', 'INTERNAL'], ['z', undefined]]);
   });
 
+  test('a batch that fails on every retry is given up: its documents fail with INTERNAL and the job finishes', async () => {
+    const [a, b] = replicas as [ChildServer, ChildServer];
+    const markers = mkdtempSync(join(tmpdir(), 'chunkd-gate-markers-'));
+    try {
+      const docs = Array.from({ length: 200 }, (_, i) => ({ id: `r${i}`, text: `wait ${i}` }));
+      const sub = await submitJob(a.url, { steps: [{ type: 'chunk', chunker: 'gate', config: { marker_dir: markers } }], documents: docs });
+      assert.equal(sub.status, 202, JSON.stringify(sub.body));
+      // Steps no run can read: every batch not yet under way fails, run after run (batches already held finish).
+      await db.query("UPDATE chunkd_jobs SET steps = 'not json' WHERE id = $1", [sub.body.id]);
+      writeFileSync(join(markers, 'release'), '');
+      const job = await waitForJob(b.url, sub.body.id);
+      assert.equal(job.documents.done + job.documents.failed, 200);
+      assert.ok(job.documents.failed > 0, JSON.stringify(job.documents));
+      const { lines } = await jobResults(a.url, sub.body.id);
+      assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
+      assert.ok(lines.every((l) => l.chunks || l.error?.code === 'INTERNAL'), 'every document has its result or an INTERNAL line');
+    } finally {
+      rmSync(markers, { recursive: true, force: true });
+    }
+  });
+
   test('/ready asks the job queue too: 200 while it answers', async () => {
     for (const r of replicas.filter((x) => x.child.exitCode === null)) assert.equal((await fetch(`${r.url}/ready`)).status, 200);
   });
