@@ -82,4 +82,19 @@ describe('deploy/', () => {
     assert.match(service, /selector:\n\s+app: chunkd/);
     assert.match(deployment, /labels:\n\s+app: chunkd/);
   });
+
+  test('nginx lets through every body chunkd accepts, so chunkd answers the 413 with its own message', () => {
+    const nginx = read(/- \.\/(\S+):\/etc\/nginx\/conf\.d\/default\.conf/.exec(compose)![1]!);
+    const size = (v: string) => Number(v.slice(0, -1)) * { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[v.at(-1)!.toLowerCase() as 'k' | 'm' | 'g']!;
+    const serverLevel = /^ {4}client_max_body_size (\d+[kmg]);/m.exec(nginx);
+    assert.ok(serverLevel, 'a server-wide client_max_body_size');
+    const jobs = /location \/v1\/jobs \{[^}]*client_max_body_size (\d+[kmg]);/.exec(nginx);
+    assert.ok(jobs, 'location /v1/jobs sets its own client_max_body_size');
+    // What the replicas run with: compose's literal values, else the defaults.
+    const env = Object.fromEntries([...assignments(compose)].filter(([, v]) => v !== undefined && !v.includes('${')));
+    const settings = resolveSettings({}, env as Record<string, string>);
+    assert.ok(size(serverLevel[1]!) > settings.maxBodyBytes, `client_max_body_size ${serverLevel[1]} is not above --max-body-bytes (${settings.maxBodyBytes})`);
+    const largest = Math.max(settings.maxBodyBytes, settings.maxJobBytes);
+    assert.ok(size(jobs[1]!) > largest, `/v1/jobs client_max_body_size ${jobs[1]} is not above the larger of --max-body-bytes and --max-job-bytes (${largest})`);
+  });
 });

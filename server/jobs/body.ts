@@ -40,7 +40,7 @@ export async function readJob(ctx: Context, deps: { registry: Registry; settings
   if (documents.length > settings.maxJobDocuments) {
     throw new ChunkdError('TOO_LARGE', `The job has ${documents.length} documents; the limit is ${settings.maxJobDocuments}. Split them over several jobs, or raise --max-job-documents (CHUNKD_MAX_JOB_DOCUMENTS).`);
   }
-  checkStorable(documents);
+  checkStorable(header, documents);
   if ((header.pipeline_id === undefined) === (header.steps === undefined)) {
     throw validationError(['body'], 'Name the steps to run with either pipeline_id (a stored pipeline) or steps (inline), not both and not neither.', 'value_error');
   }
@@ -108,12 +108,15 @@ function parseNdjson(text: string) {
  * Documents are stored as UTF-8 text until they run: a lone UTF-16 surrogate would come back
  * altered (and the offsets with it), and PostgreSQL text cannot hold U+0000. Refused up front.
  */
-function checkStorable(documents: DocIn[]): void {
+function checkStorable(header: Header, documents: DocIn[]): void {
   const issues: Issue[] = [];
+  if (header.pipeline_id?.includes('\u0000')) issues.push({ loc: ['body', 'pipeline_id'], msg: 'pipeline_id holds a NUL character (U+0000), which no pipeline id has: send an id from GET /v1/pipelines.', type: 'string_unicode' });
   for (const [i, d] of documents.entries()) {
     if (issues.length >= MAX_ISSUES) break;
     if (!d.text.isWellFormed()) issues.push({ loc: ['body', 'documents', i, 'text'], msg: 'The text holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.', type: 'string_unicode' });
     else if (d.text.includes('\u0000')) issues.push({ loc: ['body', 'documents', i, 'text'], msg: 'The text holds a NUL character (U+0000), which a job cannot store: remove it, or chunk this text with POST /v1/chunk/….', type: 'string_unicode' });
+    if (d.id !== undefined && !d.id.isWellFormed()) issues.push({ loc: ['body', 'documents', i, 'id'], msg: 'The id holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.', type: 'string_unicode' });
+    else if (d.id?.includes('\u0000')) issues.push({ loc: ['body', 'documents', i, 'id'], msg: 'The id holds a NUL character (U+0000), which a job cannot store: remove it.', type: 'string_unicode' });
   }
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
 }

@@ -1,10 +1,13 @@
 import { hostname } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
-import { runBatch } from './run.js';
+import type { Migration } from '../storage/migrations.js';
+import { migratePg } from '../storage/pg-migrate.js';
+import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
+import { BUG, runBatch } from './run.js';
 import { contiguous } from './sqlite.js';
 import { FAILURES_MAX, type JobRun, type JobStore, type JobView, type NewJob, type ResultLine } from './store.js';
 import { finalStatus, toView, type JobRow } from './view.js';
@@ -12,31 +15,42 @@ import { finalStatus, toView, type JobRow } from './view.js';
 /** The pg-boss queue of batches: one message = one job's document indexes [from, to). */
 export const QUEUE = 'chunkd-job-batches';
 
-/** Applied by every replica at start (idempotent, under a lock, so replicas starting together do not race). */
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS chunkd_jobs (
-    id text PRIMARY KEY, status text NOT NULL, pipeline_id text, steps text NOT NULL, offset_unit text NOT NULL,
-    total integer NOT NULL, done integer NOT NULL DEFAULT 0, failed integer NOT NULL DEFAULT 0,
-    created_at timestamptz NOT NULL, started_at timestamptz, finished_at timestamptz, expires_at timestamptz
-  );
-  CREATE TABLE IF NOT EXISTS chunkd_job_documents (
-    job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, doc_id text NOT NULL, text text NOT NULL,
-    PRIMARY KEY (job_id, idx)
-  );
-  CREATE TABLE IF NOT EXISTS chunkd_job_results (
-    job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, ok boolean NOT NULL, line text NOT NULL,
-    replica text NOT NULL, PRIMARY KEY (job_id, idx)
-  );
-`;
-const SCHEMA_LOCK = 0x63686b64; // 'chkd'
+/**
+ * The jobs schema as numbered steps, recorded in chunkd_migrations under 'jobs' and only ever
+ * appended (migratePg applies them under its lock, so replicas starting together do not race).
+ * Step 1 is IF NOT EXISTS: databases made before the jobs were versioned already hold these tables.
+ */
+export const JOB_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE IF NOT EXISTS chunkd_jobs (
+        id text PRIMARY KEY, status text NOT NULL, pipeline_id text, steps text NOT NULL, offset_unit text NOT NULL,
+        total integer NOT NULL, done integer NOT NULL DEFAULT 0, failed integer NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL, started_at timestamptz, finished_at timestamptz, expires_at timestamptz
+      );
+      CREATE TABLE IF NOT EXISTS chunkd_job_documents (
+        job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, doc_id text NOT NULL, text text NOT NULL,
+        PRIMARY KEY (job_id, idx)
+      );
+      CREATE TABLE IF NOT EXISTS chunkd_job_results (
+        job_id text NOT NULL REFERENCES chunkd_jobs (id) ON DELETE CASCADE, idx integer NOT NULL, ok boolean NOT NULL, line text NOT NULL,
+        replica text NOT NULL, PRIMARY KEY (job_id, idx)
+      );
+    `,
+  },
+];
 
-/** A connection that cannot be had within this is a 503, not a hung request. */
-const CONNECT_TIMEOUT_MS = 3000;
-/** No statement of a route runs longer than this (the server cancels it). */
-const STATEMENT_TIMEOUT_MS = 10_000;
 const SWEEP_MS = 60_000;
+/** Expired jobs deleted per statement: each well inside the statement timeout, whatever piled up. */
+const SWEEP_GROUP = 100;
 /** How often an idle consumer asks the queue for a batch. */
 const POLL_MS = 500;
+/**
+ * Runs of one batch before it is given up (its documents still without a result get an INTERNAL
+ * line): a batch that fails that often will not succeed, and the job must still finish.
+ */
+export const RETRY_LIMIT = 5;
 
 /** This process, as recorded beside each result it stored. */
 export const REPLICA = `${hostname()}:${process.pid}`;
@@ -75,18 +89,15 @@ export class PgJobStore implements JobStore {
     private readonly options: PgOptions,
   ) {}
 
-  static async open(url: string, options: PgOptions): Promise<PgJobStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: STATEMENT_TIMEOUT_MS, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: 'chunkd-jobs' });
-    pool.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message }));
-    // A connection the server ends while it is checked out (between two statements of a batch)
-    // emits 'error' on its client, which without a listener would end the process.
-    pool.on('connect', (client) => client.on('error', (e) => options.logger.log('warning', 'jobs database connection lost', { error: e.message })));
-    const retry = { retryLimit: 100, retryDelay: 1, retryBackoff: false, expireInSeconds: options.expiryS };
+  /**
+   * On the shared pool (services.postgres, pg-pool.ts), which pg-boss uses too through its `db`
+   * adapter: one set of connections per replica, with the pool's timeouts and keep-alive. The pool
+   * belongs to its service: close() leaves it open.
+   */
+  static async open(pool: pg.Pool, options: PgOptions): Promise<PgJobStore> {
+    const retry = { retryLimit: RETRY_LIMIT, retryDelay: 1, retryBackoff: false, expireInSeconds: options.expiryS };
     const boss = new PgBoss({
-      connectionString: url,
-      max: 4,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      application_name: 'chunkd-jobs-queue',
+      db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
       schedule: false,
       // Expired batches are failed (and so retried) by this maintenance pass: often enough that a
       // dead replica's batch waits about one expiry.
@@ -96,28 +107,18 @@ export class PgJobStore implements JobStore {
     // Without a listener an 'error' event would end the process; while the database is down every poll fails.
     boss.on('error', (e) => options.logger.log('warning', 'job queue error', { error: e.message }));
     try {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-        await client.query(SCHEMA);
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      await migratePg(pool, 'jobs', JOB_MIGRATIONS);
       await boss.start();
       if (!(await boss.getQueue(QUEUE))) {
         await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }).catch(async (e: Error) => {
           if (!(await boss.getQueue(QUEUE))) throw e; // else another replica created it meanwhile
         });
+      } else {
+        await boss.updateQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }); // a queue made with older retry settings
       }
     } catch (e) {
       await boss.stop({ graceful: false, wait: false } as PgBoss.StopOptions).catch(() => {});
-      await pool.end().catch(() => {});
-      throw new Error(`Cannot open the jobs database at --database-url: ${(e as Error).message}. Check that PostgreSQL is running and the URL is right.`);
+      throw e;
     }
     return new PgJobStore(pool, boss, options);
   }
@@ -129,7 +130,7 @@ export class PgJobStore implements JobStore {
   start(deps: ExecuteDeps): void {
     this.deps = deps;
     for (let i = 0; i < deps.executor.threads + 1; i++) this.loops.push(this.consume());
-    this.sweeper = setInterval(() => void this.db((c) => c.query('DELETE FROM chunkd_jobs WHERE expires_at < now()')).catch(() => {}), SWEEP_MS).unref();
+    this.sweeper = setInterval(() => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })), SWEEP_MS).unref();
   }
 
   /**
@@ -142,9 +143,9 @@ export class PgJobStore implements JobStore {
   private async consume(): Promise<void> {
     const warn = (msg: string) => (e: Error) => this.options.logger.log('warning', msg, { error: e.message });
     while (!this.closed) {
-      let message: PgBoss.Job<Batch> | undefined;
+      let message: PgBoss.JobWithMetadata<Batch> | undefined;
       try {
-        [message] = (await this.boss.fetch<Batch>(QUEUE, { batchSize: 1 })) ?? [];
+        [message] = (await this.boss.fetch<Batch>(QUEUE, { batchSize: 1, includeMetadata: true })) ?? [];
       } catch (e) {
         warn('job queue unreachable')(e as Error);
       }
@@ -161,6 +162,15 @@ export class PgJobStore implements JobStore {
         this.options.logger.log('debug', 'job batch stored', { batch: message.id });
         await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
       } catch (e) {
+        if (!this.closed && message.retryCount >= message.retryLimit) {
+          // The last run (and not cut short by this replica stopping): its documents still without a result fail, so the job ends.
+          warn('job batch failed on its last retry; its documents without a result fail')(e as Error);
+          const gaveUp = await this.giveUp(message.data).then(() => true, (g: Error) => (warn('job batch could not be given up')(g), false));
+          if (gaveUp) {
+            await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
+            continue;
+          }
+        }
         warn('job batch failed; retried')(e as Error);
         await this.boss.fail(QUEUE, message.id, { message: (e as Error).message }).catch(warn('job batch not marked failed; it expires and is retried'));
       }
@@ -211,8 +221,17 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
-    const { rows } = await this.db((c) => c.query<{ idx: number; ok: boolean; line: string }>('SELECT idx, ok, line FROM chunkd_job_results WHERE job_id = $1 AND idx > $2 ORDER BY idx LIMIT $3', [id, after, limit]));
+  async results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]> {
+    // The running byte total cuts the page in SQL: the lines past the budget never leave the server.
+    const { rows } = await this.db((c) =>
+      c.query<{ idx: number; ok: boolean; line: string }>(
+        `SELECT idx, ok, line FROM (
+           SELECT idx, ok, line, row_number() OVER w AS n, sum(octet_length(line)) OVER w AS total
+           FROM chunkd_job_results WHERE job_id = $1 AND idx > $2 WINDOW w AS (ORDER BY idx) ORDER BY idx LIMIT $3
+         ) t WHERE n = 1 OR total <= $4 ORDER BY idx`,
+        [id, after, limit, maxBytes],
+      ),
+    );
     return contiguous(rows, after);
   }
 
@@ -228,6 +247,12 @@ export class PgJobStore implements JobStore {
     return this.get(id);
   }
 
+  /** The queue exists and answers (its table is pg-boss's, on the same pool as everything else). */
+  async ping(): Promise<void> {
+    const { rows } = await this.db((c) => c.query('SELECT 1 FROM pgboss.queue WHERE name = $1', [QUEUE]));
+    if (rows.length === 0) throw new Error(`The job queue ${QUEUE} is missing from pgboss.queue: restart a replica to create it again.`);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -237,7 +262,26 @@ export class PgJobStore implements JobStore {
     await Promise.race([Promise.allSettled(this.loops), new Promise((r) => setTimeout(r, 2000).unref())]);
     // Not graceful: a batch in flight is simply not completed, and another replica takes it after its expiry.
     await this.boss.stop({ graceful: false, wait: true, timeout: 2000 } as PgBoss.StopOptions).catch(() => {});
-    await this.pool.end().catch(() => {});
+  }
+
+  /** Deletes expired jobs (their documents and results cascade) a group at a time. */
+  private async sweep(): Promise<void> {
+    for (;;) {
+      const { rowCount } = await this.pool.query('DELETE FROM chunkd_jobs WHERE id IN (SELECT id FROM chunkd_jobs WHERE expires_at < now() LIMIT $1)', [SWEEP_GROUP]);
+      if ((rowCount ?? 0) < SWEEP_GROUP || this.closed) return;
+    }
+  }
+
+  /** A batch that failed on every retry: each of its documents still without a result gets an INTERNAL line. */
+  private async giveUp({ job_id, from, to }: Batch): Promise<void> {
+    const { rows: docs } = await this.pool.query<{ index: number; id: string }>(
+      `SELECT d.idx AS "index", d.doc_id AS id FROM chunkd_job_documents d
+       WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
+         AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)`,
+      [job_id, from, to],
+    );
+    const lines = docs.map((d) => ({ index: d.index, ok: false, line: JSON.stringify({ document_id: d.id, index: d.index, error: BUG }) }));
+    if (lines.length) await this.store(job_id, lines);
   }
 
   /** One batch: its documents without a result yet, run, and their results stored once. */
@@ -253,7 +297,10 @@ export class PgJobStore implements JobStore {
       [job_id, from, to],
     );
     const run: JobRun = { id: job_id, status: row.status, steps: JSON.parse(row.steps), offset_unit: row.offset_unit as JobRun['offset_unit'] };
-    const lines = await runBatch(run, docs, this.deps!);
+    const lines = await runBatch(run, docs, this.deps!, {
+      stopping: () => this.closed,
+      onBug: (d, e) => this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
+    });
     if (lines.length) await this.store(job_id, lines);
   }
 
@@ -281,13 +328,13 @@ export class PgJobStore implements JobStore {
     }
   }
 
-  /** A route's database work on one connection; the database unreachable or failing over is a 503 with the reason, never a hang. */
+  /** A route's database work on one connection; the database unreachable is a 503 with a reason safe to show, input it refuses a 422. */
   private async db<T>(op: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (e) {
-      throw unavailable(e);
+      throw asUnavailable(e, 'The jobs database');
     }
     let failure: unknown;
     try {
@@ -295,22 +342,10 @@ export class PgJobStore implements JobStore {
     } catch (e) {
       failure = e;
       if (e instanceof ChunkdError) throw e;
-      throw isConnectionFailure(e) ? unavailable(e) : e;
+      throw asStorageError(e, 'The jobs database');
     } finally {
-      client.release(isConnectionFailure(failure) ? (failure as Error) : undefined); // a broken connection is dropped, not reused
+      // A broken connection is dropped, not reused.
+      client.release(failure !== undefined && asUnavailable(failure) !== failure ? (failure as Error) : undefined);
     }
   }
 }
-
-/** Connection-level failures (server gone, shutting down, timed out), as opposed to a bug in a statement. */
-function isConnectionFailure(e: unknown): boolean {
-  if (!e) return false;
-  const { code, message } = e as { code?: string; message?: string };
-  return (
-    (typeof code === 'string' && (/^(08|57P)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57014'].includes(code))) ||
-    /timeout|terminat|Connection ended|not queryable|ECONNREFUSED/i.test(message ?? '')
-  );
-}
-
-const unavailable = (e: unknown) =>
-  new ChunkdError('UNAVAILABLE', `The jobs database (PostgreSQL at --database-url) cannot be reached: ${(e as Error).message || (e as { code?: string }).code || 'no answer'}. Retry in a moment.`, { 'Retry-After': '2' });

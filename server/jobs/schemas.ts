@@ -51,7 +51,10 @@ export const JobStatusBody = Type.Object({
 /** Most result lines in one answer: a client pages on with `after`. */
 export const RESULTS_PAGE_MAX = 10_000;
 
+/** The largest `after`: a document index is a 32-bit integer in the store, and the largest index is 2^31 - 1. */
+export const AFTER_MAX = 2 ** 31 - 2;
+
 export const JobResultsQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: -1, default: -1, description: 'Send the lines after this document index (the index of the last line received); -1 (default): from the start.' })),
+  after: Type.Optional(Type.Integer({ minimum: -1, maximum: AFTER_MAX, default: -1, description: 'Send the lines after this document index (the index of the last line received); -1 (default): from the start.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RESULTS_PAGE_MAX, default: RESULTS_PAGE_MAX, description: `Most lines in this answer (1–${RESULTS_PAGE_MAX}).` })),
 });

@@ -34,6 +34,11 @@ export class SqliteJobStore implements JobStore {
   private again = false;
   private closed = false;
   private sweeper: NodeJS.Timeout | undefined;
+  /**
+   * Every write goes through this one chain: the store has one connection, and a second BEGIN on it
+   * (or a plain write landing inside another's transaction) would fail or be rolled back with it.
+   */
+  private writes: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly db: Database,
@@ -54,13 +59,12 @@ export class SqliteJobStore implements JobStore {
   /** Start consuming (boot calls it once the worker pool exists). */
   start(deps: ExecuteDeps): void {
     this.deps = deps;
-    this.sweeper = setInterval(() => void this.sweep().catch(() => {}), SWEEP_MS).unref();
+    this.sweeper = setInterval(() => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })), SWEEP_MS).unref();
     this.kick();
   }
 
   async submit(job: NewJob): Promise<JobView> {
-    await this.db.exec('BEGIN IMMEDIATE');
-    try {
+    await this.transaction(async () => {
       await this.db.run(
         'INSERT INTO jobs (id, status, pipeline_id, steps, offset_unit, total, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         job.id, 'queued', job.pipeline_id, JSON.stringify(job.steps), job.offset_unit, job.documents.length, job.created_at,
@@ -71,11 +75,7 @@ export class SqliteJobStore implements JobStore {
         await this.db.run(`INSERT INTO job_documents (job_id, idx, doc_id, text) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`, ...part.flatMap((d, i) => [job.id, at + i, d.id, d.text]));
       }
       if (job.documents.length === 0) await this.db.run("UPDATE jobs SET status = 'done', finished_at = ?, expires_at = ? WHERE id = ?", job.created_at, this.expiry(job.created_at), job.id);
-      await this.db.exec('COMMIT');
-    } catch (e) {
-      await this.db.exec('ROLLBACK').catch(() => {});
-      throw e;
-    }
+    });
     this.kick();
     return (await this.get(job.id))!;
   }
@@ -87,16 +87,29 @@ export class SqliteJobStore implements JobStore {
     return toView(row, failures.map((f) => f.line));
   }
 
-  async results(id: string, after: number, limit: number): Promise<ResultLine[]> {
-    const rows = await this.db.all<{ idx: number; ok: number; line: string }[]>('SELECT idx, ok, line FROM job_results WHERE job_id = ? AND idx > ? ORDER BY idx LIMIT ?', id, after, limit);
+  async results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]> {
+    // The running byte total cuts the page in SQL: the lines past the budget are never read into memory.
+    const rows = await this.db.all<{ idx: number; ok: number; line: string }[]>(
+      `SELECT idx, ok, line FROM (
+         SELECT idx, ok, line, row_number() OVER w AS n, sum(length(CAST(line AS BLOB))) OVER w AS total
+         FROM job_results WHERE job_id = ? AND idx > ? WINDOW w AS (ORDER BY idx) ORDER BY idx LIMIT ?
+       ) WHERE n = 1 OR total <= ? ORDER BY idx`,
+      id, after, limit, maxBytes,
+    );
     return contiguous(rows, after);
   }
 
   async cancel(id: string): Promise<JobView | undefined> {
     const now = new Date().toISOString();
-    const { changes } = await this.db.run("UPDATE jobs SET status = 'cancelled', finished_at = ?, expires_at = ? WHERE id = ? AND status IN ('queued', 'running')", now, this.expiry(now), id);
-    if (changes) await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
+    await this.transaction(async () => {
+      const { changes } = await this.db.run("UPDATE jobs SET status = 'cancelled', finished_at = ?, expires_at = ? WHERE id = ? AND status IN ('queued', 'running')", now, this.expiry(now), id);
+      if (changes) await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
+    });
     return this.get(id);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.get('SELECT 1 FROM jobs LIMIT 1');
   }
 
   async close(): Promise<void> {
@@ -104,8 +117,33 @@ export class SqliteJobStore implements JobStore {
     this.closed = true;
     clearInterval(this.sweeper);
     await this.running?.catch(() => {});
+    await this.writes;
     await this.db.close();
   }
+
+  /** `work` alone on the connection: after every write before it, before every write after it. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(work, work);
+    this.writes = run.catch(() => {});
+    return run;
+  }
+
+  private transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      await this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work();
+        await this.db.exec('COMMIT');
+        return result;
+      } catch (e) {
+        await this.db.exec('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  private readonly onBug = (d: { index: number }, e: unknown) =>
+    this.options.logger.log('error', 'a bug failed a job document', { index: d.index, error: (e as Error)?.stack ?? String(e) });
 
   private expiry(from: string): string {
     return new Date(Date.parse(from) + this.options.ttlS * 1000).toISOString();
@@ -147,20 +185,25 @@ export class SqliteJobStore implements JobStore {
     const from = job.next_index;
     const to = from + this.options.batchSize;
     const now = new Date().toISOString();
-    await this.db.run("UPDATE jobs SET next_index = ?, status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status IN ('queued', 'running')", to, now, job.id);
-    const docs = await this.db.all<{ index: number; id: string; text: string }[]>(
-      'SELECT idx AS "index", doc_id AS id, text FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
-      job.id, from, to,
-    );
-    const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
-    const lines = await runBatch(run, docs, this.deps!);
-    await this.store(job.id, lines);
+    await this.exclusive(() => this.db.run("UPDATE jobs SET next_index = ?, status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status IN ('queued', 'running')", to, now, job.id));
+    try {
+      const docs = await this.db.all<{ index: number; id: string; text: string }[]>(
+        'SELECT idx AS "index", doc_id AS id, text FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+        job.id, from, to,
+      );
+      const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
+      const lines = await runBatch(run, docs, this.deps!, { stopping: () => this.closed, onBug: this.onBug });
+      await this.store(job.id, lines);
+    } catch (e) {
+      // The claim moved past this batch before it ran: moved back, or the retry would skip it for good.
+      await this.exclusive(() => this.db.run('UPDATE jobs SET next_index = min(next_index, ?) WHERE id = ?', from, job.id)).catch(() => {});
+      throw e;
+    }
     return true;
   }
 
   private async store(jobId: string, lines: ResultLine[]): Promise<void> {
-    await this.db.exec('BEGIN IMMEDIATE');
-    try {
+    await this.transaction(async () => {
       let done = 0;
       let failed = 0;
       // One statement per batch (RETURNING gives the rows that went in): each statement is a round trip to SQLite's thread.
@@ -182,20 +225,18 @@ export class SqliteJobStore implements JobStore {
         const now = new Date().toISOString();
         await this.db.run('UPDATE jobs SET status = ?, finished_at = ?, expires_at = ? WHERE id = ?', finalStatus(row), now, this.expiry(now), jobId);
       }
-      await this.db.exec('COMMIT');
-    } catch (e) {
-      await this.db.exec('ROLLBACK').catch(() => {});
-      throw e;
-    }
+    });
   }
 
   private async sweep(): Promise<void> {
     const now = new Date().toISOString();
     const gone = await this.db.all<{ id: string }[]>('SELECT id FROM jobs WHERE expires_at < ?', now);
     for (const { id } of gone) {
-      await this.db.run('DELETE FROM job_results WHERE job_id = ?', id);
-      await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
-      await this.db.run('DELETE FROM jobs WHERE id = ?', id);
+      await this.transaction(async () => {
+        await this.db.run('DELETE FROM job_results WHERE job_id = ?', id);
+        await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
+        await this.db.run('DELETE FROM jobs WHERE id = ?', id);
+      });
     }
   }
 }

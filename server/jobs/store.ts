@@ -62,10 +62,13 @@ export interface JobStore {
   get(id: string): Promise<JobView | undefined>;
   /**
    * The lines of the contiguous finished prefix after index `after` (-1: from the start), in
-   * index order, at most `limit`; a gap (a document not finished yet) ends the page.
+   * index order, at most `limit` lines and about `maxBytes` of them (always at least one line, so
+   * one huge line still goes); a gap (a document not finished yet) ends the page.
    */
-  results(id: string, after: number, limit: number): Promise<ResultLine[]>;
+  results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]>;
   /** Cancel a queued or running job (documents not started are dropped); a finished job is answered as it is. */
   cancel(id: string): Promise<JobView | undefined>;
+  /** Resolves when the jobs database (and, on PostgreSQL, the queue) answers: the readiness check. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -41,6 +41,9 @@ export async function readPipeline<T extends { steps?: S }, S>(ctx: Context, rea
     const value = shaped ? (body as Record<string, unknown>)[key] : undefined;
     if (typeof value === 'string' && !value.isWellFormed()) {
       issues.push({ loc: ['body', key], msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`, type: 'string_unicode' });
+    } else if (typeof value === 'string' && value.includes('\u0000')) {
+      // PostgreSQL text cannot hold U+0000: refused on both back-ends, so they answer alike.
+      issues.push({ loc: ['body', key], msg: `${key} holds a NUL character (U+0000), which cannot be stored: remove it.`, type: 'string_unicode' });
     }
   }
   const reserved = shaped ? reservedNameIssue((body as Record<string, unknown>)[writer.nameKey], ['body', writer.nameKey]) : undefined;

@@ -10,18 +10,25 @@ import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import type { PipelineStore } from '../storage/store.js';
 
+/** A job id as randomUUID makes them (lower case). */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const readResultsQuery = queryReader<{ after: number; limit: number }>(JobResultsQuery);
 
-/** Lines read from the store per query while streaming results. */
+/** Lines read from the store per query while streaming results, and about how many bytes of them (one line alone may be larger). */
 const READ_PAGE = 500;
+const READ_BYTES = 4 * 1024 * 1024;
 
 /** Jobs: a corpus submitted once, run in batches (on every replica with --database-url), results read back in order. */
 export const jobRoutes: RouteModule = (deps) => {
   const store = () => deps.services[JOB_STORE] as JobStore;
   const pipelines = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  const missing = (id: string) =>
+    new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
   async function found(id: string): Promise<JobView> {
-    const job = await store().get(id);
-    if (!job) throw new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
+    // Job ids are UUIDs: anything else cannot name a job, and is not sent to the store.
+    const job = JOB_ID.test(id) ? await store().get(id) : undefined;
+    if (!job) throw missing(id);
     return job;
   }
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'jobs' });
@@ -77,7 +84,7 @@ export const jobRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         const { after, limit } = readResultsQuery(ctx);
         const job = await found(ctx.params.id!);
-        const first = await store().results(job.id, after, Math.min(limit, READ_PAGE));
+        const first = await store().results(job.id, after, Math.min(limit, READ_PAGE), READ_BYTES);
         ctx.set('X-Job-Status', job.status);
         ctx.set('X-Job-Total', String(job.documents.total));
         ctx.type = NDJSON;
@@ -88,8 +95,9 @@ export const jobRoutes: RouteModule = (deps) => {
           for (;;) {
             for (const r of page) yield `${r.line}\n`;
             sent += page.length;
-            if (page.length < READ_PAGE || sent >= limit) return;
-            page = await store().results(id, page.at(-1)!.index, Math.min(READ_PAGE, limit - sent));
+            // A page cut short by its byte budget is followed by the next; an empty one (a gap, or the end) ends the answer.
+            if (page.length === 0 || sent >= limit) return;
+            page = await store().results(id, page.at(-1)!.index, Math.min(READ_PAGE, limit - sent), READ_BYTES);
           }
         }
         ctx.body = Readable.from(lines(), { objectMode: false });
@@ -101,8 +109,9 @@ export const jobRoutes: RouteModule = (deps) => {
       summary: 'Cancel a job: documents not started are dropped; results so far stay until the job expires.',
       responses: { ...status, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
       async handler(ctx) {
-        const job = await store().cancel(ctx.params.id!);
-        if (!job) await found(ctx.params.id!);
+        const id = ctx.params.id!;
+        const job = JOB_ID.test(id) ? await store().cancel(id) : undefined;
+        if (!job) throw missing(id);
         ctx.body = job;
       },
     }),

@@ -3,6 +3,8 @@ import { isInstalled } from '../../kernel/extras.js';
 import { Extra } from '../../kernel/plugin.js';
 import type { Logger } from '../logger.js';
 import type { RouteModule } from '../route.js';
+import { JOB_STORE } from '../jobs/service.js';
+import type { JobStore } from '../jobs/store.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import type { PipelineStore } from '../storage/store.js';
 import { ChunkdError } from '../../kernel/errors.js';
@@ -11,18 +13,18 @@ import { errorResponses } from '../schemas.js';
 /** A readiness probe waits no longer than this for the database (probes have short timeouts of their own). */
 export const READY_TIMEOUT_MS = 3_000;
 
-/** Resolves when the store answers; a ChunkdError UNAVAILABLE with the reason when it does not, or not in time. */
-async function storageAnswers(store: PipelineStore, logger: Logger): Promise<void> {
+/** Resolves when `ping` does; a ChunkdError UNAVAILABLE naming `what` when it fails, or not in time. */
+async function answers(what: string, ping: () => Promise<void>, logger: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ChunkdError('UNAVAILABLE', `The pipelines database did not answer within ${READY_TIMEOUT_MS} ms: retry in a moment.`, { 'Retry-After': '5' })), READY_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new ChunkdError('UNAVAILABLE', `The ${what} did not answer within ${READY_TIMEOUT_MS} ms: retry in a moment.`, { 'Retry-After': '5' })), READY_TIMEOUT_MS);
   });
   try {
-    await Promise.race([store.ping(), late]);
+    await Promise.race([ping(), late]);
   } catch (e) {
     if (e instanceof ChunkdError) throw e;
     logger.log('warning', 'readiness check failed', { error: String((e as Error)?.stack ?? e) });
-    throw new ChunkdError('UNAVAILABLE', 'The pipelines database cannot answer: retry in a moment. The server log has the details.', { 'Retry-After': '5' });
+    throw new ChunkdError('UNAVAILABLE', `The ${what} cannot answer: retry in a moment. The server log has the details.`, { 'Retry-After': '5' });
   } finally {
     clearTimeout(timer);
   }
@@ -70,13 +72,15 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
   {
     method: 'get',
     path: '/ready',
-    summary: 'Readiness: 200 when the pipelines database answers, 503 with the reason when it does not.',
+    summary: 'Readiness: 200 when the pipelines database and the job queue answer, 503 with the reason when one does not.',
     description: 'For load balancers and Kubernetes readiness probes: a replica whose database is unreachable is taken out of rotation, while /health (liveness) keeps it alive.',
     tag: 'meta',
     public: true,
     responses: { 200: { description: 'Ready.', schema: Type.Object({ status: Type.Literal('ready') }) }, ...errorResponses('UNAVAILABLE') },
     async handler(ctx) {
-      await storageAnswers(services[PIPELINE_STORE] as PipelineStore, logger);
+      const pipelines = services[PIPELINE_STORE] as PipelineStore;
+      const jobs = services[JOB_STORE] as JobStore | undefined;
+      await Promise.all([answers('pipelines database', () => pipelines.ping(), logger), jobs && answers('job queue', () => jobs.ping(), logger)]);
       ctx.body = { status: 'ready' };
     },
   },

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
+import { defaultThreads } from '../../kernel/pool.js';
 import type { ServiceFactory } from '../boot.js';
 
 /** Key of the shared pg.Pool in AppDeps.services (absent without --database-url): every PostgreSQL user reuses it. */
@@ -25,10 +26,13 @@ export function redactUrl(url: string): string {
   }
 }
 
-export function createPool(url: string, onIdleError: (reason: string) => void = () => {}): pg.Pool {
+/** Connections the routes may use at once; the job consumers get theirs on top (see postgresPool). */
+export const ROUTE_CONNECTIONS = 10;
+
+export function createPool(url: string, onIdleError: (reason: string) => void = () => {}, max = ROUTE_CONNECTIONS): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
@@ -39,6 +43,9 @@ export function createPool(url: string, onIdleError: (reason: string) => void = 
   });
   // An idle connection the server drops (a restart, a failover) emits here; unhandled, it would end the process.
   pool.on('error', (e) => onIdleError(unreachableReason(e) ?? 'an idle connection failed'));
+  // A connection the server ends while it is checked out (between two statements of a transaction)
+  // emits 'error' on its client, which without a listener would end the process; its statement fails anyway.
+  pool.on('connect', (client) => client.on('error', (e) => onIdleError(unreachableReason(e) ?? 'a connection failed')));
   return pool;
 }
 
@@ -71,10 +78,34 @@ export function asUnavailable(e: unknown, what = 'The pipelines database'): unkn
   return new ChunkdError('UNAVAILABLE', `${what} is unreachable (${reason}): retry in a moment. If it lasts, the operator should check the PostgreSQL server --database-url names.`, { 'Retry-After': '5' });
 }
 
+/**
+ * Input PostgreSQL refuses that the checks before it should have caught (a NUL character, a number
+ * out of range, text that is not of the column's type): a 422 naming the problem, never a 500.
+ * The backstop behind the checks, so a check missed is a clear answer rather than a bug report.
+ */
+const BAD_INPUT: Record<string, string> = {
+  '22021': 'a value holds a character the database cannot store (U+0000, NUL): remove it',
+  '22P05': 'a value holds a character the database cannot store (U+0000, NUL): remove it',
+  '22003': 'a number is out of range: send a smaller one',
+  '22P02': 'a value is not of the expected type (an id, a number): check it',
+};
+
+/** asUnavailable, and input the database refused (see BAD_INPUT) as a 422; anything else unchanged. */
+export function asStorageError(e: unknown, what?: string): unknown {
+  const code = (e as { code?: string } | undefined)?.code;
+  const reason = code === undefined ? undefined : BAD_INPUT[code];
+  if (reason) return new ChunkdError('VALIDATION', [{ loc: ['request'], msg: `The request cannot be stored: ${reason}.`, type: 'value_error' }]);
+  return asUnavailable(e, what);
+}
+
 /** Opens the shared pool when --database-url is set; an empty service otherwise. Closed last (boot closes in reverse). */
 export const postgresPool: ServiceFactory = async (settings, logger) => {
   if (!settings.databaseUrl) return { name: POSTGRES, value: undefined, close: async () => {} };
-  const pool = createPool(settings.databaseUrl, (reason) => logger.log('warning', 'database connection lost', { reason }));
+  // One pool for the pipelines, the jobs and the job queue: the routes' connections, plus one for
+  // each job consumer (one per worker thread and one more, each holding one connection at a time),
+  // so busy consumers cannot starve the routes.
+  const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
+  const pool = createPool(settings.databaseUrl, (reason) => logger.log('warning', 'database connection lost', { reason }), ROUTE_CONNECTIONS + threads + 1);
   logger.log('info', 'PostgreSQL pool', { database: redactUrl(settings.databaseUrl) });
   let ended: Promise<void> | undefined;
   return { name: POSTGRES, value: pool, close: () => (ended ??= pool.end()) };

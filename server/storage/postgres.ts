@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Migration } from './migrations.js';
 import { migratePg } from './pg-migrate.js';
-import { asUnavailable } from './pg-pool.js';
+import { asStorageError } from './pg-pool.js';
 import { cursorOf, seqOf } from './cursor.js';
 import type { PipelinePage, PipelinePatch, PipelineRecord, PipelineStore } from './store.js';
 
@@ -90,11 +90,13 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   async get(id: string): Promise<PipelineRecord | undefined> {
+    if (!storable(id)) return undefined;
     const { rows } = await this.run(() => this.pool.query<Row>(`SELECT ${COLUMNS} FROM pipelines WHERE id = $1`, [id]));
     return rows[0] && toRecord(rows[0]);
   }
 
   async getByName(name: string): Promise<PipelineRecord | undefined> {
+    if (!storable(name)) return undefined;
     const { rows } = await this.run(() => this.pool.query<Row>(`SELECT ${COLUMNS} FROM pipelines WHERE name = $1`, [name]));
     return rows[0] && toRecord(rows[0]);
   }
@@ -111,6 +113,7 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   async update(id: string, patch: PipelinePatch): Promise<PipelineRecord | undefined> {
+    if (!storable(id)) return undefined;
     const keys = PATCHABLE.filter((k) => patch[k] !== undefined);
     const values = keys.map((k) => (k === 'steps' ? JSON.stringify(patch.steps) : patch[k]));
     // In SET, a column names its old value: the size loses the old values' bytes and gains the new ones'.
@@ -124,6 +127,7 @@ export class PgPipelineStore implements PipelineStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (!storable(id)) return false;
     const { rowCount } = await this.run(() => this.pool.query('DELETE FROM pipelines WHERE id = $1', [id]));
     return (rowCount ?? 0) > 0;
   }
@@ -143,9 +147,12 @@ export class PgPipelineStore implements PipelineStore {
       if (code === '23505' && constraint === 'pipelines_name') {
         throw new ChunkdError('CONFLICT', `A pipeline named '${name}' already exists: choose another name, or update that one (GET /v1/pipelines lists them).`);
       }
-      throw asUnavailable(e);
+      throw asStorageError(e);
     }
   }
 }
+
+/** PostgreSQL text cannot hold U+0000: an id or name with one names no pipeline (as on SQLite), and is not sent. */
+const storable = (key: string) => !key.includes('\u0000');
 
 const toRecord = ({ id, name, description, steps, created_at, updated_at }: Row): PipelineRecord => ({ id, name, description, steps, created_at, updated_at });

@@ -9,7 +9,8 @@ const ERRORS_MODULE = pathToFileURL(join(import.meta.dirname, '..', '..', 'kerne
  * A plugins directory holding `gate`, a chunker that makes a batch's progress observable without
  * timing guesses: each document it starts is appended (its text, one line) to `<marker_dir>/log`;
  * a text starting with `wait` then waits, without blocking the thread, until `<marker_dir>/release`
- * exists or its request's signal is aborted; the text `FAIL` is refused with a 400 (a document that fails on its own).
+ * exists or its request's signal is aborted; the text `FAIL` is refused with a 400 (a document that fails on its own);
+ * the text `BUG` throws a plain Error (a plugin bug, not a catalogue error).
  * With `hold: true`, making the chunker (before any document runs) logs `create` and waits for `<marker_dir>/release`.
  */
 export function gatePluginDir(): string {
@@ -32,6 +33,7 @@ export function gatePluginDir(): string {
        }
        return { async chunk(text, context) {
        if (marker_dir) appendFileSync(marker_dir + '/log', text + '\\n');
+       if (text === 'BUG') throw new Error('the gate plugin has a bug');
        if (text === 'FAIL') throw new ChunkdError('BAD_REQUEST', 'The gate refuses the text FAIL: send another text.');
        if (marker_dir && text.startsWith('wait')) while (!existsSync(marker_dir + '/release') && !context?.signal?.aborted) await new Promise((r) => setTimeout(r, 10));
        return [{ start: 0, end: text.length, tokenCount: 1 }];
