@@ -6,7 +6,8 @@ import { asTexts } from '../../kernel/run.js';
 import { bodyCheck, checkExecute } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
-import { PAGE_MAX, Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
+import { listPage } from '../pipelines/page.js';
+import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
@@ -15,7 +16,7 @@ import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
-import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
+import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { firstChunkerAnswer } from '../openapi-examples.js';
 import { pipelineDocuments } from '../stream/documents.js';
@@ -89,18 +90,10 @@ export const pipelineRoutes: RouteModule = (deps) => {
         ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
       },
       async handler(ctx) {
-        const { limit, cursor } = readListQuery(ctx);
-        let page;
-        try {
-          // Pipelines stored before the size cap (or under a higher one) may be larger: a page is
-          // never more than a full page of pipelines at the cap.
-          page = await store().list({ limit, after: cursor, maxBytes: PAGE_MAX * deps.settings.maxPipelineBytes });
-        } catch (e) {
-          if (!(e instanceof InvalidCursorError)) throw e;
-          throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');
-        }
+        const query = readListQuery(ctx);
+        const page = await listPage(store(), query, deps.settings.maxPipelineBytes, 'follow the Link header (rel="next")');
         ctx.set('X-Total-Count', String(await store().count()));
-        if (page.next) ctx.set('Link', `</v1/pipelines?limit=${limit}&cursor=${page.next}>; rel="next"`);
+        if (page.next) ctx.set('Link', `</v1/pipelines?limit=${query.limit}&cursor=${page.next}>; rel="next"`);
         ctx.body = page.pipelines;
       },
     }),

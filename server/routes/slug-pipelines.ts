@@ -12,7 +12,8 @@ import { timestamp } from '../pipelines/clock.js';
 import { executePipeline } from '../pipelines/execute.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
-import { PAGE_MAX, PipelineExecute } from '../pipelines/schemas.js';
+import { listPage } from '../pipelines/page.js';
+import { PipelineExecute } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { isSlug, slugPathProblem } from '../pipelines/slug.js';
 import {
@@ -29,7 +30,7 @@ import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
-import { InvalidCursorError, type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
+import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
 
 type CreateBody = { slug: string; description: string | null; steps: Flat[] };
@@ -135,14 +136,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
       },
       async handler(ctx) {
-        const { limit, cursor } = readListQuery(ctx);
-        let page;
-        try {
-          page = await store().list({ limit, after: cursor, maxBytes: PAGE_MAX * deps.settings.maxPipelineBytes });
-        } catch (e) {
-          if (!(e instanceof InvalidCursorError)) throw e;
-          throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then pass the `next` of each page.', 'cursor_invalid');
-        }
+        const page = await listPage(store(), readListQuery(ctx), deps.settings.maxPipelineBytes, 'pass the `next` of each page');
         const slugs = page.pipelines.filter((p) => isSlug(p.name));
         if (slugs.length < page.pipelines.length) ctx.set('X-Chunkd-Omitted', String(page.pipelines.length - slugs.length));
         ctx.body = { pipelines: slugs.map(shown), next: page.next };
