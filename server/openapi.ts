@@ -48,7 +48,10 @@ export function buildOpenApi(
       const examples = Object.fromEntries((r.examples ?? []).map((value, i) => [`example${i + 1}`, { value }]));
       op.requestBody = { required: true, content: { 'application/json': { schema, ...(r.examples?.length ? { examples } : {}) } } };
     }
-    if (r.streamedBody) op.requestBody = { required: true, content: { [r.streamedBody.mediaType]: { schema: referenced(r.streamedBody.schema, refs) } } };
+    if (r.streamedBody) {
+      const json = (op.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+      op.requestBody = { required: true, content: { ...json, [r.streamedBody.mediaType]: { schema: referenced(r.streamedBody.schema, refs) } } };
+    }
     (paths[path] ??= {})[r.method] = op;
   }
   const schemas = Object.fromEntries(Object.entries(named).map(([name, s]) => [name, name in components ? referenced(s, refs, s) : s]));

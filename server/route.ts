@@ -52,8 +52,9 @@ export interface RouteDef {
   /** The largest body this route reads, in bytes, when it is below --max-body-bytes (larger → 413 before parsing). */
   maxBodyBytes?: number;
   /**
-   * The body is read by the handler itself as a stream (an upload): the body rule leaves it alone,
-   * and OpenAPI documents it with this media type and schema.
+   * The body is read by the handler itself, as a stream and under its own limit (an upload, an
+   * NDJSON job): the body rule leaves it alone, and OpenAPI documents it with this media type and
+   * schema, beside the JSON `body` when the route declares one too.
    */
   streamedBody?: { mediaType: string; schema: TSchema };
   /**
@@ -61,8 +62,6 @@ export interface RouteDef {
    * upload's text is put in `text` before the handler runs (server/files/document-input.ts).
    */
   documentInput?: boolean;
-  /** The handler reads the body itself (server/jobs/body.ts), under its own limit, which may exceed --max-body-bytes. */
-  readsOwnBody?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */
   public?: boolean;
   /** Left out of /openapi.json (docs assets). */

@@ -21,6 +21,9 @@ const header = {
 /** The first line of an NDJSON job body: everything but the documents, which follow one per line. */
 export const JobHeader = Type.Object(header, { additionalProperties: true, examples: [{ pipeline_id: '0b6f…' }] });
 
+/** A line of an NDJSON job body: the header first, then one document per line. */
+export const JobNdjsonLine = Type.Union([JobHeader, JobDocumentInput], { description: 'The first line is the header (pipeline_id or steps, offset_unit); each later line is one document.' });
+
 export const JobCreate = Type.Object(
   { ...header, documents: Type.Array(JobDocumentInput, { description: 'The documents, in order; results come back in this order. At most --max-job-documents.' }) },
   {

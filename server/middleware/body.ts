@@ -15,7 +15,7 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
  * The one body rule, for every route, after routing and auth (an unmatched or refused request's
  * body is never read):
  * - a route that declares no body schema never reads one;
- * - a route that reads its own body (`readsOwnBody`: POST /v1/jobs, under --max-job-bytes) is left to do so;
+ * - a route that reads its own body (`streamedBody`: an upload, a job under --max-job-bytes) is left to do so;
  * - every body is read by readBody (server/read-body.ts) up to the route's limit: its own
  *   `maxBodyBytes` when below --max-body-bytes, else --max-body-bytes; over it → 413, with or
  *   without a Content-Length, compressed or not;
@@ -28,7 +28,7 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
 export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
   return async (ctx: Context, next: Next) => {
     const route = matchedRoute(ctx);
-    if (route?.streamedBody || route?.readsOwnBody) return next();
+    if (route?.streamedBody) return next();
     if (!route?.body) {
       closeIfUnread(ctx);
       return next();

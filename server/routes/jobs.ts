@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
 import { readJob, NDJSON } from '../jobs/body.js';
-import { JobAccepted, JobCreate, JobResultsQuery, JobStatusBody } from '../jobs/schemas.js';
+import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../jobs/schemas.js';
 import { JOB_STORE } from '../jobs/service.js';
 import type { JobStore, JobView } from '../jobs/store.js';
 import { queryReader } from '../query.js';
@@ -43,7 +43,7 @@ export const jobRoutes: RouteModule = (deps) => {
         'At most --max-job-bytes of body and --max-job-documents documents. Everything is checked before the job is stored; a document that fails when it runs (too long, say) fails alone.',
       body: JobCreate,
       bodyName: 'JobCreate',
-      readsOwnBody: true,
+      streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
       responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'UNAVAILABLE') },
       async handler(ctx) {
         const job = await readJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines });
