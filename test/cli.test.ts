@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { typedValue } from '../server/cli/field-flags.js';
-import { Progress } from '../server/cli/progress.js';
+import { typedValue } from '../cli/field-flags.js';
+import { Progress } from '../cli/progress.js';
 import { resolveSettings, SETTINGS } from '../server/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startChild } from './helpers/child.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCE_CLI = ['--import', 'tsx', join(ROOT, 'server/cli.ts')];
+const SOURCE_CLI = ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
 const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-cli-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -102,10 +102,10 @@ describe('serving', () => {
   test('from the build (what npm start runs): dist/ finds its plugins and assets', async () => {
     execFileSync(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: ROOT });
     const fromSource = await serveAndStop([...SOURCE_CLI, ...flags]);
-    const fromDist = await serveAndStop([join(ROOT, 'dist/server/cli.js'), ...flags]);
+    const fromDist = await serveAndStop([join(ROOT, 'dist/cli/index.js'), ...flags]);
     assert.deepEqual(fromDist.plugins, fromSource.plugins);
     assert.equal(fromDist.code, 0);
-    assert.equal(execFileSync(process.execPath, [join(ROOT, 'dist/server/cli.js'), '--version'], { encoding: 'utf8' }), `${version}\n`, '--version from dist/');
+    assert.equal(execFileSync(process.execPath, [join(ROOT, 'dist/cli/index.js'), '--version'], { encoding: 'utf8' }), `${version}\n`, '--version from dist/');
   });
 });
 

@@ -149,7 +149,7 @@ describe('SQLite: opening', () => {
     const file = join(tmp, 'not-a-dir');
     writeFileSync(file, '');
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', file], { cwd: root, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'serve', '--port', '0', '--data-dir', file], { cwd: root, encoding: 'utf8' });
     assert.equal(res.status, 1);
     assert.match(res.stderr, /Cannot open the pipelines database .*not-a-dir.*--data-dir/);
   });
@@ -438,7 +438,7 @@ describe('PostgreSQL: opening', () => {
 
   test('chunkd serve with an unreachable --database-url exits 1, says why, and never prints the password', () => {
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--data-dir', join(tmp, 'unused'), '--database-url', 'postgres://chunkd:s3cret-pw@127.0.0.1:1/db'], { cwd: root, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'serve', '--port', '0', '--data-dir', join(tmp, 'unused'), '--database-url', 'postgres://chunkd:s3cret-pw@127.0.0.1:1/db'], { cwd: root, encoding: 'utf8' });
     assert.equal(res.status, 1);
     assert.match(res.stderr, /Cannot open the pipelines database postgres:\/\/127\.0\.0\.1:1\/db: connection refused\. Check that PostgreSQL runs there and that --database-url \(CHUNKD_DATABASE_URL\) is right/);
     assert.doesNotMatch(res.stderr + res.stdout, /s3cret-pw/);

@@ -1,6 +1,6 @@
 /**
  * A batch request as documents run one at a time: what NDJSON streaming (server/stream/ndjson.ts)
- * and `chunkd chunk` (server/cli/chunk.ts) share. Everything that can be wrong with the whole
+ * and `chunkd chunk` (cli/chunk.ts) share. Everything that can be wrong with the whole
  * request (its body, its limits, a config the plugin refuses) is checked when the documents are
  * made, before anything is answered; each document then runs through the very functions the JSON
  * answer uses (runChunker, runRefinery, executePipeline), so a line holds what the JSON answer

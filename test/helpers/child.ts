@@ -14,7 +14,7 @@ export interface ChildServer {
 
 /** `chunkd serve` from the sources in a child process on 127.0.0.1 and a free port; resolves once it listens. */
 export async function startChild(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
-  const args = ['--import', 'tsx', 'server/cli.ts', 'serve', '--host', '127.0.0.1', '--port', '0', ...flags];
+  const args = ['--import', 'tsx', 'cli/index.ts', 'serve', '--host', '127.0.0.1', '--port', '0', ...flags];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let log = '';
   child.stderr!.setEncoding('utf8');

@@ -3,7 +3,7 @@
  * the number 64, `--include-nodes` alone is true, `--delimiters '.,!'` a list. The result is then
  * checked by the plugin's schema, as a request body is; this only turns words into JSON values.
  */
-import { ChunkdError } from '../../kernel/errors.js';
+import { ChunkdError } from '../kernel/errors.js';
 
 type Schema = Record<string, unknown>;
 

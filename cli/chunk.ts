@@ -7,18 +7,18 @@
  */
 import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
-import type { Chunk } from '../../kernel/chunk.js';
-import { discover } from '../../kernel/discovery.js';
-import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
-import type { Plugin, Registry } from '../../kernel/registry.js';
-import { inline, parseRequest } from '../../kernel/run.js';
-import { closest } from '../../kernel/suggest.js';
-import { exportPluginSettings } from '../boot.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { PipelineUpdate } from '../pipelines/schemas.js';
-import { validateSteps, type Step } from '../pipelines/steps.js';
-import { resolveSettings, type Settings } from '../settings.js';
-import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../stream/documents.js';
+import type { Chunk } from '../kernel/chunk.js';
+import { discover } from '../kernel/discovery.js';
+import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
+import type { Plugin, Registry } from '../kernel/registry.js';
+import { inline, parseRequest } from '../kernel/run.js';
+import { closest } from '../kernel/suggest.js';
+import { exportPluginSettings } from '../server/boot.js';
+import { bodyCheck } from '../server/pipelines/body.js';
+import { PipelineUpdate } from '../server/pipelines/schemas.js';
+import { validateSteps, type Step } from '../server/pipelines/steps.js';
+import { resolveSettings, type Settings } from '../server/settings.js';
+import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../server/stream/documents.js';
 import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
 import { Progress } from './progress.js';
 

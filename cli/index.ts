@@ -3,13 +3,13 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
-import { CHUNK_HELP, chunkCommand } from './cli/chunk.js';
-import { serve } from './serve.js';
-import { VERSION } from './version.js';
-import { createLogger, type Level } from './logger.js';
-import { pagesOf } from './app.js';
-import { startupLine } from './startup-line.js';
-import { helpText, resolveSettings, SETTINGS } from './settings.js';
+import { CHUNK_HELP, chunkCommand } from './chunk.js';
+import { serve } from '../server/serve.js';
+import { VERSION } from '../server/version.js';
+import { createLogger, type Level } from '../server/logger.js';
+import { pagesOf } from '../server/app.js';
+import { startupLine } from '../server/startup-line.js';
+import { helpText, resolveSettings, SETTINGS } from '../server/settings.js';
 
 const COMMANDS = ['serve', 'chunk'];
 
