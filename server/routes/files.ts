@@ -4,7 +4,7 @@ import { ChunkdError } from '../../kernel/errors.js';
 import { extractText } from '../files/extract/index.js';
 import { FILE_STORE } from '../files/service.js';
 import { isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
-import { FILE_PART, readUpload } from '../files/upload.js';
+import { FILE_PART, readUpload, uploadLimit } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { errorResponses } from '../schemas.js';
 
@@ -39,9 +39,6 @@ const UploadBody = Type.Object(
   { required: [FILE_PART] },
 );
 
-/** Room for the multipart framing and a few small fields around the largest file. */
-const FRAMING_BYTES = 2 * 1024 * 1024;
-
 export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
@@ -71,7 +68,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
       },
       async handler(ctx) {
         const length = Number(ctx.get('content-length') || 0);
-        if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
+        if (length > uploadLimit(settings.maxFileBytes)) throw tooLarge(settings.maxFileBytes);
         const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
         const filename = sanitizeFilename(upload.filename);
         // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
