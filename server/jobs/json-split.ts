@@ -51,6 +51,11 @@ export class JsonJobSplitter {
   }
 
   write(chunk: Buffer): JobPiece[] {
+    this.scan(chunk);
+    return this.take();
+  }
+
+  private scan(chunk: Buffer): void {
     let i = 0;
     // A UTF-8 byte order mark before the body is dropped, as the small-body reader drops it.
     while (this.state === 'start' && this.bom < 3 && i < chunk.length && chunk[i] === [0xef, 0xbb, 0xbf][this.bom]) {
@@ -123,7 +128,6 @@ export class JsonJobSplitter {
           return this.syntax('unexpected data after the closing brace');
       }
     }
-    return this.take();
   }
 
   end(): JobPiece[] {
@@ -209,9 +213,9 @@ export class JsonJobSplitter {
       try {
         key = JSON.parse(bytes.toString('utf8'));
       } catch (e) {
-        return void this.syntax((e as Error).message);
+        return this.syntax((e as Error).message);
       }
-      if (key === '__proto__') return void this.syntax('Object contains forbidden prototype property');
+      if (key === '__proto__') return this.syntax('Object contains forbidden prototype property');
       this.key = key as string;
       this.state = 'colon';
       return;
@@ -220,7 +224,7 @@ export class JsonJobSplitter {
     try {
       value = parseValue(bytes);
     } catch (e) {
-      return void this.syntax((e as Error).message);
+      return this.syntax((e as Error).message);
     }
     if (this.forDocument) {
       const index = this.index++;
@@ -228,21 +232,20 @@ export class JsonJobSplitter {
       this.state = 'doc-sep';
       return;
     }
-    if (this.seen.has(this.key)) return void this.fail(['body', this.key], `The body has two "${this.key}" fields: send one.`);
+    if (this.seen.has(this.key)) return this.fail(['body', this.key], `The body has two "${this.key}" fields: send one.`);
     this.seen.add(this.key);
     this.out.push({ kind: 'field', key: this.key, value });
     this.state = 'comma-or-end';
   }
 
-  private syntax(why: string): JobPiece[] {
-    return this.fail(['body'], `The body is not valid JSON (${why}): send a JSON object, or NDJSON with Content-Type: application/x-ndjson.`);
+  private syntax(why: string): void {
+    this.fail(['body'], `The body is not valid JSON (${why}): send a JSON object, or NDJSON with Content-Type: application/x-ndjson.`);
   }
 
-  private fail(loc: (string | number)[], msg: string): JobPiece[] {
+  private fail(loc: (string | number)[], msg: string): void {
     this.state = 'failed';
     this.capturing = false;
     this.out.push({ kind: 'error', loc, msg });
-    return this.take();
   }
 }
 

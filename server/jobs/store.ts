@@ -150,6 +150,8 @@ export interface JobStore {
   results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]>;
   /** Cancel a queued or running job (documents not started are dropped); a finished job is answered as it is. */
   cancel(id: string): Promise<JobView | undefined>;
+  /** Bytes held by every job (documents waiting plus results kept): what --max-jobs-bytes bounds. */
+  usage(): Promise<number>;
   /** Resolves when the jobs database (and, on PostgreSQL, the queue) answers: the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;
