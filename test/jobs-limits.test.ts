@@ -215,10 +215,11 @@ test('a job body over --max-job-bytes that never ends is cut off: the server sto
         res.resume();
         res.on('end', () => (req.destroy(), resolve(res.statusCode!)));
       });
-      req.on('error', (e) => (answered ? undefined : reject(e)));
+      // The server closing mid-body may reach the client as EPIPE or ECONNRESET before the answer: the body was cut off all the same.
+      req.on('error', (e: NodeJS.ErrnoException) => (answered ? undefined : e.code === 'EPIPE' || e.code === 'ECONNRESET' ? resolve(0) : reject(e)));
       body.pipe(req);
     });
-    assert.equal(status, 413);
+    assert.ok(status === 413 || status === 0, String(status));
     assert.ok(pulled < 64 * 1024 + 32 * 1024 * 1024, `the server pulled ${pulled} bytes`);
   } finally {
     await app.close();
