@@ -8,6 +8,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
 import { inline } from '../../kernel/run.js';
+import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { readBenchmark } from '../../evaluation/benchmark-files.js';
 import { evaluate, type Candidate } from '../../evaluation/evaluate.js';
 import { locateChunks, type LocateMode } from '../../evaluation/locate.js';
@@ -33,6 +34,7 @@ export interface Scores {
 export interface QualityRow {
   name: string;
   chunks: number;
+  /** Mean cl100k_base tokens of the chunk texts (the reference's measure, whatever the chunker counts in). */
   meanTokens: number;
   /** Chunks whose start the text search moves (to an earlier copy of their text). */
   moved: number;
@@ -55,6 +57,7 @@ export async function measure(dataDir: string, candidates: QualityCandidate[], l
     if (todo.length) (await model.embed!([todo]))[0]!.forEach((v, i) => vectors.set(todo[i]!, v));
     return lists.map((l) => l.map((t) => vectors.get(t)!));
   };
+  const cl100k = await loadTokenizer('cl100k_base');
   const rows: QualityRow[] = [];
   for (const c of candidates) {
     const started = performance.now();
@@ -74,7 +77,7 @@ export async function measure(dataDir: string, candidates: QualityCandidate[], l
     }
     const all = lists!.flat();
     const moved = lists!.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
-    const row: QualityRow = { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + ch.token_count, 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
+    const row: QualityRow = { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
     rows.push(row);
     log(`  ${c.name}: ${row.chunks} chunks, BM25 recall ${row.scores.text.bm25.recall.mean.toFixed(1)} IoU ${row.scores.text.bm25.iou.mean.toFixed(2)} (${row.seconds.toFixed(1)} s)`);
   }
