@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
 import { CHUNK_HELP, chunkCommand } from './chunk.js';
-import { evalCommand } from './eval.js';
+import { EVAL_HELP, evalCommand } from './eval.js';
 import { serve } from '../server/serve.js';
 import { VERSION } from '../server/version.js';
 import { createLogger, type Level } from '../server/logger.js';
@@ -17,7 +17,7 @@ const COMMANDS = ['serve', 'chunk', 'eval'];
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\nchunkd --version prints the version.`);
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
