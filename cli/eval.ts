@@ -105,7 +105,9 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     const deps: RuntimeDeps = { registry, executor: inline, settings };
     const candidates = await readCandidates(raw, registry, settings, deps);
     const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel);
-    const bar = process.stderr.isTTY ? new Progress(process.stderr, candidates.length, [], 'candidates') : undefined;
+    // Each candidate chunks every document: the rate is of document bytes through chunking and scoring.
+    const bytes = documents.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
+    const bar = process.stderr.isTTY ? new Progress(process.stderr, candidates.length, candidates.map(() => bytes), 'candidates') : undefined;
     const { results } = await evaluate(spec, candidates, { ...services, progress: (p) => p.stage === 'scored' && bar?.done(p.candidate!) });
     bar?.finish();
     process.stdout.write(format === 'json' ? `${JSON.stringify({ results: results.map(jsonRow) })}\n` : `${resultsTable(results)}\n`);

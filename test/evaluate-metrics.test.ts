@@ -5,6 +5,7 @@ import { parseCsv } from '../evaluation/csv.js';
 import { locateChunks } from '../evaluation/locate.js';
 import { precisionOmega, scoreQuestion, summarize } from '../evaluation/metrics.js';
 import { subtract, union, type Range } from '../evaluation/ranges.js';
+import { RRF_K, scoreCandidate } from '../evaluation/score.js';
 
 const r = (start: number, end: number, doc = 'a'): Range => ({ doc, start, end });
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
@@ -109,4 +110,19 @@ test('locate text answers in the offset unit', () => {
 
 test('parseCsv reads quoted fields with quotes, commas and newlines', () => {
   assert.deepEqual(parseCsv('q,refs\r\n"a, ""b""","x\ny"\nc,d\n'), [{ q: 'a, "b"', refs: 'x\ny' }, { q: 'c', refs: 'd' }]);
+});
+
+test('hybrid retrieval fuses the BM25 and embedding rankings by reciprocal rank', () => {
+  // BM25 ranks A (the only one with "x"), then B, C by order; cosine ranks B (1), C (0.6), A (0).
+  // Fused: B = 1/61 + 1/62, A = 1/61 + 1/63, C = 1/62 + 1/63: B first.
+  assert.equal(RRF_K, 60);
+  const chunks = [r(0, 10), r(10, 20), r(20, 30)].map((range, i) => ({ range, index: ['x', 'y', 'z'][i]! }));
+  const base = { ks: [1], chunks, questions: [{ question: 'x', references: [r(10, 20)] }], chunkVectors: [[0, 1], [1, 0], [0.6, 0.8]], questionVectors: [[1, 0]], detail: true };
+  const top = (retriever: 'bm25' | 'embeddings' | 'hybrid') => scoreCandidate({ ...base, retriever })[0]!.questions![0]!.retrieved[0]!.start_index;
+  assert.equal(top('bm25'), 0);
+  assert.equal(top('embeddings'), 10);
+  assert.equal(top('hybrid'), 10);
+  // B's cosine below C's: cosine ranks C, B, A. A = 1/61 + 1/63 and C = 1/63 + 1/61 tie above B = 2/62; the tie keeps chunk order.
+  const lowered = scoreCandidate({ ...base, chunkVectors: [[0, 1], [0.5, 0.866], [0.6, 0.8]], retriever: 'hybrid', ks: [3] })[0]!.questions![0]!.retrieved;
+  assert.deepEqual(lowered.map((x) => x.start_index), [0, 20, 10]);
 });
