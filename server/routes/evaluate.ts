@@ -112,7 +112,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         const candidates = await readCandidates(body.candidates, body.offset_unit);
         const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
         const signal = ctx.state.signal as AbortSignal | undefined;
-        if (wantsNdjson(ctx)) return stream(ctx, signal, (progress) => evaluate(spec, candidates, { ...services, progress, signal }));
+        if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });
       },
     },
@@ -123,9 +123,19 @@ export const evaluateRoutes: RouteModule = (deps) => {
  * The NDJSON answer: a line per progress event, then the result, or an error line when the run
  * fails once streaming has begun (everything wrong with the request was answered as JSON before).
  */
-async function stream(ctx: Context, signal: AbortSignal | undefined, run: (progress: NonNullable<EvalServices['progress']>) => Promise<unknown>): Promise<void> {
+async function stream(
+  ctx: Context,
+  signal: AbortSignal | undefined,
+  run: (progress: NonNullable<EvalServices['progress']>, signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
   if (signal?.aborted) return;
   const res = ctx.res;
+  // A client that goes away stops the work, as the deadline does.
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const until = signal ? AbortSignal.any([signal, gone.signal]) : gone.signal;
   ctx.status = 200;
   ctx.respond = false;
   res.statusCode = 200;
@@ -136,7 +146,7 @@ async function stream(ctx: Context, signal: AbortSignal | undefined, run: (progr
     if (!res.destroyed) res.write(`${JSON.stringify(value)}\n`);
   };
   try {
-    line(await run((p) => line({ progress: p })));
+    line(await run((p) => line({ progress: p }), until));
   } catch (e) {
     const error = isChunkdError(e) ? e : new ChunkdError(signal?.aborted ? 'TIMEOUT' : 'INTERNAL', signal?.aborted ? 'The evaluation did not finish before the request deadline: send less, or raise --request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS).' : 'The evaluation failed; see the server log.');
     if (!isChunkdError(e)) ctx.app.emit('error', e, ctx);
