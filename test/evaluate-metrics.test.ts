@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Bm25Index, tokenize, topK } from '../evaluation/bm25.js';
 import { parseCsv } from '../evaluation/csv.js';
+import { retrievable } from '../evaluation/evaluate.js';
 import { locateChunks } from '../evaluation/locate.js';
 import { precisionOmega, scoreQuestion, summarize } from '../evaluation/metrics.js';
 import { subtract, union, type Range } from '../evaluation/ranges.js';
@@ -125,4 +126,12 @@ test('hybrid retrieval fuses the BM25 and embedding rankings by reciprocal rank'
   // B's cosine below C's: cosine ranks C, B, A. A = 1/61 + 1/63 and C = 1/63 + 1/61 tie above B = 2/62; the tie keeps chunk order.
   const lowered = scoreCandidate({ ...base, chunkVectors: [[0, 1], [0.5, 0.866], [0.6, 0.8]], retriever: 'hybrid', ks: [3] })[0]!.questions![0]!.retrieved;
   assert.deepEqual(lowered.map((x) => x.start_index), [0, 20, 10]);
+});
+
+test('a chunk is retrieved by its context and text, unless the context was merged into the text', () => {
+  const chunk = { id: 'c', text: 'Prices rose.', start_index: 20, end_index: 32, token_count: 3 };
+  assert.equal(retrievable({ ...chunk, context: '# Inflation' }, 'Prices rose.'), '# Inflation\nPrices rose.');
+  assert.equal(retrievable(chunk, 'Prices rose.'), 'Prices rose.');
+  // merged by a refinery: the text is no longer the span's text, and already holds the context
+  assert.equal(retrievable({ ...chunk, text: 'Before. Prices rose.', context: 'Before. ' }, 'Prices rose.'), 'Before. Prices rose.');
 });
