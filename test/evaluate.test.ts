@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { SqliteStore } from '../server/storage/sqlite.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const run = promisify(execFile);
@@ -188,7 +189,7 @@ describe('chunkd eval', () => {
   const refs = JSON.stringify([{ content: 'sleep dogs', start_index: 5, end_index: 15 }]).replaceAll('"', '""');
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n"sleep dogs","${refs}",pets\n`);
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args]).then(
+    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], { env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'data') } }).then(
       (r) => ({ code: 0, ...r }),
       (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
     );
@@ -206,6 +207,22 @@ describe('chunkd eval', () => {
     assert.equal(out.code, 0, out.stderr);
     const row = out.stdout.split('\n')[2]!;
     assert.match(row, /^\| token chunk_size=10 \| bm25 \| 2 \| 4 \| 8 \| 100\.0 ± 0\.0 \| 50\.00 ± 0\.00 \| 50\.00 ± 0\.00 \| 50\.0 ± 0\.0 \| \d+ \|$/);
+  });
+
+  test('a candidate by pipeline file, and by the name of a pipeline stored in --data-dir', async () => {
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    const store = await SqliteStore.open(join(dir, 'data', 'chunkd.db'));
+    await store.create({ id: '5b0e6a4e-0000-4000-8000-000000000001', name: 'twenty', description: null, steps: token(20), created_at: '', updated_at: '' });
+    await store.close();
+    writeFileSync(join(dir, 'ten.json'), JSON.stringify({ name: 'ten', steps: token(10) }));
+    const out = await cli('--candidate', join(dir, 'ten.json'), '--candidate', 'twenty', '--k', '1,2', '--format', 'json');
+    assert.equal(out.code, 0, out.stderr);
+    const { results } = JSON.parse(out.stdout);
+    assert.deepEqual(results.map((r: any) => r.candidate), [join(dir, 'ten.json'), join(dir, 'ten.json'), 'twenty', 'twenty']);
+    checkResults(results.map((r: any, i: number) => ({ ...r, candidate: i < 2 ? token(10) : token(20), time_ms: 0 })));
+    const unknown = await cli('--candidate', 'nope');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no pipeline with id or name 'nope'/);
   });
 
   test('bad input: exit 2 with the reason', async () => {
