@@ -263,16 +263,17 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(utf8(HTML), { filename: 'a.html' }, { limits }), 413, /maxTextChars/);
   });
 
-  it('pdf: a stream that inflates past maxPdfStreamBytes → 413 before PDF.js decodes it (whole or truncated); images are not checked', async () => {
+  it('pdf: a stream that inflates past maxPdfDecodedBytes → 413 (whole or truncated); images are not decoded, so not counted', async () => {
     const spaces = deflateSync(Buffer.alloc(40 * 1024 * 1024, 0x20));
     const bomb = pdfWithStream(spaces);
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }), 413, /decompressed stream than this server extracts \(33554432, limit maxPdfStreamBytes\)/);
-    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }), 413, /maxPdfStreamBytes/);
+    const limits = { maxPdfDecodedBytes: 32 * 1024 * 1024 };
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { limits }), 413, /bytes once its streams are decoded than this server extracts \(33554432, limit maxPdfDecodedBytes\)/);
+    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }, { limits }), 413, /maxPdfDecodedBytes/);
     const text = deflateSync(Buffer.from('BT /F1 12 Tf 72 700 Td (Hello) Tj ET'));
     const image = `6 0 obj << /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray /Length ${spaces.length} /Filter /FlateDecode >> stream\n`;
     const withImage = Buffer.concat([Buffer.from(pdfWithStream(text)), Buffer.from(image), spaces, Buffer.from('\nendstream endobj\n')]);
-    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' })).text, 'Hello');
+    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' }, { limits })).text, 'Hello');
   });
 
   it('docx: noise, a truncated file, a zip without a document → 422', async () => {
@@ -376,7 +377,7 @@ describe('through the worker pool', () => {
     // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
     const bomb = pdfWithStream(deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`)));
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfStreamBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfDecodedBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 
