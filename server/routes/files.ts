@@ -80,8 +80,14 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
         const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
           executor,
           signal: ctx.state.signal as AbortSignal | undefined,
-          limits: { maxTextChars: settings.maxTextChars },
-          limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' },
+          limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
+          limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
+          pool: {
+            ...(settings.extractThreads === 'auto' ? {} : { threads: settings.extractThreads }),
+            maxMs: settings.maxExtractMs,
+            maxQueue: settings.maxExtractQueue,
+            names: { maxMs: '--max-extract-ms, CHUNKD_MAX_EXTRACT_MS', maxQueue: '--max-extract-queue, CHUNKD_MAX_EXTRACT_QUEUE' },
+          },
         });
         if (text.length > settings.maxTextChars) {
           throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);

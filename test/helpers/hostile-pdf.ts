@@ -124,3 +124,25 @@ export function lzwLiteral(b: Uint8Array): Buffer {
   if (bits > 0) out.push((acc << (8 - bits)) & 0xff);
   return Buffer.from(out);
 }
+
+/**
+ * A PDF of `pages` pages, each with its own short content stream: small (about 160 bytes a page)
+ * but slow to read, since every page is parsed and laid out on its own.
+ */
+export function manyPagesPdf(pages: number, pad = 0): Uint8Array {
+  const kids = Array.from({ length: pages }, (_, i) => `${10 + 2 * i} 0 R`).join(' ');
+  const lines = [
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`,
+    '4 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
+  ];
+  for (let i = 0; i < pages; i++) {
+    const content = `BT /F1 12 Tf 72 700 Td (Page ${i + 1}) Tj ET`;
+    lines.push(`${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`);
+    lines.push(`${11 + 2 * i} 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`);
+  }
+  if (pad) lines.push(`%${'x'.repeat(pad)}`);
+  lines.push('trailer << /Root 1 0 R >>', '%%EOF', '');
+  return new Uint8Array(Buffer.from(lines.join('\n')));
+}

@@ -3,13 +3,13 @@ import { installCommand, isInstalled, missingExtraError } from '../../../kernel/
 import type { Extra } from '../../../kernel/plugin.js';
 import { runsJobs } from '../../../kernel/pool.js';
 import type { Executor } from '../../../kernel/run.js';
-import { decodeUtf8 } from './decode.js';
+import { decodeUtf8Yielding } from './decode.js';
 import { docx } from './docx.js';
 import { renameLimit, unreadable } from './errors.js';
 import { html } from './html.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { pdf } from './pdf.js';
-import { EXTRACT_MEMORY_MB, runCapped } from './pool.js';
+import { DEFAULT_POOL, runCapped, type ExtractPoolOptions } from './pool.js';
 
 export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
@@ -38,7 +38,8 @@ const plain = (format: string, extensions: string[], mimeTypes: string[]): Extra
   format,
   extensions,
   mimeTypes,
-  extract: async (bytes) => decodeUtf8(bytes),
+  // On the event loop, a slice at a time (decode.ts): a worker would copy the text twice for no gain.
+  extract: (bytes, _limits, signal) => decodeUtf8Yielding(bytes, signal),
 });
 
 /** Every format, in the order they are tried. */
@@ -75,6 +76,11 @@ export interface ExtractOptions {
    * whenever the executor has threads; with --workers 0 they run inline, without this cap.
    */
   maxMemoryMb?: number;
+  /**
+   * The extraction pool (pool.ts): its threads, the time one file may take there, and how many
+   * files may wait. Inline (no worker threads) none of these apply.
+   */
+  pool?: Partial<Omit<ExtractPoolOptions, 'memoryMb'>>;
   /** How a 413 names a limit that a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
   limitNames?: Partial<Record<keyof ExtractLimits, string>>;
 }
@@ -100,7 +106,7 @@ export async function extractText(bytes: Uint8Array, facts: FileFacts, options: 
   try {
     const text =
       extractor.offLoop && executor && runsJobs(executor)
-        ? await runCapped<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, options.maxMemoryMb ?? EXTRACT_MEMORY_MB, signal)
+        ? await runCapped<string>(EXTRACT_JOB, { format: extractor.format, bytes, limits } satisfies ExtractPayload, bytes.byteLength, { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb }, signal)
         : await runExtractor(extractor, bytes, limits, signal);
     return { text, format: extractor.format };
   } catch (e) {
