@@ -1,5 +1,5 @@
 /**
- * The decoded-bytes budget of a PDF (maxPdfDecodedBytes, server/files/extract/pdf-budget.ts): a
+ * The decoded-bytes budget of a PDF (maxPdfDecodedBytes, plugins/pdf/pdf-budget.ts): a
  * small file whose streams decode to more than the budget is refused with a 413 that names the
  * limit, however its filters are spelled or chained and however many streams share the bytes.
  * Each hostile file is also read under a budget large enough for it, which proves that the file
@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deflateSync } from 'node:zlib';
-import { extractText } from '../server/files/extract/index.js';
-import { DecodeBudget, DecodeBudgetError, withDecodeBudget } from '../server/files/extract/pdf-budget.js';
+import { extractText } from './helpers/extract.js';
+import { DecodeBudget, DecodeBudgetError, withDecodeBudget } from '../plugins/pdf/pdf-budget.js';
 import { rejectsWith } from './helpers/env.js';
 import { ascii85, asciiHex, deflatedSpaces, hostilePdf, lzwLiteral, runLength, runLengthLiteral, textContent, type HostileStream } from './helpers/hostile-pdf.js';
 

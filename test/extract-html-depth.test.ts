@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nestingDepth } from '../server/files/extract/html-depth.js';
-import { extractText } from '../server/files/extract/index.js';
+import { nestingDepth } from '../plugins/html/html-depth.js';
+import { extractText } from './helpers/extract.js';
 import { rejectsWith } from './helpers/env.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);

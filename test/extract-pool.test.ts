@@ -1,5 +1,5 @@
 /**
- * The extraction pool (server/files/extract/pool.ts): a time budget per file (413 naming it, the
+ * The extraction pool (kernel/chef/pool.ts): a time budget per file (413 naming it, the
  * worker stopped and the next file read), a bounded queue (503 with Retry-After), and a lane kept
  * for small files so that one never waits behind slow large ones. Judged by statuses and by which
  * file is answered first; the slow file is a 1,999-page PDF (seconds to read) against budgets and
@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { WorkerPool } from '../kernel/pool.js';
-import { EXTRACT_JOB, extractText, type ExtractOptions } from '../server/files/extract/index.js';
-import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../server/files/extract/pool.js';
+import { CHEF_JOB, type RunChefOptions } from '../kernel/chef/run.js';
+import { extractText } from './helpers/extract.js';
+import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/chef/pool.js';
 import { rejectsWith } from './helpers/env.js';
 import { manyPagesPdf } from './helpers/hostile-pdf.js';
 
@@ -19,7 +20,7 @@ const slow = manyPagesPdf(1999);
 describe('extraction pool', () => {
   let executor: WorkerPool;
   before(async () => {
-    executor = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
+    executor = new WorkerPool({ threads: 1, warmJobs: [CHEF_JOB] });
     await executor.ready;
   });
   after(async () => {
@@ -40,7 +41,7 @@ describe('extraction pool', () => {
   it('a full queue → 503 with Retry-After; a waiting file that is cancelled leaves the queue', async () => {
     const pool: Partial<ExtractPoolOptions> = { threads: 1, maxMs: 60_000, maxQueue: 1 };
     const stop = new AbortController();
-    const options: ExtractOptions = { executor, pool, signal: stop.signal };
+    const options: RunChefOptions = { executor, pool, signal: stop.signal };
     const running = extractText(slow, { filename: 'a.pdf' }, options).catch((e: Error) => e);
     const waiting = extractText(slow, { filename: 'b.pdf' }, options).catch((e: Error) => e);
     await new Promise((r) => setImmediate(r));

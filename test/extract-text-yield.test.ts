@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DECODE_SLICE_BYTES, decodeUtf8, decodeUtf8Yielding } from '../server/files/extract/decode.js';
-import { extractText } from '../server/files/extract/index.js';
+import { DECODE_SLICE_BYTES, decodeUtf8, decodeUtf8Yielding } from '../kernel/chef/decode.js';
+import { extractText } from './helpers/extract.js';
 import { rejectsWith } from './helpers/env.js';
 
 const MiB = 1024 * 1024;

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ChunkdError } from '../../../kernel/errors.js';
-import type { Extractor } from './index.js';
-import type { ExtractLimits } from './limits.js';
-import { checkTextLength, overLimit } from './errors.js';
+import { ChunkdError } from '../../kernel/errors.js';
+import type { Extractor } from '../../kernel/chef/extractor.js';
+import type { ExtractLimits } from '../../kernel/chef/limits.js';
+import { checkTextLength, overLimit } from '../../kernel/chef/errors.js';
 import { DecodeBudget, meteredPdfjsWorker, withDecodeBudget } from './pdf-budget.js';
 
 /**
