@@ -11,31 +11,6 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/** Bytes decoded per turn of the event loop by decodeUtf8Yielding (about a millisecond's work). */
-export const DECODE_SLICE_BYTES = 1024 * 1024;
-
-/**
- * decodeUtf8, a slice at a time with the event loop let go between slices: sixty 16 MiB text
- * uploads decoded at once would otherwise hold it for a second or more. Same answer, same 422.
- */
-export async function decodeUtf8Yielding(bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
-  if (bytes.byteLength <= DECODE_SLICE_BYTES) return decodeUtf8(bytes);
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  const parts: string[] = [];
-  try {
-    for (let at = 0; at < bytes.byteLength; at += DECODE_SLICE_BYTES) {
-      await new Promise((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-      parts.push(decoder.decode(bytes.subarray(at, at + DECODE_SLICE_BYTES), { stream: true }));
-    }
-    parts.push(decoder.decode());
-  } catch (e) {
-    if (signal?.aborted && e === signal.reason) throw e;
-    throw new ChunkdError('VALIDATION', 'The file is not valid UTF-8 text: save it as UTF-8 and upload it again.');
-  }
-  return parts.join('');
-}
-
 /**
  * HTML in the charset it declares (a BOM, or `<meta charset>` / `http-equiv` in its first 1024
  * bytes, as browsers look for it), else UTF-8. An unknown label or bytes invalid in the declared

@@ -133,10 +133,7 @@ class ExtractPool {
   }
 
   private queueFull(): ChunkdError {
-    const name = this.options.names?.maxQueue ?? 'maxExtractQueue';
-    return new ChunkdError('UNAVAILABLE', `The server is extracting as many files as it can, with ${this.options.maxQueue} more waiting (limit ${name}): retry in a few seconds.`, {
-      'Retry-After': String(Math.max(1, Math.ceil(this.options.maxMs / 1000 / 4))),
-    });
+    return queueFull(this.options);
   }
 
   /** Files waiting for a thread (tests and the bench read it). */
@@ -147,6 +144,84 @@ class ExtractPool {
   destroy(): Promise<void> {
     return this.piscina.destroy();
   }
+}
+
+/**
+ * The same bound for chefs that run on the event loop (text, markdown): at most `threads` large
+ * files (over SMALL_FILE_BYTES) are decoded at once and `maxQueue` wait, one more is a 503. Sixty
+ * parallel 16 MiB uploads otherwise all decode at once: a gigabyte of strings, the collector's
+ * pauses with them, and the event loop held by one decode after another.
+ *
+ * Each file is decoded in one native call (about 10 ms for 16 MiB on an idle core): decoding it
+ * a slice at a time with a streaming TextDecoder was measured slower (Node's streaming path
+ * leaves the SIMD decoder, ~3× the time) and made two-byte strings (twice the memory), and the
+ * join of the slices held the loop about as long as the whole decode.
+ */
+class InlineGate {
+  private running = 0;
+  /** Most files decoding at once so far (tests read it). */
+  peak = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly options: ExtractPoolOptions) {}
+
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.running >= Math.max(1, this.options.threads)) {
+      if (this.waiting.length >= this.options.maxQueue) throw queueFull(this.options);
+      await new Promise<void>((resolve, reject) => {
+        const start = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          const at = this.waiting.indexOf(start);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(start);
+      });
+    } else {
+      this.running++;
+    }
+    this.peak = Math.max(this.peak, this.running);
+    try {
+      // Let the event loop turn before the decode, so waiting requests are answered first.
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
+
+const gates = new Map<string, InlineGate>();
+
+/** The gate for chefs run on the event loop, for these options (see InlineGate). */
+export function inlineGate(options: ExtractPoolOptions): InlineGate {
+  const key = JSON.stringify([options.threads, options.maxQueue]);
+  let gate = gates.get(key);
+  if (!gate) {
+    gate = new InlineGate(options);
+    gates.set(key, gate);
+  }
+  return gate;
+}
+
+/** The 503 past the queue: it names the setting, and when to retry. */
+function queueFull(options: ExtractPoolOptions): ChunkdError {
+  const name = options.names?.maxQueue ?? 'maxExtractQueue';
+  return new ChunkdError('UNAVAILABLE', `The server is extracting as many files as it can, with ${options.maxQueue} more waiting (limit ${name}): retry in a few seconds.`, {
+    'Retry-After': String(Math.max(1, Math.ceil(options.maxMs / 1000 / 4))),
+  });
 }
 
 const pools = new Map<string, ExtractPool>();
@@ -184,5 +259,6 @@ export async function runCapped<R>(module: string, payload: unknown, bytes: numb
 export async function closeExtractPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
+  gates.clear();
   await Promise.all(all.map((p) => p.destroy()));
 }

@@ -8,7 +8,7 @@ import type { Executor } from '../run.js';
 import { allSpans, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
 import { checkTextLength, renameLimit, unreadable } from './errors.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
-import { DEFAULT_POOL, runCapped, type ExtractPoolOptions } from './pool.js';
+import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
 
 export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
@@ -104,11 +104,15 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   }
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { executor, signal } = options;
+  const pool = { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb };
+  const size = doc.bytes?.byteLength ?? doc.text?.length ?? 0;
   try {
     const out =
       plugin.manifest.offLoop && executor && runsJobs(executor)
-        ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, doc.bytes?.byteLength ?? doc.text?.length ?? 0, { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb }, signal)
-        : await processHere(plugin, config, doc, limits, signal);
+        ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
+        : doc.bytes && size > SMALL_FILE_BYTES
+          ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
+          : await processHere(plugin, config, doc, limits, signal);
     checkTextLength(out.text.length, limits);
     checkProcessed(plugin, out);
     return out;

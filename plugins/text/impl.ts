@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { decodeUtf8Yielding } from '../../kernel/chef/decode.js';
+import { decodeUtf8 } from '../../kernel/chef/decode.js';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import type { TextConfig } from './index.js';
@@ -7,9 +7,8 @@ import type { TextConfig } from './index.js';
 /** The text as it is: a file's bytes decoded as UTF-8 (a BOM dropped), a text unchanged. */
 export function create(_config: Static<typeof TextConfig>): ChefImpl {
   return {
-    // A file's bytes are decoded a slice per turn of the event loop (decode.ts): a 16 MiB upload never holds it.
-    async process(doc, { signal }) {
-      const text = doc.text ?? (await decodeUtf8Yielding(doc.bytes ?? new Uint8Array(), signal));
+    process(doc) {
+      const text = doc.text ?? decodeUtf8(doc.bytes ?? new Uint8Array());
       return { text, structure: emptyStructure(), metadata: {} };
     },
   };

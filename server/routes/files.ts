@@ -159,8 +159,12 @@ function notFound(name: string): ChunkdError {
 
 const tooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Code points in a string (a surrogate pair counts once). */
 function codePoints(text: string): number {
+  // Most texts have no surrogates: a native scan says so at once (for a one-byte string, without reading it).
+  if (!SURROGATE.test(text)) return text.length;
   let n = text.length;
   for (let i = 0; i < text.length - 1; i++) {
     const c = text.charCodeAt(i);
