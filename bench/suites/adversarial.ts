@@ -323,7 +323,7 @@ export const adversarialUploadsSuite: CustomSuite = {
       await server.stop();
     }
     const body = [
-      'Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). /health is timed by the client, which is also sending the uploads: on the 60 × 16 MiB row its own event loop is busy streaming a gigabyte, and **loop delay** (measured inside the server) is the server's share.',
+      'Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). /health is timed by the client, which is also sending the uploads: on the 60 × 16 MiB row its own event loop is busy streaming a gigabyte, and **loop delay** (measured inside the server) is what the server itself adds.',
       '',
       table(
         ['upload', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
