@@ -74,38 +74,40 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
         if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
         const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
         const filename = sanitizeFilename(upload.filename);
-        // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
-        // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
-        // refer to stays fixed for the file's life.
-        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
-          executor,
-          signal: ctx.state.signal as AbortSignal | undefined,
-          limits: { maxTextChars: settings.maxTextChars },
-          limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' },
-        });
-        if (text.length > settings.maxTextChars) {
-          throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
-        }
-        const now = Date.now();
-        const record: FileRecord = {
-          name: newFileName(),
-          filename,
-          size: upload.bytes.length,
-          format,
-          text_chars: codePoints(text),
-          created_at: new Date(now).toISOString(),
-          expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
-        };
+        // The quota is taken before extraction (a full store refuses at once, not after the work),
+        // and given back if the upload fails before it is stored.
+        const reservation = await store().reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
         try {
-          await store().put(record, upload.bytes, text);
+          // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
+          // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
+          // refer to stays fixed for the file's life.
+          const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
+            executor,
+            signal: ctx.state.signal as AbortSignal | undefined,
+            limits: { maxTextChars: settings.maxTextChars },
+            limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' },
+          });
+          if (text.length > settings.maxTextChars) {
+            throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+          }
+          const now = Date.now();
+          const record: FileRecord = {
+            name: reservation.name,
+            filename,
+            size: upload.bytes.length,
+            format,
+            text_chars: codePoints(text),
+            created_at: new Date(now).toISOString(),
+            expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
+          };
+          await store().put(reservation, record, { bytes: upload.bytes, text }).catch(asInsufficientStorage);
+          ctx.status = 201;
+          ctx.set('Location', `/v1/files/${record.name}`);
+          ctx.body = fileInfo(record);
         } catch (e) {
-          if (!(e instanceof QuotaError)) throw e;
-          const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
-          throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+          await store().release(reservation).catch(() => {}); // else it lapses on its own
+          throw e;
         }
-        ctx.status = 201;
-        ctx.set('Location', `/v1/files/${record.name}`);
-        ctx.body = fileInfo(record);
       },
     }),
     route({
@@ -143,6 +145,13 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
     }),
   ];
 };
+
+/** A full quota as the 507 a client can act on; anything else unchanged. */
+function asInsufficientStorage(e: unknown): never {
+  if (!(e instanceof QuotaError)) throw e;
+  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
+  throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+}
 
 function notFound(name: string): ChunkdError {
   if (!isFileName(name)) {
