@@ -67,15 +67,12 @@ export interface FileBlobs {
   get(db: Queryable, name: string): Promise<Uint8Array | undefined>;
 }
 
-/** A query whose results come in binary: a bytea column as its bytes, not as hex text twice their size (node-pg supports it; its types omit it). */
-const binary = (text: string, values: unknown[]) => ({ text, values, binary: true }) as pg.QueryConfig;
-
 export const tableBlobs: FileBlobs = {
   async put(tx, name, bytes) {
     await tx.query('INSERT INTO chunkd_file_bytes (name, bytes) VALUES ($1, $2)', [name, bytes]);
   },
   async get(db, name) {
-    const { rows } = await db.query<{ bytes: Buffer }>(binary('SELECT bytes FROM chunkd_file_bytes WHERE name = $1', [name]));
+    const { rows } = await db.query<{ bytes: Buffer }>('SELECT bytes FROM chunkd_file_bytes WHERE name = $1', [name]);
     return rows[0]?.bytes;
   },
 };
@@ -206,7 +203,7 @@ export class PgFileStore implements FileStore {
 
   async text(name: string): Promise<string | undefined> {
     if (!isFileName(name)) return undefined;
-    const { rows } = await this.run(() => this.pool.query<{ text: Buffer }>(binary(`SELECT text FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name])));
+    const { rows } = await this.run(() => this.pool.query<{ text: Buffer }>(`SELECT text FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
     return rows[0] && rows[0].text.toString('utf8');
   }
 
