@@ -162,6 +162,23 @@ describe('upload, then chunk by file', () => {
     assert.match(doc.paths['/v1/files/{name}/text'].get.summary, /offsets refer to/);
   });
 
+  test('GET /v1/files lists the files newest first, a page at a time through Link; a foreign cursor → 422', async () => {
+    const names: string[] = [];
+    for (const i of [1, 2]) names.push((await upload(app, `Listed ${i}.`, `l${i}.txt`, 'text/plain')).body.name);
+    const first = await app.request('GET', '/v1/files?limit=2');
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.map((f: { name: string }) => f.name).sort(), [...names].sort(), 'the two newest');
+    assert.deepEqual(first.body[0], (await app.request('GET', `/v1/files/${first.body[0].name}`)).body, 'each as GET /v1/files/{name} shows it');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    assert.ok(next, 'more follow');
+    const rest = await app.request('GET', next);
+    assert.ok(rest.body.some((f: { name: string }) => f.name === file.name));
+    assert.ok(!rest.body.some((f: { name: string }) => names.includes(f.name)), 'none twice');
+    const bad = await app.request('GET', '/v1/files?cursor=nope');
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['query', 'cursor']);
+  });
+
   test('DELETE removes the file: then 404 everywhere', async () => {
     const res = await upload(app, 'Short lived. Gone soon.', 'gone.txt', 'text/plain');
     const { name } = res.body;

@@ -93,6 +93,7 @@ test('a file uploaded through A (its own data folder) is chunked through B and C
     assert.equal(await a.stop('SIGKILL'), null, 'killed by a signal');
     assert.deepEqual((await call(replicas[0]!.url, 'GET', `/v1/files/${name}/text`)).body, { name, text }, 'A is gone; its file is not');
     assert.equal((await call(replicas[1]!.url, 'GET', `/v1/files/${name}`)).body.size, text.length);
+    assert.deepEqual((await call(replicas[2]!.url, 'GET', '/v1/files')).body.map((f: { name: string }) => f.name), [name], 'listed on C');
     const files = join(ownDir, 'files');
     assert.deepEqual(existsSync(files) ? readdirSync(files) : [], [], 'nothing of the file in A’s own folder: it lives in PostgreSQL');
     assert.equal((await call(replicas[2]!.url, 'DELETE', `/v1/files/${name}`)).status, 204);

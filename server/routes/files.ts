@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { ChunkdError } from '../../kernel/errors.js';
+import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { extractText } from '../files/extract/index.js';
 import { FILE_STORE } from '../files/service.js';
-import { isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
+import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
 import { FILE_PART, readUpload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
+import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -38,6 +39,15 @@ const UploadBody = Type.Object(
   { [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, and the other formats chunkd reads), with a filename.' }) },
   { required: [FILE_PART] },
 );
+
+/** Most files on one page of GET /v1/files. */
+export const FILES_PAGE_MAX = 100;
+
+const FileListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX, default: FILES_PAGE_MAX, description: `Most files on this page (1–${FILES_PAGE_MAX}).` })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Where this page starts: the cursor of the previous answer's Link rel=\"next\" header. Without it, the newest files." })),
+});
+const readListQuery = queryReader<{ limit: number; cursor?: string }>(FileListQuery);
 
 /** Room for the multipart framing and a few small fields around the largest file. */
 const FRAMING_BYTES = 2 * 1024 * 1024;
@@ -108,6 +118,33 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
           await store().release(reservation).catch(() => {}); // else it lapses on its own
           throw e;
         }
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/files',
+      summary: 'The uploaded files, newest first, a page at a time (every replica lists every file with --database-url).',
+      description:
+        'The body is a bare list of files, as POST /v1/files answers each; when more follow, Link names the next page (rel="next"), whose cursor keeps its place while files are added and deleted. Expired files are not listed.',
+      query: FileListQuery,
+      responses: {
+        200: {
+          description: 'One page of files.',
+          schema: Type.Array(FileInfo),
+          headers: { Link: { description: 'When more files follow: `</v1/files?limit=N&cursor=C>; rel="next"`.', schema: Type.String() } },
+        },
+        ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
+      },
+      async handler(ctx) {
+        const query = readListQuery(ctx);
+        const page = await store()
+          .list({ limit: query.limit, after: query.cursor })
+          .catch((e: unknown) => {
+            if (!(e instanceof InvalidFileCursorError)) throw e;
+            throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');
+          });
+        if (page.next) ctx.set('Link', `</v1/files?limit=${query.limit}&cursor=${page.next}>; rel="next"`);
+        ctx.body = page.files.map(fileInfo);
       },
     }),
     route({
