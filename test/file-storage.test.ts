@@ -1,6 +1,6 @@
 /**
  * The file stores. One contract suite runs on both back-ends (the data folder, and PostgreSQL from
- * test/helpers/postgres.ts): reserve → put → read back (record, text, document, bytes), delete,
+ * test/helpers/postgres.ts): reserve → put → read back (record, text, structure, bytes), delete,
  * list pages, the quota (count and bytes, reserved before extraction, given back on failure, never
  * overshot by concurrent uploads), expiry. Then what is PostgreSQL's own: one quota for several
  * stores (replicas) on one database, lapsed reservations, one sweep per interval, migrations.
@@ -59,29 +59,29 @@ const record = (name = newFileName(), at = Date.now(), expires: number | null = 
 });
 
 /** reserve + put, as an upload does. */
-async function store(s: FileStore, text: string, options: { bytes?: Uint8Array; document?: unknown; at?: number; expires?: number | null } = {}): Promise<FileRecord> {
+async function store(s: FileStore, text: string, options: { bytes?: Uint8Array; structure?: unknown; at?: number; expires?: number | null } = {}): Promise<FileRecord> {
   const bytes = options.bytes ?? Buffer.from(text);
   const r = { ...record(newFileName(), options.at, options.expires), size: bytes.length, text_chars: [...text].length };
   const held = await s.reserve(r.name, bytes.length);
-  await s.put(held, r, { bytes, text, document: options.document });
+  await s.put(held, r, { bytes, text, structure: options.structure });
   return r;
 }
 
 for (const backend of backends) {
   describe(`the file store contract: ${backend.name}`, () => {
-    test('a stored file reads back whole: record, text (U+0000 and astral characters included), document untouched, bytes', async () => {
+    test('a stored file reads back whole: record, text (U+0000 and astral characters included), structure untouched, bytes', async () => {
       const s = await backend.fresh();
       try {
         const text = 'Title\n\nA NUL \u0000 here, 日本語, 🙂 and é.';
-        const document = { headings: [{ level: 1, start: 0, end: 5, text: 'Title' }], tables: [], note: 'é\u0000🙂', nested: { a: [1, 2.5, null, true] } };
+        const structure = { headings: [{ level: 1, start: 0, end: 5, text: 'Title' }], tables: [], note: 'é\u0000🙂', nested: { a: [1, 2.5, null, true] } };
         const bytes = new Uint8Array([0, 1, 2, 255, 254, 0x0a]);
-        const r = await store(s, text, { bytes, document });
+        const r = await store(s, text, { bytes, structure });
         assert.deepEqual(await s.get(r.name), r);
         assert.equal(await s.text(r.name), text);
-        assert.deepEqual(await s.document(r.name), document);
+        assert.deepEqual(await s.structure(r.name), structure);
         assert.deepEqual(new Uint8Array((await s.original(r.name))!), bytes);
-        const plain = await store(s, 'no document');
-        assert.equal(await s.document(plain.name), null, 'stored without a document: null');
+        const plain = await store(s, 'no structure');
+        assert.equal(await s.structure(plain.name), null, 'stored without a structure: null');
         await s.ping();
       } finally {
         await s.close();
@@ -95,7 +95,7 @@ for (const backend of backends) {
         for (const name of [newFileName(), '../../etc/passwd', r.name.toUpperCase(), '']) {
           assert.equal(await s.get(name), undefined, name);
           assert.equal(await s.text(name), undefined, name);
-          assert.equal(await s.document(name), undefined, name);
+          assert.equal(await s.structure(name), undefined, name);
           assert.equal(await s.original(name), undefined, name);
           assert.equal(await s.delete(name), false, name);
         }
@@ -176,7 +176,7 @@ for (const backend of backends) {
         const gone = await store(s, 'expired', { at: Date.now() - 10_000, expires: Date.now() - 5_000 });
         assert.equal(await s.get(gone.name), undefined);
         assert.equal(await s.text(gone.name), undefined);
-        assert.equal(await s.document(gone.name), undefined);
+        assert.equal(await s.structure(gone.name), undefined);
         assert.equal(await s.original(gone.name), undefined);
         assert.equal(await s.delete(gone.name), false);
         assert.deepEqual((await s.list({ limit: 10 })).files.map((f) => f.name), [live.name]);

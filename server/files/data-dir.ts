@@ -6,7 +6,7 @@ import { isFileName, QuotaError, type FileContent, type FilePage, type FileQuota
 const META = 'meta.json';
 const ORIGINAL = 'original';
 const TEXT = 'text.txt';
-const DOCUMENT = 'document.json';
+const STRUCTURE = 'structure.json';
 /**
  * A temporary folder older than this is a put cut short (a put takes seconds at most); a younger
  * one may be another replica's upload in flight in a shared folder, and is left alone.
@@ -78,7 +78,7 @@ export class DataDirFileStore implements FileStore {
     return { name, bytes };
   }
 
-  async put(reservation: FileReservation, record: FileRecord, { bytes, text, document }: FileContent): Promise<void> {
+  async put(reservation: FileReservation, record: FileRecord, { bytes, text, structure }: FileContent): Promise<void> {
     const { name } = reservation;
     if (record.name !== name || !this.pending.has(name)) throw new Error(`No reservation for ${record.name}: reserve before put.`);
     const textBytes = Buffer.from(text, 'utf8');
@@ -90,7 +90,7 @@ export class DataDirFileStore implements FileStore {
       await mkdir(tmp);
       await writeFile(join(tmp, ORIGINAL), bytes);
       await writeFile(join(tmp, TEXT), textBytes);
-      if (document !== undefined && document !== null) await writeFile(join(tmp, DOCUMENT), JSON.stringify(document));
+      if (structure !== undefined && structure !== null) await writeFile(join(tmp, STRUCTURE), JSON.stringify(structure));
       await writeFile(join(tmp, META), JSON.stringify({ ...record, stored_bytes: size }));
       await rename(tmp, join(this.dir, name));
       this.index.set(name, { record, bytes: size });
@@ -144,10 +144,10 @@ export class DataDirFileStore implements FileStore {
     }
   }
 
-  async document(name: string): Promise<unknown> {
+  async structure(name: string): Promise<unknown> {
     if (!(await this.live(name))) return undefined;
     try {
-      return JSON.parse(await readFile(join(this.dir, name, DOCUMENT), 'utf8')) as unknown;
+      return JSON.parse(await readFile(join(this.dir, name, STRUCTURE), 'utf8')) as unknown;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return (await this.live(name)) ? null : undefined; // none stored, or deleted meanwhile
       throw e;

@@ -11,8 +11,8 @@ import { isFileName, QuotaError, type FileContent, type FilePage, type FileQuota
  * appended).
  * - chunkd_files: one row per file, and per reservation (`stored` false: an upload being
  *   extracted, whose `expires_at` is when the reservation lapses). The text is `bytea` (its UTF-8
- *   bytes): PostgreSQL `text` cannot hold U+0000, which a text file may. `document` is `json`,
- *   kept as written and never read by the store.
+ *   bytes): PostgreSQL `text` cannot hold U+0000, which a text file may. `structure` (the chef's
+ *   spans) is `json`, kept as written and never read by the store.
  * - chunkd_file_bytes: the bytes as uploaded, apart from the rows that are listed and read (see
  *   FileBlobs).
  * - chunkd_file_usage: one row, the count and bytes of every row of chunkd_files. Every statement
@@ -35,7 +35,7 @@ export const FILE_MIGRATIONS: readonly Migration[] = [
         expires_at timestamptz,
         stored_bytes bigint NOT NULL,
         text bytea,
-        document json
+        structure json
       );
       CREATE INDEX chunkd_files_list ON chunkd_files (created_at DESC, name DESC) WHERE stored;
       CREATE INDEX chunkd_files_expiry ON chunkd_files (expires_at) WHERE expires_at IS NOT NULL;
@@ -160,7 +160,7 @@ export class PgFileStore implements FileStore {
     return { name, bytes };
   }
 
-  async put(reservation: FileReservation, record: FileRecord, { bytes, text, document }: FileContent): Promise<void> {
+  async put(reservation: FileReservation, record: FileRecord, { bytes, text, structure }: FileContent): Promise<void> {
     const { name } = reservation;
     if (record.name !== name) throw new Error(`The record ${record.name} is not the reservation ${name}.`);
     const textBytes = Buffer.from(text, 'utf8');
@@ -180,8 +180,8 @@ export class PgFileStore implements FileStore {
         }
         await c.query(
           `UPDATE chunkd_files SET stored = true, filename = $2, size = $3, format = $4, text_chars = $5, created_at = $6, expires_at = $7,
-             stored_bytes = $8, text = $9, document = $10::json WHERE name = $1`,
-          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, document === undefined || document === null ? null : JSON.stringify(document)],
+             stored_bytes = $8, text = $9, structure = $10::json WHERE name = $1`,
+          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, structure === undefined || structure === null ? null : JSON.stringify(structure)],
         );
         await this.blobs.put(c, name, bytes);
       });
@@ -207,10 +207,10 @@ export class PgFileStore implements FileStore {
     return rows[0] && rows[0].text.toString('utf8');
   }
 
-  async document(name: string): Promise<unknown> {
+  async structure(name: string): Promise<unknown> {
     if (!isFileName(name)) return undefined;
-    const { rows } = await this.run(() => this.pool.query<{ document: unknown }>(`SELECT document FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
-    return rows[0] ? (rows[0].document ?? null) : undefined;
+    const { rows } = await this.run(() => this.pool.query<{ structure: unknown }>(`SELECT structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
+    return rows[0] ? (rows[0].structure ?? null) : undefined;
   }
 
   async original(name: string): Promise<Uint8Array | undefined> {

@@ -8,7 +8,7 @@ export interface FileRecord {
   filename: string | null;
   /** Bytes uploaded. */
   size: number;
-  /** The format the text was extracted as (txt, md, html, pdf, docx). */
+  /** The chef that read the file (text, markdown, html, pdf, docx, …). */
   format: string;
   /** Length of the extracted text, in code points (the default offset unit). */
   text_chars: number;
@@ -48,10 +48,11 @@ export interface FileContent {
   /** The extracted text: what chunk requests by file see, and what offsets refer to. */
   text: string;
   /**
-   * The processed document beside the text (e.g. structure spans: headings, tables, pages), any
-   * JSON value: stored and given back untouched, never read by the store. Omitted: null.
+   * The chef's structure of the text (headings, tables, code, images, pages: offset spans into
+   * it; kernel/chef/document.ts), or any JSON value: stored beside the text and given back
+   * untouched by `structure()`, never read by the store. Omitted: null.
    */
-  document?: unknown;
+  structure?: unknown;
 }
 
 /** One page of the list: newest first; `next` continues after its last file, null on the last page. */
@@ -87,8 +88,8 @@ export interface FileStore {
   get(name: string): Promise<FileRecord | undefined>;
   /** The extracted text, exactly as chunk requests see it. */
   text(name: string): Promise<string | undefined>;
-  /** The processed document stored beside the text (null when none was), untouched. */
-  document(name: string): Promise<unknown>;
+  /** The structure stored beside the text (null when none was), untouched; undefined for an unknown file. */
+  structure(name: string): Promise<unknown>;
   /** The bytes as uploaded. */
   original(name: string): Promise<Uint8Array | undefined>;
   /** Stored files, newest first, `limit` at a time after the cursor `after` (a `next` from an earlier page). */
