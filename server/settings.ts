@@ -16,7 +16,7 @@ export const SETTINGS = {
     type: 'string',
     default: '',
     secret: true,
-    help: 'PostgreSQL URL (postgres://user:password@host:5432/db) holding pipelines and jobs, shared by every replica; unset: an embedded SQLite database in --data-dir.',
+    help: 'PostgreSQL URL (postgres://user:password@host:5432/db) holding pipelines, jobs and uploaded files, shared by every replica; unset: an embedded SQLite database and a files folder in --data-dir. Unreachable at start-up: retried until it answers (/ready 503 meanwhile).',
   },
   'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
