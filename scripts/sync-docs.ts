@@ -46,7 +46,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
       [readme, 'errors', errorsTable()],
-      [readme, 'formats', formatsTable()],
+      [readme, 'formats', formatsTable(registry)],
       [readme, 'settings', settingsTable()],
       [readme, 'client-models', clientModelsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),

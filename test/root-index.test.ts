@@ -36,7 +36,9 @@ describe('GET / with a dropped-in refinery', () => {
     assert.ok(res.body.chunkers.includes('/v1/chunk/token'), "Chonkie's test: /v1/chunk/token in chunkers");
     assert.ok(res.body.refineries.includes('/v1/refine/embeddings') && res.body.refineries.includes('/v1/refine/overlap'));
     // Every listed route is served: a POST with an empty body reaches the plugin (a 422 for the missing input, not a 404).
-    for (const path of [...res.body.chunkers, ...res.body.refineries]) assert.equal((await app.post(path, {})).status, 422, path);
+    const listed = (Object.keys(KINDS) as Kind[]).flatMap((kind) => res.body[kindKey(kind)] as string[]);
+    assert.equal(listed.length, registry.list().length);
+    for (const path of listed) assert.equal((await app.post(path, {})).status, 422, path);
   });
 
   test('the keys of a kind are its plural', () => {
