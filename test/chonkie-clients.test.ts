@@ -406,6 +406,15 @@ describe("Python's Pipeline.run on a slug pipeline with a list of texts", () => 
         assert.deepEqual(res.body.chunks.length, (await app.post('/v1/pipeline/py-run', { text: whole })).body.chunks.length);
       });
 
+      test('a step takes the same aliases as the route: stored under the field’s own name', async () => {
+        const steps = [{ type: 'chunk', component: 'semantic', min_sentences: 3, threshold: 'auto', threshold_step: 0.05 }];
+        const made = await app.post('/v1/pipeline', { slug: 'aliased', description: null, steps });
+        assert.equal(made.status, 200, JSON.stringify(made.body));
+        const [step] = made.body.steps;
+        assert.deepEqual([step.min_sentences_per_chunk, step.threshold, step.threshold_step, 'min_sentences' in step], [3, 'auto', 0.05, false]);
+        await app.request('DELETE', '/v1/pipeline/aliased');
+      });
+
       test('return_type "texts": one flat list of texts; a single text answers its list as before', async () => {
         const texts_ = await app.post('/v1/pipeline/py-run', { text: texts, return_type: 'texts' });
         const nested = await app.post('/v1/pipeline/py-run', { text: texts, return_type: 'texts', nested: true });
