@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Chunk } from '../../kernel/chunk.js';
+import { orderChunk, type Chunk } from '../../kernel/chunk.js';
 import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
 import { bodyCheck, type ExecuteBody } from './body.js';
 
@@ -33,5 +33,5 @@ export const flattens = (body: Pick<SlugRunBody, 'text' | 'nested'>): boolean =>
  * list of texts.
  */
 export function flatRun(lists: readonly (Chunk[] | string[])[], from = 0): (Chunk | string)[] {
-  return lists.flatMap((list, i) => (list as (Chunk | string)[]).map((c) => (typeof c === 'string' ? c : { ...c, metadata: { ...c.metadata, document: from + i } })));
+  return lists.flatMap((list, i) => (list as (Chunk | string)[]).map((c) => (typeof c === 'string' ? c : orderChunk({ ...c, metadata: { ...c.metadata, document: from + i } }))));
 }
