@@ -57,53 +57,94 @@ function pgCpuSeconds(backendPid: number): number {
 
 // Every query the pg driver sends from this process (chunkd's stores and pg-boss share its pool), except the monitor's.
 let queries = 0;
+/** Queries the monitor sent: each is a transaction of its own, which pg_stat_database counts too. */
+let monitorQueries = 0;
 let monitor: pg.Client | undefined;
 const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (this !== monitor) queries++;
-  return (query as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof pg.Client.prototype.query;
 
-interface Counters {
+/** Count the driver's queries while `work` runs (only then: other suites share this process). */
+async function countingQueries<T>(work: () => Promise<T>): Promise<T> {
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (this === monitor) monitorQueries++;
+    else queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  try {
+    return await work();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+}
+
+/** What is read the moment a phase ends: exact, and free of the idle wait that follows. */
+interface Snapshot {
   queries: number;
-  commits: number;
+  monitorQueries: number;
   wal: bigint;
-  inserted: number;
-  updated: number;
-  deleted: number;
   pgCpu: number;
   cpu: number;
   bytes: Record<string, number>;
 }
 
+/** A phase's end, then (after the wait statistics need) pg_stat_database, then the same snapshot again. */
+interface Counters {
+  end: Snapshot;
+  /** The query counts just before pg_stat_database was read. */
+  atStats: { queries: number; monitorQueries: number };
+  commits: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  after: Snapshot;
+}
+
 const TABLES = { documents: 'chunkd_job_documents', results: 'chunkd_job_results', jobs: 'chunkd_jobs' };
 
-async function counters(db: pg.Client, backend: number): Promise<Counters> {
-  // Statistics reach pg_stat_database when a backend flushes them: a backend that flushed less than a
-  // second ago waits until it has been idle for 10 s (PostgreSQL 15 and later).
-  await new Promise((r) => setTimeout(r, STATS_WAIT_MS));
+async function snapshot(db: pg.Client, backend: number): Promise<Snapshot> {
+  const q = queries;
+  const m = monitorQueries;
+  const cpu = cpuSeconds();
+  const pgCpu = pgCpuSeconds(backend);
   const wal = (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
   const [hi, lo] = wal.split('/').map((h) => BigInt(`0x${h}`));
-  const s = (await db.query('SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()')).rows[0];
   const bytes: Record<string, number> = {};
   for (const [key, name] of Object.entries(TABLES)) bytes[key] = Number((await db.query('SELECT pg_total_relation_size($1::regclass) AS b', [name])).rows[0].b);
   bytes.queue = Number(
     (await db.query("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pgboss' AND c.relkind IN ('r', 'p')")).rows[0].b,
   );
-  return { queries, commits: Number(s.xact_commit), wal: (hi! << 32n) + lo!, inserted: Number(s.tup_inserted), updated: Number(s.tup_updated), deleted: Number(s.tup_deleted), pgCpu: pgCpuSeconds(backend), cpu: cpuSeconds(), bytes };
+  return { queries: q, monitorQueries: m, wal: (hi! << 32n) + lo!, pgCpu, cpu, bytes };
 }
 
-const delta = (a: Counters, b: Counters) => ({
-  queries: b.queries - a.queries,
-  commits: b.commits - a.commits,
-  wal: Number(b.wal - a.wal),
-  rows: b.inserted - a.inserted + (b.updated - a.updated) + (b.deleted - a.deleted),
-  inserted: b.inserted - a.inserted,
-  updated: b.updated - a.updated,
-  pgCpu: b.pgCpu - a.pgCpu,
-  cpu: b.cpu - a.cpu,
-  bytes: Object.fromEntries(Object.keys(b.bytes).map((k) => [k, b.bytes[k]! - a.bytes[k]!])),
-});
+async function counters(db: pg.Client, backend: number): Promise<Counters> {
+  const end = await snapshot(db, backend);
+  // Statistics reach pg_stat_database when a backend flushes them: a backend that flushed less than a
+  // second ago waits until it has been idle for 10 s (PostgreSQL 15 and later).
+  await new Promise((r) => setTimeout(r, STATS_WAIT_MS));
+  const atStats = { queries, monitorQueries };
+  const s = (await db.query('SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()')).rows[0];
+  const after = await snapshot(db, backend);
+  return { end, atStats, commits: Number(s.xact_commit), inserted: Number(s.tup_inserted), updated: Number(s.tup_updated), deleted: Number(s.tup_deleted), after };
+}
+
+/**
+ * A phase runs from `a.after` to `b.end`: exact counts and bytes over that span. The statistics
+ * span it plus b's wait, in which the replica's idle consumers poll the queue (each poll one
+ * transaction, no rows) and the monitor reads: those transactions are taken off the commits.
+ */
+const delta = (a: Counters, b: Counters) => {
+  const idle = b.atStats.queries - b.end.queries + (a.after.queries - a.atStats.queries);
+  const monitorSpan = b.atStats.monitorQueries - a.atStats.monitorQueries;
+  return {
+    queries: b.end.queries - a.after.queries,
+    commits: b.commits - a.commits - idle - monitorSpan,
+    wal: Number(b.end.wal - a.after.wal),
+    inserted: b.inserted - a.inserted,
+    updated: b.updated - a.updated,
+    pgCpu: b.end.pgCpu - a.after.pgCpu,
+    cpu: b.end.cpu - a.after.cpu,
+    bytes: Object.fromEntries(Object.keys(b.end.bytes).map((k) => [k, b.end.bytes[k]! - a.after.bytes[k]!])),
+  };
+};
 type Delta = ReturnType<typeof delta>;
 
 /** n documents of about DOC_CHARS characters of prose each, all different. */
@@ -217,8 +258,10 @@ export const capacitySuite: CustomSuite = {
       monitor = new pg.Client({ connectionString: url });
       await monitor.connect();
       const backend = (await monitor.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
-      await runJob(app, monitor, backend, docs.slice(0, 64), 512); // warm-up: connections, plugin, JIT
-      for (const size of CHUNK_SIZES) runs.push(await runJob(app, monitor, backend, docs, size));
+      await countingQueries(async () => {
+        await runJob(app!, monitor!, backend, docs.slice(0, 64), 512); // warm-up: connections, plugin, JIT
+        for (const size of CHUNK_SIZES) runs.push(await runJob(app!, monitor!, backend, docs, size));
+      });
     } finally {
       await monitor?.end();
       monitor = undefined;
@@ -271,7 +314,7 @@ export const capacitySuite: CustomSuite = {
       '',
       table(['chunker', 'config', 'CPU-s per MB', 'MB per CPU-s', 'input'], cpuRows),
       '',
-      `**Per document of a job on PostgreSQL** (one in-process replica, --workers 0, --job-batch-size 32; ${n} documents of ${DOC_CHARS} characters; the recursive chunker with gpt2 tokens; counters read before and after each phase: job = from the POST /v1/jobs to the status done, read = GET /v1/jobs/{id}/results whole). Round trips: every query the pg driver sent (chunkd's and pg-boss's, maintenance included). Bytes stored: growth of the job tables and of pg-boss's tables. PostgreSQL CPU: its processes' CPU (/proc).`,
+      `**Per document of a job on PostgreSQL** (one in-process replica, --workers 0, --job-batch-size 32; ${n} documents of ${DOC_CHARS} characters; the recursive chunker with gpt2 tokens; counters read before and after each phase: job = from the POST /v1/jobs to the status done, read = GET /v1/jobs/{id}/results whole). Round trips: every query the pg driver sent (chunkd's and pg-boss's) from the start of a phase to its end. Commits and rows: pg_stat_database, read after the 11 s its statistics may lag, less the transactions of that wait (the idle replica's queue polls, this suite's own reads). Bytes stored: growth of the job tables and of pg-boss's tables. PostgreSQL CPU: its processes' CPU (/proc).`,
       '',
       table(['run, phase', 'round trips', 'commits', 'WAL KB', 'rows inserted', 'rows updated', 'KB stored', 'PostgreSQL CPU ms', 'replica CPU ms'], jobRows),
       '',
