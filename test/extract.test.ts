@@ -1,5 +1,5 @@
 /**
- * Text extraction (server/files/extract): each format's text, the 501 while a format's extra is
+ * Reading files with the chefs (plugins/text, markdown, html, pdf, docx; kernel/chef): each format's text, the 501 while a format's extra is
  * hidden, corrupt and oversized files → 4xx, the format picked by extension and MIME type, the
  * same answers through the worker pool, and the committed fixtures equal to a fresh generation.
  */
@@ -14,11 +14,23 @@ import { Extra } from '../kernel/plugin.js';
 import { WorkerPool } from '../kernel/pool.js';
 import { compileValidator } from '../kernel/validation.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
-import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
-import { nestingDepth } from '../server/files/extract/html-depth.js';
-import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
-import { closeExtractPools } from '../server/files/extract/pool.js';
+import { CHEF_JOB, chefFor, chefInfo, processFile, type FileFacts, type RunChefOptions } from '../kernel/chef/run.js';
+import { closeExtractPools } from '../kernel/chef/pool.js';
+import { discover } from '../kernel/discovery.js';
+import { nestingDepth } from '../plugins/html/html-depth.js';
+import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
+
+const registry = await discover();
+const EXTRACT_JOB = CHEF_JOB;
+const CHEFS = registry.list('chef');
+/** A file's text and the chef that read it. */
+async function extractText(bytes: Uint8Array, facts: FileFacts, options?: RunChefOptions): Promise<{ text: string; format: string }> {
+  const { text, format } = await processFile(registry, bytes, facts, options);
+  return { text, format };
+}
+const extractorFor = (facts: FileFacts) => (({ format: chefFor(registry, facts)?.name }) as { format?: string });
+const formatsInfo = () => CHEFS.map(chefInfo).map((f) => ({ ...f, format: f.name }));
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -186,7 +198,7 @@ describe('text of each format', () => {
   });
 
   it('txt and md: UTF-8 as it is', async () => {
-    assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'md' });
+    assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'markdown' });
     await rejectsWith(extractText(new Uint8Array([0xff, 0xfe, 0x41]), { filename: 'a.txt' }), 422, /not valid UTF-8/);
   });
 });
@@ -202,7 +214,7 @@ describe('missing extras', () => {
         await assert.rejects(extractText(bytes(), { filename: file }), (e: { status: number; code: string; detail: string }) => {
           assert.equal(e.status, 501);
           assert.equal(e.code, 'MISSING_EXTRA');
-          assert.match(e.detail, new RegExp(`Reading \\.${format} files .*Install them: npm install ${pkg}$`));
+          assert.match(e.detail, new RegExp(`The chef '${format}' .*Install them: npm install ${pkg}$`));
           return true;
         });
         const info = formatsInfo().find((f) => f.format === format)!;
@@ -216,22 +228,22 @@ describe('missing extras', () => {
   it('each extra has the Extra shape, and its packages are optionalDependencies of chunkd', () => {
     const check = compileValidator<Extra>(Extra);
     const optional = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies;
-    for (const e of EXTRACTORS.filter((x) => x.extra)) {
-      check(e.extra, ['extractors', e.format, 'extra']);
-      for (const pkg of e.extra!.packages) assert.ok(pkg in optional, `${pkg} (${e.format}) is in optionalDependencies`);
+    for (const chef of CHEFS) {
+      for (const extra of chef.manifest.extras) {
+        check(extra, ['chefs', chef.name, 'extra']);
+        for (const pkg of extra.packages) assert.ok(pkg in optional, `${pkg} (${chef.name}) is in optionalDependencies`);
+      }
     }
   });
 
-  it('formatsInfo lists every extractor, available when its extra is installed; txt and md need none', () => {
+  it('chefInfo lists every chef, available when its extra is installed; text and markdown need none', () => {
     const info = formatsInfo();
-    assert.deepEqual(info.map((f) => f.format), EXTRACTORS.map((e) => e.format));
-    assert.deepEqual(info.map((f) => [f.format, f.available, f.extra?.packages ?? null]), [
-      ['txt', true, null],
-      ['md', true, null],
-      ['html', true, ['html-to-text']],
-      ['pdf', true, ['pdfjs-dist']],
-      ['docx', true, ['mammoth']],
-    ]);
+    const byName = Object.fromEntries(info.map((f) => [f.format, [f.available, f.extra?.packages ?? null]]));
+    assert.deepEqual(byName.text, [true, null]);
+    assert.deepEqual(byName.markdown, [true, null]);
+    assert.deepEqual(byName.html, [true, ['html-to-text']]);
+    assert.deepEqual(byName.pdf, [true, ['pdfjs-dist']]);
+    assert.deepEqual(byName.docx, [true, ['mammoth']]);
   });
 });
 
@@ -337,11 +349,19 @@ describe('format choice', () => {
     assert.equal(extractorFor({ filename: 'upload', mime: 'application/pdf' })?.format, 'pdf');
     assert.equal(extractorFor({ filename: 'blob.bin', mime: 'Text/HTML; charset=utf-8' })?.format, 'html');
     assert.equal(extractorFor({ filename: 'x', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })?.format, 'docx');
-    assert.equal(extractorFor({ filename: 'x', mime: 'image/png' }), undefined);
+    assert.equal(extractorFor({ filename: 'x', mime: 'image/png' }).format, undefined);
   });
 
-  it('an unknown format → 415 listing the extensions', async () => {
-    await rejectsWith(extractText(utf8('x'), { filename: 'a.png', mime: 'image/png' }), 415, /upload one of .*\.pdf.*\.docx/);
+  it('an unknown format → 415 listing the chefs', async () => {
+    await rejectsWith(extractText(utf8('x'), { filename: 'a.png', mime: 'image/png' }), 415, /no chef reads it.*docx \(\.docx\).*pdf \(\.pdf\)/);
+    await rejectsWith(extractText(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]), { filename: 'blob.bin' }), 415, /form field 'chef'/);
+  });
+
+  it('source code and other UTF-8 text is read by the text chef: by extension, by text/* type, or sniffed when the type is unknown', async () => {
+    assert.equal(extractorFor({ filename: 'main.py' }).format, 'text');
+    assert.equal(extractorFor({ filename: 'script', mime: 'text/x-python' }).format, 'text');
+    assert.deepEqual(await extractText(utf8('fn main() {}\n'), { filename: 'main.unknownext', mime: 'application/octet-stream' }), { text: 'fn main() {}\n', format: 'text' });
+    assert.deepEqual(await extractText(utf8('# T'), { filename: 'notes.txt', chef: 'markdown' } as FileFacts), { text: '# T', format: 'markdown' });
   });
 
   it('a file named .pdf that is HTML is read as PDF, and refused as one (the name decides)', async () => {

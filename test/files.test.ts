@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.js';
-import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
+import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { DataDirFileStore, STALE_TMP_MS } from '../server/files/data-dir.js';
 import { mayNameFile } from '../server/files/document-input.js';
@@ -66,7 +66,7 @@ describe('upload, then chunk by file', () => {
     assert.equal(first, file.name);
     assert.equal(file.filename, 'notes.md', 'directories are dropped from the client name');
     assert.equal(file.size, Buffer.byteLength(TEXT));
-    assert.equal(file.format, 'md');
+    assert.equal(file.format, 'markdown');
     assert.equal(file.text_chars, [...TEXT].length);
     assert.equal(Date.parse(file.expires_at) - Date.parse(file.created_at), app.settings.fileExpirySeconds * 1000);
   });
@@ -316,7 +316,7 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
   try {
     const quota = { maxFiles: 10, maxBytes: 10_000 };
     const first = await DataDirFileStore.open(dir, quota);
-    const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'txt', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
+    const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'text', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
     await first.put(record, Buffer.from('hello'), 'hello');
     await first.close();
     const cutShort = join(dir, `.tmp-${newFileName()}`); // a put cut short, long ago

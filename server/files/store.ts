@@ -1,3 +1,4 @@
+import type { Structure } from '../../kernel/chef/document.js';
 import { randomBytes } from 'node:crypto';
 
 /** What is known of a stored file: the answer of POST /v1/files and GET /v1/files/{name}. */
@@ -8,13 +9,15 @@ export interface FileRecord {
   filename: string | null;
   /** Bytes uploaded. */
   size: number;
-  /** The format the text was extracted as (txt, md, html, pdf, docx). */
+  /** The chef that read the file (text, markdown, html, pdf, docx, …). */
   format: string;
   /** Length of the extracted text, in code points (the default offset unit). */
   text_chars: number;
   created_at: string;
   /** When the file is deleted; null when files do not expire. */
   expires_at: string | null;
+  /** The chef's structure of the text (headings, tables, code, images, pages; UTF-16 offsets), stored as JSON beside it. */
+  structure?: Structure;
 }
 
 /** How much the stored files take, for the quota. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError } from '../../kernel/errors.js';
-import { extractText } from '../files/extract/index.js';
+import { processFile } from '../../kernel/chef/run.js';
 import { FILE_STORE } from '../files/service.js';
 import { isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
 import { FILE_PART, readUpload } from '../files/upload.js';
@@ -23,7 +23,7 @@ export const FileInfo = Type.Object({
   document: FileName,
   filename: Type.Union([Type.String(), Type.Null()], { description: "The client's file name, without directories: informational only." }),
   size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
-  format: Type.String({ description: 'The format the text was extracted as (by extension, else by MIME type).' }),
+  format: Type.String({ description: 'The chef that read the file (by the form field `chef`, else by extension, else by media type).' }),
   text_chars: Type.Integer({ minimum: 0, description: 'Length of the extracted text in code points: the text every offset of a chunk request by file refers to.' }),
   created_at: Timestamp,
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted (then 404); null when files do not expire.' }),
@@ -35,7 +35,10 @@ export const FileText = Type.Object({
 });
 
 const UploadBody = Type.Object(
-  { [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, and the other formats chunkd reads), with a filename.' }) },
+  {
+    [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, source code, and the other formats the chefs read), with a filename.' }),
+    chef: Type.Optional(Type.String({ description: 'The chef that reads the file (GET /v1/plugins lists them); by default, the one for its extension or media type.', examples: ['markdown'] })),
+  },
   { required: [FILE_PART] },
 );
 
@@ -45,7 +48,7 @@ const FRAMING_BYTES = 2 * 1024 * 1024;
 export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
-export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
+export const fileRoutes: RouteModule = ({ settings, services, executor, registry }) => {
   const store = () => services[FILE_STORE] as FileStore;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
 
@@ -77,7 +80,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
         // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
         // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
         // refer to stays fixed for the file's life.
-        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
+        const { text, structure, format } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
           executor,
           signal: ctx.state.signal as AbortSignal | undefined,
           limits: { maxTextChars: settings.maxTextChars },
@@ -95,6 +98,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
           text_chars: codePoints(text),
           created_at: new Date(now).toISOString(),
           expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
+          structure,
         };
         try {
           await store().put(record, upload.bytes, text);

@@ -13,8 +13,8 @@ import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
 
-/** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
-export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
+/** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */
+export const pluginRoutes: RouteModule = (deps) => [...deps.registry.list('chunker'), ...deps.registry.list('refinery')].map((p) => pluginRoute(p, deps));
 
 function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: AppDeps): RouteDef {
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);

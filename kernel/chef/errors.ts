@@ -1,4 +1,4 @@
-import { ChunkdError, isChunkdError } from '../../../kernel/errors.js';
+import { ChunkdError, isChunkdError } from '../errors.js';
 import type { ExtractLimits } from './limits.js';
 
 /** A file its library cannot read (corrupt, truncated, encrypted, not the format its name says): 422. */

@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
-import { ChunkdError } from '../../../kernel/errors.js';
-import type { Outcome, Task } from '../../../kernel/worker.js';
+import { ChunkdError } from '../errors.js';
+import type { Outcome, Task } from '../worker.js';
 
 /**
  * Heap one extraction may use. PDF.js has no bound on what a stream inflates to (a 147 kB PDF
@@ -23,7 +23,7 @@ function poolFor(memoryMb: number): Piscina<Task, Outcome> {
   if (!pool) {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     pool = new Piscina<Task, Outcome>({
-      filename: new URL(`../../../kernel/worker${ext}`, import.meta.url).href,
+      filename: new URL(`../worker${ext}`, import.meta.url).href,
       minThreads: 0,
       maxThreads: 1,
       idleTimeout: 60_000,

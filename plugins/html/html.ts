@@ -1,6 +1,6 @@
-import type { Extractor } from './index.js';
-import { decodeHtml } from './decode.js';
-import { checkTextLength, overLimit } from './errors.js';
+import type { Extractor } from '../../kernel/chef/extractor.js';
+import { decodeHtml } from '../../kernel/chef/decode.js';
+import { checkTextLength, overLimit } from '../../kernel/chef/errors.js';
 import { nestingDepth } from './html-depth.js';
 import { cappedDataTable } from './html-tables.js';
 

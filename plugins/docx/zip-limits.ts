@@ -1,7 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
-import { ChunkdError } from '../../../kernel/errors.js';
-import { overLimit } from './errors.js';
-import type { ExtractLimits } from './limits.js';
+import { ChunkdError } from '../../kernel/errors.js';
+import { overLimit } from '../../kernel/chef/errors.js';
+import type { ExtractLimits } from '../../kernel/chef/limits.js';
 
 /**
  * Refuse a zip (a DOCX) that would inflate past the limits before a library unpacks it: its

@@ -1,4 +1,4 @@
-import { ChunkdError } from '../../../kernel/errors.js';
+import { ChunkdError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -37,4 +37,15 @@ function sniffCharset(bytes: Uint8Array): string | undefined {
   if ((bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes[0] === 0xff && bytes[1] === 0xfe)) return bytes[0] === 0xfe ? 'utf-16be' : 'utf-16le';
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
   return /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
+}
+
+/** Whether bytes read as text: valid UTF-8 with no NUL byte (binary formats almost always hold one). */
+export function isUtf8Text(bytes: Uint8Array): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
-import type { Extractor } from './index.js';
-import { checkTextLength } from './errors.js';
+import type { Extractor } from '../../kernel/chef/extractor.js';
+import { checkTextLength } from '../../kernel/chef/errors.js';
 import { checkZip } from './zip-limits.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ChunkdError } from '../../../kernel/errors.js';
-import type { Extractor } from './index.js';
-import { checkTextLength, overLimit } from './errors.js';
+import { ChunkdError } from '../../kernel/errors.js';
+import type { Extractor } from '../../kernel/chef/extractor.js';
+import { checkTextLength, overLimit } from '../../kernel/chef/errors.js';
 import { checkPdfStreams } from './pdf-streams.js';
 
 /**

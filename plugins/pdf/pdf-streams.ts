@@ -1,6 +1,6 @@
 import { constants, inflateSync } from 'node:zlib';
-import { overLimit } from './errors.js';
-import type { ExtractLimits } from './limits.js';
+import { overLimit } from '../../kernel/chef/errors.js';
+import type { ExtractLimits } from '../../kernel/chef/limits.js';
 
 const STREAM = Buffer.from('stream');
 const latin1 = new TextDecoder('latin1');
