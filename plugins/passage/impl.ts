@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { loadTokenizer, spanCounter, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import type { PassageConfig } from './index.js';
 
 type Config = Static<typeof PassageConfig>;
@@ -24,6 +24,9 @@ const isHeading = (line: string) => headingLevel(line) > 0;
 const LINE_BREAKS = /(?:\r\n|\n|\r)(?:[ \t]*(?:\r\n|\n|\r))*/g;
 const SENTENCE_END = /[.!?…](?:["'”’)\]]*)[ \t]+|[。！？](?:["'”’」』）)\]]*)[ \t]*/g;
 const WHITESPACE = /\s+/g;
+const NEXT_BREAK = /[\r\n]/g;
+/** Two line breaks in one run (blank lines between them may hold spaces or tabs): a paragraph break. */
+const BLANK_LINE = /(?:\r\n|\n|\r)[ \t]*(?:\r\n|\n|\r)/;
 
 export async function create(config: Config): Promise<ChunkerImpl> {
   const tokenizer = await loadTokenizer(config.tokenizer);
@@ -33,25 +36,35 @@ export async function create(config: Config): Promise<ChunkerImpl> {
     chunk(text) {
       const counter = spanCounter(tokenizer, text);
       const count = (a: number, b: number) => counter.count(a, b);
+      const ends = counter.ends();
       const cuts = boundaries(text);
-      fillGaps(text, cuts, count, max, () => counter.ends());
-      const pos = [0, ...[...cuts.keys()].sort((a, b) => a - b), text.length];
-      const strength = pos.map((p, i) => (i === 0 || i === pos.length - 1 ? -1 : cuts.get(p)!));
+      const step = Math.max(1, Math.floor(max / GRAIN));
+      // Thinning moves a cut by less than a step either way: gaps are filled below max by two steps.
+      fillGaps(text, cuts, count, ends, step > 1 ? max - 2 * step : max, step);
+      const pos = thin(cuts, ends, text.length, step);
+      // A chunk's size is the sum of the counts of the pieces between the cuts it spans: the exact
+      // count for character, byte and BPE counted by offset (additive), at least the exact count for
+      // a tokenizer that re-counts pieces (word), so a chunk never exceeds chunk_size.
+      const prefix = [0];
+      for (let k = 1; k < pos.length; k++) prefix.push(prefix[k - 1]! + count(pos[k - 1]!, pos[k]!));
       const m = pos.length - 1;
       const best = new Float64Array(m + 1).fill(Infinity);
       const from = new Int32Array(m + 1);
       best[0] = 0;
       for (let j = 1; j <= m; j++) {
-        const cut = strength[j]! < 0 ? 0 : PENALTIES[strength[j]!]!;
+        const cut = j === m ? 0 : PENALTIES[cuts.get(pos[j]!)!]!;
         for (let i = j - 1; i >= 0 && j - i <= MAX_BACK; i--) {
-          const t = count(pos[i]!, pos[j]!);
+          const t = prefix[j]! - prefix[i]!;
           if (t > max && i < j - 1) break;
           const c = best[i]! + ((t - target) / target) ** 2 + cut;
-          if (c < best[j]!) { best[j] = c; from[j] = i; }
+          if (c < best[j]!) {
+            best[j] = c;
+            from[j] = i;
+          }
         }
       }
       const spans: Span[] = [];
-      for (let j = m; j > 0; j = from[j]!) spans.push({ start: pos[from[j]!]!, end: pos[j]!, tokenCount: count(pos[from[j]!]!, pos[j]!) });
+      for (let j = m; j > 0; j = from[j]!) spans.push({ start: pos[from[j]!]!, end: pos[j]!, tokenCount: counter.count(pos[from[j]!]!, pos[j]!) });
       spans.reverse();
       if (config.context === 'title') addTitles(spans, text);
       return spans;
@@ -66,8 +79,32 @@ export async function create(config: Config): Promise<ChunkerImpl> {
  */
 const PENALTIES = [0, 0, 0.1, 0.3, 1, 3];
 
-/** Most candidate cuts a chunk may span (bounds the work on texts of many tiny lines). */
-const MAX_BACK = 4096;
+/**
+ * Cuts are kept at most one per chunk_size / GRAIN tokens (the strongest in each such stretch), so
+ * a chunk spans at most about GRAIN candidate cuts whatever the text (many tiny lines, no spaces).
+ */
+const GRAIN = 128;
+/** A bound on the candidates one chunk may span, should a text still hold more. */
+const MAX_BACK = 1024;
+
+/** The cut positions in order, the text's ends included: at most one cut (the strongest) per `step` tokens. */
+function thin(cuts: Map<number, number>, ends: Uint32Array, length: number, step: number): number[] {
+  const sorted = [...cuts.keys()].sort((a, b) => a - b);
+  if (step === 1) return [0, ...sorted, length];
+  const pos = [0];
+  let bucket = -1;
+  for (const p of sorted) {
+    const b = Math.floor(upperBound(ends, p) / step);
+    if (b === bucket && pos.length > 1) {
+      if (cuts.get(p)! < cuts.get(pos[pos.length - 1]!)!) pos[pos.length - 1] = p;
+      continue;
+    }
+    bucket = b;
+    pos.push(p);
+  }
+  pos.push(length);
+  return pos;
+}
 
 /** Cut positions (UTF-16 offsets inside the text) with the strength of the boundary there. */
 export function boundaries(text: string): Map<number, number> {
@@ -78,24 +115,25 @@ export function boundaries(text: string): Map<number, number> {
     if (old === undefined || s < old) cuts.set(p, s);
   };
   for (const m of text.matchAll(SENTENCE_END)) put(m.index + m[0].length, SENTENCE);
+  let lineStart = 0; // start of the line that ends at the current run of line breaks
   for (const m of text.matchAll(LINE_BREAKS)) {
     const end = m.index + m[0].length;
-    const lineStart = text.lastIndexOf('\n', m.index - 1) + 1;
-    const before = text.slice(Math.max(lineStart, text.lastIndexOf('\r', m.index - 1) + 1), m.index);
-    const nextLineEnd = text.slice(end).search(/[\r\n]|$/);
-    const after = text.slice(end, end + nextLineEnd);
+    const before = text.slice(lineStart, m.index);
+    NEXT_BREAK.lastIndex = end;
+    const after = text.slice(end, NEXT_BREAK.exec(text)?.index ?? text.length);
+    lineStart = end;
     if (isHeading(after)) put(end, SECTION);
     else if (isHeading(before)) cuts.delete(end); // a heading stays with what follows
-    else put(end, /[\r\n][ \t]*[\r\n]|\r\n[ \t]*\r\n/.test(m[0]) || (m[0].match(/\r\n|\n|\r/g) ?? []).length > 1 ? PARAGRAPH : LINE);
+    else put(end, BLANK_LINE.test(m[0]) ? PARAGRAPH : LINE);
   }
   return cuts;
 }
 
-/** Where two cuts lie more than `max` tokens apart, add word boundaries, then token boundaries. */
-function fillGaps(text: string, cuts: Map<number, number>, count: (a: number, b: number) => number, max: number, ends: () => Uint32Array): void {
+/** Where two cuts lie more than `limit` tokens apart, add word boundaries, then token boundaries (every `step` tokens). */
+function fillGaps(text: string, cuts: Map<number, number>, count: (a: number, b: number) => number, ends: Uint32Array, limit: number, step: number): void {
   const gaps = (add: (a: number, b: number) => void) => {
     const pos = [0, ...[...cuts.keys()].sort((a, b) => a - b), text.length];
-    for (let i = 1; i < pos.length; i++) if (count(pos[i - 1]!, pos[i]!) > max) add(pos[i - 1]!, pos[i]!);
+    for (let i = 1; i < pos.length; i++) if (count(pos[i - 1]!, pos[i]!) > limit) add(pos[i - 1]!, pos[i]!);
   };
   gaps((a, b) => {
     WHITESPACE.lastIndex = a;
@@ -105,7 +143,7 @@ function fillGaps(text: string, cuts: Map<number, number>, count: (a: number, b:
     }
   });
   gaps((a, b) => {
-    for (const e of ends()) if (e > a && e < b && !cuts.has(e)) cuts.set(e, TOKEN);
+    for (let k = upperBound(ends, a) + step - 1; k < ends.length && ends[k]! < b; k += step) if (!cuts.has(ends[k]!)) cuts.set(ends[k]!, TOKEN);
   });
 }
 

@@ -155,4 +155,29 @@ describe('exact offsets', () => {
       { numRuns: 150 },
     );
   });
+
+  test('property: the same with chunk sizes where cuts are thinned (one per chunk_size/128 tokens)', async () => {
+    const piece = fc.constantFrom('word ', 'Sentence here. ', '\n', '\r\n\r\n', 'xxxxxxxxxxxxxxxx', '🦛', '日本語。', '# H\n');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 50, maxLength: 400 }), fc.integer({ min: 256, max: 700 }), fc.constantFrom('character', 'byte', 'word'), async (parts, size, tokenizer) => {
+        const text = parts.join('');
+        if (text.trim() === '') return;
+        const out = await chunk(text, { chunk_size: size, tokenizer });
+        assertTiles(text, out);
+        for (const c of out) assert.ok(c.token_count <= size, JSON.stringify({ tokens: c.token_count, size, tokenizer }));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('work stays bounded on a text of tiny lines or without any boundary', async () => {
+    // Cuts are thinned to about 128 per chunk: chunks near the target of 1,000 characters, none over 2,000.
+    const lines = await chunk('a\n'.repeat(20_000), { chunk_size: 2000, tokenizer: 'character' });
+    assertTiles('a\n'.repeat(20_000), lines);
+    for (const c of lines) assert.ok(c.token_count <= 2000 && c.token_count >= 500, JSON.stringify(c.token_count));
+    const solid = await chunk('x'.repeat(10_000), { chunk_size: 512, tokenizer: 'character' });
+    assert.deepEqual(new Set(solid.map((c) => c.token_count <= 512)), new Set([true]));
+    assertTiles('x'.repeat(10_000), solid);
+  });
 });
+
