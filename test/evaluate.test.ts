@@ -13,7 +13,7 @@ const run = promisify(execFile);
 
 // Character tokens: chunk_size 10 cuts [0,10) "cats sleep", [10,20) " dogs walk", [20,30) " birds sin", [30,31) "g".
 const DOC = 'cats sleep dogs walk birds sing';
-const token = (size: number) => [{ type: 'chunk', chunker: 'token', config: { chunk_size: size } }];
+const token = (size: number) => [{ type: 'chunk' as const, chunker: 'token', config: { chunk_size: size } }];
 const question = { question: 'sleep dogs', references: [{ document: 'pets', start_index: 5, end_index: 15 }] }; // spans the first two chunks
 const body = (extra: Record<string, unknown> = {}) => ({ documents: [{ id: 'pets', text: DOC }], questions: [question], candidates: [token(10), token(20)], k: [1, 2], ...extra });
 const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
