@@ -23,7 +23,7 @@ export const html: Extractor = {
   offLoop: true,
   async extract(bytes, limits) {
     const source = decodeHtml(bytes);
-    if (nestingDepth(source) > limits.maxHtmlDepth) throw overLimit('levels of nested elements', limits.maxHtmlDepth, 'maxHtmlDepth');
+    if (nestingDepth(source, limits.maxHtmlDepth) > limits.maxHtmlDepth) throw overLimit('levels of nested elements', limits.maxHtmlDepth, 'maxHtmlDepth');
     const { convert } = await import('html-to-text');
     const text = convert(source, {
       wordwrap: false,

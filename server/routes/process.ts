@@ -2,6 +2,7 @@ import { ProcessedDocument } from '../../kernel/chef/document.js';
 import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
+import { extractPoolSettings } from '../files/extract-settings.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts } from '../limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
@@ -39,7 +40,7 @@ function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): 
       setIgnoredKeys(ctx, req.ignored);
       const text = req.input as string;
       checkTexts(text, settings);
-      const doc = await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+      const doc = await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
       ctx.body = toWire(doc, req.unit);
     },
   };
