@@ -11,7 +11,7 @@ import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
 import { postgresPool, unreachableReason } from './storage/pg-pool.js';
 import { PIPELINE_STORE, pipelineStore } from './storage/service.js';
-import { FILE_STORE, fileStore } from './files/service.js';
+import { FILE_STORE, fileStore, uploadAdmission } from './files/service.js';
 import { JOB_STORE, jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
@@ -28,7 +28,7 @@ export interface Service {
  * factory sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
  */
 export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;
-export const SERVICES: ServiceFactory[] = [postgresPool, pipelineStore, fileStore, jobStore];
+export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipelineStore, fileStore, jobStore];
 /**
  * The services that live in PostgreSQL with --database-url, by the name each is offered under:
  * while the database cannot be reached at start-up, each name holds a stand-in that answers 503.

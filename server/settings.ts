@@ -26,6 +26,13 @@ export const SETTINGS = {
   'max-eval-work': { env: 'CHUNKD_MAX_EVAL_WORK', type: 'integer', default: 1_000_000, min: 1, help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).' },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'max-file-bytes': { env: 'CHUNKD_MAX_FILE_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).' },
+  'max-upload-bytes-in-flight': {
+    env: 'CHUNKD_MAX_UPLOAD_BYTES_IN_FLIGHT',
+    type: 'count',
+    default: 'auto',
+    min: 1,
+    help: 'Most upload bytes (POST /v1/files bodies) held at once over all uploads in flight, counted from each Content-Length before its body is read (a chunked body as it arrives) until its answer; an upload past it → 503 with Retry-After, and one that could never fit → 413 (auto: 4 uploads of the largest size, 4 × (--max-file-bytes + 2 MiB)).',
+  },
   'max-files': { env: 'CHUNKD_MAX_FILES', type: 'integer', default: 1000, min: 1, help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).' },
   'max-files-bytes': { env: 'CHUNKD_MAX_FILES_BYTES', type: 'integer', default: 1024 * 1024 * 1024, min: 1, help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).' },
   'max-pdf-decoded-bytes': { env: 'CHUNKD_MAX_PDF_DECODED_BYTES', type: 'integer', default: 256 * 1024 * 1024, min: 1, help: "Most bytes one uploaded PDF's streams may decode to, summed over the file whatever their filters (more → 413)." },

@@ -3,11 +3,26 @@ import type pg from 'pg';
 import type { ServiceFactory } from '../boot.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { POSTGRES, redactUrl, unreachableReason } from '../storage/pg-pool.js';
+import { UploadAdmission } from './admission.js';
 import { DataDirFileStore } from './data-dir.js';
 import { PgFileStore } from './postgres.js';
+import { uploadLimit } from './upload.js';
 
 /** Key of the file store in AppDeps.services. */
 export const FILE_STORE = 'files';
+
+/** Key of the upload admission (the cap on upload bytes in flight) in AppDeps.services. */
+export const UPLOAD_ADMISSION = 'upload-admission';
+
+/** Uploads of the largest size that --max-upload-bytes-in-flight=auto admits at once. */
+export const AUTO_UPLOADS_IN_FLIGHT = 4;
+
+/** The cap on upload bytes in flight, one per process (each replica holds its own uploads' bytes). */
+export const uploadAdmission: ServiceFactory = async (settings) => {
+  const cap = settings.maxUploadBytesInFlight;
+  const value = new UploadAdmission(cap === 'auto' ? AUTO_UPLOADS_IN_FLIGHT * uploadLimit(settings.maxFileBytes) : cap);
+  return { name: UPLOAD_ADMISSION, value, close: async () => {} };
+};
 
 /** The longest wait between two sweeps of expired files (reads never serve one meanwhile). */
 const SWEEP_MAX_MS = 60_000;

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
+import type { Reservation } from './admission.js';
 
 /** The one file part of an upload. */
 export interface Upload {
@@ -30,8 +31,13 @@ export const uploadLimit = (maxFileBytes: number) => maxFileBytes + FRAMING_BYTE
  * are ignored), at most maxBytes long; every other shape is refused with the reason. The body as
  * a whole is read up to uploadLimit(maxBytes) and no further: the byte past it is a 413, and the
  * rest is left unread (the route closes the connection after its answer).
+ *
+ * With a `reservation` (admission.ts), every byte read is covered by it first: a body that grows
+ * past what the reservation may take is cut off with the reservation's refusal. With a
+ * Content-Length, the file is copied once into a buffer of that size as it arrives, instead of
+ * kept in pieces and joined at the end (which held the body twice).
  */
-export function readUpload(req: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Upload> {
+export function readUpload(req: IncomingMessage, maxBytes: number, signal?: AbortSignal, reservation?: Reservation): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `POST /v1/files takes multipart/form-data with one part named '${FILE_PART}' (got Content-Type '${type || 'none'}'), e.g. ${EXAMPLE}.`));
@@ -47,6 +53,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
   } catch (e) {
     return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`));
   }
+  const declared = Number(req.headers['content-length'] ?? 0) || 0;
   return new Promise<Upload>((resolve, reject) => {
     let upload: Omit<Upload, 'fields'> | undefined;
     const fields: Record<string, string> = {};
@@ -67,16 +74,19 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
         stream.resume();
         return fail(validationError(['body', field], `The file part is named '${field}': name it '${FILE_PART}', e.g. ${EXAMPLE}.`, 'file_part_name'));
       }
+      // The file is no longer than the body: with a Content-Length, one buffer of that size (or of the file limit) holds it.
+      const into = declared > 0 ? Buffer.allocUnsafe(Math.min(declared, maxBytes)) : undefined;
       const parts: Buffer[] = [];
       let size = 0;
       stream.on('data', (b: Buffer) => {
+        if (size + b.length > maxBytes) return fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`));
+        if (into) b.copy(into, size);
+        else parts.push(b);
         size += b.length;
-        if (size > maxBytes) return fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`));
-        parts.push(b);
       });
       stream.on('error', (e: Error) => fail(malformed(e)));
       stream.on('end', () => {
-        if (size <= maxBytes) upload = { bytes: Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
+        if (!settled) upload = { bytes: into ? into.subarray(0, size) : Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
       });
     });
     parser.on('field', (field, value) => {
@@ -103,6 +113,11 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       read += chunk.length;
       if (read > limit) {
         return fail(new ChunkdError('TOO_LARGE', `The multipart body is larger than the limit of ${limit} bytes (the file limit, --max-file-bytes or CHUNKD_MAX_FILE_BYTES, plus ${FRAMING_BYTES} bytes for the framing and small fields): upload a smaller file, without large fields or data around it.`));
+      }
+      try {
+        reservation?.cover(read);
+      } catch (e) {
+        return fail(e as Error);
       }
       if (!parser.write(chunk)) {
         req.pause();

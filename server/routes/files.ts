@@ -2,10 +2,11 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { processFile } from '../../kernel/chef/run.js';
+import type { UploadAdmission } from '../files/admission.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
-import { FILE_STORE } from '../files/service.js';
+import { FILE_STORE, UPLOAD_ADMISSION } from '../files/service.js';
 import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
-import { FILE_PART, readUpload, uploadLimit } from '../files/upload.js';
+import { FILE_PART, readUpload, uploadLimit, type Upload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
@@ -59,12 +60,53 @@ export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document
 export const fileRoutes: RouteModule = ({ settings, services, executor, registry }) => {
   const store = () => services[FILE_STORE] as FileStore;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
+  const admission = services[UPLOAD_ADMISSION] as UploadAdmission;
 
   async function found(ctx: Context): Promise<FileRecord> {
     const name = ctx.params.name!;
     const record = await store().get(name);
     if (record) return record;
     throw notFound(name);
+  }
+
+  /** Extract an upload that was read whole, and store it: the 201, or the error, with its quota reservation given back. */
+  async function keep(ctx: Context, upload: Upload): Promise<void> {
+    const filename = sanitizeFilename(upload.filename);
+    // The quota is taken before extraction (a full store refuses at once, not after the work),
+    // and given back if the upload fails before it is stored.
+    const reservation = await store().reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
+    try {
+      // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
+      // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
+      // refer to stays fixed for the file's life.
+      const { text, structure, format } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
+        executor,
+        signal: ctx.state.signal as AbortSignal | undefined,
+        limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
+        limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
+        pool: extractPoolSettings(settings),
+      });
+      if (text.length > settings.maxTextChars) {
+        throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+      }
+      const now = Date.now();
+      const record: FileRecord = {
+        name: reservation.name,
+        filename,
+        size: upload.bytes.length,
+        format,
+        text_chars: codePoints(text),
+        created_at: new Date(now).toISOString(),
+        expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
+      };
+      await store().put(reservation, record, { bytes: upload.bytes, text, structure }).catch(asInsufficientStorage);
+      ctx.status = 201;
+      ctx.set('Location', `/v1/files/${record.name}`);
+      ctx.body = fileInfo(record);
+    } catch (e) {
+      await store().release(reservation).catch(() => {}); // else it lapses on its own
+      throw e;
+    }
   }
 
   return [
@@ -78,47 +120,17 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       streamedBody: { mediaType: 'multipart/form-data', schema: UploadBody },
       responses: {
         201: { description: 'Stored.', schema: FileInfo },
-        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION', 'MISSING_EXTRA', 'INSUFFICIENT_STORAGE', 'TIMEOUT'),
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION', 'MISSING_EXTRA', 'INSUFFICIENT_STORAGE', 'TIMEOUT', 'UNAVAILABLE'),
       },
       async handler(ctx) {
         const length = Number(ctx.get('content-length') || 0);
         if (length > uploadLimit(settings.maxFileBytes)) throw tooLarge(settings.maxFileBytes);
-        const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
-        const filename = sanitizeFilename(upload.filename);
-        // The quota is taken before extraction (a full store refuses at once, not after the work),
-        // and given back if the upload fails before it is stored.
-        const reservation = await store().reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
+        // Admitted before a byte of the body is read, and held until the answer: the body stays in memory until then.
+        const held = admission.admit(length);
         try {
-          // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
-          // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
-          // refer to stays fixed for the file's life.
-          const { text, structure, format } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
-            executor,
-            signal: ctx.state.signal as AbortSignal | undefined,
-            limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
-            limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
-            pool: extractPoolSettings(settings),
-          });
-          if (text.length > settings.maxTextChars) {
-            throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
-          }
-          const now = Date.now();
-          const record: FileRecord = {
-            name: reservation.name,
-            filename,
-            size: upload.bytes.length,
-            format,
-            text_chars: codePoints(text),
-            created_at: new Date(now).toISOString(),
-            expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
-          };
-          await store().put(reservation, record, { bytes: upload.bytes, text, structure }).catch(asInsufficientStorage);
-          ctx.status = 201;
-          ctx.set('Location', `/v1/files/${record.name}`);
-          ctx.body = fileInfo(record);
-        } catch (e) {
-          await store().release(reservation).catch(() => {}); // else it lapses on its own
-          throw e;
+          await keep(ctx, await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined, held));
+        } finally {
+          held.release();
         }
       },
     }),
