@@ -222,3 +222,28 @@ describe('POST /v1/files is admitted before its body is read', () => {
     await held(app, 0);
   });
 });
+
+describe('refused uploads that send their whole body at once are answered', () => {
+  let app: TestApp;
+  // Larger than the socket buffers between client and server hold, so the client is still writing when it is answered.
+  const BIG = bodyOf(8 * 1024 * 1024 - 1024);
+  before(async () => (app = await startApp({ 'max-file-bytes': String(8 * 1024 * 1024), 'max-upload-bytes-in-flight': String(BIG.length) })));
+  after(() => app.close());
+
+  test('each of 6 uploads sent whole, without waiting, past a held reservation gets its 503 and Retry-After', async () => {
+    const holder = started(app, BIG, 1024);
+    await held(app, BIG.length);
+    // Each client writes its whole body at once (as fetch does): the server answers first, closes its side, and reads what is still coming.
+    const refused = Array.from({ length: 6 }, () => {
+      const u = started(app, BIG, 0);
+      u.end(BIG);
+      return u;
+    });
+    const answers = await Promise.all(refused.map((u) => u.answer));
+    assert.deepEqual(answers.map((a) => a.status), [503, 503, 503, 503, 503, 503]);
+    assert.ok(answers.every((a) => a.headers['retry-after'] === '1'));
+    holder.end(BIG.subarray(1024));
+    assert.equal((await holder.answer).status, 201);
+    await held(app, 0);
+  });
+});

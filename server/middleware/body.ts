@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
@@ -72,5 +73,40 @@ function tooLarge(route: RouteDef, limit: number): ChunkdError {
  */
 export function closeIfUnread(ctx: Context): void {
   const { headers, complete } = ctx.req;
-  if (!complete && (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))) ctx.set('Connection', 'close');
+  if (!complete && (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))) {
+    ctx.set('Connection', 'close');
+    lingeringClose(ctx.req.socket);
+  }
 }
+
+/** What a closing connection still reads, and for how long, after its answer (see lingeringClose). */
+export const LINGER = { bytes: 16 * 1024 * 1024, ms: 5000, everyMs: 20 };
+
+/**
+ * A client still sending a body the server refused would get a reset, not the answer, if the
+ * connection were destroyed with its bytes unread (the kernel drops the answer it had not read yet):
+ * so, once the answer is sent, the server closes its side and goes on reading (and discarding)
+ * until the client closes, for at most LINGER.bytes and LINGER.ms; then it destroys the connection.
+ */
+function lingeringClose(socket: Socket): void {
+  if ((socket as LingeringSocket).lingers) return;
+  (socket as LingeringSocket).lingers = true;
+  // Node closes a `Connection: close` socket with destroySoon once the answer is written.
+  socket.destroySoon = function (this: Socket) {
+    if (this.writable) this.end();
+    const from = this.bytesRead;
+    const stop = () => {
+      clearInterval(check);
+      clearTimeout(deadline);
+      this.destroy();
+    };
+    const check = setInterval(() => this.bytesRead - from > LINGER.bytes && stop(), LINGER.everyMs);
+    const deadline = setTimeout(stop, LINGER.ms);
+    check.unref();
+    deadline.unref();
+    this.once('close', stop).once('end', stop);
+    this.resume();
+  };
+}
+
+type LingeringSocket = Socket & { lingers?: boolean };
