@@ -31,7 +31,7 @@ export const SETTINGS = {
     type: 'count',
     default: 'auto',
     min: 1,
-    help: 'Most upload bytes (POST /v1/files bodies) held at once over all uploads in flight, counted from each Content-Length before its body is read (a chunked body as it arrives) until its answer; an upload past it → 503 with Retry-After, and one that could never fit → 413 (auto: 4 uploads of the largest size, 4 × (--max-file-bytes + 2 MiB)).',
+    help: 'Most upload bytes (POST /v1/files bodies) held at once over all uploads in flight, counted from each Content-Length before its body is read (a chunked body as it arrives) until its answer; an upload past it → 503 with Retry-After, and one that could never fit → 413 (auto: room for 4 of the largest uploads, 4 × (--max-file-bytes + 2 MiB): 136 MiB with the default file limit).',
   },
   'max-files': { env: 'CHUNKD_MAX_FILES', type: 'integer', default: 1000, min: 1, help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).' },
   'max-files-bytes': { env: 'CHUNKD_MAX_FILES_BYTES', type: 'integer', default: 1024 * 1024 * 1024, min: 1, help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).' },
