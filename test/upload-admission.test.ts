@@ -65,10 +65,10 @@ function started(app: TestApp, body: Buffer, first: number): RawUpload {
 
 const admissionOf = (app: TestApp) => app.booted.deps.services[UPLOAD_ADMISSION] as UploadAdmission;
 
-/** Waits (on events, by yielding to the loop) until the admission holds `bytes`; fails after many turns rather than hang. */
+/** Waits until the admission holds `bytes` (an upload is read, stored or given up on its own schedule); fails after many looks rather than hang. */
 async function held(app: TestApp, bytes: number): Promise<void> {
   const admission = admissionOf(app);
-  for (let turn = 0; turn < 20_000 && admission.held !== bytes; turn++) await new Promise((r) => setImmediate(r));
+  for (let look = 0; look < 6000 && admission.held !== bytes; look++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(admission.held, bytes, `the admission holds ${admission.held} bytes, expected ${bytes}`);
 }
 
