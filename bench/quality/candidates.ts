@@ -39,4 +39,7 @@ export const EXTRA: QualityCandidate[] = [
   { name: 'chunkd passage 200 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 200, target: 0.75 }) },
   { name: 'chunkd passage 300 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 300, target: 0.75 }) },
   ...[150, 250, 600, 1600].map((n) => ({ name: `chunkd passage ${n} no context`, steps: chunk('passage', { ...cl100k, chunk_size: n, context: 'none' }) })),
+  // Each repeated passage once (repeats: 'drop'): copies of a passage no longer fill several of the k results.
+  ...[500, 800].map((n) => ({ name: `chunkd passage ${n} repeats dropped`, steps: chunk('passage', { ...cl100k, chunk_size: n, repeats: 'drop' }) })),
+  { name: 'chunkd passage 150 target 0.8 repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 150, target: 0.8, repeats: 'drop' }) },
 ];

@@ -67,7 +67,7 @@ export async function create(config: Config): Promise<ChunkerImpl> {
       for (let j = m; j > 0; j = from[j]!) spans.push({ start: pos[from[j]!]!, end: pos[j]!, tokenCount: counter.count(pos[from[j]!]!, pos[j]!) });
       spans.reverse();
       if (config.context === 'title') addTitles(spans, text);
-      return spans;
+      return config.repeats === 'drop' ? firstCopies(spans, text) : spans;
     },
   };
 }
@@ -162,4 +162,16 @@ function addTitles(spans: Span[], text: string): void {
     while (k + 1 < tops.length && tops[k + 1]!.start <= s.start) k++;
     if (k >= 0 && tops[k]!.end <= s.start) s.context = { start: tops[k]!.start, end: tops[k]!.end };
   }
+}
+
+/** The spans whose text and context no earlier span has (the first copy of each repeated passage). */
+function firstCopies(spans: Span[], text: string): Span[] {
+  const seen = new Set<string>();
+  return spans.filter((s) => {
+    const context = s.context ? text.slice(s.context.start, s.context.end) : '';
+    const key = `${context.length}:${context}${text.slice(s.start, s.end)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -14,6 +14,10 @@ export const PassageConfig = Type.Object({
     default: 'title',
     description: "'title': a chunk inside a section whose top-level heading (Markdown '# …' or MediaWiki '= … =') it does not contain gets that heading line as its context; 'none': no context.",
   }),
+  repeats: Type.Union([Type.Literal('keep'), Type.Literal('drop')], {
+    default: 'keep',
+    description: "'keep': the chunks tile the text; 'drop': a chunk whose text and context are the same as an earlier chunk's (a passage the text repeats word for word) is left out, so that copies do not fill a retriever's results.",
+  }),
 });
 
 export default defineChunker({

@@ -181,3 +181,59 @@ describe('exact offsets', () => {
   });
 });
 
+
+describe("repeats 'drop'", () => {
+  /** The chunks of `keep` that `drop` returns: the first of each (context, text), in order, at the same offsets. */
+  const firstOfEach = (keep: Chunk[]) => keep.filter((c, i) => keep.findIndex((d) => d.text === c.text && d.context === c.context) === i);
+
+  test('a passage the text repeats word for word comes once, at its first copy', async () => {
+    const para = 'The same paragraph, repeated word for word.';
+    const text = `${para}\n\nSomething else in between here.\n\n${para}\n\nAn ending that differs.`;
+    const keep = await chunk(text, { chunk_size: 8, tokenizer: 'word' });
+    const drop = await chunk(text, { chunk_size: 8, tokenizer: 'word', repeats: 'drop' });
+    assert.equal(keep.filter((c) => c.text === `${para}\n\n`).length, 2);
+    assert.deepEqual(drop, firstOfEach(keep));
+    assert.deepEqual(texts(drop), [`${para}\n\n`, 'Something else in between here.\n\n', 'An ending that differs.']);
+    assert.equal(drop[0]!.start_index, 0);
+  });
+
+  test('copies under different top-level headings differ by their context: both stay', async () => {
+    const text = '# One\nIntro of one here.\n\nShared text in both.\n\n# Two\nIntro of two here.\n\nShared text in both.\n\n';
+    const drop = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop' });
+    const shared = drop.filter((c) => c.text.startsWith('Shared text'));
+    assert.deepEqual(shared.map((c) => c.context), ['# One', '# Two']);
+    const none = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop', context: 'none' });
+    assert.equal(none.filter((c) => c.text.startsWith('Shared text')).length, 1, 'without context the second copy is left out');
+  });
+
+  test('offsets stay exact on CJK, emoji, CRLF and repeated text, in every offset unit', async () => {
+    const block = '日本語の文章です。\r\n\r\n🦛 hippo 🦛.\r\n\r\n';
+    const text = `${block}abab abab.\r\n\r\n${block}${block}é fin.`;
+    for (const unit of ['codepoint', 'utf16', 'utf8'] as const) {
+      const keep = await chunk(text, { chunk_size: 8, tokenizer: 'cl100k_base' }, unit);
+      const drop = await chunk(text, { chunk_size: 8, tokenizer: 'cl100k_base', repeats: 'drop' }, unit);
+      assert.ok(drop.length < keep.length, 'the copies are left out');
+      assert.deepEqual(drop, firstOfEach(keep));
+      assert.equal(new Set(drop.map((c) => c.text)).size, drop.length);
+      const enc = unit === 'utf8' ? Buffer.from(text) : null;
+      for (const c of drop) {
+        const slice = unit === 'codepoint' ? cp(text).slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        assert.equal(slice, c.text);
+      }
+    }
+  });
+
+  test("property: 'drop' returns exactly the first copy of each chunk 'keep' returns", async () => {
+    const piece = fc.constantFrom('Same words here. ', '\n\n', '🦛 ', '# H\n', '日本。', 'other ', '\r\n');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 50 }), fc.integer({ min: 1, max: 10 }), async (parts, size) => {
+        const text = parts.join('');
+        if (text.trim() === '') return;
+        const keep = await chunk(text, { chunk_size: size, tokenizer: 'word' });
+        const drop = await chunk(text, { chunk_size: size, tokenizer: 'word', repeats: 'drop' });
+        assert.deepEqual(drop, firstOfEach(keep));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
