@@ -36,8 +36,11 @@ export interface Span {
   /** Set by chunkers that embed as they cut (late chunking); the manifest then says `embeds: true`. */
   embedding?: number[];
   metadata?: Record<string, unknown>;
-  /** Another span of the input whose text the chunk carries in `context` (a table's header rows); `text` stays the exact slice. */
-  context?: SpanRef;
+  /**
+   * Another span of the input whose text the chunk carries in `context` (a table's header rows), or
+   * several, whose texts `context` joins with a line break; `text` stays the exact slice.
+   */
+  context?: SpanRef | SpanRef[];
   /** Named spans of the input the chunk refers to: the kernel converts them to the request's unit and adds each to `metadata` as `{start_index, end_index}`. */
   refs?: Record<string, SpanRef>;
 }
