@@ -8,7 +8,7 @@ export const Chunk = Type.Object(
     start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
     token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
-    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning but lies outside its span: added by the overlap refinery, or a table's header rows (table chunker)." })),
+    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning, for a retriever to read with it: added by the overlap refinery, a table's header rows (table chunker), or a section title and the surrounding text (passage chunker)." })),
     embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery (or by a chunker that embeds as it cuts: late).' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
   },
