@@ -31,7 +31,10 @@ export default defineChunker({
   summary: 'Chunks of balanced size cut at the strongest boundaries (headings, paragraphs, lines, sentences), with the section title as context.',
   extras: [],
   config: PassageConfig,
-  examples: [{ text: '# Title\n\nFirst paragraph. It has two sentences.\n\nSecond paragraph, a little longer than the first one.', chunk_size: 16 }],
+  examples: [
+    { text: '# Title\n\nFirst paragraph. It has two sentences.\n\nSecond paragraph, a little longer than the first one.', chunk_size: 16 },
+    { text: '# Notes\n\nA first line.\n\nA line between.\n\nThe last line.', chunk_size: 8, context: 'window', window: 4 },
+  ],
   load: () => import('./impl.js'),
   cost: (config) => tokenizerCost(config.tokenizer),
 });
