@@ -8,7 +8,7 @@ export const Chunk = Type.Object(
     start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
     token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
-    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning but lies outside its span: added by the overlap refinery, or a table's header rows (table chunker)." })),
+    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning, for a retriever to read with it: added by the overlap refinery, a table's header rows (table chunker), or a section title and the surrounding text (passage chunker)." })),
     embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery (or by a chunker that embeds as it cuts: late).' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
   },
@@ -36,8 +36,11 @@ export interface Span {
   /** Set by chunkers that embed as they cut (late chunking); the manifest then says `embeds: true`. */
   embedding?: number[];
   metadata?: Record<string, unknown>;
-  /** Another span of the input whose text the chunk carries in `context` (a table's header rows); `text` stays the exact slice. */
-  context?: SpanRef;
+  /**
+   * Another span of the input whose text the chunk carries in `context` (a table's header rows), or
+   * several, whose texts `context` joins with a line break; `text` stays the exact slice.
+   */
+  context?: SpanRef | SpanRef[];
   /** Named spans of the input the chunk refers to: the kernel converts them to the request's unit and adds each to `metadata` as `{start_index, end_index}`. */
   refs?: Record<string, SpanRef>;
 }

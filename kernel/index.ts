@@ -1,5 +1,5 @@
 /** What plugin authors import: contracts, shared fields, errors and the tokenizer service. */
-export { Chunk, type Span } from './chunk.js';
+export { Chunk, type Span, type SpanRef } from './chunk.js';
 export { ChunkdError, configError, validationError } from './errors.js';
 export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MAX_NAME_LENGTH, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
 export { requireExtra } from './extras.js';

@@ -134,7 +134,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     const piece = text.slice(s.start, s.end);
     // Built in wire order directly (orderChunk's generic re-ordering costs ~10% on fast chunkers).
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
-    if (s.context !== undefined) chunk.context = text.slice(s.context.start, s.context.end);
+    if (s.context !== undefined) chunk.context = Array.isArray(s.context) ? s.context.map((r) => text.slice(r.start, r.end)).join('\n') : text.slice(s.context.start, s.context.end);
     if (s.embedding !== undefined) chunk.embedding = s.embedding;
     if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...refsIn(s.refs, offsets, refsAt[i]!) };
     return chunk;
@@ -157,7 +157,7 @@ function checkSpan(plugin: Plugin, text: string, s: Span): void {
   const ok =
     Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length &&
     !splitsPair(text, s.start) && !splitsPair(text, s.end) && Number.isInteger(s.tokenCount) && s.tokenCount >= 0 &&
-    [s.context, ...Object.values(s.refs ?? {})].every((r) => r === undefined || validRef(text, r));
+    [...[s.context ?? []].flat(), ...Object.values(s.refs ?? {})].every((r) => validRef(text, r));
   if (!ok) throw new Error(`Plugin '${plugin.name}' returned an invalid span ${JSON.stringify(s)} for a text of length ${text.length}.`);
 }
 

@@ -39,4 +39,8 @@ export const EXTRA: QualityCandidate[] = [
   { name: 'chunkd passage 200 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 200, target: 0.75 }) },
   { name: 'chunkd passage 300 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 300, target: 0.75 }) },
   ...[150, 250, 600, 1600].map((n) => ({ name: `chunkd passage ${n} no context`, steps: chunk('passage', { ...cl100k, chunk_size: n, context: 'none' }) })),
+  // Each repeated passage once (repeats: 'drop'): copies of a passage no longer fill several of the k results.
+  ...[500, 800].map((n) => ({ name: `chunkd passage ${n} repeats dropped`, steps: chunk('passage', { ...cl100k, chunk_size: n, repeats: 'drop' }) })),
+  // Small chunks found by their neighbours' words too: the title and 50 tokens on each side as context.
+  { name: 'chunkd passage 200 window context, repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 200, context: 'window', repeats: 'drop' }) },
 ];

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { loadTokenizer, spanCounter, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { loadTokenizer, spanCounter, upperBound, type ChunkerImpl, type Span, type SpanRef } from '../../kernel/index.js';
 import type { PassageConfig } from './index.js';
 
 type Config = Static<typeof PassageConfig>;
@@ -66,8 +66,9 @@ export async function create(config: Config): Promise<ChunkerImpl> {
       const spans: Span[] = [];
       for (let j = m; j > 0; j = from[j]!) spans.push({ start: pos[from[j]!]!, end: pos[j]!, tokenCount: counter.count(pos[from[j]!]!, pos[j]!) });
       spans.reverse();
-      if (config.context === 'title') addTitles(spans, text);
-      return spans;
+      if (config.context !== 'none') addTitles(spans, text);
+      if (config.context === 'window') addWindows(spans, text, ends, config.window);
+      return config.repeats === 'drop' ? firstCopies(spans, text) : spans;
     },
   };
 }
@@ -162,4 +163,39 @@ function addTitles(spans: Span[], text: string): void {
     while (k + 1 < tops.length && tops[k + 1]!.start <= s.start) k++;
     if (k >= 0 && tops[k]!.end <= s.start) s.context = { start: tops[k]!.start, end: tops[k]!.end };
   }
+}
+
+/** The spans whose text and context no earlier span has (the first copy of each repeated passage). */
+function firstCopies(spans: Span[], text: string): Span[] {
+  const seen = new Set<string>();
+  return spans.filter((s) => {
+    const context = [s.context ?? []].flat().map((r) => text.slice(r.start, r.end)).join('\n');
+    const key = `${context.length}:${context}${text.slice(s.start, s.end)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Each chunk's context: the text from `size` tokens before it to `size` tokens after it (the chunk
+ * included), after its title (a top-level heading line before the window) when it has one.
+ */
+function addWindows(spans: Span[], text: string, ends: Uint32Array, size: number): void {
+  for (const s of spans) {
+    const title = s.context as SpanRef | undefined;
+    const before = upperBound(ends, s.start) - 1 - size; // the token that ends where the window starts
+    const after = upperBound(ends, s.end) + size - 1; // the last token of the window
+    const start = before >= 0 ? Math.min(ends[before]!, s.start) : 0;
+    const end = after < ends.length ? Math.max(ends[after]!, s.end) : text.length;
+    const window = { start: outside(text, start, -1), end: outside(text, end, 1) };
+    s.context = title && title.end <= window.start ? [title, window] : window;
+  }
+}
+
+/** An offset moved off the middle of a surrogate pair, in the given direction. */
+function outside(text: string, i: number, direction: 1 | -1): number {
+  const hi = text.charCodeAt(i - 1);
+  const lo = text.charCodeAt(i);
+  return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff ? i + direction : i;
 }

@@ -181,3 +181,130 @@ describe('exact offsets', () => {
   });
 });
 
+
+describe("repeats 'drop'", () => {
+  /** The chunks of `keep` that `drop` returns: the first of each (context, text), in order, at the same offsets. */
+  const firstOfEach = (keep: Chunk[]) => keep.filter((c, i) => keep.findIndex((d) => d.text === c.text && d.context === c.context) === i);
+
+  test('a passage the text repeats word for word comes once, at its first copy', async () => {
+    const para = 'The same paragraph, repeated word for word.';
+    const text = `${para}\n\nSomething else in between here.\n\n${para}\n\nAn ending that differs.`;
+    const keep = await chunk(text, { chunk_size: 8, tokenizer: 'word' });
+    const drop = await chunk(text, { chunk_size: 8, tokenizer: 'word', repeats: 'drop' });
+    assert.equal(keep.filter((c) => c.text === `${para}\n\n`).length, 2);
+    assert.deepEqual(drop, firstOfEach(keep));
+    assert.deepEqual(texts(drop), [`${para}\n\n`, 'Something else in between here.\n\n', 'An ending that differs.']);
+    assert.equal(drop[0]!.start_index, 0);
+  });
+
+  test('copies under different top-level headings differ by their context: both stay', async () => {
+    const text = '# One\nIntro of one here.\n\nShared text in both.\n\n# Two\nIntro of two here.\n\nShared text in both.\n\n';
+    const drop = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop' });
+    const shared = drop.filter((c) => c.text.startsWith('Shared text'));
+    assert.deepEqual(shared.map((c) => c.context), ['# One', '# Two']);
+    const none = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop', context: 'none' });
+    assert.equal(none.filter((c) => c.text.startsWith('Shared text')).length, 1, 'without context the second copy is left out');
+  });
+
+  test('offsets stay exact on CJK, emoji, CRLF and repeated text, in every offset unit', async () => {
+    const block = '日本語の文章です。\r\n\r\n🦛 hippo 🦛.\r\n\r\n';
+    const text = `${block}abab abab.\r\n\r\n${block}${block}é fin.`;
+    for (const unit of ['codepoint', 'utf16', 'utf8'] as const) {
+      const keep = await chunk(text, { chunk_size: 8, tokenizer: 'cl100k_base' }, unit);
+      const drop = await chunk(text, { chunk_size: 8, tokenizer: 'cl100k_base', repeats: 'drop' }, unit);
+      assert.ok(drop.length < keep.length, 'the copies are left out');
+      assert.deepEqual(drop, firstOfEach(keep));
+      assert.equal(new Set(drop.map((c) => c.text)).size, drop.length);
+      const enc = unit === 'utf8' ? Buffer.from(text) : null;
+      for (const c of drop) {
+        const slice = unit === 'codepoint' ? cp(text).slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        assert.equal(slice, c.text);
+      }
+    }
+  });
+
+  test("property: 'drop' returns exactly the first copy of each chunk 'keep' returns", async () => {
+    const piece = fc.constantFrom('Same words here. ', '\n\n', '🦛 ', '# H\n', '日本。', 'other ', '\r\n');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 50 }), fc.integer({ min: 1, max: 10 }), async (parts, size) => {
+        const text = parts.join('');
+        if (text.trim() === '') return;
+        const keep = await chunk(text, { chunk_size: size, tokenizer: 'word' });
+        const drop = await chunk(text, { chunk_size: size, tokenizer: 'word', repeats: 'drop' });
+        assert.deepEqual(drop, firstOfEach(keep));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe("context 'window'", () => {
+  test('the context is the chunk with `window` characters on each side, exact on CJK, emoji and CRLF, in every offset unit', async () => {
+    const text = '日本語の文章です。二つ目の文。\r\n\r\n🦛 hippo 🦛. 🦛 hippo 🦛.\r\nabab abab. abab abab.';
+    const chars = cp(text);
+    for (const unit of ['codepoint', 'utf16', 'utf8'] as const) {
+      const out = await chunk(text, { chunk_size: 8, tokenizer: 'character', context: 'window', window: 3 }, unit);
+      assert.ok(out.length > 3);
+      const enc = unit === 'utf8' ? Buffer.from(text) : null;
+      let at = 0;
+      for (const c of out) {
+        const slice = unit === 'codepoint' ? chars.slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        assert.equal(slice, c.text);
+        // In code points: the chunk's own range, widened by 3 on each side within the text.
+        const start = cp(text.slice(0, text.indexOf(c.text, at))).length;
+        const end = start + cp(c.text).length;
+        assert.equal(c.context, chars.slice(Math.max(0, start - 3), Math.min(chars.length, end + 3)).join(''));
+        at += c.text.length;
+      }
+    }
+  });
+
+  test('under a top-level heading the context is the heading line, then the window', async () => {
+    const text = '# Valkyria\nIntro sentence one is here. Intro two.\n\nThe plot is told here in full, over many words.\n\nA closing paragraph ends it.';
+    const out = await chunk(text, { chunk_size: 8, tokenizer: 'word', context: 'window', window: 2 });
+    assert.ok(out.length >= 3);
+    const [first, ...rest] = out;
+    assert.ok(!first!.context!.startsWith('# Valkyria\n# Valkyria'), 'a window that holds the heading does not repeat it');
+    assert.ok(first!.context!.startsWith(first!.text));
+    for (const c of rest) {
+      assert.ok(c.context!.startsWith('# Valkyria\n'), JSON.stringify(c.context));
+      const window = c.context!.slice('# Valkyria\n'.length);
+      assert.ok(text.includes(window) && window.includes(c.text), JSON.stringify({ window, text: c.text }));
+    }
+    const last = out.at(-1)!;
+    assert.ok(last.context!.endsWith(last.text), 'the window ends with the text');
+  });
+
+  test('property: the window is a slice of the input around the chunk, never splitting a character', async () => {
+    const piece = fc.constantFrom('word ', 'Sentence. ', '\n', '\r\n', '\n\n', '日本', '。', '🦛', 'é', 'abab ');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('character', 'word', 'byte', 'cl100k_base'), async (parts, size, window, tokenizer) => {
+        const text = parts.join('');
+        if (text.trim() === '') return;
+        const out = await chunk(text, { chunk_size: size, tokenizer, context: 'window', window }, 'utf16');
+        assertTilesUtf16(text, out);
+        for (const c of out) {
+          const context = c.context!;
+          // Some place of the input holds the context with the chunk at its offsets (the text may repeat).
+          let found = false;
+          for (let at = text.indexOf(context); at >= 0 && at <= c.start_index; at = text.indexOf(context, at + 1)) {
+            if (at + context.length >= c.end_index && context.slice(c.start_index - at, c.end_index - at) === c.text) found = true;
+          }
+          assert.ok(found, JSON.stringify({ context, c }));
+          assert.ok(!/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(context), 'no half of a surrogate pair');
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+function assertTilesUtf16(input: string, chunks: Chunk[]): void {
+  let at = 0;
+  for (const c of chunks) {
+    assert.equal(c.start_index, at);
+    assert.equal(input.slice(c.start_index, c.end_index), c.text);
+    at = c.end_index;
+  }
+  assert.equal(at, input.length);
+}
