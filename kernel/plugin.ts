@@ -1,5 +1,5 @@
 import Type, { type Static, type TObject } from 'typebox';
-import type { ChefDocument, Processed } from './chef/document.js';
+import type { ChefDocument, Processed, Structure } from './chef/document.js';
 import type { ExtractLimits } from './chef/limits.js';
 import type { Chunk, Span } from './chunk.js';
 
@@ -43,6 +43,12 @@ export const ManifestMeta = Type.Object({
  */
 export interface ChunkContext {
   signal?: AbortSignal;
+  /**
+   * The structure of the text, when it is a processed document (a chef's output): headings,
+   * tables, code blocks, images and pages as UTF-16 spans of the text. A chunker may use it (keep
+   * a table whole); the kernel adds the heading path and block kinds to each chunk's metadata.
+   */
+  structure?: Structure;
 }
 
 export interface ChunkerImpl {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import type { Structure } from './chef/document.js';
 import type { Chunk } from './chunk.js';
 import { ChunkdError } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
@@ -57,10 +58,12 @@ export class WorkerPool implements Executor {
     return this.pool ? this.options.threads : 0;
   }
 
-  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
-    const groups = split(texts, textWeight, this.threads, plugin.cost(config));
-    if (!groups) return chunkMany(plugin, config, texts, unit, signal);
-    const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
+  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]> {
+    const indices = split(texts.map((_, i) => i), (i) => texts[i]!.length, this.threads, plugin.cost(config));
+    if (!indices) return chunkMany(plugin, config, texts, unit, signal, structures);
+    const parts = await Promise.all(
+      indices.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g.map((i) => texts[i]!), unit, structures: structures && g.map((i) => structures[i]) }, signal)),
+    );
     return parts.flat();
   }
 

@@ -4,6 +4,7 @@
  * instances are cached per config exactly as on the main thread.
  */
 import { Piscina } from 'piscina';
+import type { Structure } from './chef/document.js';
 import type { Chunk } from './chunk.js';
 import { loadManifest } from './discovery.js';
 import { isChunkdError, type ErrorCode, type Issue } from './errors.js';
@@ -13,7 +14,7 @@ import { chunkMany, refineMany } from './run.js';
 
 export type Task =
   | { kind: 'warm'; sources: string[]; jobs?: string[] }
-  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
+  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit; structures?: (Structure | undefined)[] }
   | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] }
   | { kind: 'job'; module: string; payload: unknown };
 
@@ -62,7 +63,7 @@ export default async function run(task: Task): Promise<Outcome> {
       return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
     }
     const p = await plugin(task.source);
-    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit) : await refineMany(p, task.config, task.lists) };
+    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit, undefined, task.structures) : await refineMany(p, task.config, task.lists) };
   } catch (e) {
     if (isChunkdError(e)) return { error: { code: e.code, detail: e.detail } };
     return { bug: e instanceof Error ? (e.stack ?? e.message) : String(e) };

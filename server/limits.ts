@@ -28,3 +28,6 @@ export function checkChunks(input: unknown[], settings: Limits): void {
 export function checkChunkCount(count: number, settings: Limits): void {
   if (count > settings.maxChunks) throw tooLarge(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, 'max-chunks', 'CHUNKD_MAX_CHUNKS');
 }
+
+/** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
+export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };

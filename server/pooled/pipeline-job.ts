@@ -63,7 +63,8 @@ async function request({ body, pipeline, sources, limits, threads }: PipelinePay
   let ignored: string[] = [];
   try {
     const req = checkExecute(parsed.value, (keys) => (ignored = keys));
-    const groups = Array.isArray(req.text) ? split(req.text, textWeight, threads) : undefined;
+    // A process step's documents go to the chunk step with their structure: such a batch runs here, whole.
+    const groups = Array.isArray(req.text) && !pipeline.steps.some((s) => s.type === 'process') ? split(req.text, textWeight, threads) : undefined;
     if (groups && groups.length > 1) {
       checkTexts(req.text, limits); // executePipeline's first check, before any step
       const bytes = groups.map(encode);

@@ -5,7 +5,7 @@ import { runsJobs } from '../../kernel/pool.js';
 import { asTexts } from '../../kernel/run.js';
 import { bodyCheck, checkExecute } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
-import { executePipeline } from '../pipelines/execute.js';
+import { executePipeline, type StoredDocument } from '../pipelines/execute.js';
 import { listPage } from '../pipelines/page.js';
 import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
@@ -165,7 +165,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
         }
         const pipeline = await found(ctx.params.id!);
         const body = readExecute(ctx);
-        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
+        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined, ctx.state.document as StoredDocument | undefined);
         ctx.body = body.return_type === 'texts' ? asTexts(result) : result;
       },
     }),

@@ -9,6 +9,7 @@ import { answerPooled } from '../pooled/answer.js';
 import { chunkerDocuments, refineryDocuments } from '../stream/documents.js';
 import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
 import type { Chunk } from '../../kernel/chunk.js';
+import type { StoredDocument } from '../pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import type { Context } from 'koa';
@@ -48,7 +49,10 @@ function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: A
       if (plugin.kind === 'chunker') {
         const texts = req.input as string | string[];
         checkTexts(texts, settings);
-        result = await runChunker(plugin, req.config, texts, req.unit, executor, plugin.manifest.network ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, chars(texts) * plugin.cost(req.config)));
+        // A file's text comes with the structure its chef found at upload: the chunks carry their headings, blocks and pages.
+        const structure = (ctx.state.document as StoredDocument | undefined)?.structure;
+        const signal = plugin.manifest.network ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, chars(texts) * plugin.cost(req.config));
+        result = await runChunker(plugin, req.config, texts, req.unit, executor, signal, structure ? [structure] : undefined);
       } else {
         checkChunks(req.input as unknown[], settings);
         result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, ctx.state.signal as AbortSignal);

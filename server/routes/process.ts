@@ -3,7 +3,7 @@ import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts } from '../limits.js';
+import { checkTexts, LIMIT_NAMES } from '../limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
@@ -45,7 +45,5 @@ function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): 
   };
 }
 
-/** The server settings behind the chefs' limits, as a 413 names them. */
-export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

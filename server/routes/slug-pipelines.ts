@@ -9,7 +9,7 @@ import { compileValidator } from '../../kernel/validation.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkExecute, bodyCheck } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
-import { executePipeline } from '../pipelines/execute.js';
+import { executePipeline, type StoredDocument } from '../pipelines/execute.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { listPage } from '../pipelines/page.js';
@@ -233,7 +233,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks');
         const pipeline = await find();
         const body = readExecute(ctx);
-        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
+        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined, ctx.state.document as StoredDocument | undefined);
         ctx.body = { chunks: body.return_type === 'texts' ? asTexts(result) : result };
       },
     }),
