@@ -51,8 +51,7 @@ export function markdownStructure(text: string, want: { headings?: boolean; tabl
       const close = new RegExp(`^ {0,3}${marks![0] === '`' ? '`' : '~'}{${marks!.length},}[ \\t]*$`);
       let j = i + 1;
       while (j < all.length && !close.test(all[j]!.text)) j++;
-      const last = all[Math.min(j, all.length - 1)]!;
-      const span = { start: line.start, end: last.end };
+      const span = { start: line.start, end: j < all.length ? all[j]!.end : text.length };
       codeSpans.push(span);
       if (code) out.code.push({ ...span, language: fence[2] || null });
       i = j + 1;
