@@ -136,7 +136,7 @@ describe('structure reaches the chunks', () => {
     assert.equal(sub.status, 202, JSON.stringify(sub.body));
     assert.equal((await waitForJob(app.url, sub.body.id)).status, 'done');
     const { lines } = await jobResults(app.url, sub.body.id);
-    const chunks = lines[0]!.chunks as { text: string; metadata: { headings: string[] } }[];
+    const chunks = lines[0]!.chunks as unknown as { text: string; metadata: { headings: string[] } }[];
     assert.deepEqual(chunks.find((c) => c.text.includes('Run it'))!.metadata.headings, ['Use']);
     assert.deepEqual(chunks.find((c) => c.text.includes('Intro'))!.metadata.headings, ['Install']);
   });
