@@ -47,7 +47,7 @@ Settings the server takes from the environment apply too (CHUNKD_PLUGINS_DIR, CH
 CHUNKD_MAX_TEXTS, CHUNKD_MAX_TEXT_CHARS, ...). Exit code 2 on bad input, with the reason on stderr.`;
 
 /** Bad input: exit 2 with this message. */
-class Usage extends Error {}
+export class Usage extends Error {}
 
 interface Parsed {
   files: string[];
@@ -138,7 +138,7 @@ function parseArgs(args: string[]): Parsed {
   return out;
 }
 
-function readSettings(env: NodeJS.ProcessEnv): Settings {
+export function readSettings(env: NodeJS.ProcessEnv): Settings {
   try {
     return resolveSettings({}, env);
   } catch (e) {
@@ -328,7 +328,7 @@ function where(loc: (string | number)[]): string {
   return loc.join('.');
 }
 
-function fail(e: unknown): number {
+export function fail(e: unknown): number {
   if (e instanceof Usage) {
     process.stderr.write(`${e.message}\n`);
     return 2;
