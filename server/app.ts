@@ -18,6 +18,7 @@ import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
 import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
+import { evaluateRoutes } from './routes/evaluate.js';
 import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -30,7 +31,7 @@ import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, docsRoutes, playgroundRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, evaluateRoutes, docsRoutes, playgroundRoutes];
 
 export interface App {
   koa: Koa;

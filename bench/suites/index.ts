@@ -8,10 +8,11 @@ import { httpSuite } from './http.js';
 import { jobsSuite } from './jobs.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
+import { qualitySuite } from './quality.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, adversarialSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, adversarialSuite, qualitySuite];
