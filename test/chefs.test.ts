@@ -125,6 +125,11 @@ describe('structure reaches the chunks', () => {
     assert.equal(up.status, 201, JSON.stringify(up.body));
     const chunks = (await app.post('/v1/chunk/token', { file: ref(up.body.name), chunk_size: 40 })).body as { text: string; metadata: { pages: number[] } }[];
     const pages = chunks.map((c) => c.metadata.pages);
+    // The pdf chef reads files only, but answers the stored document of a PDF it read at upload.
+    const doc = await app.post('/v1/process/pdf', { file: ref(up.body.name) });
+    assert.equal(doc.status, 200, JSON.stringify(doc.body));
+    assert.ok(doc.body.structure.pages.length > 1);
+    assert.deepEqual(doc.body.structure.pages[0], { number: 1, start_index: 0, end_index: doc.body.text.indexOf('\n\f\n') });
     assert.deepEqual(pages[0], [1]);
     assert.ok(pages.at(-1)!.at(-1)! > 1, JSON.stringify(pages));
     for (const c of chunks) if (c.text.includes('\f')) assert.ok(c.metadata.pages.length >= 2, 'a chunk across a page break names both pages');
