@@ -18,10 +18,6 @@ import { cappedDataTable } from './html-tables.js';
  */
 export const html: Extractor = {
   format: 'html',
-  extensions: ['.html', '.htm', '.xhtml'],
-  mimeTypes: ['text/html', 'application/xhtml+xml'],
-  extra: { name: 'html', packages: ['html-to-text'], reason: 'Turns HTML into plain text: blocks, lists and tables kept as lines, scripts and styles dropped.' },
-  offLoop: true,
   async extract(bytes, limits) {
     return (await htmlDocument(bytes, limits)).text;
   },

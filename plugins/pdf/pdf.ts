@@ -23,10 +23,6 @@ const PARAGRAPH_GAP = 1.8;
 
 export const pdf: Extractor = {
   format: 'pdf',
-  extensions: ['.pdf'],
-  mimeTypes: ['application/pdf', 'application/x-pdf'],
-  extra: { name: 'pdf', packages: ['pdfjs-dist'], reason: "Reads the text of PDF pages (Mozilla's PDF.js)." },
-  offLoop: true,
   async extract(bytes, limits, signal) {
     checkPdfStreams(bytes, limits);
     const pdfjs = await loadPdfjs();
