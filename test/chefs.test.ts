@@ -158,3 +158,27 @@ describe('structureMetadata', () => {
     assert.deepEqual(structureMetadata(text, emptyStructure(), spans), [undefined, undefined, undefined, undefined]);
   });
 });
+
+describe('through the worker pool', () => {
+  let pooled: TestApp;
+  before(async () => (pooled = await startApp({ workers: '1' })));
+  after(() => pooled.close());
+  const DOC = ('# Big\n\n' + 'word '.repeat(40) + '\n\n## Sub\n\n' + 'more text here. '.repeat(30) + '\n\n').repeat(400);
+
+  test('a large pipeline body (parsed and run in a worker) and a large file by reference (chunked in the pool) keep the structure', async () => {
+    const made = await pooled.post('/v1/pipelines', { name: 'md', steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
+    const run = await pooled.post(`/v1/pipelines/${made.body.id}/execute`, { text: [DOC, DOC] });
+    assert.equal(run.status, 200, JSON.stringify(run.body).slice(0, 300));
+    for (const list of run.body as { text: string; metadata: { headings: string[] } }[][]) {
+      assert.deepEqual(list[0]!.metadata.headings, ['Big']);
+      assert.deepEqual(list.find((c) => c.text.includes('more text'))!.metadata.headings, ['Big', 'Sub']);
+    }
+    const form = new FormData();
+    form.append('file', new Blob([DOC], { type: 'text/markdown' }), 'big.md');
+    const up = (await (await fetch(`${pooled.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
+    const byFile = await pooled.post('/v1/chunk/recursive', { file: ref(up.name), chunk_size: 64 });
+    assert.equal(byFile.status, 200);
+    const chunks = byFile.body as { text: string; metadata: { headings: string[] } }[];
+    assert.deepEqual(chunks.find((c) => c.text.includes('more text'))!.metadata.headings, ['Big', 'Sub']);
+  });
+});
