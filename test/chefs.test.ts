@@ -74,6 +74,14 @@ describe('uploads pick their chef', () => {
     assert.deepEqual(processed.body.structure.headings, [{ level: 1, text: 'Hi', start_index: 0, end_index: 4 }]);
   });
 
+  test('GET /v1/plugins lists the chefs with the files they read', async () => {
+    const chefs = ((await app.request('GET', '/v1/plugins')).body as { kind: string; name: string; route: string; reads?: { extensions: string[]; media_types: string[]; bytes_only: boolean } }[]).filter((p) => p.kind === 'chef');
+    assert.deepEqual(chefs.map((c) => c.name).sort(), ['docx', 'html', 'markdown', 'pdf', 'rot13', 'table', 'text']);
+    const pdf = chefs.find((c) => c.name === 'pdf')!;
+    assert.equal(pdf.route, '/v1/process/pdf');
+    assert.deepEqual(pdf.reads, { extensions: ['.pdf'], media_types: ['application/pdf', 'application/x-pdf'], bytes_only: true });
+  });
+
   test('source code is read by the text chef (by extension, by text/x-python, or sniffed as UTF-8)', async () => {
     const code = 'def hello():\n    return "🦛"\n';
     for (const [name, type] of [['hello.py', 'text/x-python'], ['hello.py', ''], ['Makefile', 'application/octet-stream'], ['script', 'text/x-python']]) {
