@@ -58,9 +58,10 @@ export async function chunkMany(plugin: Plugin, config: Record<string, unknown>,
   const out: Chunk[][] = [];
   for (const [i, text] of texts.entries()) {
     signal?.throwIfAborted();
-    // A processed document's structure reaches the chunker in a context of its own (one per document).
-    const structure = structures?.[i];
-    out.push(await chunkOne(plugin, impl, text, unit, structure ? { ...context, structure } : context));
+    // A processed document's structure rides on the request's one context (texts run one at a
+    // time), so per-request state keyed by the context (slumber's budget) still spans the batch.
+    context.structure = structures?.[i];
+    out.push(await chunkOne(plugin, impl, text, unit, context));
   }
   return out;
 }
