@@ -14,6 +14,7 @@ describe('markdown chef: structure as spans of the unchanged text', () => {
     ['an unclosed fence runs to the end', '```\ncode\n', { code: ['```\ncode\n'] }],
     ['images with alt, src and a title; not inside code', '![a 🦛](p.png "t") and\n```\n![no](x.png)\n```', { images: ['![a 🦛](p.png "t")'] }],
     ['CJK, emoji and CRLF: offsets are exact', '# 日本語 👨‍👩‍👧‍👦\r\n\r\n## 再び 🇯🇵\r\n', { headings: ['# 日本語 👨‍👩‍👧‍👦', '## 再び 🇯🇵'] }],
+    ['unclosed image openers by the hundred thousand (each candidate stops at the next bracket)', '!['.repeat(100_000) + '![a](b "t'.repeat(10_000), { images: [] }],
     ['nothing in plain text', 'Just a sentence. #not a heading', { headings: [], tables: [], code: [], images: [] }],
   ];
   for (const [name, text, want] of cases) {

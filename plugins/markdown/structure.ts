@@ -24,7 +24,11 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const DELIMITER_ROW = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
-const IMAGE = /!\[([^\]\r\n]*)\]\(([^()\s]+)(?:[ \t]+"[^"\r\n]*")?\)/g;
+/**
+ * Each part stops at the next bracket, paren or quote (the alt text cannot hold `[`, a title is at
+ * most 512 characters): a candidate never scans the rest of the line, so `![` × 100,000 stays linear.
+ */
+const IMAGE = /!\[([^[\]\r\n]*)\]\(([^()\s]+)(?:[ \t]+"[^"\r\n]{0,512}")?\)/g;
 
 const blank = (l: Line) => l.text.trim() === '';
 
