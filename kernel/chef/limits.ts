@@ -22,8 +22,11 @@ export interface ExtractLimits {
    * side (the converter transposes a square grid). Spans are clamped to 64 first (html-tables.ts).
    */
   maxTableCells: number;
-  /** Bytes one Flate stream of a PDF (other than an image) may inflate to (pdf-streams.ts). */
-  maxPdfStreamBytes: number;
+  /**
+   * Bytes PDF.js may decode from one PDF's streams, summed over the file, whatever their filters
+   * (pdf-budget.ts): a small file that inflates to gigabytes is refused at this many.
+   */
+  maxPdfDecodedBytes: number;
 }
 
 export const DEFAULT_LIMITS: ExtractLimits = {
@@ -33,5 +36,5 @@ export const DEFAULT_LIMITS: ExtractLimits = {
   maxZipEntries: 10_000,
   maxHtmlDepth: 1024,
   maxTableCells: 25_000_000,
-  maxPdfStreamBytes: 32 * 1024 * 1024,
+  maxPdfDecodedBytes: 256 * 1024 * 1024,
 };

@@ -8,7 +8,7 @@ import type { Executor } from '../run.js';
 import { allSpans, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
 import { checkTextLength, renameLimit, unreadable } from './errors.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
-import { EXTRACT_MEMORY_MB, runCapped } from './pool.js';
+import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
 
 export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
@@ -71,6 +71,11 @@ export interface RunChefOptions {
   limits?: Partial<ExtractLimits>;
   /** Heap cap of the extraction worker, in MB (pool.ts). */
   maxMemoryMb?: number;
+  /**
+   * The extraction pool (pool.ts): its threads, the time one file may take there, and how many
+   * files may wait. Inline (no worker threads) none of these apply.
+   */
+  pool?: Partial<Omit<ExtractPoolOptions, 'memoryMb'>>;
   /** How a 413 names a limit that a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
   limitNames?: Partial<Record<keyof ExtractLimits, string>>;
 }
@@ -99,11 +104,15 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   }
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { executor, signal } = options;
+  const pool = { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb };
+  const size = doc.bytes?.byteLength ?? doc.text?.length ?? 0;
   try {
     const out =
       plugin.manifest.offLoop && executor && runsJobs(executor)
-        ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, options.maxMemoryMb ?? EXTRACT_MEMORY_MB, signal)
-        : await processHere(plugin, config, doc, limits, signal);
+        ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
+        : doc.bytes && size > SMALL_FILE_BYTES
+          ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
+          : await processHere(plugin, config, doc, limits, signal);
     checkTextLength(out.text.length, limits);
     checkProcessed(plugin, out);
     return out;

@@ -43,7 +43,7 @@ export async function htmlDocument(bytes: Uint8Array, limits: ExtractLimits): Pr
   {
     // A mark in the page itself would be taken for one of ours.
     const source = decodeHtml(bytes).replace(/[\uE000\uE001]/g, '\uFFFD');
-    if (nestingDepth(source) > limits.maxHtmlDepth) throw overLimit('levels of nested elements', limits.maxHtmlDepth, 'maxHtmlDepth');
+    if (nestingDepth(source, limits.maxHtmlDepth) > limits.maxHtmlDepth) throw overLimit('levels of nested elements', limits.maxHtmlDepth, 'maxHtmlDepth');
     const { convert } = await import('html-to-text');
     const text = convert(source, {
       wordwrap: false,

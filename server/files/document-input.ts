@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { matchedRoute } from '../dispatch.js';
+import type { Structure } from '../../kernel/chef/document.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';
 
@@ -72,7 +73,9 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   }
   b.text = text;
   delete b.file;
-  return { format: record.format, structure: record.structure };
+  // The chef's structure, stored beside the text by the upload (null for a file stored without one).
+  const structure = (await store.structure(content)) as Structure | null | undefined;
+  return { format: record.format, structure: structure ?? undefined };
 }
 
 const shown = (v: unknown) => {

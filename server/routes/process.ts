@@ -3,6 +3,7 @@ import type { StoredDocument } from '../pipelines/execute.js';
 import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
+import { extractPoolSettings } from '../files/extract-settings.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts, LIMIT_NAMES } from '../limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
@@ -45,7 +46,7 @@ function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): 
       const doc =
         stored?.format === chef.name
           ? { text, structure: stored.structure ?? emptyStructure(), metadata: {} }
-          : await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+          : await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
       ctx.body = toWire(doc, req.unit);
     },
   };
