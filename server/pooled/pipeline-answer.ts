@@ -17,7 +17,11 @@ import { errorData, invalidJsonError, limitsOf, sendJsonBytes } from './wire.js'
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/** Answer a pipeline execute from its raw body, as the inline route would; with `envelope`, the result is that key's value in an object (`{"chunks": …}`). */
+/**
+ * Answer a pipeline execute from its raw body, as the inline route would; with `envelope`, the
+ * result is that key's value in an object (`{"chunks": …}`); with `slug`, the body and the answer
+ * are a slug run's (server/pipelines/slug-run.ts: a list of texts answers one flat list).
+ */
 export async function answerPipelinePooled(
   ctx: Context,
   pool: WorkerPool,
@@ -25,6 +29,7 @@ export async function answerPipelinePooled(
   registry: Registry,
   limits: Limits,
   envelope?: string,
+  slug = false,
 ): Promise<void> {
   const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
   const body = ctx.state.rawBody as Buffer;
@@ -43,7 +48,7 @@ export async function answerPipelinePooled(
     const plugin = registry.find(kind, step[kind] ?? '');
     if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
   }
-  const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads };
+  const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, slug };
   const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
   if ('ignored' in result) setIgnoredKeys(ctx, result.ignored);
@@ -54,18 +59,26 @@ export async function answerPipelinePooled(
   // A split batch: each step on every group at once, as executePipeline runs a step over the pool.
   let groups = result.groups;
   let count = 0;
+  // The text index each group starts at, for a flat answer's metadata.document (given to the last step only).
+  const firsts = result.sizes.map((_, g) => result.sizes.slice(0, g).reduce((a, b) => a + b, 0));
   for (const [index, step] of pipeline.steps.entries()) {
     if (step.type === 'refine') checkChunkCount(count, limits);
-    const texts = index === pipeline.steps.length - 1 && result.returnType === 'texts';
+    const last = index === pipeline.steps.length - 1;
+    const texts = last && result.returnType === 'texts';
     const parts = await Promise.all(
-      groups.map((items) => pool.job<PipelineResult>(PIPELINE_JOB, { step: 'group', pipeline, sources, index, items, unit: result.unit, texts } satisfies PipelineGroupPayload, [items.buffer as ArrayBuffer], signal)),
+      groups.map((items, g) => {
+        const job: PipelineGroupPayload = { step: 'group', pipeline, sources, index, items, unit: result.unit, texts, ...(last && result.flat ? { document: firsts[g] } : {}) };
+        return pool.job<PipelineResult>(PIPELINE_JOB, job, [items.buffer as ArrayBuffer], signal);
+      }),
     );
     const failed = parts.find((p) => 'error' in p);
     if (failed && 'error' in failed) throw fromData(failed.error);
     groups = parts.map((p) => (p as { items: Uint8Array }).items);
     count = parts.reduce((n, p) => n + (p as { count: number }).count, 0);
   }
-  send(joinLists(groups));
+  // A flat answer's groups may be empty lists, which joinLists cannot join: they add nothing.
+  const lists = result.flat ? groups.filter((g) => g.length > 2) : groups;
+  send(lists.length ? joinLists(lists) : [encoder.encode('[]')]);
 }
 
 const encoder = new TextEncoder();

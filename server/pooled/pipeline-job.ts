@@ -16,6 +16,7 @@ import type { Job } from '../../kernel/worker.js';
 import { checkTexts, type Limits } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
 import { executePipeline, resolveStep } from '../pipelines/execute.js';
+import { checkSlugRun, flatRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { encode, errorData, moved, parseJsonBody, type ErrorData } from './wire.js';
 
@@ -28,6 +29,8 @@ export interface PipelinePayload {
   sources: Record<string, string>;
   limits: Limits;
   threads: number;
+  /** A slug run: its body may say `nested`, and a list of texts answers one flat list (server/pipelines/slug-run.ts). */
+  slug?: boolean;
 }
 
 /** One step of a split batch, on one group: its texts (a chunk step's) or lists of chunks (a refine step's), as JSON bytes. */
@@ -40,6 +43,8 @@ export interface PipelineGroupPayload {
   unit: OffsetUnit;
   /** The last step of a `return_type: "texts"` request: answer the chunk texts only. */
   texts: boolean;
+  /** The last step of a flat slug run: answer one flat list, this group's first text being this index. */
+  document?: number;
 }
 
 export type PipelineResult =
@@ -48,7 +53,7 @@ export type PipelineResult =
   | { error: ErrorData; ignored: string[] }
   | { invalidJson: string }
   /** A batch worth splitting over the pool: its texts in groups, in order, for one job per group and step. */
-  | { groups: Uint8Array[]; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] }
+  | { groups: Uint8Array[]; sizes: number[]; flat: boolean; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] }
   /** A group's step done: its lists of chunks (or texts), and how many chunks. */
   | { items: Uint8Array; count: number };
 
@@ -56,23 +61,26 @@ const job: Job<PipelinePayload | PipelineGroupPayload, PipelineResult> = async (
   payload.step === 'request' ? request(payload, load) : group(payload, load);
 export default job;
 
-async function request({ body, pipeline, sources, limits, threads }: PipelinePayload, load: (source: string) => Promise<Plugin>) {
+async function request({ body, pipeline, sources, limits, threads, slug }: PipelinePayload, load: (source: string) => Promise<Plugin>) {
   const parsed = parseJsonBody(body);
   if ('invalidJson' in parsed) return moved<PipelineResult>(parsed);
   if ('notFound' in pipeline) return moved<PipelineResult>({ error: pipeline.notFound, ignored: [] });
   let ignored: string[] = [];
   try {
-    const req = checkExecute(parsed.value, (keys) => (ignored = keys));
+    const onIgnored = (keys: string[]) => (ignored = keys);
+    const req = slug ? checkSlugRun(parsed.value, onIgnored) : checkExecute(parsed.value, onIgnored);
+    const flat = slug === true && flattens(req as SlugRunBody);
     // A process step's documents go to the chunk step with their structure: such a batch runs here, whole.
     const groups = Array.isArray(req.text) && !pipeline.steps.some((s) => s.type === 'process') ? split(req.text, textWeight, threads) : undefined;
     if (groups && groups.length > 1) {
       checkTexts(req.text, limits); // executePipeline's first check, before any step
       const bytes = groups.map(encode);
-      return moved<PipelineResult>({ groups: bytes, unit: req.offset_unit, returnType: req.return_type, ignored }, bytes);
+      return moved<PipelineResult>({ groups: bytes, sizes: groups.map((g) => g.length), flat, unit: req.offset_unit, returnType: req.return_type, ignored }, bytes);
     }
     const registry = await pluginsOf(sources, load);
     const result = await executePipeline(pipeline, req.text, req.offset_unit, { registry, executor: inline, settings: limits });
-    const bytes = encode(req.return_type === 'texts' ? asTexts(result) : result);
+    const answer = req.return_type === 'texts' ? asTexts(result) : result;
+    const bytes = encode(flat ? flatRun(answer as Chunk[][] | string[][]) : answer);
     return moved<PipelineResult>({ bytes, ignored }, [bytes]);
   } catch (e) {
     return moved<PipelineResult>({ error: errorData(e), ignored });
@@ -80,14 +88,15 @@ async function request({ body, pipeline, sources, limits, threads }: PipelinePay
 }
 
 /** A step on one group, as WorkerPool runs a group of a batch: chunkMany or refineMany, the step resolved as executePipeline resolves it. */
-async function group({ pipeline, sources, index, items, unit, texts }: PipelineGroupPayload, load: (source: string) => Promise<Plugin>) {
+async function group({ pipeline, sources, index, items, unit, texts, document }: PipelineGroupPayload, load: (source: string) => Promise<Plugin>) {
   try {
     const step = pipeline.steps[index]!;
     const { plugin, config } = resolveStep(await pluginsOf(sources, load), pipeline, step, index);
     const input: unknown = JSON.parse(new TextDecoder().decode(items));
     const result = step.type === 'chunk' ? await chunkMany(plugin, config, input as string[], unit) : await refineMany(plugin, config, input as Chunk[][]);
     const count = result.reduce((n, list) => n + list.length, 0);
-    const bytes = encode(texts ? asTexts(result) : result);
+    const answer = texts ? asTexts(result) : result;
+    const bytes = encode(document === undefined ? answer : flatRun(answer as Chunk[][] | string[][], document));
     return moved<PipelineResult>({ items: bytes, count }, [bytes]);
   } catch (e) {
     return moved<PipelineResult>({ error: errorData(e), ignored: [] });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
+import type { Chunk } from '../../kernel/chunk.js';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
 import { runsJobs } from '../../kernel/pool.js';
@@ -7,15 +8,15 @@ import { readObjectBody } from '../../kernel/request.js';
 import { asTexts } from '../../kernel/run.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkExecute, bodyCheck } from '../pipelines/body.js';
+import { bodyCheck } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
 import { executePipeline, type StoredDocument } from '../pipelines/execute.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { listPage } from '../pipelines/page.js';
-import { PipelineExecute } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { isSlug, slugPathProblem } from '../pipelines/slug.js';
+import { checkSlugRun, flatRun, flattens, SlugRunRequest } from '../pipelines/slug-run.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -38,7 +39,7 @@ type UpdateBody = { slug?: string; description?: string | null; steps?: Flat[] }
 
 const readCreate = bodyReader(bodyCheck<CreateBody>(SlugPipelineCreate));
 const readUpdate = bodyReader(bodyCheck<UpdateBody>(SlugPipelineUpdate));
-const readExecute = bodyReader(checkExecute);
+const readRun = bodyReader(checkSlugRun);
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(SlugPipelineListQuery);
 const checkStepsShape = compileValidator<{ steps: Flat[] }>(StepsValidate);
 const PipelineRun = Type.Object({ chunks: ChunkResult });
@@ -217,10 +218,12 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
     route({
       method: 'post',
       path: '/v1/pipeline/:slug',
-      summary: 'Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → {chunks: [[...], ...]}, one list per text.',
-      description: 'The same run as POST /v1/pipelines/{id}/execute (same limits, offset_unit and return_type), its answer under `chunks`.',
-      body: PipelineExecute,
-      bodyName: 'PipelineExecuteRequest',
+      summary: 'Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → one flat list in input order, each chunk\'s metadata.document its text\'s index (`nested: true`: one list per text).',
+      description:
+        "The same run as POST /v1/pipelines/{id}/execute (same limits, offset_unit and return_type), its answer under `chunks`. For a list of texts, `chunks` is one flat list, as Chonkie's Python client reads it " +
+        '(`Pipeline.run` makes one Chunk of each item, keeping `metadata`): the chunks of text 0, then of text 1, …, each with `metadata.document` set to its text\'s index. `"nested": true` answers one list per text instead.',
+      body: SlugRunRequest,
+      bodyName: 'SlugPipelineRunRequest',
       documentInput: true,
       responses: {
         200: { description: 'The chunks.', schema: PipelineRun },
@@ -230,11 +233,12 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         const find = () => bySlug(ctx);
         // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
-        if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks');
+        if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks', true);
         const pipeline = await find();
-        const body = readExecute(ctx);
+        const body = readRun(ctx);
         const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined, ctx.state.document as StoredDocument | undefined);
-        ctx.body = { chunks: body.return_type === 'texts' ? asTexts(result) : result };
+        const answer = body.return_type === 'texts' ? asTexts(result) : result;
+        ctx.body = { chunks: flattens(body) ? flatRun(answer as Chunk[][] | string[][]) : answer };
       },
     }),
   ];
