@@ -5,6 +5,7 @@ import { ChunkdError } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor } from './run.js';
+import type { Doc, RunOptions, WireResult } from './runner.js';
 import type { Outcome, Task } from './worker.js';
 
 /**
@@ -37,6 +38,8 @@ export const defaultThreads = (): number => availableParallelism();
  */
 export class WorkerPool implements Executor {
   private readonly pool: Piscina<Task, Outcome> | undefined;
+  /** Tasks handed to the workers since the pool started (warm-ups not counted): what tests count to tell pooled work from inline. */
+  tasksRun = 0;
   /** Resolves once every worker has started and imported the manifests it was asked to warm. */
   readonly ready: Promise<void>;
 
@@ -77,8 +80,21 @@ export class WorkerPool implements Executor {
    */
   async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
     if (!this.pool) throw new Error('WorkerPool.job needs worker threads.');
+    this.tasksRun++;
     const outcome = await this.pool.run({ kind: 'job', module, payload }, { signal: signal ?? null, transferList: transfer });
     return this.unwrap(outcome) as R;
+  }
+
+  /**
+   * Run a recipe's steps over documents in one worker (kernel/runner.ts, runHere there): each
+   * result comes back as JSON bytes, moved. Documents given as JSON bytes are moved there too.
+   */
+  async documents(steps: { source: string; config: Record<string, unknown> }[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
+    if (!this.pool) throw new Error('WorkerPool.documents needs worker threads.');
+    const transfer = docs.flatMap((d) => (typeof d === 'object' && !Array.isArray(d) ? [d.json.buffer as ArrayBuffer] : []));
+    this.tasksRun++;
+    const outcome = await this.pool.run({ kind: 'run', steps, docs, options }, { signal: signal ?? null, transferList: transfer });
+    return this.unwrap(outcome) as WireResult[];
   }
 
   async close(): Promise<void> {
@@ -86,6 +102,7 @@ export class WorkerPool implements Executor {
   }
 
   private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
+    this.tasksRun++;
     return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
   }
 

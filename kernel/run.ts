@@ -48,14 +48,21 @@ export interface Executor {
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
+export async function chunkMany(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  unit: OffsetUnit,
+  signal?: AbortSignal,
+  guard?: SpanGuard,
+): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
   const context: ChunkContext = { signal };
   const out: Chunk[][] = [];
   for (const text of texts) {
     signal?.throwIfAborted();
-    out.push(await chunkOne(plugin, impl, text, unit, context));
+    out.push(await chunkOne(plugin, impl, text, unit, context, guard));
   }
   return out;
 }
@@ -112,9 +119,16 @@ export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists
 
 export const isBlank = (text: string) => text.trim() === '';
 
-async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext): Promise<Chunk[]> {
+/**
+ * Told of a text's spans before any chunk is built from them: it may refuse them (throw), e.g.
+ * when their chunks could not fit an output cap (kernel/runner.ts), before they take any memory.
+ */
+export type SpanGuard = (spans: readonly Span[]) => void;
+
+async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Promise<Chunk[]> {
   if (isBlank(text)) return [];
   const spans = await impl.chunk(text, context);
+  guard?.(spans);
   const bounds = new Array<number>(2 * spans.length);
   spans.forEach((s, i) => {
     checkSpan(plugin, text, s);

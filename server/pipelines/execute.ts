@@ -1,9 +1,9 @@
-import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
-import { parseConfig, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
-import { checkChunks, checkTexts, type Limits } from '../limits.js';
+import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
+import type { Recipe } from '../../kernel/runner.js';
+import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
@@ -15,29 +15,27 @@ export interface ExecuteDeps {
 }
 
 /**
- * Run a stored pipeline's steps in order, through the very functions and limits the plugin
- * endpoints use: the chunk step turns the text (or texts) into chunks, each refine step takes them
- * on. A string gives Chunk[], a list gives one Chunk[] per text.
+ * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
+ * (kernel/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
+ * text, a list one list of chunks per text.
  */
-export async function executePipeline(
+export async function answerPipeline(
   pipeline: PipelineRecord,
-  input: string | string[],
-  unit: OffsetUnit,
-  { registry, executor, settings }: ExecuteDeps,
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' },
+  deps: ExecuteDeps,
   signal?: AbortSignal,
-): Promise<Chunk[] | Chunk[][]> {
-  checkTexts(input, settings);
-  let result: Chunk[] | Chunk[][] = [];
-  for (const [i, step] of pipeline.steps.entries()) {
-    const { plugin, config } = resolveStep(registry, pipeline, step, i);
-    if (step.type === 'chunk') {
-      result = await runChunker(plugin, config, input, unit, executor, signal);
-    } else {
-      checkChunks(result, settings);
-      result = await runRefinery(plugin, config, result, executor, signal);
-    }
-  }
-  return result;
+): Promise<Uint8Array[]> {
+  checkTexts(body.text, deps.settings);
+  const texts = Array.isArray(body.text) ? body.text : [body.text];
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
+  return runnerOf(deps.executor, deps.settings).answer(recipe, texts, { list: Array.isArray(body.text), signal });
+}
+
+/** A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step or a refused config is the whole request's 400. */
+export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
+  const steps = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
+  if (build) for (const { plugin, config } of steps) await plugin.instance(config);
+  return { steps, unit, returnType };
 }
 
 /**

@@ -1,35 +1,29 @@
-/**
- * The main-thread side of a pooled pipeline run: the raw body (server/middleware/body.ts) is
- * moved to a worker (server/pooled/pipeline-job.ts), which answers with the response bytes; a
- * batch worth splitting runs step by step, one job per group, its chunks never parsed here.
- */
+/** The main-thread side of a pooled pipeline run (server/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import type { Context } from 'koa';
-import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import { isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkChunkCount, type Limits } from '../limits.js';
+import type { Limits } from '../limits.js';
 import { STEP_KINDS } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { joinLists } from './answer.js';
-import type { PipelineGroupPayload, PipelinePayload, PipelineResult } from './pipeline-job.js';
-import { errorData, invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
+import { runPooled, type Pooled } from './answer.js';
+import type { PipelinePayload } from './pipeline-job.js';
+import { errorData, limitsOf, sendJsonBytes, type PooledPayload } from './wire.js';
+import { runsJobs } from '../../kernel/pool.js';
+import { resolveDocument } from '../files/document-input.js';
+import { FILE_STORE } from '../files/service.js';
+import type { FileStore } from '../files/store.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
+import { checkExecute } from '../pipelines/body.js';
+import { pipelineRecipe } from '../pipelines/execute.js';
+import type { AppDeps } from '../route.js';
+import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
+import { bugLogger, streamDocuments } from '../stream/ndjson.js';
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/** Answer a pipeline execute from its raw body, as the inline route would; with `envelope`, the result is that key's value in an object (`{"chunks": …}`). */
-export async function answerPipelinePooled(
-  ctx: Context,
-  pool: WorkerPool,
-  find: () => Promise<PipelineRecord>,
-  registry: Registry,
-  limits: Limits,
-  envelope?: string,
-): Promise<void> {
-  const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
-  const body = ctx.state.rawBody as Buffer;
-  ctx.state.rawBody = undefined; // moved: detached on this thread from here on
-  const signal = ctx.state.signal as AbortSignal | undefined;
+/** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
+export async function pipelinePooled(ctx: Context, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode']): Promise<Pooled> {
   let pipeline: PipelinePayload['pipeline'];
   try {
     pipeline = await find();
@@ -43,32 +37,37 @@ export async function answerPipelinePooled(
     const plugin = registry.find(kind, step[kind] ?? '');
     if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
   }
-  const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads };
-  const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], signal);
-  if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
-  if ('ignored' in result) setIgnoredKeys(ctx, result.ignored);
-  if ('error' in result) throw fromData(result.error);
-  if ('bytes' in result) return send([result.bytes]);
-  if (!('groups' in result) || !('steps' in pipeline)) throw new Error('A pooled pipeline job gave no answer.');
+  return runPooled(ctx, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true }) satisfies PipelinePayload);
+}
 
-  // A split batch: each step on every group at once, as executePipeline runs a step over the pool.
-  let groups = result.groups;
-  let count = 0;
-  for (const [index, step] of pipeline.steps.entries()) {
-    if (step.type === 'refine') checkChunkCount(count, limits);
-    const texts = index === pipeline.steps.length - 1 && result.returnType === 'texts';
-    const parts = await Promise.all(
-      groups.map((items) => pool.job<PipelineResult>(PIPELINE_JOB, { step: 'group', pipeline, sources, index, items, unit: result.unit, texts } satisfies PipelineGroupPayload, [items.buffer as ArrayBuffer], signal)),
-    );
-    const failed = parts.find((p) => 'error' in p);
-    if (failed && 'error' in failed) throw fromData(failed.error);
-    groups = parts.map((p) => (p as { items: Uint8Array }).items);
-    count = parts.reduce((n, p) => n + (p as { count: number }).count, 0);
+/**
+ * A pipeline run's whole answer, for both pipeline APIs: NDJSON when the client asks for it, else
+ * JSON (under `envelope`, `{"chunks": …}`, when given). A large body is parsed in a worker; the
+ * documents run through the document runner (kernel/runner.ts) wherever the body was parsed.
+ */
+export async function answerPipelineRun(ctx: Context, deps: AppDeps, find: () => Promise<PipelineRecord>, { envelope, ndjson }: { envelope?: string; ndjson: boolean }): Promise<void> {
+  const { executor, settings } = deps;
+  const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
+  let docs: Documents | undefined;
+  if (ctx.state.rawBody && runsJobs(executor)) {
+    const pooled = await pipelinePooled(ctx, executor, find, deps.registry, settings, ndjson ? 'documents' : 'answer');
+    if ('bytes' in pooled) return send([pooled.bytes]);
+    if ('prepared' in pooled) {
+      const { unit, returnType, list, docs: texts } = pooled.prepared;
+      docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false), texts, list, executor, settings);
+    } else {
+      await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+      ctx.request.body = pooled.body;
+    }
   }
-  send(joinLists(groups));
+  if (!docs) {
+    const pipeline = await find();
+    const body = checkExecute(ctx.request.body, (keys) => setIgnoredKeys(ctx, keys));
+    docs = await pipelineDocuments(pipeline, body, deps);
+  }
+  if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), bugLogger(deps.logger, ctx));
+  send(await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, signal: ctx.state.signal as AbortSignal | undefined }));
 }
 
 const encoder = new TextEncoder();
 const CLOSE = encoder.encode('}');
-
-const fromData = (e: { code: ChunkdError['code']; detail: ChunkdError['detail']; headers: Record<string, string> }) => new ChunkdError(e.code, e.detail, e.headers);

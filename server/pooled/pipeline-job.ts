@@ -1,97 +1,47 @@
 /**
  * The worker side of a pooled pipeline run (server/pooled/pipeline-answer.ts is the main-thread
- * side): a large body arrives as bytes and is parsed, checked, run through the pipeline's steps
- * and serialized here, through the very executePipeline the inline route calls. A batch worth
- * splitting over the pool comes back as groups of texts (JSON bytes); each step then runs on each
- * group in its own job ('group'), and the main thread only counts chunks between steps (the
- * max-chunks check counts the whole batch) and moves bytes.
+ * side): a large body arrives as bytes and is parsed and checked here, then run through the
+ * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker, or handed
+ * back as its texts for the runner on the main thread to spread over the pool (or stream).
  */
-import type { Chunk } from '../../kernel/chunk.js';
 import type { Kind } from '../../kernel/plugin.js';
-import type { OffsetUnit } from '../../kernel/offsets.js';
-import { textWeight, split } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, chunkMany, inline, refineMany } from '../../kernel/run.js';
+import { isBlank } from '../../kernel/run.js';
 import type { Job } from '../../kernel/worker.js';
-import { checkTexts, type Limits } from '../limits.js';
+import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
-import { executePipeline, resolveStep } from '../pipelines/execute.js';
+import { pipelineRecipe } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { encode, errorData, moved, parseJsonBody, type ErrorData } from './wire.js';
+import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
 
-export interface PipelinePayload {
-  step: 'request';
-  body: Uint8Array;
+export interface PipelinePayload extends PooledPayload {
   /** The pipeline, or the 404 its id gets: answered once the body is known to be JSON, as inline. */
   pipeline: PipelineRecord | { notFound: ErrorData };
   /** The source of each plugin the steps name, keyed `kind:name`; a plugin this server lacks is absent. */
   sources: Record<string, string>;
-  limits: Limits;
-  threads: number;
 }
 
-/** One step of a split batch, on one group: its texts (a chunk step's) or lists of chunks (a refine step's), as JSON bytes. */
-export interface PipelineGroupPayload {
-  step: 'group';
-  pipeline: PipelineRecord;
-  sources: Record<string, string>;
-  index: number;
-  items: Uint8Array;
-  unit: OffsetUnit;
-  /** The last step of a `return_type: "texts"` request: answer the chunk texts only. */
-  texts: boolean;
-}
-
-export type PipelineResult =
-  /** The response body: the exact bytes Koa would send for the result. */
-  | { bytes: Uint8Array; ignored: string[] }
-  | { error: ErrorData; ignored: string[] }
-  | { invalidJson: string }
-  /** A batch worth splitting over the pool: its texts in groups, in order, for one job per group and step. */
-  | { groups: Uint8Array[]; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] }
-  /** A group's step done: its lists of chunks (or texts), and how many chunks. */
-  | { items: Uint8Array; count: number };
-
-const job: Job<PipelinePayload | PipelineGroupPayload, PipelineResult> = async (payload, load) =>
-  payload.step === 'request' ? request(payload, load) : group(payload, load);
-export default job;
-
-async function request({ body, pipeline, sources, limits, threads }: PipelinePayload, load: (source: string) => Promise<Plugin>) {
+const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
+  const { body, pipeline, sources, limits } = payload;
   const parsed = parseJsonBody(body);
-  if ('invalidJson' in parsed) return moved<PipelineResult>(parsed);
-  if ('notFound' in pipeline) return moved<PipelineResult>({ error: pipeline.notFound, ignored: [] });
+  if ('invalidJson' in parsed) return moved<PooledResult>(parsed);
+  if (payload.documentInput && namesFile(parsed.value)) return moved<PooledResult>({ file: parsed.value });
+  if ('notFound' in pipeline) return moved<PooledResult>({ error: pipeline.notFound, ignored: [] });
   let ignored: string[] = [];
   try {
     const req = checkExecute(parsed.value, (keys) => (ignored = keys));
-    const groups = Array.isArray(req.text) ? split(req.text, textWeight, threads) : undefined;
-    if (groups && groups.length > 1) {
-      checkTexts(req.text, limits); // executePipeline's first check, before any step
-      const bytes = groups.map(encode);
-      return moved<PipelineResult>({ groups: bytes, unit: req.offset_unit, returnType: req.return_type, ignored }, bytes);
-    }
+    checkTexts(req.text, limits);
+    const texts = Array.isArray(req.text) ? req.text : [req.text];
+    const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
-    const result = await executePipeline(pipeline, req.text, req.offset_unit, { registry, executor: inline, settings: limits });
-    const bytes = encode(req.return_type === 'texts' ? asTexts(result) : result);
-    return moved<PipelineResult>({ bytes, ignored }, [bytes]);
+    const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
+    const ready = { unit: req.offset_unit, returnType: req.return_type, list };
+    return (await answerHere(payload, recipe, texts, list, ignored)) ?? prepared(ready, texts, ignored);
   } catch (e) {
-    return moved<PipelineResult>({ error: errorData(e), ignored });
+    return moved<PooledResult>({ error: errorData(e), ignored });
   }
-}
-
-/** A step on one group, as WorkerPool runs a group of a batch: chunkMany or refineMany, the step resolved as executePipeline resolves it. */
-async function group({ pipeline, sources, index, items, unit, texts }: PipelineGroupPayload, load: (source: string) => Promise<Plugin>) {
-  try {
-    const step = pipeline.steps[index]!;
-    const { plugin, config } = resolveStep(await pluginsOf(sources, load), pipeline, step, index);
-    const input: unknown = JSON.parse(new TextDecoder().decode(items));
-    const result = step.type === 'chunk' ? await chunkMany(plugin, config, input as string[], unit) : await refineMany(plugin, config, input as Chunk[][]);
-    const count = result.reduce((n, list) => n + list.length, 0);
-    const bytes = encode(texts ? asTexts(result) : result);
-    return moved<PipelineResult>({ items: bytes, count }, [bytes]);
-  } catch (e) {
-    return moved<PipelineResult>({ error: errorData(e), ignored: [] });
-  }
-}
+};
+export default job;
 
 async function pluginsOf(sources: Record<string, string>, load: (source: string) => Promise<Plugin>) {
   const plugins = new Map(await Promise.all(Object.entries(sources).map(async ([key, source]) => [key, await load(source)] as const)));

@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
-import { runsJobs } from '../../kernel/pool.js';
 import { readObjectBody } from '../../kernel/request.js';
-import { asTexts } from '../../kernel/run.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkExecute, bodyCheck } from '../pipelines/body.js';
+import { bodyCheck } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
-import { executePipeline } from '../pipelines/execute.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { listPage } from '../pipelines/page.js';
@@ -25,7 +22,7 @@ import {
   StepsValidate,
   StepsValidation,
 } from '../pipelines/slug-schemas.js';
-import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
+import { answerPipelineRun } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
@@ -38,7 +35,6 @@ type UpdateBody = { slug?: string; description?: string | null; steps?: Flat[] }
 
 const readCreate = bodyReader(bodyCheck<CreateBody>(SlugPipelineCreate));
 const readUpdate = bodyReader(bodyCheck<UpdateBody>(SlugPipelineUpdate));
-const readExecute = bodyReader(checkExecute);
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(SlugPipelineListQuery);
 const checkStepsShape = compileValidator<{ steps: Flat[] }>(StepsValidate);
 const PipelineRun = Type.Object({ chunks: ChunkResult });
@@ -228,13 +224,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       },
       rawBody: true,
       async handler(ctx) {
-        const find = () => bySlug(ctx);
-        // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
-        if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks');
-        const pipeline = await find();
-        const body = readExecute(ctx);
-        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
-        ctx.body = { chunks: body.return_type === 'texts' ? asTexts(result) : result };
+        await answerPipelineRun(ctx, deps, () => bySlug(ctx), { envelope: 'chunks', ndjson: false });
       },
     }),
   ];
