@@ -1,6 +1,6 @@
 import { isChunkdError } from '../../kernel/errors.js';
 import { isInterruption } from '../../kernel/runner.js';
-import { runnerOf } from '../limits.js';
+import { checkTexts, runnerOf } from '../limits.js';
 import { pipelineRecipe, type ExecuteDeps } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
@@ -46,12 +46,22 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
     return out;
   }
+  // Each document is checked as one text of a request (--max-text-chars): one too long fails alone.
+  const fit = docs.filter((d) => {
+    try {
+      checkTexts(d.text, deps.settings);
+      return true;
+    } catch (e) {
+      fail(d, e);
+      return false;
+    }
+  });
   const runner = runnerOf(deps.executor, deps.settings);
   await runner.each(
     recipe,
-    docs.map((d) => d.text),
+    fit.map((d) => d.text),
     (i, r) => {
-      const d = docs[i]!;
+      const d = fit[i]!;
       if ('bytes' in r) out.push(ok(d, r.bytes));
       else fail(d, 'error' in r ? r.error : r.bug);
     },
