@@ -40,6 +40,8 @@ export class WorkerPool implements Executor {
   private readonly pool: Piscina<Task, Outcome> | undefined;
   /** Tasks handed to the workers since the pool started (warm-ups not counted): what tests count to tell pooled work from inline. */
   tasksRun = 0;
+  /** The same, by kind: 'job' (a job module, e.g. a request body parsed in a worker), 'run' (the document runner's), 'chunk', 'refine'. */
+  readonly tasksByKind: Record<'job' | 'run' | 'chunk' | 'refine', number> = { job: 0, run: 0, chunk: 0, refine: 0 };
   /** Resolves once every worker has started and imported the manifests it was asked to warm. */
   readonly ready: Promise<void>;
 
@@ -80,7 +82,7 @@ export class WorkerPool implements Executor {
    */
   async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
     if (!this.pool) throw new Error('WorkerPool.job needs worker threads.');
-    this.tasksRun++;
+    this.count('job');
     const outcome = await this.pool.run({ kind: 'job', module, payload }, { signal: signal ?? null, transferList: transfer });
     return this.unwrap(outcome) as R;
   }
@@ -92,7 +94,7 @@ export class WorkerPool implements Executor {
   async documents(steps: { source: string; config: Record<string, unknown> }[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
     if (!this.pool) throw new Error('WorkerPool.documents needs worker threads.');
     const transfer = docs.flatMap((d) => (typeof d === 'object' && !Array.isArray(d) ? [d.json.buffer as ArrayBuffer] : []));
-    this.tasksRun++;
+    this.count('run');
     const outcome = await this.pool.run({ kind: 'run', steps, docs, options }, { signal: signal ?? null, transferList: transfer });
     return this.unwrap(outcome) as WireResult[];
   }
@@ -101,8 +103,13 @@ export class WorkerPool implements Executor {
     await this.pool?.destroy();
   }
 
-  private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
+  private count(kind: keyof WorkerPool['tasksByKind']): void {
     this.tasksRun++;
+    this.tasksByKind[kind]++;
+  }
+
+  private async run(task: Task & { kind: 'chunk' | 'refine' }, signal?: AbortSignal): Promise<Chunk[][]> {
+    this.count(task.kind);
     return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
   }
 
