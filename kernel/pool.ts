@@ -5,7 +5,7 @@ import { ChunkdError } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor } from './run.js';
-import type { Doc, RunOptions, WireResult } from './runner.js';
+import { docBuffers, type Doc, type RunOptions, type WireResult } from './runner.js';
 import type { Outcome, Task } from './worker.js';
 
 /**
@@ -93,7 +93,7 @@ export class WorkerPool implements Executor {
    */
   async documents(steps: { source: string; config: Record<string, unknown> }[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
     if (!this.pool) throw new Error('WorkerPool.documents needs worker threads.');
-    const transfer = docs.flatMap((d) => (typeof d === 'object' && !Array.isArray(d) ? [d.json.buffer as ArrayBuffer] : []));
+    const transfer = docBuffers(docs);
     this.count('run');
     const outcome = await this.pool.run({ kind: 'run', steps, docs, options }, { signal: signal ?? null, transferList: transfer });
     return this.unwrap(outcome) as WireResult[];

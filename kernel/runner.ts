@@ -43,8 +43,23 @@ export interface Recipe {
   returnType: 'chunks' | 'texts';
 }
 
-/** A document: a text, a list of chunks, or either as its JSON bytes (parsed where it runs). */
-export type Doc = string | Chunk[] | { json: Uint8Array };
+/**
+ * A document: a text, a list of chunks, either as its JSON bytes (parsed where it runs), or a text
+ * as UTF-16 bytes (lone surrogates kept). Bytes are moved to a worker, never copied; a text given
+ * as a string is turned into UTF-16 bytes before it goes to one (a native copy, not a clone).
+ */
+export type Doc = string | Chunk[] | { json: Uint8Array } | { utf16: Uint8Array };
+
+/** A text as UTF-16 bytes in a buffer of its own (transferable: never Node's shared pool). */
+export function utf16Doc(text: string): { utf16: Uint8Array } {
+  const b = Buffer.allocUnsafeSlow(text.length * 2);
+  b.write(text, 'utf16le');
+  return { utf16: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
+}
+
+/** The buffers of documents given as bytes, to move along with them. */
+export const docBuffers = (docs: Doc[]): ArrayBuffer[] =>
+  docs.flatMap((d) => (typeof d !== 'object' || Array.isArray(d) ? [] : ['json' in d ? (d.json.buffer as ArrayBuffer) : (d.utf16.buffer as ArrayBuffer)]));
 
 export interface RunnerLimits {
   /** Largest JSON answer (answer()), in bytes. */
@@ -149,7 +164,7 @@ export class Runner {
       runsJobs(pool) && !runsInline(weight, recipeCost(recipe), pool.threads)
         ? await pool.documents(
             recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config })),
-            docs,
+            docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d)),
             options,
             signal,
           )
@@ -162,7 +177,13 @@ export class Runner {
 export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + s.plugin.cost(s.config), 0);
 
 /** Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. */
-export const docWeight = (d: Doc): number => (typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : d.json.byteLength);
+export const docWeight = (d: Doc): number => (typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : 'json' in d ? d.json.byteLength : d.utf16.byteLength / 2);
+
+function docValue(d: Doc): string | Chunk[] {
+  if (typeof d === 'string' || Array.isArray(d)) return d;
+  if ('utf16' in d) return Buffer.from(d.utf16.buffer, d.utf16.byteOffset, d.utf16.byteLength).toString('utf16le');
+  return JSON.parse(new TextDecoder().decode(d.json)) as string | Chunk[];
+}
 
 /**
  * Run the steps over each document on this thread and serialize each result under the cap: the
@@ -188,7 +209,7 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
 }
 
 async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, signal?: AbortSignal): Promise<Chunk[]> {
-  const input = typeof doc === 'object' && !Array.isArray(doc) ? (JSON.parse(new TextDecoder().decode(doc.json)) as string | Chunk[]) : doc;
+  const input = docValue(doc);
   let chunks: Chunk[] = [];
   for (const [i, { plugin, config }] of steps.entries()) {
     const last = i === steps.length - 1;

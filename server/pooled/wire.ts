@@ -6,7 +6,7 @@ import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { split } from '../../kernel/pool.js';
 import { inline } from '../../kernel/run.js';
-import { docWeight, recipeCost, Runner, type Doc, type Recipe } from '../../kernel/runner.js';
+import { docBuffers, docWeight, recipeCost, Runner, utf16Doc, type Doc, type Recipe } from '../../kernel/runner.js';
 import type { Limits } from '../limits.js';
 import { parseStrictJson } from '../strict-json.js';
 
@@ -100,11 +100,10 @@ export async function answerHere(payload: PooledPayload, recipe: Recipe, docs: D
   return moved<PooledResult>({ bytes, ignored }, [bytes]);
 }
 
-/** The documents for the main thread: texts as strings (copied, never parsed there), lists of chunks as JSON bytes (moved). */
+/** The documents for the main thread as bytes, moved (never cloned, never parsed there): texts as UTF-16, lists of chunks as JSON. */
 export function prepared(ready: Omit<Prepared, 'docs'>, docs: Doc[], ignored: string[]) {
-  const out: Doc[] = docs.map((d) => (Array.isArray(d) ? { json: encode(d) } : d));
-  const buffers = out.flatMap((d) => (typeof d === 'object' && !Array.isArray(d) ? [d.json] : []));
-  return moved<PooledResult>({ prepared: { ...ready, docs: out }, ignored }, buffers);
+  const out: Doc[] = docs.map((d) => (Array.isArray(d) ? { json: encode(d) } : typeof d === 'string' ? utf16Doc(d) : d));
+  return { value: { prepared: { ...ready, docs: out }, ignored } as PooledResult, transfer: docBuffers(out) };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
