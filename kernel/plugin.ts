@@ -38,6 +38,11 @@ export const ManifestMeta = Type.Object({
  */
 export interface ChunkContext {
   signal?: AbortSignal;
+  /**
+   * The most spans the caller can use (an output cap, kernel/runner.ts): a chunker may stop once
+   * it has more than this many, since the text is then refused whole. Ignoring it is always correct.
+   */
+  maxSpans?: number;
 }
 
 export interface ChunkerImpl {

@@ -58,7 +58,7 @@ export async function chunkMany(
 ): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
-  const context: ChunkContext = { signal };
+  const context: ChunkContext = { signal, maxSpans: guard?.maxSpans };
   const out: Chunk[][] = [];
   for (const text of texts) {
     signal?.throwIfAborted();
@@ -120,15 +120,19 @@ export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists
 export const isBlank = (text: string) => text.trim() === '';
 
 /**
- * Told of a text's spans before any chunk is built from them: it may refuse them (throw), e.g.
- * when their chunks could not fit an output cap (kernel/runner.ts), before they take any memory.
+ * Told of a text's spans before any chunk is built from them: it may refuse them (`check` throws),
+ * e.g. when their chunks could not fit an output cap (kernel/runner.ts), before they take any
+ * memory. `maxSpans` is passed to the chunker (ChunkContext.maxSpans): more are refused anyway.
  */
-export type SpanGuard = (spans: readonly Span[]) => void;
+export interface SpanGuard {
+  maxSpans: number;
+  check(spans: readonly Span[]): void;
+}
 
 async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Promise<Chunk[]> {
   if (isBlank(text)) return [];
   const spans = await impl.chunk(text, context);
-  guard?.(spans);
+  guard?.check(spans);
   const bounds = new Array<number>(2 * spans.length);
   spans.forEach((s, i) => {
     checkSpan(plugin, text, s);

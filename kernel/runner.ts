@@ -230,22 +230,27 @@ const MIN_CHUNK_BYTES = 90;
 const MIN_TEXT_BYTES = 3;
 
 /** Refuse spans whose chunks cannot fit the cap, before any chunk is built (a UTF-16 unit is at least a byte of JSON). */
-const outputGuard =
-  (options: RunOptions, budget: { used: number }): SpanGuard =>
-  (spans) => {
-    const per = options.returnType === 'texts' ? MIN_TEXT_BYTES : MIN_CHUNK_BYTES;
-    let least = budget.used + 1;
-    for (const s of spans) least += s.end - s.start + per;
-    if (least > options.cap.bytes) throw capError(options.cap, least, true);
+function outputGuard(options: RunOptions, budget: { used: number }): SpanGuard {
+  const per = options.returnType === 'texts' ? MIN_TEXT_BYTES : MIN_CHUNK_BYTES;
+  return {
+    maxSpans: Math.floor(Math.max(0, options.cap.bytes - budget.used) / per),
+    check(spans) {
+      let least = budget.used + 1;
+      for (const s of spans) least += s.end - s.start + per;
+      if (least > options.cap.bytes) throw capError(options.cap, least, true);
+    },
   };
+}
 
-const countGuard =
-  (maxChunks: number): SpanGuard =>
-  (spans) => {
-    if (spans.length > maxChunks) throw chunksError(spans.length, maxChunks);
-  };
+const countGuard = (maxChunks: number): SpanGuard => ({
+  maxSpans: maxChunks,
+  check(spans) {
+    // One more than the most: the chunker may have stopped there (ChunkContext.maxSpans).
+    if (spans.length > maxChunks) throw chunksError(spans.length, maxChunks, spans.length === maxChunks + 1);
+  },
+});
 
-const chunksError = (n: number, max: number) => tooLarge(`The request has ${n.toLocaleString('en')} chunks`, max, CHUNKS_SETTING);
+const chunksError = (n: number, max: number, atLeast = false) => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, CHUNKS_SETTING);
 
 function capError(cap: Cap, bytes: number, atLeast: boolean): ChunkdError {
   const what = cap.over === 'answer' ? 'The answer' : "The document's result";

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
 import { inline, parseConfig } from '../kernel/run.js';
 import { Runner } from '../kernel/runner.js';
+import { tokenWindows } from '../kernel/tokenizers/windows.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, waitForJob } from './helpers/jobs.js';
 
@@ -141,7 +142,30 @@ describe('large bodies are parsed in a worker', () => {
   });
 });
 
+describe('the 10 MB NDJSON case, default settings', () => {
+  test('chunk_size 1 on 10 MB streams {"total":1} then a 413 line naming --max-document-output-bytes, never a RangeError', async () => {
+    const app = await startApp({ workers: '2' });
+    try {
+      const res = await stream(app, '/v1/chunk/token', JSON.stringify({ text: [text(10_000_000)], chunk_size: 1 }));
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.lines[0], { total: 1 });
+      assert.equal(res.lines.length, 2);
+      assert.equal(res.lines[1].index, 0);
+      assert.equal(res.lines[1].error.code, 'TOO_LARGE');
+      assert.match(res.lines[1].error.detail, /the limit is 16,777,216\. .*--max-document-output-bytes/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('the runner itself', () => {
+  test('the token chunker stops past ChunkContext.maxSpans: a capped text never builds all its spans', () => {
+    const ends = Uint32Array.from({ length: 1000 }, (_, i) => i + 1);
+    assert.equal(tokenWindows(ends, 1, 0).length, 1000);
+    assert.equal(tokenWindows(ends, 1, 0, 0, undefined, 10).length, 11);
+  });
+
   test('each() yields to the event loop between documents', async () => {
     const app = await startApp({ workers: '0' });
     try {
