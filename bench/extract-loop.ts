@@ -4,7 +4,11 @@
  * while a generated PDF of `pages` pages (default 500) is extracted. Prints; never part of `npm test`.
  */
 import { WorkerPool } from '../kernel/pool.js';
-import { EXTRACT_JOB, extractText } from '../server/files/extract/index.js';
+import { discover } from '../kernel/discovery.js';
+import { CHEF_JOB as EXTRACT_JOB, processFile, type FileFacts, type RunChefOptions } from '../kernel/chef/run.js';
+
+const registry = await discover();
+const extractText = (b: Uint8Array, f: FileFacts, o?: RunChefOptions) => processFile(registry, b, f, o);
 
 const pages = Number(process.argv[2] ?? 500);
 const { PDFDocument, StandardFonts } = await import('pdf-lib');

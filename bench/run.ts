@@ -17,11 +17,12 @@ const RESULTS = fileURLToPath(new URL('./results.md', import.meta.url));
 const HELP = `Usage: npm run bench -- [--quick] [--out FILE] [suite ...]
   suites: ${SUITES.map((s) => s.name).join(', ')} (default: all)
   --quick  small inputs, one timed run per case: a smoke run, not results
-  --out    write the markdown there (default: bench/results.md for a full run of every suite)`;
+  --out    write the markdown there (default: bench/results.md for a full run of every suite)
+  --data   the quality suite's benchmark data folder (or CHUNKD_QUALITY_DATA): corpora/*.md, questions.csv`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, child: { type: 'string' }, help: { type: 'boolean' } },
+    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, data: { type: 'string' }, child: { type: 'string' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
   if (values.child) {
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
     console.error(`Unknown suite ${unknown.join(', ')}.\n${HELP}`);
     return 2;
   }
+  if (values.data) process.env.CHUNKD_QUALITY_DATA = values.data; // the quality suite's data folder
   const suites = positionals.length ? SUITES.filter((s) => positionals.includes(s.name)) : SUITES;
   const quick = values.quick!;
   const options: Options = { quick, plugins: await pluginNames() };

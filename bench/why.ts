@@ -5,6 +5,14 @@
 const SHARED = 'The machine is 2 cores shared with other jobs: a busy neighbour during one row moves its figure; ratios are paired per round to damp that, not to remove it.';
 
 export const WHY: Record<string, { met?: string; missed?: string }> = {
+  'no adversarial upload holds /health for 100 ms or more': {
+    missed:
+      "The PDF and HTML files are read in the extraction workers, refused at their budgets (413), and the small HTML is answered before the 1,999-page PDF; the 60 × 16 MiB text row is what misses. Its decoding is gated (at most --extract-threads files at once, the rest queued or 503) and no longer shows in the profile; what remains on the server's main thread is reading the bodies (busboy's multipart parser, ~1 s of CPU for the gigabyte), copying each into one buffer, and the collections that a gigabyte of buffered bodies triggers. The client polling /health is the same process that streams that gigabyte, so its figure includes its own loop. The PDF rows' loop delays moved with the machine's load (80–285 ms at load average 14–18, 24–48 ms at 11–13); a CPU profile of the server's main thread during the 1 GiB rows found it idle 86% of the time, the rest start-up work (schema compilation, module loading), nothing per upload above a few ms. " + SHARED,
+  },
+  'no adversarial upload takes the server past 1024 MB of RSS': {
+    missed:
+      'Every upload is read whole into memory before any limit but its size applies, so 60 parallel 16 MiB bodies hold a gigabyte, plus a copy while each is joined: bounding that needs admission before the body is read (the quota reserved first, a cap on uploads in flight), which this change does not do. The PDF rows stay under 1 GB because decoding stops at --max-pdf-decoded-bytes (256 MiB) inside PDF.js; the server itself starts at ~420 MB and reaches ~900 MB once its extraction workers load PDF.js and html-to-text under tsx (the TypeScript loader: a built server holds less).',
+  },
   'token (cl100k_base) ≥ 0.9× raw tiktoken encode': {
     met: 'Encode once, cut windows by offset. The tokens come from the WASM encoder through a cache of pre-tokenized pieces (kernel/tokenizers/piece-cache.ts): the text is split with the encoding\'s own pattern in JavaScript and only pieces not seen before are encoded, so a warm run costs a regex scan and a map lookup per piece. Exactness is tested against the encoder (corpora, random strings, every Unicode plane; characters newer than the encoder\'s Unicode tables send the text to the encoder whole).',
     missed: `Floor-bound: the profile puts ~95% of the time in tiktoken's WASM encode, ~5% in the offset mapping and chunk building; a miss by a few percent is within the noise of this machine. ${SHARED}`,

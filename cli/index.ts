@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
 import { CHUNK_HELP, chunkCommand } from './chunk.js';
+import { EVAL_HELP, evalCommand } from './eval.js';
 import { serve } from '../server/serve.js';
 import { VERSION } from '../server/version.js';
 import { createLogger, type Level } from '../server/logger.js';
@@ -11,12 +12,12 @@ import { pagesOf } from '../server/app.js';
 import { startupLine } from '../server/startup-line.js';
 import { helpText, resolveSettings, SETTINGS } from '../server/settings.js';
 
-const COMMANDS = ['serve', 'chunk'];
+const COMMANDS = ['serve', 'chunk', 'eval'];
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\nchunkd --version prints the version.`);
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -24,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'chunk') return chunkCommand(rest);
+  if (command === 'eval') return evalCommand(rest);
   if (command !== 'serve') {
     const guess = closest(command, [...COMMANDS, '--version', '--help']);
     console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd serve --help`);

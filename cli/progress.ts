@@ -15,6 +15,7 @@ export class Progress {
     private readonly out: { write(s: string): unknown },
     private readonly total: number,
     private readonly sizes: readonly number[],
+    private readonly unit = 'files',
   ) {
     this.draw();
   }
@@ -40,7 +41,7 @@ export class Progress {
   line(elapsedMs = performance.now() - this.started): string {
     const filled = this.total ? Math.round((WIDTH * this.finished) / this.total) : WIDTH;
     const rate = elapsedMs > 0 ? this.bytes / 1e6 / (elapsedMs / 1000) : 0;
-    return `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${this.finished}/${this.total} files  ${rate.toFixed(1)} MB/s`;
+    return `[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${this.finished}/${this.total} ${this.unit}  ${rate.toFixed(1)} MB/s`;
   }
 
   private draw(): void {

@@ -46,12 +46,15 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
   }
   const manifest = mod.default as AnyManifest | undefined;
   if (!manifest || typeof manifest !== 'object') {
-    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}) or defineRefinery({...}).`);
+    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}), defineRefinery({...}) or defineChef({...}).`);
   }
   try {
     checkMeta(manifest, ['manifest']);
   } catch (e) {
     throw new PluginLoadError(`Invalid plugin manifest ${file}: ${(e as Error).message}`);
+  }
+  if (manifest.kind === 'chef' && (!Array.isArray(manifest.mediaTypes) || !Array.isArray(manifest.extensions))) {
+    throw new PluginLoadError(`Invalid plugin manifest ${file}: a chef lists the mediaTypes and extensions it reads (either may be empty).`);
   }
   if (typeof manifest.load !== 'function') throw new PluginLoadError(`Invalid plugin manifest ${file}: load must be a function returning import('./impl.js').`);
   for (const [key, field] of Object.entries(manifest.config.properties)) {

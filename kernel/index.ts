@@ -7,7 +7,7 @@ export { assetDir } from './paths.js';
 export { BoundedCache } from './bounded-cache.js';
 export { mappedModel } from './model-map.js';
 export { hubCacheDir, MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile, resolveModelPath } from './model-files.js';
-export { defineChunker, defineRefinery, type ChunkerImpl, type RefineryImpl } from './plugin.js';
+export { defineChef, defineChunker, defineRefinery, type ChefImpl, type ChunkerImpl, type RefineryImpl } from './plugin.js';
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
 export { floorFraction } from './fraction.js';

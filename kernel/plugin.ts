@@ -1,4 +1,6 @@
 import Type, { type Static, type TObject } from 'typebox';
+import type { ChefDocument, Processed } from './chef/document.js';
+import type { ExtractLimits } from './chef/limits.js';
 import type { Chunk, Span } from './chunk.js';
 
 /** An optional npm package group a plugin needs, reported (never imported) when missing. */
@@ -19,16 +21,19 @@ export type Extra = Static<typeof Extra>;
 export const KINDS = {
   chunker: { route: 'chunk', input: 'text' },
   refinery: { route: 'refine', input: 'chunks' },
+  chef: { route: 'process', input: 'text' },
 } as const;
 export type Kind = keyof typeof KINDS;
 
 /** The declarative half of a manifest: readable without running any plugin code. */
 export const ManifestMeta = Type.Object({
   name: Type.String({ pattern: '^[a-z][a-z0-9_-]*$', description: 'Route segment and registry key.' }),
-  kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery')]),
+  kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery'), Type.Literal('chef')]),
   summary: Type.String({ minLength: 1 }),
   extras: Type.Array(Extra),
   config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
+  mediaTypes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), { description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).' })),
+  extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' })),
 });
 
 /**
@@ -55,7 +60,22 @@ export interface RefineryImpl {
   refine(chunks: Chunk[]): Chunk[] | Promise<Chunk[]>;
 }
 
-type Impl<K extends Kind> = K extends 'chunker' ? ChunkerImpl : RefineryImpl;
+/** What a chef is given besides the document: the limits its work must stay within, and the deadline. */
+export interface ChefContext {
+  limits: ExtractLimits;
+  signal?: AbortSignal;
+}
+
+export interface ChefImpl {
+  /**
+   * The document's text and structure. Offsets are UTF-16 indices into the returned text; a file
+   * the format's library cannot read throws (the kernel answers 422 naming the format), a limit
+   * passed throws overLimit (413).
+   */
+  process(doc: ChefDocument, context: ChefContext): Processed | Promise<Processed>;
+}
+
+type Impl<K extends Kind> = K extends 'chunker' ? ChunkerImpl : K extends 'refinery' ? RefineryImpl : ChefImpl;
 
 export interface ImplModule<C extends TObject, K extends Kind> {
   create(config: Static<C>): Impl<K> | Promise<Impl<K>>;
@@ -84,12 +104,29 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * size (others get it only for work the pool may take), and its route documents 501 and 502.
    */
   network?: boolean;
+  /** Chefs: the media types they read; `text/*` matches any text type that no chef names exactly. */
+  mediaTypes?: string[];
+  /** Chefs: the file name extensions they read (`.md`), lower case. */
+  extensions?: string[];
+  /**
+   * Chefs: whether a file whose name and type no chef claims is one this chef reads (the text chef:
+   * valid UTF-8 without NUL bytes). Cheap: it runs on the event loop for every such upload.
+   */
+  sniff?(bytes: Uint8Array): boolean;
+  /** Chefs: its parser may hold the thread for long, so it runs in the extraction worker (heap-capped) when there are workers. */
+  offLoop?: boolean;
+  /** Chefs: it reads files only; a text sent to it is refused with a 422. */
+  bytesOnly?: boolean;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;
 
 export function defineChunker<C extends TObject>(m: Omit<Manifest<C, 'chunker'>, 'kind'>): Manifest<C, 'chunker'> {
   return { ...m, kind: 'chunker' };
+}
+
+export function defineChef<C extends TObject>(m: Omit<Manifest<C, 'chef'>, 'kind'> & { mediaTypes: string[]; extensions: string[] }): Manifest<C, 'chef'> {
+  return { ...m, kind: 'chef' };
 }
 
 export function defineRefinery<C extends TObject>(m: Omit<Manifest<C, 'refinery'>, 'kind'>): Manifest<C, 'refinery'> {

@@ -2,7 +2,7 @@ import type { Static, TObject } from 'typebox';
 import Type from 'typebox';
 import { ChunkdError } from './errors.js';
 import { missingExtraError, missingPackages } from './extras.js';
-import { KINDS, type AnyManifest, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
+import { KINDS, type AnyManifest, type ChefImpl, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
 import { bodySchema } from './request.js';
 import { unknownNameMessage } from './suggest.js';
 import { compileValidator, type Validator } from './validation.js';
@@ -16,7 +16,7 @@ export class Plugin {
   readonly validateConfig: Validator<Record<string, unknown>>;
   readonly knownKeys: ReadonlySet<string>;
   readonly configKeys: readonly string[];
-  private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl>>();
+  private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl | ChefImpl>>();
 
   constructor(
     readonly manifest: AnyManifest,
@@ -53,7 +53,7 @@ export class Plugin {
    * An implementation for a validated config, built once per distinct config and shared by
    * requests; implementations are immutable, so sharing never races.
    */
-  instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl> {
+  instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
     const key = JSON.stringify(this.configKeys.map((k) => config[k]));
     let inst = this.instances.get(key);
     if (inst) {
@@ -67,7 +67,7 @@ export class Plugin {
     return inst;
   }
 
-  private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl> {
+  private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
     const missing = this.missing;
     if (missing.length) throw missingExtra(this, missing);
     const mod = await this.manifest.load();

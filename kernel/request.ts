@@ -15,8 +15,15 @@ export const ChunksField = Type.Array(Type.Union([ChunkInput, Type.Array(ChunkIn
 /** A chunker request's fields besides the plugin config (a pipeline's execute takes them too). */
 export const CHUNKER_REQUEST_FIELDS = { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField };
 
+/** A chef request's fields besides the chef's config. */
+export const CHEF_REQUEST_FIELDS = {
+  text: Type.String({ description: 'The document, as text (or send `file` with an uploaded file instead).', examples: ['# Title\n\nSome text.'] }),
+  offset_unit: OffsetUnitField,
+};
+
 /** Request fields that are not plugin config, per kind. */
 export function requestFields(manifest: AnyManifest): Record<string, TSchema> {
+  if (manifest.kind === 'chef') return CHEF_REQUEST_FIELDS;
   return manifest.kind === 'chunker' ? CHUNKER_REQUEST_FIELDS : { chunks: ChunksField };
 }
 

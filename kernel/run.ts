@@ -18,12 +18,12 @@ export interface ParsedRequest {
 
 /** Validate a request body against the plugin's compiled schema and split it into input and config. */
 export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
-  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'chunker' ? '{"text": "..."}' : '{"chunks": [...]}');
+  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'refinery' ? '{"chunks": [...]}' : '{"text": "..."}');
   plugin.validateBody(body);
   const config: Record<string, unknown> = {};
   for (const key of plugin.configKeys) config[key] = body[key];
   return {
-    input: plugin.kind === 'chunker' ? body.text : body.chunks,
+    input: plugin.kind === 'refinery' ? body.chunks : body.text,
     config,
     unit: (body.offset_unit as OffsetUnit | undefined) ?? 'codepoint',
     returnType: (body.return_type as 'chunks' | 'texts' | undefined) ?? 'chunks',

@@ -45,7 +45,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'routes', routesTable(booted.app.routes)],
       [readme, 'plugins', pluginsTable(registry)],
       [readme, 'errors', errorsTable()],
-      [readme, 'formats', formatsTable()],
+      [readme, 'formats', formatsTable(registry)],
       [readme, 'settings', settingsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),

@@ -18,18 +18,20 @@ import type { AppDeps, RouteDef, RouteModule } from './route.js';
 import { COMPONENTS } from './schemas.js';
 import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
+import { evaluateRoutes } from './routes/evaluate.js';
 import { fileRoutes } from './routes/files.js';
 import { metaRoutes } from './routes/meta.js';
 import { jobRoutes } from './routes/jobs.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { playgroundRoutes } from './routes/playground.js';
 import { pluginRoutes } from './routes/plugins.js';
+import { processRoutes } from './routes/process.js';
 import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, docsRoutes, playgroundRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, evaluateRoutes, docsRoutes, playgroundRoutes];
 
 export interface App {
   koa: Koa;

@@ -9,10 +9,10 @@ import { createLogger, type Level, type Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps } from './route.js';
-import { postgresPool } from './storage/pg-pool.js';
-import { pipelineStore } from './storage/service.js';
-import { fileStore } from './files/service.js';
-import { jobStore } from './jobs/service.js';
+import { postgresPool, unreachableReason } from './storage/pg-pool.js';
+import { PIPELINE_STORE, pipelineStore } from './storage/service.js';
+import { FILE_STORE, fileStore } from './files/service.js';
+import { JOB_STORE, jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
 export interface Service {
@@ -29,6 +29,18 @@ export interface Service {
  */
 export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;
 export const SERVICES: ServiceFactory[] = [postgresPool, pipelineStore, fileStore, jobStore];
+/**
+ * The services that live in PostgreSQL with --database-url, by the name each is offered under:
+ * while the database cannot be reached at start-up, each name holds a stand-in that answers 503.
+ */
+const DATABASE_SERVICES: readonly [string, ServiceFactory][] = [
+  [PIPELINE_STORE, pipelineStore],
+  [FILE_STORE, fileStore],
+  [JOB_STORE, jobStore],
+];
+
+/** Waits between two attempts to reach the database at start-up: doubling from the first to the last. */
+export const DATABASE_RETRY_MS = { first: 250, max: 10_000 };
 
 /** Closes in reverse order of opening: a service may still use those opened before it. */
 async function closeAll(opened: Service[]): Promise<void> {
@@ -38,7 +50,31 @@ async function closeAll(opened: Service[]): Promise<void> {
 export interface Booted {
   app: App;
   deps: AppDeps;
+  /**
+   * Resolves once every service is open: at once, unless the database could not be reached at
+   * start-up (then the server answers meanwhile, and keeps trying). Rejects when opening fails
+   * for a reason retrying cannot fix (a schema newer than this chunkd, a failing migration).
+   */
+  ready: Promise<void>;
   close(): Promise<void>;
+}
+
+/** Why a start-up failure is the database being out of reach (safe to log), or undefined when it is not. */
+function unreachable(e: unknown): string | undefined {
+  for (let at = e, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const reason = unreachableReason(at);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/** What stands in for a database service until the database answers: every call is a 503 saying so. */
+function standIn(state: { reason: string; attempt: number }): unknown {
+  const refuse = () =>
+    Promise.reject(
+      new ChunkdError('UNAVAILABLE', `The database is not reachable yet (${state.reason}); this replica keeps trying to connect (attempt ${state.attempt}): retry in a moment.`, { 'Retry-After': '5' }),
+    );
+  return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) });
 }
 
 /** Discover plugins, open services and build the app: everything that happens once per process. */
@@ -47,21 +83,84 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
   const opened: Service[] = [];
+  const services = () => Object.fromEntries(opened.map((s) => [s.name, s.value]));
+  /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
+  const openDatabase = async (): Promise<Service[]> => {
+    const mine: Service[] = [];
+    try {
+      for (const [, open] of DATABASE_SERVICES) mine.push(await open(settings, logger, { ...services(), ...Object.fromEntries(mine.map((s) => [s.name, s.value])) }));
+      return mine;
+    } catch (e) {
+      await closeAll(mine);
+      throw e;
+    }
+  };
+  let waiting: { reason: string; attempt: number } | undefined;
   try {
-    for (const open of SERVICES) opened.push(await open(settings, logger, Object.fromEntries(opened.map((s) => [s.name, s.value]))));
+    for (const open of SERVICES.filter((f) => !DATABASE_SERVICES.some(([, d]) => d === f))) opened.push(await open(settings, logger, services()));
+    try {
+      opened.push(...(await openDatabase()));
+    } catch (e) {
+      const reason = settings.databaseUrl ? unreachable(e) : undefined;
+      if (reason === undefined) throw e;
+      waiting = { reason, attempt: 1 };
+    }
   } catch (e) {
     await closeAll(opened);
     throw e;
   }
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
   const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
-  const deps: AppDeps = { registry, settings, logger, executor: pool, services: Object.fromEntries(opened.map((s) => [s.name, s.value])) };
+  const deps: AppDeps = { registry, settings, logger, executor: pool, services: services() };
   const app = createApp(deps);
   for (const s of opened) s.start?.(deps);
+
+  let closed = false;
+  let wake: (() => void) | undefined;
+  let ready: Promise<void> = Promise.resolve();
+  if (waiting) {
+    const state = waiting;
+    for (const [name] of DATABASE_SERVICES) deps.services[name] = standIn(state);
+    // Keeps trying, with a doubling wait, until the database answers (or the server stops); each
+    // attempt is logged with its reason, never the URL or its password.
+    ready = (async () => {
+      for (let wait = DATABASE_RETRY_MS.first; ; wait = Math.min(DATABASE_RETRY_MS.max, wait * 2)) {
+        logger.log('warning', 'database unreachable; retrying', { attempt: state.attempt, reason: state.reason, retry_in_ms: wait });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          wake = () => (clearTimeout(timer), resolve());
+        });
+        if (closed) return;
+        state.attempt++;
+        let mine: Service[];
+        try {
+          mine = await openDatabase();
+        } catch (e) {
+          const reason = unreachable(e);
+          if (reason === undefined) throw e;
+          state.reason = reason;
+          continue;
+        }
+        if (closed) return void (await closeAll(mine));
+        opened.push(...mine);
+        for (const s of mine) deps.services[s.name] = s.value;
+        for (const s of mine) s.start?.(deps);
+        logger.log('info', 'database ready', { attempts: state.attempt });
+        return;
+      }
+    })();
+    ready.catch(() => {}); // observed by serve(); never an unhandled rejection
+  }
   return {
     app,
     deps,
-    close: async () => void (await Promise.allSettled([pool.close(), closeAll(opened)])),
+    ready,
+    close: async () => {
+      closed = true;
+      wake?.();
+      await ready.catch(() => {});
+      await Promise.allSettled([pool.close(), closeAll(opened)]);
+    },
   };
 }
 

@@ -1,7 +1,8 @@
+import { basename, dirname } from 'node:path';
 import { ERRORS } from '../kernel/errors.js';
 import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
-import { formatsInfo } from './files/extract/index.js';
+import { chefInfo } from '../kernel/chef/run.js';
 import type { RouteDef } from './route.js';
 import { defaultText, SETTINGS } from './settings.js';
 
@@ -41,20 +42,22 @@ export function routesTable(routes: readonly RouteDef[]): string {
 export function pluginsTable(registry: Registry): string {
   const rows = registry.list().map((p) => {
     const extras = p.manifest.extras.map((e) => `${e.packages.join(', ')}${e.required === false ? ' (optional)' : ''}`).join('; ') || '—';
-    return `| [\`${p.name}\`](plugins/${p.name}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
+    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
   });
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The file formats text is extracted from, and the optional package each needs (server/files/extract). */
-export function formatsTable(): string {
-  const rows = formatsInfo().map((f) => {
-    const code = (xs: string[]) => xs.map((x) => `\`${x}\``).join(', ');
-    const lib = f.extra ? code(f.extra.packages) : 'none (UTF-8 text)';
+/** The chefs, the files each reads, and the optional package each needs: derived from the chef manifests. */
+export function formatsTable(registry: Registry): string {
+  const rows = registry.list('chef').map((chef) => {
+    const f = chefInfo(chef);
+    const code = (xs: string[]) => xs.map((x) => `\`${x}\``).join(', ') || '—';
+    const lib = f.extra ? code(f.extra.packages) : 'none';
     const install = f.extra ? `\`${f.extra.install}\`` : '—';
-    return `| ${f.format} | ${code(f.extensions)} | ${code(f.mime_types)} | ${lib} | ${install} |`;
+    const sniffs = chef.manifest.sniff ? ' (and any other file that is UTF-8 text)' : '';
+    return `| \`${f.name}\` | ${code(f.extensions)}${sniffs} | ${code(f.media_types)} | ${lib} | ${install} |`;
   });
-  return ['| format | extensions | MIME types | read with | install |', '|---|---|---|---|---|', ...rows].join('\n');
+  return ['| chef | extensions | media types | read with | install |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** A compact type for a table cell, with its maximum: `integer ≤ 64`, `string \| string[]`, `"prev" \| "next"`. */
@@ -74,6 +77,9 @@ function upperBound(schema: Record<string, unknown>): string {
   if (typeof schema.maxItems === 'number') return ` (≤ ${schema.maxItems} items)`;
   return '';
 }
+
+/** A built-in plugin's folder, relative to the repository root (plugins/<folder>). */
+const pluginFolder = (p: { source: string }) => `plugins/${basename(dirname(p.source))}`;
 
 const escape = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -10,6 +10,7 @@ import { ROOT } from '../kernel/paths.js';
 import type { Chunk } from '../kernel/chunk.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
 import { asTexts, parseRequest, runChunker, runRefinery, type Executor } from '../kernel/run.js';
+import { runChef, toWire } from '../kernel/chef/run.js';
 import type { ResponseDef, RouteDef } from './route.js';
 
 /** Where `npm run docs` writes the answers; test/parity.test.ts fails when it is out of step. */
@@ -40,7 +41,7 @@ export async function makeExampleAnswers(registry: Registry, executor: Executor)
 async function run(registry: Registry, executor: Executor): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   let chunks: Chunk[] | undefined; // a refinery's example body holds its config only: it refines a chunker's example answer
-  for (const plugin of [...registry.list('chunker'), ...registry.list('refinery')]) {
+  for (const plugin of [...registry.list('chunker'), ...registry.list('refinery'), ...registry.list('chef')]) {
     // A plugin that calls a remote service (slumber's LLM) is not called to write the docs.
     if (plugin.manifest.network) continue;
     const body = { ...(plugin.kind === 'refinery' && chunks ? { chunks } : {}), ...structuredClone(plugin.manifest.examples?.[0] ?? {}) };
@@ -59,6 +60,7 @@ async function run(registry: Registry, executor: Executor): Promise<Map<string, 
 async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor: Executor): Promise<unknown> {
   if (plugin.kind === 'refinery' && !('chunks' in body)) return undefined;
   const req = parseRequest(plugin, body);
+  if (plugin.kind === 'chef') return toWire(await runChef(plugin, req.config, { text: req.input as string }, { executor }), req.unit);
   const result =
     plugin.kind === 'chunker'
       ? await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor)

@@ -12,8 +12,13 @@ export interface Running {
   stop(reason: string): Promise<void>;
 }
 
-/** Boot and listen. Everything `chunkd serve` does except reading arguments and handling signals. */
-export async function serve(settings: Settings, logger: Logger): Promise<Running> {
+/**
+ * Boot and listen. Everything `chunkd serve` does except reading arguments and handling signals.
+ * A database out of reach at start-up does not stop it: it listens (/health 200, /ready 503) and
+ * finishes opening once the database answers. A failure retrying cannot fix (a schema newer than
+ * this chunkd) found then stops the server and calls `onFatal` (by default: exit with status 1).
+ */
+export async function serve(settings: Settings, logger: Logger, onFatal: (e: Error) => void = () => process.exit(1)): Promise<Running> {
   const booted = await boot(settings, logger);
   const server = createServer(booted.app.koa.callback());
   // Node's 5 s default is shorter than a proxy's idle timeout: the proxy would reuse connections chunkd has closed.
@@ -51,5 +56,9 @@ export async function serve(settings: Settings, logger: Logger): Promise<Running
       await booted.close();
       logger.log('info', 'stopped', { reason });
     })());
+  booted.ready.catch((e: Error) => {
+    logger.log('error', 'cannot open the database; stopping', { error: e.message });
+    void stop('start-up failed').then(() => onFatal(e));
+  });
   return { server, port, booted, stop };
 }

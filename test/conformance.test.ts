@@ -21,6 +21,11 @@ const KEY_ORDER = ['id', 'text', 'start_index', 'end_index', 'token_count', 'con
 /** Tokenizers whose counts are additive over any cut at a token boundary: there token_count must equal a recount. */
 const ADDITIVE = new Set(['character', 'byte', 'word']);
 
+/** A document with every kind of structure, in CRLF, with CJK and emoji, and text that repeats. */
+const STRUCTURED =
+  '# 日本語 🦛 Title\r\n\r\nIntro 👨‍👩‍👧‍👦 text. Intro 👨‍👩‍👧‍👦 text.\r\n\r\n## Install 🇯🇵\r\n\r\n| a | 表 |\r\n|---|---|\r\n| 1 | 🦛 |\r\n\r\n' +
+  '```py\r\nprint("🦛")\r\n```\r\n\r\n![alt 🦛](img/x.png)\r\n\r\n### 再び\r\n\r\nSame sentence again. Same sentence again.\r\n';
+
 let app: TestApp;
 // Plugins that call an LLM (slumber) run against a local fake chat-completions server, configured as an operator would.
 before(async () => (app = await startAppWithFakeLlm()));
@@ -56,7 +61,7 @@ for (const plugin of registry.list()) {
 
     test('the manifest examples are valid requests that succeed', async () => {
       for (const example of plugin.manifest.examples ?? []) {
-        const body = plugin.kind === 'chunker' ? example : { chunks: await sampleChunks('ascii'), ...example };
+        const body = plugin.kind !== 'refinery' ? example : { chunks: await sampleChunks('ascii'), ...example };
         const res = await app.post(plugin.route, body);
         assert.equal(res.status, 200, JSON.stringify(res.body));
       }
@@ -64,7 +69,7 @@ for (const plugin of registry.list()) {
 
     if (plugin.missing.length) {
       test('a missing extra answers 501 with the install command', async () => {
-        const body = plugin.kind === 'chunker' ? { text: FIXTURES.ascii } : { chunks: await sampleChunks('ascii') };
+        const body = plugin.kind !== 'refinery' ? { text: FIXTURES.ascii } : { chunks: await sampleChunks('ascii') };
         const res = await app.post(plugin.route, body);
         assert.equal(res.status, 501);
         assert.equal(res.body.code, 'MISSING_EXTRA');
@@ -74,7 +79,69 @@ for (const plugin of registry.list()) {
     }
 
     if (plugin.kind === 'chunker') chunkerSuite(plugin);
+    else if (plugin.kind === 'chef') chefSuite(plugin);
     else refinerySuite(plugin);
+  });
+}
+
+interface WireSpan {
+  start_index: number;
+  end_index: number;
+  text?: string;
+}
+
+function chefSuite(plugin: Plugin): void {
+  if (plugin.manifest.bytesOnly) {
+    test('a text sent to a chef that reads files only → 422 that says to upload', async () => {
+      const res = await app.post(plugin.route, { text: FIXTURES.ascii });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.match(res.body.detail, /reads files, not text/);
+    });
+    return;
+  }
+  const texts = { ...FIXTURES, structured: STRUCTURED };
+
+  test('every span is exact in every unit: the same slice of the answered text as in UTF-16', async () => {
+    for (const [name, text] of Object.entries(texts)) {
+      const base = await app.post(plugin.route, { text, offset_unit: 'utf16' });
+      assert.equal(base.status, 200, `${name}: ${JSON.stringify(base.body)}`);
+      const doc = base.body as { text: string; structure: Record<string, WireSpan[]>; metadata: object };
+      assert.equal(typeof doc.text, 'string');
+      assert.deepEqual(Object.keys(doc.structure).sort(), ['code', 'headings', 'images', 'pages', 'tables']);
+      const slices = (d: typeof doc, unit: (typeof UNITS)[number]) => Object.values(d.structure).flat().map((s) => sliceIn(d.text, s.start_index, s.end_index, unit));
+      const expected = slices(doc, 'utf16');
+      for (const s of Object.values(doc.structure).flat()) {
+        assert.ok(s.start_index <= s.end_index && s.end_index <= doc.text.length, `${name}: span out of range ${JSON.stringify(s)}`);
+        if (s.text !== undefined) assert.ok(doc.text.slice(s.start_index, s.end_index).includes(s.text), `${name}: heading text not inside its span`);
+      }
+      for (const unit of ['codepoint', 'utf8'] as const) {
+        const res = await app.post(plugin.route, { text, offset_unit: unit });
+        assert.equal(res.status, 200);
+        assert.equal(res.body.text, doc.text);
+        assert.deepEqual(slices(res.body as typeof doc, unit), expected, `${name}/${unit}: spans differ from UTF-16`);
+      }
+    }
+  });
+
+  test('deterministic: the same document twice gives the same answer', async () => {
+    for (const text of Object.values(texts)) {
+      const [a, b] = [await app.post(plugin.route, { text }), await app.post(plugin.route, { text })];
+      assert.deepEqual(a.body, b.body);
+    }
+  });
+
+  test('an empty or blank text is a document without structure, not an error', async () => {
+    for (const text of BLANK_TEXTS) {
+      const res = await app.post(plugin.route, { text });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.text.trim(), '');
+      assert.deepEqual(Object.values(res.body.structure).flat().filter((s) => (s as WireSpan).end_index > (s as WireSpan).start_index && res.body.text.slice((s as WireSpan).start_index, (s as WireSpan).end_index).trim() !== ''), []);
+    }
+  });
+
+  test('a body without text → 422 naming the field', async () => {
+    const res = await app.post(plugin.route, {});
+    assert.equal(res.status, 422);
   });
 }
 

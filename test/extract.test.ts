@@ -1,5 +1,5 @@
 /**
- * Text extraction (server/files/extract): each format's text, the 501 while a format's extra is
+ * Reading files with the chefs (plugins/text, markdown, html, pdf, docx; kernel/chef): each format's text, the 501 while a format's extra is
  * hidden, corrupt and oversized files → 4xx, the format picked by extension and MIME type, the
  * same answers through the worker pool, and the committed fixtures equal to a fresh generation.
  */
@@ -8,17 +8,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import type { ChildNode, Element } from 'domhandler';
 import fc from 'fast-check';
+import { parseDocument } from 'htmlparser2';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
 import { WorkerPool } from '../kernel/pool.js';
 import { compileValidator } from '../kernel/validation.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
-import { EXTRACT_JOB, EXTRACTORS, extractorFor, extractText, formatsInfo } from '../server/files/extract/index.js';
-import { nestingDepth } from '../server/files/extract/html-depth.js';
-import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
-import { closeExtractPools } from '../server/files/extract/pool.js';
+import { CHEF_JOB, chefFor, chefInfo, processFile, type FileFacts, type RunChefOptions } from '../kernel/chef/run.js';
+import { closeExtractPools } from '../kernel/chef/pool.js';
+import { discover } from '../kernel/discovery.js';
+import { nestingDepth } from '../plugins/html/html-depth.js';
+import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
+
+const registry = await discover();
+const EXTRACT_JOB = CHEF_JOB;
+const CHEFS = registry.list('chef');
+/** A file's text and the chef that read it. */
+async function extractText(bytes: Uint8Array, facts: FileFacts, options?: RunChefOptions): Promise<{ text: string; format: string }> {
+  const { text, format } = await processFile(registry, bytes, facts, options);
+  return { text, format };
+}
+const extractorFor = (facts: FileFacts) => (({ format: chefFor(registry, facts)?.name }) as { format?: string });
+const formatsInfo = () => CHEFS.map(chefInfo).map((f) => ({ ...f, format: f.name }));
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -123,12 +137,12 @@ describe('text of each format', () => {
     assert.equal((await extractText(bytes, { filename: 'a.htm' })).text, 'café naïve');
   });
 
-  it('html: nesting deeper than maxHtmlDepth → 413 before parsing; unclosed <p>s, void and svg self-closed elements do not count', async () => {
+  it('html: nesting deeper than maxHtmlDepth → 413 before parsing; as the parser nests: a <p> closes a <p>, void and svg self-closed elements close at once', async () => {
     const deep = utf8(`<p>top</p>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}`);
     await rejectsWith(extractText(deep, { filename: 'deep.html' }), 413, /levels of nested elements .*maxHtmlDepth/);
     await rejectsWith(extractText(utf8('<div/>'.repeat(2000)), { filename: 'slash.html' }), 413, /maxHtmlDepth/);
-    assert.equal(nestingDepth('<div><span>a</span><br><img src=x><p>b<p>c<li>d<svg><path/><path/></svg></div>'), 2);
-    assert.equal(nestingDepth('<div><!-- <div><div> --><script>"<div><div>"</script><style>div{}</style></div>'), 1);
+    assert.equal(nestingDepth('<div><span>a</span><br><img src=x><p>b<p>c<li>d<svg><path/><path/></svg></div>'), 5); // div p li svg path
+    assert.equal(nestingDepth('<div><!-- <div><div> --><script>"<div><div>"</script><style>div{}</style></div>'), 2); // div script
     const paragraphs = `<body>${'<p>one paragraph<br>'.repeat(20_000)}</body>`;
     assert.equal((await extractText(utf8(paragraphs), { filename: 'p.html' })).text.split('\n\n').length, 20_000);
   });
@@ -136,43 +150,19 @@ describe('text of each format', () => {
   it('html: the depth scan is linear, even on tags that never end or names that run into the next <', async () => {
     // A backtracking tag pattern took seconds on 8 kB of these; 200 kB would take hours.
     assert.equal(nestingDepth('<a'.repeat(100_000)), 0);
-    assert.equal(nestingDepth('<a '.repeat(100_000)), 0);
+    assert.equal(nestingDepth('<a '.repeat(100_000)), 0); // one tag, cut off by the end of input: no element
     assert.equal(nestingDepth(`${'<a '.repeat(100_000)}>`), 1);
-    assert.equal(nestingDepth('<a<b>'.repeat(50_000)), 50_000);
+    assert.equal(nestingDepth('<a<b>'.repeat(50_000), 1024), 1025); // stops one past the cap
     assert.equal(nestingDepth('<!--'.repeat(100_000)), 0);
     assert.equal((await extractText(utf8('<a '.repeat(100_000)), { filename: 'a.html' })).format, 'html');
   });
 
-  it('html: the depth scan counts as the tag pattern it replaced did (on small inputs)', () => {
-    const TAG = /<!--[\s\S]*?(?:-->|$)|<!\[cdata\[[\s\S]*?(?:\]\]>|$)|<(\/?)([a-zA-Z][^\s/>]*)[^>]*?(\/?)>/g;
-    const reference = (html: string) => {
-      const lower = html.toLowerCase();
-      let depth = 0, deepest = 0, foreign = 0;
-      TAG.lastIndex = 0;
-      for (let m = TAG.exec(lower); m; m = TAG.exec(lower)) {
-        const [, closing, name, selfClosing] = m;
-        if (!name) continue;
-        if (!closing && ['script', 'style', 'title'].includes(name)) {
-          const end = lower.indexOf(`</${name}`, TAG.lastIndex);
-          TAG.lastIndex = end < 0 ? lower.length : end;
-          continue;
-        }
-        if (['br', 'p', 'li'].includes(name) || (selfClosing && foreign > 0)) continue;
-        const isForeign = name === 'svg' || name === 'math';
-        if (closing) {
-          depth = Math.max(0, depth - 1);
-          if (isForeign) foreign = Math.max(0, foreign - 1);
-        } else {
-          deepest = Math.max(deepest, ++depth);
-          if (isForeign) foreign++;
-        }
-      }
-      return deepest;
-    };
-    const piece = fc.constantFrom('<', '>', '/', ' ', '\n', 'a', 'B', 'div', 'svg', 'p', 'br', 'script', 'title', '!--', '-->', '![CDATA[', ']]>', '="x>"', '1');
+  it('html: the depth scan measures the tree html-to-text\'s parser builds (on small inputs)', () => {
+    const depth = (nodes: ChildNode[]): number => Math.max(0, ...nodes.map((n) => (n.type === 'tag' || n.type === 'script' || n.type === 'style' ? 1 + depth((n as Element).children) : 0)));
+    const piece = fc.constantFrom('<', '>', '/', ' ', '\n', 'a', 'B', 'div', 'svg', 'p', 'br', 'li', 'td', 'tr', 'thead', 'tbody', 'html', 'body', 'iframe', 'script', 'title', 'math', 'mi', '!--', '-->', '![CDATA[', ']]>', '="x>"', '1', 'x');
     fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
       const html = parts.join('');
-      assert.equal(nestingDepth(html), reference(html), JSON.stringify(html));
+      assert.equal(nestingDepth(html), depth(parseDocument(html).children), JSON.stringify(html));
     }), { numRuns: 3000 });
   });
 
@@ -186,7 +176,7 @@ describe('text of each format', () => {
   });
 
   it('txt and md: UTF-8 as it is', async () => {
-    assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'md' });
+    assert.deepEqual(await extractText(utf8('# Title\r\n\r\n日本語 😀'), { filename: 'a.md' }), { text: '# Title\r\n\r\n日本語 😀', format: 'markdown' });
     await rejectsWith(extractText(new Uint8Array([0xff, 0xfe, 0x41]), { filename: 'a.txt' }), 422, /not valid UTF-8/);
   });
 });
@@ -202,7 +192,7 @@ describe('missing extras', () => {
         await assert.rejects(extractText(bytes(), { filename: file }), (e: { status: number; code: string; detail: string }) => {
           assert.equal(e.status, 501);
           assert.equal(e.code, 'MISSING_EXTRA');
-          assert.match(e.detail, new RegExp(`Reading \\.${format} files .*Install them: npm install ${pkg}$`));
+          assert.match(e.detail, new RegExp(`The chef '${format}' .*Install them: npm install ${pkg}$`));
           return true;
         });
         const info = formatsInfo().find((f) => f.format === format)!;
@@ -216,22 +206,22 @@ describe('missing extras', () => {
   it('each extra has the Extra shape, and its packages are optionalDependencies of chunkd', () => {
     const check = compileValidator<Extra>(Extra);
     const optional = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies;
-    for (const e of EXTRACTORS.filter((x) => x.extra)) {
-      check(e.extra, ['extractors', e.format, 'extra']);
-      for (const pkg of e.extra!.packages) assert.ok(pkg in optional, `${pkg} (${e.format}) is in optionalDependencies`);
+    for (const chef of CHEFS) {
+      for (const extra of chef.manifest.extras) {
+        check(extra, ['chefs', chef.name, 'extra']);
+        for (const pkg of extra.packages) assert.ok(pkg in optional, `${pkg} (${chef.name}) is in optionalDependencies`);
+      }
     }
   });
 
-  it('formatsInfo lists every extractor, available when its extra is installed; txt and md need none', () => {
+  it('chefInfo lists every chef, available when its extra is installed; text and markdown need none', () => {
     const info = formatsInfo();
-    assert.deepEqual(info.map((f) => f.format), EXTRACTORS.map((e) => e.format));
-    assert.deepEqual(info.map((f) => [f.format, f.available, f.extra?.packages ?? null]), [
-      ['txt', true, null],
-      ['md', true, null],
-      ['html', true, ['html-to-text']],
-      ['pdf', true, ['pdfjs-dist']],
-      ['docx', true, ['mammoth']],
-    ]);
+    const byName = Object.fromEntries(info.map((f) => [f.format, [f.available, f.extra?.packages ?? null]]));
+    assert.deepEqual(byName.text, [true, null]);
+    assert.deepEqual(byName.markdown, [true, null]);
+    assert.deepEqual(byName.html, [true, ['html-to-text']]);
+    assert.deepEqual(byName.pdf, [true, ['pdfjs-dist']]);
+    assert.deepEqual(byName.docx, [true, ['mammoth']]);
   });
 });
 
@@ -263,16 +253,17 @@ describe('corrupt and oversized files', () => {
     await rejectsWith(extractText(utf8(HTML), { filename: 'a.html' }, { limits }), 413, /maxTextChars/);
   });
 
-  it('pdf: a stream that inflates past maxPdfStreamBytes → 413 before PDF.js decodes it (whole or truncated); images are not checked', async () => {
+  it('pdf: a stream that inflates past maxPdfDecodedBytes → 413 (whole or truncated); images are not decoded, so not counted', async () => {
     const spaces = deflateSync(Buffer.alloc(40 * 1024 * 1024, 0x20));
     const bomb = pdfWithStream(spaces);
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }), 413, /decompressed stream than this server extracts \(33554432, limit maxPdfStreamBytes\)/);
-    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }), 413, /maxPdfStreamBytes/);
+    const limits = { maxPdfDecodedBytes: 32 * 1024 * 1024 };
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { limits }), 413, /bytes once its streams are decoded than this server extracts \(33554432, limit maxPdfDecodedBytes\)/);
+    await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }, { limits }), 413, /maxPdfDecodedBytes/);
     const text = deflateSync(Buffer.from('BT /F1 12 Tf 72 700 Td (Hello) Tj ET'));
     const image = `6 0 obj << /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray /Length ${spaces.length} /Filter /FlateDecode >> stream\n`;
     const withImage = Buffer.concat([Buffer.from(pdfWithStream(text)), Buffer.from(image), spaces, Buffer.from('\nendstream endobj\n')]);
-    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' })).text, 'Hello');
+    assert.equal((await extractText(new Uint8Array(withImage), { filename: 'image.pdf' }, { limits })).text, 'Hello');
   });
 
   it('docx: noise, a truncated file, a zip without a document → 422', async () => {
@@ -337,11 +328,19 @@ describe('format choice', () => {
     assert.equal(extractorFor({ filename: 'upload', mime: 'application/pdf' })?.format, 'pdf');
     assert.equal(extractorFor({ filename: 'blob.bin', mime: 'Text/HTML; charset=utf-8' })?.format, 'html');
     assert.equal(extractorFor({ filename: 'x', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })?.format, 'docx');
-    assert.equal(extractorFor({ filename: 'x', mime: 'image/png' }), undefined);
+    assert.equal(extractorFor({ filename: 'x', mime: 'image/png' }).format, undefined);
   });
 
-  it('an unknown format → 415 listing the extensions', async () => {
-    await rejectsWith(extractText(utf8('x'), { filename: 'a.png', mime: 'image/png' }), 415, /upload one of .*\.pdf.*\.docx/);
+  it('an unknown format → 415 listing the chefs', async () => {
+    await rejectsWith(extractText(utf8('x'), { filename: 'a.png', mime: 'image/png' }), 415, /no chef reads it.*docx \(\.docx\).*pdf \(\.pdf\)/);
+    await rejectsWith(extractText(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]), { filename: 'blob.bin' }), 415, /form field 'chef'/);
+  });
+
+  it('source code and other UTF-8 text is read by the text chef: by extension, by text/* type, or sniffed when the type is unknown', async () => {
+    assert.equal(extractorFor({ filename: 'main.py' }).format, 'text');
+    assert.equal(extractorFor({ filename: 'script', mime: 'text/x-python' }).format, 'text');
+    assert.deepEqual(await extractText(utf8('fn main() {}\n'), { filename: 'main.unknownext', mime: 'application/octet-stream' }), { text: 'fn main() {}\n', format: 'text' });
+    assert.deepEqual(await extractText(utf8('# T'), { filename: 'notes.txt', chef: 'markdown' } as FileFacts), { text: '# T', format: 'markdown' });
   });
 
   it('a file named .pdf that is HTML is read as PDF, and refused as one (the name decides)', async () => {
@@ -376,7 +375,7 @@ describe('through the worker pool', () => {
     // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
     const bomb = pdfWithStream(deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`)));
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfStreamBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
+    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfDecodedBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.js';
-import { PAGE_SEPARATOR } from '../server/files/extract/pdf.js';
+import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { DataDirFileStore, STALE_TMP_MS } from '../server/files/data-dir.js';
 import { FILE_STORE } from '../server/files/service.js';
@@ -65,7 +65,7 @@ describe('upload, then chunk by file', () => {
     assert.equal(first, file.name);
     assert.equal(file.filename, 'notes.md', 'directories are dropped from the client name');
     assert.equal(file.size, Buffer.byteLength(TEXT));
-    assert.equal(file.format, 'md');
+    assert.equal(file.format, 'markdown');
     assert.equal(file.text_chars, [...TEXT].length);
     assert.equal(Date.parse(file.expires_at) - Date.parse(file.created_at), app.settings.fileExpirySeconds * 1000);
   });
@@ -159,6 +159,23 @@ describe('upload, then chunk by file', () => {
     assert.ok(doc.components.schemas.PipelineExecuteRequest.properties.file);
     assert.ok(doc.paths['/v1/files'].post.requestBody.content['multipart/form-data'].schema.properties.file);
     assert.match(doc.paths['/v1/files/{name}/text'].get.summary, /offsets refer to/);
+  });
+
+  test('GET /v1/files lists the files newest first, a page at a time through Link; a foreign cursor → 422', async () => {
+    const names: string[] = [];
+    for (const i of [1, 2]) names.push((await upload(app, `Listed ${i}.`, `l${i}.txt`, 'text/plain')).body.name);
+    const first = await app.request('GET', '/v1/files?limit=2');
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.map((f: { name: string }) => f.name).sort(), [...names].sort(), 'the two newest');
+    assert.deepEqual(first.body[0], (await app.request('GET', `/v1/files/${first.body[0].name}`)).body, 'each as GET /v1/files/{name} shows it');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    assert.ok(next, 'more follow');
+    const rest = await app.request('GET', next);
+    assert.ok(rest.body.some((f: { name: string }) => f.name === file.name));
+    assert.ok(!rest.body.some((f: { name: string }) => names.includes(f.name)), 'none twice');
+    const bad = await app.request('GET', '/v1/files?cursor=nope');
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['query', 'cursor']);
   });
 
   test('DELETE removes the file: then 404 everywhere', async () => {
@@ -286,6 +303,21 @@ describe('cap, quota and expiry', () => {
     }
   });
 
+  test('the quota is taken before extraction: at the quota, a file extraction would refuse is a 507, and a refused upload gives its room back', async () => {
+    const app = await startApp({ 'max-files': '1' });
+    try {
+      // Not UTF-8: extraction would answer 422. At the quota, the 507 comes first: nothing was extracted.
+      const notUtf8 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]);
+      assert.equal((await upload(app, notUtf8, 'cafe.txt', 'text/plain')).status, 422, 'below the quota: extracted and refused');
+      assert.equal((await upload(app, 'one', 'a.txt', 'text/plain')).status, 201, 'the refused upload gave its reservation back');
+      const full = await upload(app, notUtf8, 'cafe.txt', 'text/plain');
+      assert.equal(full.status, 507, JSON.stringify(full.body));
+      assert.deepEqual(await (app.booted.deps.services[FILE_STORE] as FileStore).usage(), { count: 1, bytes: 6 });
+    } finally {
+      await app.close();
+    }
+  });
+
   test('an expired file is gone (404 for metadata, text and chunking) and swept from disk', async () => {
     const app = await startApp({ 'file-expiry-seconds': '1' });
     try {
@@ -302,7 +334,7 @@ describe('cap, quota and expiry', () => {
       const store = app.booted.deps.services[FILE_STORE] as FileStore;
       await store.sweep(); // the timer's work, done now
       assert.deepEqual(readdirSync(join(app.settings.dataDir, 'files')), []);
-      assert.equal(store.usage().count, 0, 'expired files no longer count against the quota');
+      assert.equal((await store.usage()).count, 0, 'expired files no longer count against the quota');
       assert.equal((await app.request('DELETE', `/v1/files/${b.name}`)).status, 404);
     } finally {
       await app.close();
@@ -315,8 +347,8 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
   try {
     const quota = { maxFiles: 10, maxBytes: 10_000 };
     const first = await DataDirFileStore.open(dir, quota);
-    const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'txt', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
-    await first.put(record, Buffer.from('hello'), 'hello');
+    const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'text', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
+    await first.put(await first.reserve(record.name, 5), record, { bytes: Buffer.from('hello'), text: 'hello' });
     await first.close();
     const cutShort = join(dir, `.tmp-${newFileName()}`); // a put cut short, long ago
     mkdirSync(cutShort);
@@ -328,13 +360,13 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
     const second = await DataDirFileStore.open(dir, quota);
     assert.deepEqual(await second.get(record.name), record);
     assert.equal(await second.text(record.name), 'hello');
-    assert.deepEqual(second.usage(), { count: 1, bytes: 10 });
+    assert.deepEqual(await second.usage(), { count: 1, bytes: 10 });
     assert.deepEqual(readdirSync(dir).sort(), [inFlight, record.name].sort());
     rmSync(join(dir, inFlight), { recursive: true });
     // Another process sharing the folder: what one puts or deletes, the other sees at once.
     const other = await DataDirFileStore.open(dir, quota);
     const more: FileRecord = { ...record, name: newFileName() };
-    await other.put(more, Buffer.from('more'), 'more');
+    await other.put(await other.reserve(more.name, 4), more, { bytes: Buffer.from('more'), text: 'more' });
     assert.equal(await second.text(more.name), 'more');
     assert.equal(await other.delete(record.name), true);
     assert.equal(await second.get(record.name), undefined);

@@ -1,4 +1,5 @@
 /** /openapi.json is derived from the registry and the route declarations, and is a valid OpenAPI 3.1 document. */
+import { ProcessedDocument } from '../kernel/chef/document.js';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,15 @@ test("each plugin's request schema is its route's validated body, and its exampl
 test('each 200 answer carries the example npm run docs recorded from a real run of the plugin on its example body, valid for the response schema', async () => {
   const check = compileValidator(ChunkResult);
   const recorded = JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Record<string, unknown>;
-  for (const plugin of app.booted.deps.registry.list()) {
+  const checkDocument = compileValidator(ProcessedDocument);
+  for (const plugin of app.booted.deps.registry.list('chef')) {
+    const example = doc.paths[plugin.route].post.responses['200'].content['application/json'].example;
+    if (plugin.manifest.bytesOnly) continue; // reads files only: its JSON example body would be a 422
+    assert.ok(example, `${plugin.name}: no example recorded: run npm run docs`);
+    assert.deepEqual(example, recorded[`chef:${plugin.name}`], `${plugin.name}: the example is the recorded one`);
+    assert.doesNotThrow(() => checkDocument(structuredClone(example)), `${plugin.name}: example fits the response schema`);
+  }
+  for (const plugin of [...app.booted.deps.registry.list('chunker'), ...app.booted.deps.registry.list('refinery')]) {
     const res = doc.paths[plugin.route].post.responses['200'];
     assert.ok(res.content['application/x-ndjson']?.schema, `${plugin.name}: the NDJSON answer is documented`);
     const example = res.content['application/json'].example;

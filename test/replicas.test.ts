@@ -1,11 +1,12 @@
 /**
  * Replicas sharing one PostgreSQL: real `chunkd serve` processes on different ports, one database.
  * A pipeline made on one is seen, changed and run on the others; a name raced through every
- * replica is won once; kill -9 of a replica loses no acknowledged write; a database outage is a
- * quick 503 with the reason (liveness stays up) and service resumes when it is back.
+ * replica is won once; a file uploaded through one is chunked through the others and outlives it;
+ * kill -9 of a replica loses no acknowledged write; a database outage is a quick 503 with the
+ * reason (liveness stays up) and service resumes when it is back.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -71,6 +72,36 @@ test('concurrent creates of one name through every replica: one 201, every other
   assert.deepEqual(statuses.filter((s) => s !== 201), Array(statuses.length - 1).fill(409), String(statuses));
   const named = (await call(replicas[1]!.url, 'GET', '/v1/pipelines?limit=100')).body.filter((p: { name: string }) => p.name === 'raced');
   assert.equal(named.length, 1);
+});
+
+test('a file uploaded through A (its own data folder) is chunked through B and C, and still read after A is killed with kill -9', async () => {
+  const ownDir = mkdtempSync(join(tmpdir(), 'chunkd-replica-a-'));
+  const a = await startChild(['--database-url', url, '--data-dir', ownDir, '--workers', '0']);
+  try {
+    const text = 'Uploaded once. Chunked anywhere. '.repeat(12);
+    const form = new FormData();
+    form.append('file', new Blob([text], { type: 'text/plain' }), 'shared.txt');
+    const res = await fetch(`${a.url}/v1/files`, { method: 'POST', body: form });
+    assert.equal(res.status, 201);
+    const { name } = (await res.json()) as { name: string };
+    const direct = await call(a.url, 'POST', '/v1/chunk/token', { text, chunk_size: 16 });
+    for (const other of replicas.slice(0, 2)) {
+      const byFile = await call(other.url, 'POST', '/v1/chunk/token', { file: { type: 'document', content: name }, chunk_size: 16 });
+      assert.equal(byFile.status, 200, JSON.stringify(byFile.body));
+      assert.deepEqual(byFile.body.map((c: { text: string }) => c.text), direct.body.map((c: { text: string }) => c.text));
+    }
+    assert.equal(await a.stop('SIGKILL'), null, 'killed by a signal');
+    assert.deepEqual((await call(replicas[0]!.url, 'GET', `/v1/files/${name}/text`)).body, { name, text }, 'A is gone; its file is not');
+    assert.equal((await call(replicas[1]!.url, 'GET', `/v1/files/${name}`)).body.size, text.length);
+    assert.deepEqual((await call(replicas[2]!.url, 'GET', '/v1/files')).body.map((f: { name: string }) => f.name), [name], 'listed on C');
+    const files = join(ownDir, 'files');
+    assert.deepEqual(existsSync(files) ? readdirSync(files) : [], [], 'nothing of the file in A’s own folder: it lives in PostgreSQL');
+    assert.equal((await call(replicas[2]!.url, 'DELETE', `/v1/files/${name}`)).status, 204);
+    assert.equal((await call(replicas[0]!.url, 'GET', `/v1/files/${name}`)).status, 404, 'deleted through C: gone for B');
+  } finally {
+    await a.stop('SIGKILL');
+    rmSync(ownDir, { recursive: true, force: true });
+  }
 });
 
 test('kill -9 of a replica during writes on all three: every acknowledged write is stored, whole', async () => {

@@ -4,7 +4,8 @@
  * every 10 ms; reported: its status and duration, the server's worst event-loop delay
  * (perf_hooks.monitorEventLoopDelay, inside the server) and the slowest /health answer meanwhile.
  */
-import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { createDeflate, gzipSync } from 'node:zlib';
 import type { Check, CustomSuite, Options, Section } from '../harness.js';
 import { startServer, type BenchServer } from '../servers/spawn.js';
 import { fmtSize, num, table } from '../table.js';
@@ -145,6 +146,222 @@ export const adversarialSuite: CustomSuite = {
         met: attacks.every((r) => r.loopMaxMs < LOOP_MS && r.status > 0 && r.status < 500),
         note: `noise floor (no request): ${num(outcomes[0]!.loopMaxMs)} ms`,
       },
+    ];
+    return { title: this.title, body, checks };
+  },
+};
+
+/**
+ * Adversarial uploads (POST /v1/files): files that once held the extraction thread, inflated past
+ * gigabytes or nested past the depth limit, sent while /health is polled every 10 ms and the
+ * server's RSS (its worker threads included) is read from /proc each poll. Targets: worst
+ * /health under 100 ms, RSS under 1 GB.
+ */
+interface UploadAttack {
+  label: string;
+  /** Builds the file(s) (before the clock starts), then the sender: it answers the status(es) as the table shows them, and the bytes sent. */
+  prepare(): Promise<(server: BenchServer) => Promise<{ status: string; bytes: number; ok: boolean }>>;
+}
+
+const RSS_MB = 1024;
+const MiB = 1024 * 1024;
+
+async function uploadFile(server: BenchServer, content: Uint8Array | string, filename: string): Promise<{ status: number; at: number }> {
+  const form = new FormData();
+  form.append('file', new Blob([content]), filename);
+  const res = await fetch(`${server.url}/v1/files`, { method: 'POST', body: form }).catch(() => undefined);
+  await res?.arrayBuffer().catch(() => undefined);
+  return { status: res?.status ?? 0, at: performance.now() };
+}
+
+/** `bytes` spaces deflated, fed a MiB at a time (never the whole input in memory). */
+async function deflated(bytes: number): Promise<Buffer> {
+  const z = createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  z.on('data', (b: Buffer) => out.push(b));
+  const ended = new Promise((r) => z.on('end', r));
+  const block = Buffer.alloc(MiB, 0x20);
+  for (let left = bytes; left > 0; left -= MiB) {
+    if (!z.write(left >= MiB ? block : block.subarray(0, left))) await new Promise((r) => z.once('drain', r));
+  }
+  z.end();
+  await ended;
+  return Buffer.concat(out);
+}
+
+/** One page whose content streams are `streams` (dictionary entries besides /Length, and data). */
+function pdfOf(streams: { dict: string; data: Uint8Array; pad?: number }[], extra: string[] = []): Uint8Array {
+  const ids = streams.map((_, i) => `${10 + i} 0 R`).join(' ');
+  const parts: Buffer[] = [
+    Buffer.from(
+      ['%PDF-1.5', '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj', '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj', `3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${ids}] >> endobj`, ...extra, ''].join('\n'),
+    ),
+  ];
+  streams.forEach((s, i) => {
+    const pad = s.pad ? `%${'x'.repeat(s.pad)}\n` : '';
+    parts.push(Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >>\n${pad}stream\n`), Buffer.from(s.data), Buffer.from('\nendstream endobj\n'));
+  });
+  parts.push(Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+function manyPages(pages: number): Uint8Array {
+  const kids = Array.from({ length: pages }, (_, i) => `${10 + 2 * i} 0 R`).join(' ');
+  const lines = ['%PDF-1.4', '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj', `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`, '4 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj'];
+  for (let i = 0; i < pages; i++) {
+    const content = `BT /F1 12 Tf 72 700 Td (Page ${i + 1}) Tj ET`;
+    lines.push(`${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`);
+    lines.push(`${11 + 2 * i} 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`);
+  }
+  lines.push('trailer << /Root 1 0 R >>', '%%EOF', '');
+  return new Uint8Array(Buffer.from(lines.join('\n')));
+}
+
+const counts = (statuses: number[]) =>
+  [...new Set(statuses)]
+    .sort()
+    .map((s) => `${s}×${statuses.filter((x) => x === s).length}`)
+    .join(' ');
+
+const UPLOADS = (): UploadAttack[] => [
+  {
+    label: 'PDF: one page of 100 Flate streams, each just under 32 MiB decoded',
+    async prepare() {
+      const stream = await deflated(32 * MiB - 1);
+      const pdf = pdfOf(Array.from({ length: 100 }, () => ({ dict: '/Filter /FlateDecode', data: stream })));
+      return async (server) => {
+        const { status } = await uploadFile(server, pdf, 'streams.pdf');
+        return { status: String(status), bytes: pdf.length, ok: status === 413 };
+      };
+    },
+  },
+  {
+    label: 'PDF: a 1 GiB stream, filter spelled /Flat#65Decode, [/AHx /Fl], 6 0 R, 8 KB before `stream` (4 uploads)',
+    async prepare() {
+      const gib = await deflated(1024 * MiB);
+      const hex = Buffer.from(`${gib.toString('hex')}>`);
+      const files = [
+        pdfOf([{ dict: '/Filter /Flat#65Decode', data: gib }]),
+        pdfOf([{ dict: '/Filter [/ASCIIHexDecode /FlateDecode]', data: hex }]),
+        pdfOf([{ dict: '/Filter 6 0 R', data: gib }], ['6 0 obj /FlateDecode endobj']),
+        pdfOf([{ dict: '/Filter /FlateDecode', data: gib, pad: 8000 }]),
+      ];
+      return async (server) => {
+        const statuses: number[] = [];
+        for (const f of files) statuses.push((await uploadFile(server, f, 'spelled.pdf')).status);
+        return { status: statuses.join(' '), bytes: files.reduce((n, f) => n + f.length, 0), ok: statuses.every((s) => s === 413) };
+      };
+    },
+  },
+  ...[80_000, 300_000].map((n) => ({
+    label: `HTML: '<div></x>' × ${n.toLocaleString('en')}`,
+    async prepare() {
+      const html = '<div></x>'.repeat(n);
+      return async (server: BenchServer) => {
+        const { status } = await uploadFile(server, html, 'deep.html');
+        return { status: String(status), bytes: html.length, ok: status === 413 };
+      };
+    },
+  })),
+  {
+    label: 'PDF of 1,999 pages, then an 18-byte HTML 100 ms later',
+    async prepare() {
+      const pdf = manyPages(1999);
+      return async (server) => {
+      const order: string[] = [];
+      const slow = uploadFile(server, pdf, 'pages.pdf').then((r) => (order.push('pdf'), r));
+      await new Promise((r) => setTimeout(r, 100));
+      const small = await uploadFile(server, '<p>small file</p>', 'small.html').then((r) => (order.push('html'), r));
+      const big = await slow;
+      return { status: `pdf ${big.status}, html ${small.status}; first: ${order[0]}`, bytes: pdf.length + 18, ok: order[0] === 'html' && small.status === 201 && big.status > 0 && big.status < 500 };
+      };
+    },
+  },
+  {
+    label: '60 parallel 16 MiB .txt uploads',
+    async prepare() {
+      const text = new Uint8Array(Buffer.alloc(16 * MiB, 'plain text. '));
+      return async (server) => {
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => uploadFile(server, text, `t${i}.txt`)));
+      const statuses = results.map((r) => r.status);
+      return { status: counts(statuses), bytes: 60 * text.length, ok: statuses.every((s) => s === 201 || s === 503 || s === 507) };
+      };
+    },
+  },
+];
+
+interface UploadOutcome {
+  label: string;
+  bytes: number;
+  status: string;
+  ok: boolean;
+  seconds: number;
+  healthPolls: number;
+  healthMaxMs: number;
+  loopMaxMs: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
+const rssMb = (pid: number): number => {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+};
+
+async function uploadAttack(server: BenchServer, a: UploadAttack): Promise<UploadOutcome> {
+  const send = await a.prepare();
+  for (let i = 0; i < 3; i++) await fetch(`${server.url}/health`).then((r) => r.arrayBuffer());
+  server.reset();
+  let done = false;
+  const began = performance.now();
+  const rssBeforeMb = rssMb(server.child.pid!);
+  const sent = send(server).finally(() => (done = true));
+  const polls: number[] = [];
+  let rssPeakMb = rssBeforeMb;
+  while (!done) {
+    const t = performance.now();
+    await fetch(`${server.url}/health`).then((r) => r.arrayBuffer(), () => undefined);
+    polls.push(performance.now() - t);
+    rssPeakMb = Math.max(rssPeakMb, rssMb(server.child.pid!));
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const result = await sent;
+  const seconds = (performance.now() - began) / 1e3;
+  const { delay } = await server.stats();
+  return { label: a.label, ...result, seconds, healthPolls: polls.length, healthMaxMs: Math.max(0, ...polls), loopMaxMs: delay.maxMs, rssBeforeMb, rssPeakMb };
+}
+
+export const adversarialUploadsSuite: CustomSuite = {
+  kind: 'custom',
+  name: 'adversarial-uploads',
+  title: 'Adversarial uploads: extraction stays bounded',
+  async run(): Promise<Section> {
+    const server = await startServer('chunkd', ['2']);
+    const outcomes: UploadOutcome[] = [];
+    try {
+      await uploadFile(server, '<p>warm</p>', 'warm.html');
+      for (const a of UPLOADS()) outcomes.push(await uploadAttack(server, a));
+    } finally {
+      await server.stop();
+    }
+    const body = [
+      'Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). /health is timed by the client, which is also sending the uploads: on the 60 × 16 MiB row its own event loop is busy streaming a gigabyte, and **loop delay** (measured inside the server) is what the server itself adds.',
+      '',
+      table(
+        ['upload', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
+        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
+      ),
+    ].join('\n');
+    const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
+    const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
+    const checks: Check[] = [
+      { what: `no adversarial upload holds /health for ${LOOP_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < LOOP_MS) },
+      { what: `no adversarial upload takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
+      { what: 'every adversarial upload is answered as designed (413 at a limit, the small file first, no 5xx but 503 and 507)', measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
     ];
     return { title: this.title, body, checks };
   },

@@ -1,6 +1,6 @@
 /** Every suite, in the order of results.md. A suite is one file; add it here. */
 import type { Suite } from '../harness.js';
-import { adversarialSuite } from './adversarial.js';
+import { adversarialSuite, adversarialUploadsSuite } from './adversarial.js';
 import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
 import { fastSuite } from './fast.js';
@@ -8,10 +8,11 @@ import { httpSuite } from './http.js';
 import { jobsSuite } from './jobs.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
+import { qualitySuite } from './quality.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, adversarialSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, adversarialSuite, adversarialUploadsSuite, qualitySuite];

@@ -1,10 +1,12 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isFileName, QuotaError, type FileQuota, type FileRecord, type FileStore, type FileUsage } from './store.js';
+import { pageAfter, pageCursor } from './cursor.js';
+import { isFileName, QuotaError, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
 
 const META = 'meta.json';
 const ORIGINAL = 'original';
 const TEXT = 'text.txt';
+const STRUCTURE = 'structure.json';
 /**
  * A temporary folder older than this is a put cut short (a put takes seconds at most); a younger
  * one may be another replica's upload in flight in a shared folder, and is left alone.
@@ -21,12 +23,14 @@ interface Entry {
  * written in a temporary folder and renamed into place, so a crash never leaves half a file
  * visible. Reads go to the folder (a file another process put there or removed is seen at once),
  * so replicas may share it; the quota is counted from an index each process keeps in memory,
- * loaded at open, and so is exact only for the files one process wrote.
+ * loaded at open, and so is exact only for the files one process wrote (for a quota shared by
+ * replicas, use PostgreSQL: postgres.ts). Reservations live in that memory too: a process that
+ * dies takes its reservations with it.
  */
 export class DataDirFileStore implements FileStore {
   private readonly index = new Map<string, Entry>();
-  /** Bytes and count of puts in flight, already counted against the quota. */
-  private pending = { count: 0, bytes: 0 };
+  /** Reservations of uploads in flight (name → bytes held), already counted against the quota. */
+  private readonly pending = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -61,38 +65,69 @@ export class DataDirFileStore implements FileStore {
     return store;
   }
 
-  usage(): FileUsage {
-    let bytes = 0;
-    for (const e of this.index.values()) bytes += e.bytes;
-    return { count: this.index.size, bytes };
+  async usage(): Promise<FileUsage> {
+    const stored = this.stored();
+    let held = 0;
+    for (const b of this.pending.values()) held += b;
+    return { count: stored.count + this.pending.size, bytes: stored.bytes + held };
   }
 
-  async put(record: FileRecord, bytes: Uint8Array, text: string): Promise<void> {
-    if (!isFileName(record.name)) throw new Error(`Not a file name this store makes: ${record.name}`);
+  async reserve(name: string, bytes: number): Promise<FileReservation> {
+    if (!isFileName(name)) throw new Error(`Not a file name this store makes: ${name}`);
+    this.hold(name, 1, bytes, 0);
+    return { name, bytes };
+  }
+
+  async put(reservation: FileReservation, record: FileRecord, { bytes, text, structure }: FileContent): Promise<void> {
+    const { name } = reservation;
+    if (record.name !== name || !this.pending.has(name)) throw new Error(`No reservation for ${record.name}: reserve before put.`);
     const textBytes = Buffer.from(text, 'utf8');
     const size = bytes.length + textBytes.length;
-    // Checked and reserved in one synchronous step: concurrent uploads cannot overshoot the quota together.
-    const used = this.usage();
-    const after = { count: used.count + this.pending.count + 1, bytes: used.bytes + this.pending.bytes + size };
-    if (after.count > this.quota.maxFiles) throw new QuotaError('count', used, this.quota);
-    if (after.bytes > this.quota.maxBytes) throw new QuotaError('bytes', used, this.quota);
-    this.pending.count++;
-    this.pending.bytes += size;
-    const tmp = join(this.dir, `.tmp-${record.name}`);
+    const tmp = join(this.dir, `.tmp-${name}`);
     try {
+      // Grown to the stored size in one synchronous step with the check: concurrent puts cannot overshoot together.
+      this.hold(name, 0, size, this.pending.get(name)!);
       await mkdir(tmp);
       await writeFile(join(tmp, ORIGINAL), bytes);
       await writeFile(join(tmp, TEXT), textBytes);
+      if (structure !== undefined && structure !== null) await writeFile(join(tmp, STRUCTURE), JSON.stringify(structure));
       await writeFile(join(tmp, META), JSON.stringify({ ...record, stored_bytes: size }));
-      await rename(tmp, join(this.dir, record.name));
-      this.index.set(record.name, { record, bytes: size });
+      await rename(tmp, join(this.dir, name));
+      this.index.set(name, { record, bytes: size });
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
       throw e;
     } finally {
-      this.pending.count--;
-      this.pending.bytes -= size;
+      this.pending.delete(name);
     }
+  }
+
+  async release({ name }: FileReservation): Promise<void> {
+    this.pending.delete(name);
+  }
+
+  /**
+   * Check and hold, in one synchronous step: `count` more files and `bytes` in place of the
+   * `was` bytes `name` held. QuotaError when it would not fit; the reservation is dropped then.
+   */
+  private hold(name: string, count: number, bytes: number, was: number): void {
+    const stored = this.stored();
+    let held = 0;
+    for (const b of this.pending.values()) held += b;
+    const used = { count: stored.count + this.pending.size, bytes: stored.bytes + held };
+    const fail = (limit: 'count' | 'bytes') => {
+      this.pending.delete(name);
+      return new QuotaError(limit, used, this.quota);
+    };
+    if (used.count + count > this.quota.maxFiles) throw fail('count');
+    if (used.bytes - was + bytes > this.quota.maxBytes) throw fail('bytes');
+    this.pending.set(name, bytes);
+  }
+
+  private stored(): FileUsage {
+    let bytes = 0;
+    for (const e of this.index.values()) bytes += e.bytes;
+    return { count: this.index.size, bytes };
   }
 
   async get(name: string): Promise<FileRecord | undefined> {
@@ -107,6 +142,46 @@ export class DataDirFileStore implements FileStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // deleted meanwhile
       throw e;
     }
+  }
+
+  async structure(name: string): Promise<unknown> {
+    if (!(await this.live(name))) return undefined;
+    try {
+      return JSON.parse(await readFile(join(this.dir, name, STRUCTURE), 'utf8')) as unknown;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return (await this.live(name)) ? null : undefined; // none stored, or deleted meanwhile
+      throw e;
+    }
+  }
+
+  async original(name: string): Promise<Uint8Array | undefined> {
+    if (!(await this.live(name))) return undefined;
+    try {
+      return await readFile(join(this.dir, name, ORIGINAL));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  /** Read from the folder, so files other processes put there are listed too. */
+  async list({ limit, after }: { limit: number; after?: string }): Promise<FilePage> {
+    const from = after === undefined ? undefined : pageAfter(after);
+    const records: FileRecord[] = [];
+    for (const entry of await readdir(this.dir)) {
+      if (!isFileName(entry)) continue;
+      const found = await this.read(entry).catch(() => undefined);
+      if (found && !this.expired(found.record)) records.push(found.record);
+    }
+    const key = (r: FileRecord) => [Date.parse(r.created_at), r.name] as const;
+    records.sort((a, b) => key(b)[0] - key(a)[0] || (key(b)[1] < key(a)[1] ? -1 : key(b)[1] > key(a)[1] ? 1 : 0));
+    const rest = from === undefined ? records : records.filter((r) => key(r)[0] < from.at || (key(r)[0] === from.at && r.name < from.name));
+    const files = rest.slice(0, limit);
+    return { files, next: rest.length > limit ? pageCursor(files.at(-1)!) : null };
+  }
+
+  async ping(): Promise<void> {
+    await stat(this.dir);
   }
 
   async delete(name: string): Promise<boolean> {

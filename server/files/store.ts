@@ -8,7 +8,7 @@ export interface FileRecord {
   filename: string | null;
   /** Bytes uploaded. */
   size: number;
-  /** The format the text was extracted as (txt, md, html, pdf, docx). */
+  /** The chef that read the file (text, markdown, html, pdf, docx, …). */
   format: string;
   /** Length of the extracted text, in code points (the default offset unit). */
   text_chars: number;
@@ -17,38 +17,96 @@ export interface FileRecord {
   expires_at: string | null;
 }
 
-/** How much the stored files take, for the quota. */
+/** How much the stored files take, for the quota (reservations of uploads in flight included). */
 export interface FileUsage {
   count: number;
   /** Upload bytes plus extracted-text bytes (UTF-8). */
   bytes: number;
 }
 
-/** Limits a store enforces on every put. */
+/** Limits a store enforces on every reservation, across every process that shares it. */
 export interface FileQuota {
   maxFiles: number;
   maxBytes: number;
 }
 
 /**
- * Uploaded files and their extracted text, behind one small contract: the routes never touch a
- * path. An expired file is gone for every method (as if deleted), whether or not a sweep has
- * removed it yet.
+ * Room held for one upload before its text is extracted: one file, and the upload's bytes. `put`
+ * turns it into the stored file (growing it by the text's bytes), `release` gives it back. A
+ * reservation never put nor released (its process died) lapses on its own (see each store).
+ */
+export interface FileReservation {
+  readonly name: string;
+  /** Bytes held so far. */
+  readonly bytes: number;
+}
+
+/** What is stored for a file besides its record. */
+export interface FileContent {
+  /** The bytes as uploaded: kept so a file can be processed again (another chef, a newer one). */
+  bytes: Uint8Array;
+  /** The extracted text: what chunk requests by file see, and what offsets refer to. */
+  text: string;
+  /**
+   * The chef's structure of the text (headings, tables, code, images, pages: offset spans into
+   * it; kernel/chef/document.ts), or any JSON value: stored beside the text and given back
+   * untouched by `structure()`, never read by the store. Omitted: null.
+   */
+  structure?: unknown;
+}
+
+/** One page of the list: newest first; `next` continues after its last file, null on the last page. */
+export interface FilePage {
+  files: FileRecord[];
+  next: string | null;
+}
+
+/**
+ * Uploaded files, behind one small contract: the routes never touch a path or a table. Two
+ * back-ends: a folder (data-dir.ts, the default) and PostgreSQL (postgres.ts, shared by every
+ * replica that names the same database). An expired file is gone for every method (as if
+ * deleted), whether or not a sweep has removed it yet.
+ *
+ * An upload is three steps, so the quota is taken before the costly part (extraction):
+ * `reserve` (QuotaError when full) → extract → `put` (or `release` when extraction fails).
+ *
+ * Large bytes could later move to an object store without changing this contract: the bytes are
+ * written by `put` and read only by `original`, each in one place per back-end (see FileBlobs in
+ * postgres.ts), so a store may keep the metadata and text in its database and the bytes elsewhere.
  */
 export interface FileStore {
-  /** Store a file (bytes and extracted text) under record.name; QuotaError when it would not fit. */
-  put(record: FileRecord, bytes: Uint8Array, text: string): Promise<void>;
+  /** Hold one file and `bytes` against the quota (QuotaError when it would not fit), under a new name. */
+  reserve(name: string, bytes: number): Promise<FileReservation>;
+  /**
+   * Store the file under its reservation, which grows (or shrinks) to the file's stored size:
+   * its bytes plus its text's UTF-8 bytes. QuotaError when the growth does not fit; the
+   * reservation is released then, and on any other failure too.
+   */
+  put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void>;
+  /** Give a reservation back (extraction failed, the client left). Idempotent. */
+  release(reservation: FileReservation): Promise<void>;
   get(name: string): Promise<FileRecord | undefined>;
   /** The extracted text, exactly as chunk requests see it. */
   text(name: string): Promise<string | undefined>;
+  /** The structure stored beside the text (null when none was), untouched; undefined for an unknown file. */
+  structure(name: string): Promise<unknown>;
+  /** The bytes as uploaded. */
+  original(name: string): Promise<Uint8Array | undefined>;
+  /** Stored files, newest first, `limit` at a time after the cursor `after` (a `next` from an earlier page). */
+  list(page: { limit: number; after?: string }): Promise<FilePage>;
   delete(name: string): Promise<boolean>;
-  usage(): FileUsage;
+  usage(): Promise<FileUsage>;
   /** Remove every expired file now (a timer calls it; reads also skip expired files). */
   sweep(): Promise<number>;
+  /** Resolves when the storage answers (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Thrown by put when the file would exceed the quota: which limit, for the message. */
+/** A cursor that is not one the store handed out: a 422 on the query. */
+export class InvalidFileCursorError extends Error {}
+
+/** Thrown by reserve and put when the file would exceed the quota: which limit, for the message. */
 export class QuotaError extends Error {
   constructor(
     readonly limit: 'count' | 'bytes',

@@ -8,6 +8,8 @@ export interface Upload {
   /** As the client sent it (sanitize before use). */
   filename: string | undefined;
   mime: string | undefined;
+  /** The text fields sent beside the file (e.g. `chef`), by name. */
+  fields: Record<string, string>;
 }
 
 /** The form part that carries the file, as Chonkie's clients name it. */
@@ -35,7 +37,8 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
     return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`));
   }
   return new Promise<Upload>((resolve, reject) => {
-    let upload: Upload | undefined;
+    let upload: Omit<Upload, 'fields'> | undefined;
+    const fields: Record<string, string> = {};
     let settled = false;
     const fail = (error: Error) => {
       if (settled) return;
@@ -65,7 +68,8 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
         if (size <= maxBytes) upload = { bytes: Buffer.concat(parts, size), filename: info.filename, mime: info.mimeType };
       });
     });
-    parser.on('field', (field) => {
+    parser.on('field', (field, value) => {
+      if (field !== FILE_PART) fields[field] = value;
       if (field === FILE_PART) fail(validationError(['body', FILE_PART], `The '${FILE_PART}' part is a plain field: send it as a file (with a filename in its Content-Disposition), e.g. ${EXAMPLE}.`, 'file_part_not_file'));
     });
     parser.on('filesLimit', () => fail(validationError(['body', FILE_PART], `The body holds more than one file: upload one file per request.`, 'file_part_many')));
@@ -76,7 +80,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       if (settled) return;
       if (!upload) return fail(validationError(['body', FILE_PART], `No part named '${FILE_PART}' holds a file: send one, e.g. ${EXAMPLE}.`, 'missing'));
       settled = true;
-      resolve(upload);
+      resolve({ ...upload, fields });
     });
     req.on('aborted', () => fail(new ChunkdError('VALIDATION', 'The upload was cut short: send the whole body.')));
     req.pipe(parser);

@@ -5,7 +5,7 @@ import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
 import type { Migration } from '../storage/migrations.js';
-import { migratePg } from '../storage/pg-migrate.js';
+import { migratePg, withMigrationLock } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
 import { BUG, runBatch } from './run.js';
 import { contiguous } from './sqlite.js';
@@ -108,14 +108,18 @@ export class PgJobStore implements JobStore {
     boss.on('error', (e) => options.logger.log('warning', 'job queue error', { error: e.message }));
     try {
       await migratePg(pool, 'jobs', JOB_MIGRATIONS);
-      await boss.start();
-      if (!(await boss.getQueue(QUEUE))) {
-        await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }).catch(async (e: Error) => {
-          if (!(await boss.getQueue(QUEUE))) throw e; // else another replica created it meanwhile
-        });
-      } else {
-        await boss.updateQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }); // a queue made with older retry settings
-      }
+      // pg-boss creates its schema and queues unlocked (two replicas on a new database collide on
+      // pg_namespace_nspname_index): under chunkd's migration lock, one creates them, the others find them.
+      await withMigrationLock(pool, async () => {
+        await boss.start();
+        if (!(await boss.getQueue(QUEUE))) {
+          await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }).catch(async (e: Error) => {
+            if (!(await boss.getQueue(QUEUE))) throw e; // else another replica created it meanwhile
+          });
+        } else {
+          await boss.updateQueue(QUEUE, { name: QUEUE, policy: 'standard', ...retry }); // a queue made with older retry settings
+        }
+      });
     } catch (e) {
       await boss.stop({ graceful: false, wait: false } as PgBoss.StopOptions).catch(() => {});
       throw e;

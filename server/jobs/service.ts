@@ -35,6 +35,6 @@ async function openPg(pool: pg.Pool, url: string, options: Parameters<typeof PgJ
   } catch (e) {
     if (e instanceof SchemaTooNewError) throw e;
     const reason = unreachableReason(e) ?? (e as Error).message;
-    throw new Error(`Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`);
+    throw new Error(`Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`, { cause: e });
   }
 }

@@ -1,3 +1,4 @@
+import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
@@ -29,6 +30,15 @@ export async function answerPipeline(
   const texts = Array.isArray(body.text) ? body.text : [body.text];
   const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
   return runnerOf(deps.executor, deps.settings).answer(recipe, texts, { list: Array.isArray(body.text), signal });
+}
+
+/**
+ * The same run as chunk objects, for a caller that works on them (evaluation scores them): the
+ * runner's bytes parsed back, under the same caps. A string gives Chunk[], a list one Chunk[] per text.
+ */
+export async function executePipeline(pipeline: PipelineRecord, input: string | string[], unit: OffsetUnit, deps: ExecuteDeps, signal?: AbortSignal): Promise<Chunk[] | Chunk[][]> {
+  const parts = await answerPipeline(pipeline, { text: input, offset_unit: unit, return_type: 'chunks' }, deps, signal);
+  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Chunk[] | Chunk[][];
 }
 
 /** A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step or a refused config is the whole request's 400. */

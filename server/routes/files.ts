@@ -1,11 +1,13 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { ChunkdError } from '../../kernel/errors.js';
-import { extractText } from '../files/extract/index.js';
+import { ChunkdError, validationError } from '../../kernel/errors.js';
+import { processFile } from '../../kernel/chef/run.js';
+import { extractPoolSettings } from '../files/extract-settings.js';
 import { FILE_STORE } from '../files/service.js';
-import { isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
+import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
 import { FILE_PART, readUpload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
+import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -23,7 +25,7 @@ export const FileInfo = Type.Object({
   document: FileName,
   filename: Type.Union([Type.String(), Type.Null()], { description: "The client's file name, without directories: informational only." }),
   size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
-  format: Type.String({ description: 'The format the text was extracted as (by extension, else by MIME type).' }),
+  format: Type.String({ description: 'The chef that read the file (by the form field `chef`, else by extension, else by media type).' }),
   text_chars: Type.Integer({ minimum: 0, description: 'Length of the extracted text in code points: the text every offset of a chunk request by file refers to.' }),
   created_at: Timestamp,
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted (then 404); null when files do not expire.' }),
@@ -35,9 +37,21 @@ export const FileText = Type.Object({
 });
 
 const UploadBody = Type.Object(
-  { [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, and the other formats chunkd reads), with a filename.' }) },
+  {
+    [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, source code, and the other formats the chefs read), with a filename.' }),
+    chef: Type.Optional(Type.String({ description: 'The chef that reads the file (GET /v1/plugins lists them); by default, the one for its extension or media type.', examples: ['markdown'] })),
+  },
   { required: [FILE_PART] },
 );
+
+/** Most files on one page of GET /v1/files. */
+export const FILES_PAGE_MAX = 100;
+
+const FileListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX, default: FILES_PAGE_MAX, description: `Most files on this page (1–${FILES_PAGE_MAX}).` })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Where this page starts: the cursor of the previous answer's Link rel=\"next\" header. Without it, the newest files." })),
+});
+const readListQuery = queryReader<{ limit: number; cursor?: string }>(FileListQuery);
 
 /** Room for the multipart framing and a few small fields around the largest file. */
 const FRAMING_BYTES = 2 * 1024 * 1024;
@@ -45,7 +59,7 @@ const FRAMING_BYTES = 2 * 1024 * 1024;
 export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
-export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
+export const fileRoutes: RouteModule = ({ settings, services, executor, registry }) => {
   const store = () => services[FILE_STORE] as FileStore;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
 
@@ -74,38 +88,68 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
         if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
         const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
         const filename = sanitizeFilename(upload.filename);
-        // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
-        // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
-        // refer to stays fixed for the file's life.
-        const { text, format } = await extractText(upload.bytes, { filename: filename ?? '', mime: upload.mime }, {
-          executor,
-          signal: ctx.state.signal as AbortSignal | undefined,
-          limits: { maxTextChars: settings.maxTextChars },
-          limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' },
-        });
-        if (text.length > settings.maxTextChars) {
-          throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
-        }
-        const now = Date.now();
-        const record: FileRecord = {
-          name: newFileName(),
-          filename,
-          size: upload.bytes.length,
-          format,
-          text_chars: codePoints(text),
-          created_at: new Date(now).toISOString(),
-          expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
-        };
+        // The quota is taken before extraction (a full store refuses at once, not after the work),
+        // and given back if the upload fails before it is stored.
+        const reservation = await store().reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
         try {
-          await store().put(record, upload.bytes, text);
+          // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
+          // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
+          // refer to stays fixed for the file's life.
+          const { text, structure, format } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
+            executor,
+            signal: ctx.state.signal as AbortSignal | undefined,
+            limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
+            limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
+            pool: extractPoolSettings(settings),
+          });
+          if (text.length > settings.maxTextChars) {
+            throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+          }
+          const now = Date.now();
+          const record: FileRecord = {
+            name: reservation.name,
+            filename,
+            size: upload.bytes.length,
+            format,
+            text_chars: codePoints(text),
+            created_at: new Date(now).toISOString(),
+            expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
+          };
+          await store().put(reservation, record, { bytes: upload.bytes, text, structure }).catch(asInsufficientStorage);
+          ctx.status = 201;
+          ctx.set('Location', `/v1/files/${record.name}`);
+          ctx.body = fileInfo(record);
         } catch (e) {
-          if (!(e instanceof QuotaError)) throw e;
-          const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
-          throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+          await store().release(reservation).catch(() => {}); // else it lapses on its own
+          throw e;
         }
-        ctx.status = 201;
-        ctx.set('Location', `/v1/files/${record.name}`);
-        ctx.body = fileInfo(record);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/files',
+      summary: 'The uploaded files, newest first, a page at a time (every replica lists every file with --database-url).',
+      description:
+        'The body is a bare list of files, as POST /v1/files answers each; when more follow, Link names the next page (rel="next"), whose cursor keeps its place while files are added and deleted. Expired files are not listed.',
+      query: FileListQuery,
+      responses: {
+        200: {
+          description: 'One page of files.',
+          schema: Type.Array(FileInfo),
+          headers: { Link: { description: 'When more files follow: `</v1/files?limit=N&cursor=C>; rel="next"`.', schema: Type.String() } },
+        },
+        ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
+      },
+      async handler(ctx) {
+        const query = readListQuery(ctx);
+        const page = await store()
+          .list({ limit: query.limit, after: query.cursor })
+          .catch((e: unknown) => {
+            if (!(e instanceof InvalidFileCursorError)) throw e;
+            throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');
+          });
+        if (page.next) ctx.set('Link', `</v1/files?limit=${query.limit}&cursor=${page.next}>; rel="next"`);
+        ctx.body = page.files.map(fileInfo);
       },
     }),
     route({
@@ -144,6 +188,13 @@ export const fileRoutes: RouteModule = ({ settings, services, executor }) => {
   ];
 };
 
+/** A full quota as the 507 a client can act on; anything else unchanged. */
+function asInsufficientStorage(e: unknown): never {
+  if (!(e instanceof QuotaError)) throw e;
+  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
+  throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+}
+
 function notFound(name: string): ChunkdError {
   if (!isFileName(name)) {
     return new ChunkdError('NOT_FOUND', `${JSON.stringify(name.slice(0, 80))} is not a file name this server gives (they look like file_<32 hex digits>): use the name POST /v1/files answered.`);
@@ -153,8 +204,12 @@ function notFound(name: string): ChunkdError {
 
 const tooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Code points in a string (a surrogate pair counts once). */
 function codePoints(text: string): number {
+  // Most texts have no surrogates: a native scan says so at once (for a one-byte string, without reading it).
+  if (!SURROGATE.test(text)) return text.length;
   let n = text.length;
   for (let i = 0; i < text.length - 1; i++) {
     const c = text.charCodeAt(i);

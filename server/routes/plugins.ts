@@ -16,8 +16,8 @@ import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 
-/** One POST route per registered plugin: /v1/chunk/<name> and /v1/refine/<name>. */
-export const pluginRoutes: RouteModule = (deps) => deps.registry.list().map((p) => pluginRoute(p, deps));
+/** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */
+export const pluginRoutes: RouteModule = (deps) => [...deps.registry.list('chunker'), ...deps.registry.list('refinery')].map((p) => pluginRoute(p, deps));
 
 function pluginRoute(plugin: Plugin, deps: AppDeps): RouteDef {
   const { executor, settings, logger, registry } = deps;

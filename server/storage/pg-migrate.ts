@@ -50,3 +50,29 @@ export async function migratePg(pool: pg.Pool, component: string, migrations: re
     client.release();
   }
 }
+
+/**
+ * Runs `work` while this process holds the migration lock, for schema changes chunkd does not
+ * write itself (pg-boss creating its schema): N replicas starting on a new database then run it
+ * one after the other, and each after the first finds the work done. A session lock, held on one
+ * connection of the pool while `work` uses others; it is released when `work` ends, or by the
+ * server if this process dies.
+ */
+export async function withMigrationLock<T>(pool: pg.Pool, work: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    try {
+      return await work();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch((e: Error) => (broken = e));
+    }
+  } catch (e) {
+    broken ??= e as Error;
+    throw e;
+  } finally {
+    // A connection whose unlock failed may still hold the lock: dropped, never reused.
+    client.release(broken);
+  }
+}

@@ -28,7 +28,7 @@ export const pipelineStore: ServiceFactory = async (settings, logger, services) 
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw new StoreOpenError(e.message);
       const reason = unreachableReason(e) ?? (e as Error).message;
-      throw new StoreOpenError(`Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`);
+      throw new StoreOpenError(`Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`, { cause: e });
     }
   }
   const file = resolve(settings.dataDir, DATABASE_FILE);

@@ -1,0 +1,85 @@
+/**
+ * Measure every configuration on the benchmark data: chunked once each, then scored with BM25 and
+ * the built-in model, chunks placed by text and at their offsets (k = 5, one index over all
+ * corpora, as reference-results.md was measured).
+ */
+import { join } from 'node:path';
+import type { Chunk } from '../../kernel/chunk.js';
+import { discover } from '../../kernel/discovery.js';
+import { EMBEDDED_MODEL } from '../../kernel/fields.js';
+import { inline } from '../../kernel/run.js';
+import { loadTokenizer } from '../../kernel/tokenizers/index.js';
+import { readBenchmark } from '../../evaluation/benchmark-files.js';
+import { evaluate, type Candidate } from '../../evaluation/evaluate.js';
+import { locateChunks, type LocateMode } from '../../evaluation/locate.js';
+import type { Summary } from '../../evaluation/metrics.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../../evaluation/runtime.js';
+import type { RetrieverName } from '../../evaluation/score.js';
+import type { EvalSpec } from '../../evaluation/spec.js';
+import { validateSteps, type Step } from '../../server/pipelines/steps.js';
+import { resolveSettings } from '../../server/settings.js';
+import type { QualityCandidate } from './candidates.js';
+
+export const K = 5;
+export const RETRIEVERS = ['bm25', 'embeddings'] as const satisfies RetrieverName[];
+export const LOCATES = ['text', 'offsets'] as const satisfies LocateMode[];
+
+export interface Scores {
+  recall: Summary;
+  precision: Summary;
+  iou: Summary;
+  precision_omega: Summary;
+}
+
+export interface QualityRow {
+  name: string;
+  chunks: number;
+  /** Mean cl100k_base tokens of the chunk texts (the reference's measure, whatever the chunker counts in). */
+  meanTokens: number;
+  /** Chunks whose start the text search moves (to an earlier copy of their text). */
+  moved: number;
+  /** By locate mode, then retriever. */
+  scores: Record<LocateMode, Record<(typeof RETRIEVERS)[number], Scores>>;
+  seconds: number;
+}
+
+export async function measure(dataDir: string, candidates: QualityCandidate[], log: (line: string) => void): Promise<{ rows: QualityRow[]; questions: number; documents: string[] }> {
+  const { documents, questions } = readBenchmark(join(dataDir, 'corpora'), join(dataDir, 'questions.csv'));
+  const settings = resolveSettings({}, { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(64 * 1024 * 1024) });
+  const registry = await discover(settings.pluginsDir);
+  const deps: RuntimeDeps = { registry, executor: inline, settings };
+  const bm25 = await evalServices(deps, undefined);
+  const model = await evalServices(deps, EMBEDDED_MODEL);
+  // Chunk texts repeat across locate modes: each is embedded once.
+  const vectors = new Map<string, number[]>();
+  const embed = async (lists: string[][]) => {
+    const todo = [...new Set(lists.flat().filter((t) => !vectors.has(t)))];
+    if (todo.length) (await model.embed!([todo]))[0]!.forEach((v, i) => vectors.set(todo[i]!, v));
+    return lists.map((l) => l.map((t) => vectors.get(t)!));
+  };
+  const cl100k = await loadTokenizer('cl100k_base');
+  const rows: QualityRow[] = [];
+  for (const c of candidates) {
+    const started = performance.now();
+    const steps = await validateSteps(registry, c.steps as Step[], [c.name]);
+    const inner = stepsCandidate(c.name, steps, 'codepoint', deps);
+    let lists: Chunk[][] | undefined;
+    const once: Candidate = { label: c.name, chunk: async (texts) => (lists ??= await inner.chunk(texts)) };
+    const scores = {} as QualityRow['scores'];
+    for (const locate of LOCATES) {
+      scores[locate] = {} as QualityRow['scores'][LocateMode];
+      for (const retriever of RETRIEVERS) {
+        const spec: EvalSpec = { documents, questions, retriever, embeddingModel: EMBEDDED_MODEL, k: [K], locate, unit: 'codepoint', detail: false };
+        const services = retriever === 'bm25' ? bm25 : { ...model, embed };
+        const [r] = (await evaluate(spec, [once], services)).results;
+        scores[locate][retriever] = { recall: r!.recall, precision: r!.precision, iou: r!.iou, precision_omega: r!.precision_omega };
+      }
+    }
+    const all = lists!.flat();
+    const moved = lists!.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
+    const row: QualityRow = { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
+    rows.push(row);
+    log(`  ${c.name}: ${row.chunks} chunks, BM25 recall ${row.scores.text.bm25.recall.mean.toFixed(1)} IoU ${row.scores.text.bm25.iou.mean.toFixed(2)} (${row.seconds.toFixed(1)} s)`);
+  }
+  return { rows, questions: questions.length, documents: documents.map((d) => d.id) };
+}

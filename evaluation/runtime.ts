@@ -1,0 +1,60 @@
+/**
+ * The one place evaluation calls the plugin runner (kernel/run.ts, kernel/pool.ts, the pipeline
+ * executor): running a candidate's steps, embedding through the embeddings refinery, and scoring
+ * in a worker when the executor has them. Everything else in evaluation/ is plain computation.
+ */
+import type { Chunk } from '../kernel/chunk.js';
+import { ChunkdError } from '../kernel/errors.js';
+import type { OffsetUnit } from '../kernel/offsets.js';
+import { runsJobs } from '../kernel/pool.js';
+import type { Registry } from '../kernel/registry.js';
+import { parseConfig, runRefinery, type Executor } from '../kernel/run.js';
+import type { Limits } from '../server/limits.js';
+import { executePipeline } from '../server/pipelines/execute.js';
+import type { Step } from '../server/pipelines/steps.js';
+import type { PipelineRecord } from '../server/storage/store.js';
+import type { Candidate, EvalServices } from './evaluate.js';
+import { scoreCandidate } from './score.js';
+
+export const SCORE_JOB = new URL(`./score-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+export interface RuntimeDeps {
+  registry: Registry;
+  executor: Executor;
+  settings: Limits;
+}
+
+/** A candidate from validated steps (or a stored pipeline's): run through the pipeline executor, as POST /v1/pipelines/{id}/execute does. */
+export function stepsCandidate(label: unknown, steps: Step[], unit: OffsetUnit, deps: RuntimeDeps, name = 'candidate'): Candidate {
+  const pipeline: PipelineRecord = { id: typeof label === 'string' ? label : 'inline', name, description: null, steps, created_at: '', updated_at: '' };
+  return {
+    label,
+    chunk: async (texts, signal) => (await executePipeline(pipeline, texts, unit, deps, signal)) as Chunk[][],
+  };
+}
+
+/**
+ * Embedding and scoring services. The embedding model is checked here, before any work: an unknown
+ * model is the embeddings refinery's own 400 (with what to install or configure), missing extras its 501.
+ */
+export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
+  const score: EvalServices['score'] = (payload, signal) =>
+    runsJobs(deps.executor) ? deps.executor.job(SCORE_JOB, payload, [], signal) : Promise.resolve(scoreCandidate(payload));
+  if (embeddingModel === undefined) return { score };
+  const plugin = deps.registry.find('refinery', 'embeddings');
+  if (!plugin) throw new ChunkdError('BAD_REQUEST', 'This server has no embeddings refinery, which the embeddings and hybrid retrievers use: use the bm25 retriever.');
+  const config = parseConfig(plugin, { embedding_model: embeddingModel }, ['body', 'embedding_model']);
+  await plugin.instance(config); // an unknown model or a missing extra answers now, not mid-run
+  const embed: EvalServices['embed'] = async (lists, signal) => {
+    const chunks = lists.map((texts) => texts.map((text): Chunk => ({ id: '', text, start_index: 0, end_index: text.length, token_count: 0 })));
+    const out = (await runRefinery(plugin, config, chunks.filter((l) => l.length), deps.executor, signal)) as Chunk[][];
+    let at = 0;
+    return chunks.map((l) => (l.length ? out[at++]!.map((c) => unit(c.embedding ?? [])) : []));
+  };
+  return { score, embed };
+}
+
+function unit(v: number[]): number[] {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return norm > 0 ? v.map((x) => x / norm) : v;
+}

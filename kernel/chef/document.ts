@@ -1,0 +1,82 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * A processed document: what a chef makes of a file or a text. `text` is what chunkers cut and
+ * what every offset refers to; `structure` lists spans of it. Inside the kernel offsets are
+ * UTF-16 indices (`start`, `end`); on the wire they are `start_index`/`end_index` in the
+ * request's unit, as for chunks (see toWire).
+ */
+export interface Span {
+  start: number;
+  end: number;
+}
+export interface Heading extends Span {
+  /** 1 for a top-level heading (`#`, `<h1>`), up to 6. */
+  level: number;
+  /** The heading's text, without its markers. */
+  text: string;
+}
+export interface CodeBlock extends Span {
+  /** The fence's info string (` ```python `), or null. */
+  language: string | null;
+}
+export interface Image extends Span {
+  alt: string;
+  src: string;
+}
+export interface Page extends Span {
+  /** 1-based. */
+  number: number;
+}
+export interface Structure {
+  headings: Heading[];
+  tables: Span[];
+  code: CodeBlock[];
+  images: Image[];
+  pages: Page[];
+}
+export interface Processed {
+  text: string;
+  structure: Structure;
+  metadata: Record<string, unknown>;
+}
+
+export const emptyStructure = (): Structure => ({ headings: [], tables: [], code: [], images: [], pages: [] });
+
+/** The input of a chef: a file's bytes (with what is known of the file), or a text. */
+export interface ChefDocument {
+  text?: string;
+  bytes?: Uint8Array;
+  /** The client's file name (its extension may matter), '' when unknown. */
+  filename?: string;
+  /** The media type the client sent, if any. */
+  mime?: string;
+}
+
+const Offset = (what: string) => Type.Integer({ minimum: 0, description: `${what} offset into \`text\`, in the request's offset_unit.` });
+const SpanFields = { start_index: Offset('Start'), end_index: Offset('End (exclusive)') };
+
+/** The wire form of a processed document, declared once: the answer of POST /v1/process/{name}. */
+export const ProcessedDocument = Type.Object(
+  {
+    text: Type.String({ description: 'The document as text: chunkers cut this, and every offset refers to it.' }),
+    structure: Type.Object(
+      {
+        headings: Type.Array(Type.Object({ level: Type.Integer({ minimum: 1, maximum: 6 }), text: Type.String(), ...SpanFields }), { description: 'Headings in order, with their level (1 = top).' }),
+        tables: Type.Array(Type.Object(SpanFields), { description: 'Tables (markdown tables, or a table as the chef lays it out in text).' }),
+        code: Type.Array(Type.Object({ language: Type.Union([Type.String(), Type.Null()]), ...SpanFields }), { description: 'Fenced code blocks, fences included, with the language of the info string.' }),
+        images: Type.Array(Type.Object({ alt: Type.String(), src: Type.String(), ...SpanFields }), { description: 'Images: their alt text and link.' }),
+        pages: Type.Array(Type.Object({ number: Type.Integer({ minimum: 1 }), ...SpanFields }), { description: 'Pages, for formats that have them (PDF).' }),
+      },
+      { description: 'Spans of `text`, by kind.' },
+    ),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'What the chef knows of the document besides its text (its format, page count, …).' }),
+  },
+  { description: 'A processed document.' },
+);
+export type WireDocument = Static<typeof ProcessedDocument>;
+
+/** Every span of a structure, in a fixed order (for offset conversion and checks). */
+export function allSpans(s: Structure): Span[] {
+  return [...s.headings, ...s.tables, ...s.code, ...s.images, ...s.pages];
+}

@@ -1,0 +1,25 @@
+import type { Extractor } from '../../kernel/chef/extractor.js';
+import { checkTextLength } from '../../kernel/chef/errors.js';
+import { checkZip } from './zip-limits.js';
+
+/**
+ * DOCX → text with mammoth's raw-text mode: the text of each paragraph (headings and list items
+ * are paragraphs too, without numbering or bullets), paragraphs separated by a blank line, table
+ * cells as paragraphs. The zip is checked against the limits (zip-limits.ts) before mammoth
+ * unpacks it.
+ */
+export const docx: Extractor = {
+  format: 'docx',
+  extensions: ['.docx'],
+  mimeTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+  extra: { name: 'docx', packages: ['mammoth'], reason: 'Reads the text of Word (.docx) documents.' },
+  offLoop: true,
+  async extract(bytes, limits) {
+    checkZip(bytes, limits);
+    const { default: mammoth } = await import('mammoth');
+    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+    const text = value.replace(/\n+$/, '');
+    checkTextLength(text.length, limits);
+    return text;
+  },
+};

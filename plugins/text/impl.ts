@@ -1,0 +1,15 @@
+import type { Static } from 'typebox';
+import { decodeUtf8 } from '../../kernel/chef/decode.js';
+import { emptyStructure } from '../../kernel/chef/document.js';
+import type { ChefImpl } from '../../kernel/plugin.js';
+import type { TextConfig } from './index.js';
+
+/** The text as it is: a file's bytes decoded as UTF-8 (a BOM dropped), a text unchanged. */
+export function create(_config: Static<typeof TextConfig>): ChefImpl {
+  return {
+    process(doc) {
+      const text = doc.text ?? decodeUtf8(doc.bytes ?? new Uint8Array());
+      return { text, structure: emptyStructure(), metadata: {} };
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import type { Context } from 'koa';
+import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { evaluate, type Candidate, type EvalServices } from '../../evaluation/evaluate.js';
+import type { LocateMode } from '../../evaluation/locate.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../../evaluation/runtime.js';
+import type { RetrieverName } from '../../evaluation/score.js';
+import { checkBudget, checkSpec, type EvalQuestion, type EvalSpec } from '../../evaluation/spec.js';
+import type { FileStore } from '../files/store.js';
+import { FILE_STORE } from '../files/service.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
+import { checkTexts } from '../limits.js';
+import { bodyCheck } from '../pipelines/body.js';
+import { validateSteps, type Step } from '../pipelines/steps.js';
+import type { RouteModule } from '../route.js';
+import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { PIPELINE_STORE } from '../storage/service.js';
+import type { PipelineStore } from '../storage/store.js';
+import { NDJSON, wantsNdjson } from '../stream/ndjson.js';
+import { EvaluateLine, EvaluateRequest, EvaluateResponse } from './evaluate-schemas.js';
+
+interface EvaluateBody {
+  documents: { id: string; text?: string; file?: string }[];
+  questions: EvalQuestion[];
+  candidates: (Step[] | string)[];
+  retriever: RetrieverName;
+  embedding_model: string;
+  k: number | number[];
+  locate: LocateMode;
+  offset_unit: OffsetUnit;
+  detail: boolean;
+}
+
+const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
+
+/** POST /v1/evaluate: the evaluation of evaluation/, read from a JSON body; progress as NDJSON on request. */
+export const evaluateRoutes: RouteModule = (deps) => {
+  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
+
+  /** Each document's text: its own, or an uploaded file's. */
+  async function readDocuments(docs: EvaluateBody['documents']): Promise<{ id: string; text: string }[]> {
+    const issues: Issue[] = [];
+    docs.forEach((d, i) => {
+      if ((d.text === undefined) === (d.file === undefined)) {
+        issues.push({ loc: ['body', 'documents', i], msg: `Document '${d.id}' needs either text or file (an uploaded file's name), not ${d.text === undefined ? 'neither' : 'both'}.`, type: 'value_error' });
+      }
+    });
+    if (issues.length) throw new ChunkdError('VALIDATION', issues);
+    const files = deps.services[FILE_STORE] as FileStore | undefined;
+    return Promise.all(
+      docs.map(async (d) => {
+        if (d.text !== undefined) return { id: d.id, text: d.text };
+        const text = await files?.text(d.file!);
+        if (text === undefined) {
+          throw new ChunkdError('NOT_FOUND', `Document '${d.id}': no file named '${d.file}'. Upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`);
+        }
+        return { id: d.id, text };
+      }),
+    );
+  }
+
+  /** Inline steps are checked as a pipeline's; an id must be a stored pipeline's. Every problem at once. */
+  async function readCandidates(raw: EvaluateBody['candidates'], unit: OffsetUnit): Promise<Candidate[]> {
+    const issues: Issue[] = [];
+    const out: Candidate[] = [];
+    const store = deps.services[PIPELINE_STORE] as PipelineStore | undefined;
+    for (const [i, c] of raw.entries()) {
+      const loc = ['body', 'candidates', i];
+      try {
+        if (typeof c === 'string') {
+          const pipeline = await store?.get(c);
+          if (!pipeline) {
+            issues.push({ loc, msg: `Candidate ${i}: no stored pipeline has the id '${c}' (GET /v1/pipelines lists them).`, type: 'value_error' });
+            continue;
+          }
+          out.push(stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
+        } else {
+          out.push(stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
+        }
+      } catch (e) {
+        if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+        issues.push(...e.detail);
+      }
+    }
+    if (issues.length) throw new ChunkdError('VALIDATION', issues);
+    return out;
+  }
+
+  return [
+    {
+      method: 'post',
+      path: '/v1/evaluate',
+      tag: 'evaluation',
+      summary: 'Compare chunking candidates by how well their chunks retrieve the evidence of questions (recall, precision, IoU, precision Ω).',
+      description:
+        'Every candidate chunks every document into one index; each question retrieves its k best chunks (BM25, embeddings or hybrid), scored against its reference spans with the definitions of Chroma’s chunking evaluation. ' +
+        'Bounded: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK), else 413. With `Accept: application/x-ndjson`: progress lines, then the result.',
+      body: EvaluateRequest,
+      bodyName: 'EvaluateRequest',
+      responses: {
+        200: { description: 'One result per candidate and k.', schema: EvaluateResponse, ndjson: EvaluateLine },
+        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
+      },
+      async handler(ctx) {
+        const body = readBody(ctx.request.body, (keys) => setIgnoredKeys(ctx, keys));
+        const k = Array.isArray(body.k) ? body.k : [body.k];
+        checkBudget(body.documents.length, body.candidates.length, body.questions.length, deps.settings.maxEvalWork);
+        const documents = await readDocuments(body.documents);
+        checkTexts(documents.map((d) => d.text), deps.settings);
+        const spec: EvalSpec = { documents, questions: body.questions, retriever: body.retriever, embeddingModel: body.embedding_model, k, locate: body.locate, unit: body.offset_unit, detail: body.detail };
+        checkSpec(spec);
+        const candidates = await readCandidates(body.candidates, body.offset_unit);
+        const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
+        const signal = ctx.state.signal as AbortSignal | undefined;
+        if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
+        ctx.body = await evaluate(spec, candidates, { ...services, signal });
+      },
+    },
+  ];
+};
+
+/**
+ * The NDJSON answer: a line per progress event, then the result, or an error line when the run
+ * fails once streaming has begun (everything wrong with the request was answered as JSON before).
+ */
+async function stream(
+  ctx: Context,
+  signal: AbortSignal | undefined,
+  run: (progress: NonNullable<EvalServices['progress']>, signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  if (signal?.aborted) return;
+  const res = ctx.res;
+  // A client that goes away stops the work, as the deadline does.
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const until = signal ? AbortSignal.any([signal, gone.signal]) : gone.signal;
+  ctx.status = 200;
+  ctx.respond = false;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', `${NDJSON}; charset=utf-8`);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  const line = (value: unknown) => {
+    if (!res.destroyed) res.write(`${JSON.stringify(value)}\n`);
+  };
+  try {
+    line(await run((p) => line({ progress: p }), until));
+  } catch (e) {
+    const error = isChunkdError(e) ? e : new ChunkdError(signal?.aborted ? 'TIMEOUT' : 'INTERNAL', signal?.aborted ? 'The evaluation did not finish before the request deadline: send less, or raise --request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS).' : 'The evaluation failed; see the server log.');
+    if (!isChunkdError(e)) ctx.app.emit('error', e, ctx);
+    line({ error: error.toJSON() });
+  } finally {
+    res.end();
+  }
+}

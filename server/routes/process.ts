@@ -1,0 +1,52 @@
+import { ProcessedDocument } from '../../kernel/chef/document.js';
+import { runChef, toWire } from '../../kernel/chef/run.js';
+import type { Plugin } from '../../kernel/registry.js';
+import { parseRequest } from '../../kernel/run.js';
+import { extractPoolSettings } from '../files/extract-settings.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
+import { checkTexts } from '../limits.js';
+import { exampleAnswers } from '../openapi-examples.js';
+import type { AppDeps, RouteDef, RouteModule } from '../route.js';
+import { BODY_ERRORS, errorResponses } from '../schemas.js';
+
+/** One POST route per chef: /v1/process/<name> answers the processed document (text and structure). */
+export const processRoutes: RouteModule = (deps) => deps.registry.list('chef').map((p) => processRoute(p, deps));
+
+function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): RouteDef {
+  const extras = chef.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
+  const reads = [...(chef.manifest.extensions ?? []), ...(chef.manifest.mediaTypes ?? [])].join(', ');
+  return {
+    method: 'post',
+    path: chef.route,
+    summary: chef.manifest.summary,
+    tag: 'chefs',
+    description: [
+      `Reads ${reads || 'what its sniffing accepts'}. Send \`text\`, or \`file\` naming an upload (its stored text is processed). Upload a file with POST /v1/files to have it read by the chef for its type (form field \`chef\` names one).`,
+      chef.manifest.bytesOnly ? 'This chef reads files only: a `text` is a 422.' : '',
+      extras.length ? `Needs the optional extra ${extras.join('; ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    body: chef.body,
+    bodyName: `${pascal(chef.name)}ProcessRequest`,
+    examples: chef.manifest.examples,
+    responses: {
+      200: { description: 'The processed document: its text, and spans of it (offsets in offset_unit).', schema: ProcessedDocument, example: () => exampleAnswers(registry).get(`chef:${chef.name}`) },
+      ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT'),
+    },
+    documentInput: true,
+    async handler(ctx) {
+      const req = parseRequest(chef, ctx.request.body);
+      setIgnoredKeys(ctx, req.ignored);
+      const text = req.input as string;
+      checkTexts(text, settings);
+      const doc = await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
+      ctx.body = toWire(doc, req.unit);
+    },
+  };
+}
+
+/** The server settings behind the chefs' limits, as a 413 names them. */
+export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };
+
+const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
