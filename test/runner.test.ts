@@ -122,6 +122,18 @@ describe('large bodies are parsed in a worker', () => {
     assert.ok(JSON.parse(res.bytes.toString()).length > 100);
   });
 
+  test('a large body that does name an uploaded file is parsed in a worker, then its file resolved here', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['Alpha beta gamma. Delta epsilon.'], { type: 'text/markdown' }), 'doc.md');
+    const uploaded = (await (await fetch(`${app.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
+    const body = JSON.stringify({ file: { type: 'document', content: uploaded.name }, chunk_size: 8, padding: 'x'.repeat(100_000) });
+    const before = pool.tasksByKind.job;
+    const res = await post(app, '/v1/chunk/token', body);
+    assert.equal(res.status, 200, res.bytes.toString().slice(0, 200));
+    assert.equal(pool.tasksByKind.job - before, 1, 'one worker job parsed the body');
+    assert.equal((JSON.parse(res.bytes.toString()) as { text: string }[]).map((c) => c.text).join(''), 'Alpha beta gamma. Delta epsilon.');
+  });
+
   test('Accept: application/x-ndjson does not make a large body parse on the main thread', async () => {
     const before = { job: pool.tasksByKind.job, run: pool.tasksByKind.run };
     const res = await stream(app, '/v1/chunk/token', JSON.stringify({ text: [text(100_000), text(90_000)], chunk_size: 512 }));
