@@ -31,6 +31,7 @@ export const ManifestMeta = Type.Object({
   kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery'), Type.Literal('chef')]),
   summary: Type.String({ minLength: 1 }),
   extras: Type.Array(Extra),
+  aliases: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Config fields clients send under another name: {alias: field}.' })),
   config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
   mediaTypes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), { description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).' })),
   extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' })),
@@ -89,6 +90,12 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   config: C;
   /** A chunker that sets `embedding` on every chunk it returns (late chunking); others never do. */
   embeds?: boolean;
+  /**
+   * Config fields clients send under another name (`{alias: field}`), e.g. a client that names
+   * neural's `model` `embedding_model`: the value moves to the field before validation, in a
+   * request body and in a pipeline step alike; the field's own name wins when both are sent.
+   */
+  aliases?: Record<string, string>;
   /** Example request bodies for the docs (without the input field for refineries: they get chunks). */
   examples?: Record<string, unknown>[];
   /** The only place a plugin imports its implementation (and therefore any optional package). */

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { ChunkdError } from './errors.js';
 import { missingExtraError, missingPackages } from './extras.js';
 import { KINDS, type AnyManifest, type ChefImpl, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
-import { bodySchema } from './request.js';
+import { aliasesOf, bodySchema } from './request.js';
 import { unknownNameMessage } from './suggest.js';
 import { compileValidator, type Validator } from './validation.js';
 
@@ -15,6 +15,8 @@ export class Plugin {
   readonly validateBody: Validator<Record<string, unknown>>;
   readonly validateConfig: Validator<Record<string, unknown>>;
   readonly knownKeys: ReadonlySet<string>;
+  /** Keys clients send under another name, by alias (kernel/request.ts). */
+  readonly aliases: Record<string, string>;
   readonly configKeys: readonly string[];
   private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl | ChefImpl>>();
 
@@ -27,6 +29,7 @@ export class Plugin {
     this.configKeys = Object.keys(manifest.config.properties);
     this.validateConfig = compileValidator(Type.Object(manifest.config.properties, { additionalProperties: false }));
     this.knownKeys = new Set(Object.keys(this.body.properties));
+    this.aliases = aliasesOf(manifest, this.knownKeys);
   }
 
   get name(): string {

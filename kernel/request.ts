@@ -34,19 +34,25 @@ export function bodySchema(manifest: AnyManifest): TObject {
   return Type.Object(props, { required: [input], additionalProperties: true, examples: manifest.examples }) as TObject;
 }
 
+/** The aliases of a plugin's body: the shared ones and the manifest's own, never shadowing a field the body has. */
+export function aliasesOf(manifest: AnyManifest, known: ReadonlySet<string>): Record<string, string> {
+  const all = { ...ALIASES, ...manifest.aliases };
+  return Object.fromEntries(Object.entries(all).filter(([alias, canonical]) => known.has(canonical) && !known.has(alias)));
+}
+
 /** Move aliased keys to their canonical name (the canonical key wins when both are sent). */
-export function applyAliases(body: Record<string, unknown>, known: ReadonlySet<string>): void {
-  for (const [alias, canonical] of Object.entries(ALIASES)) {
-    if (alias in body && known.has(canonical)) {
-      if (!(canonical in body)) body[canonical] = body[alias];
+export function applyAliases(body: Record<string, unknown>, known: ReadonlySet<string>, aliases: Record<string, string> = ALIASES): void {
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (Object.hasOwn(body, alias) && known.has(canonical)) {
+      if (!Object.hasOwn(body, canonical)) body[canonical] = body[alias];
       delete body[alias];
     }
   }
 }
 
 /** Keys the schema does not know: ignored, and reported so a typo is visible. */
-export function unknownKeys(body: Record<string, unknown>, known: ReadonlySet<string>): string[] {
-  return Object.keys(body).filter((k) => !known.has(k) && !(k in ALIASES));
+export function unknownKeys(body: Record<string, unknown>, known: ReadonlySet<string>, aliases: Record<string, string> = ALIASES): string[] {
+  return Object.keys(body).filter((k) => !known.has(k) && !Object.hasOwn(aliases, k));
 }
 
 /**
@@ -54,14 +60,19 @@ export function unknownKeys(body: Record<string, unknown>, known: ReadonlySet<st
  * a JSON object of bounded nesting and finite numbers, aliased keys moved to their canonical name,
  * and the keys the schema does not know (ignored, to be named in IGNORED_KEYS_HEADER).
  */
-export function readObjectBody(raw: unknown, known: ReadonlySet<string>, example = '{"text": "..."}'): { body: Record<string, unknown>; ignored: string[] } {
+export function readObjectBody(
+  raw: unknown,
+  known: ReadonlySet<string>,
+  example = '{"text": "..."}',
+  aliases: Record<string, string> = ALIASES,
+): { body: Record<string, unknown>; ignored: string[] } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw validationError(['body'], `The request body must be a JSON object, e.g. ${example}.`, 'model_attributes_type');
   }
   const body = raw as Record<string, unknown>;
   checkJsonShape(body);
-  applyAliases(body, known);
-  return { body, ignored: unknownKeys(body, known) };
+  applyAliases(body, known, aliases);
+  return { body, ignored: unknownKeys(body, known, aliases) };
 }
 
 /** The response header naming a body's ignored keys. */

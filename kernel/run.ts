@@ -18,7 +18,7 @@ export interface ParsedRequest {
 
 /** Validate a request body against the plugin's compiled schema and split it into input and config. */
 export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
-  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'refinery' ? '{"chunks": [...]}' : '{"text": "..."}');
+  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'refinery' ? '{"chunks": [...]}' : '{"text": "..."}', plugin.aliases);
   plugin.validateBody(body);
   const config: Record<string, unknown> = {};
   for (const key of plugin.configKeys) config[key] = body[key];
@@ -35,7 +35,7 @@ export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
 export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)[]): Record<string, unknown> {
   const config = structuredClone(raw ?? {}) as Record<string, unknown>;
   if (config === null || typeof config !== 'object' || Array.isArray(config)) throw validationError(loc, 'config must be a JSON object.', 'dict_type');
-  applyAliases(config, plugin.knownKeys);
+  applyAliases(config, plugin.knownKeys, plugin.aliases);
   return plugin.validateConfig(config, loc);
 }
 

@@ -5,6 +5,7 @@
  *   const runner = new Runner(executor, { maxOutputBytes, maxDocumentOutputBytes, maxChunks });
  *   const recipe: Recipe = { steps: [{ plugin, config }], unit: 'codepoint', returnType: 'chunks' };
  *   const parts = await runner.answer(recipe, docs, { list: true, signal });      // one JSON answer, as bytes
+ *     // (flat: true: one list of every document's chunks, each marked with its index in metadata.document)
  *   await runner.each(recipe, docs, (index, result) => …, { concurrency, signal }); // one result per document
  *
  * - A recipe is a list of steps, each a plugin and its validated config: the first step takes each
@@ -24,7 +25,7 @@
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import { tooLarge, type Setting } from './caps.js';
-import type { Chunk } from './chunk.js';
+import { orderChunk, type Chunk } from './chunk.js';
 import { ChunkdError, isChunkdError, type ErrorCode, type Issue } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
 import { listWeight, runsInline, runsJobs, split } from './pool.js';
@@ -92,6 +93,8 @@ export interface RunOptions {
   returnType: 'chunks' | 'texts';
   cap: Cap;
   maxChunks: number;
+  /** Mark each document's chunks with its index (`metadata.document`), the first document of the call being this one (a flat answer). */
+  markFrom?: number;
 }
 
 /** A result as it crosses threads: an error as data, a bug as its stack. */
@@ -108,11 +111,12 @@ export class Runner {
    * else the one document's result; as parts to send one after the other. The first failing
    * document (by index) is the answer's error; an answer larger than maxOutputBytes is a 413.
    */
-  async answer(recipe: Recipe, docs: Doc[], { list, signal }: { list: boolean; signal?: AbortSignal }): Promise<Uint8Array[]> {
+  async answer(recipe: Recipe, docs: Doc[], { list, flat = false, signal }: { list: boolean; flat?: boolean; signal?: AbortSignal }): Promise<Uint8Array[]> {
     const cap: Cap = { bytes: this.limits.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' };
     const cost = recipeCost(recipe);
     const groups = runsJobs(this.executor) ? (split(docs, docWeight, this.executor.threads, cost) ?? [docs]) : [docs];
-    const results = (await Promise.all(groups.map((g) => this.run(recipe, g, cap, signal)))).flat();
+    const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
+    const results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined)))).flat();
     let total = 2 + Math.max(0, results.length - 1);
     for (const r of results) {
       if ('error' in r) throw r.error;
@@ -121,6 +125,11 @@ export class Runner {
     }
     if (total > cap.bytes) throw capError(cap, total, false);
     if (!list) return [(results[0] as { bytes: Uint8Array }).bytes];
+    if (flat) {
+      // One list: each document's items, its brackets dropped (an empty document adds nothing).
+      const inner = results.map((r) => (r as { bytes: Uint8Array }).bytes).filter((b) => b.length > 2).map((b) => b.subarray(1, b.length - 1));
+      return [OPEN, ...inner.flatMap((b, i) => (i ? [COMMA, b] : [b])), CLOSE];
+    }
     return [OPEN, ...results.flatMap((r, i) => (i ? [COMMA, (r as { bytes: Uint8Array }).bytes] : [(r as { bytes: Uint8Array }).bytes])), CLOSE];
   }
 
@@ -156,8 +165,8 @@ export class Runner {
   }
 
   /** One group of documents, here or in one worker task, by cost. */
-  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal): Promise<DocResult[]> {
-    const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks };
+  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number): Promise<DocResult[]> {
+    const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks, ...(markFrom === undefined ? {} : { markFrom }) };
     const pool = this.executor;
     const weight = docs.reduce((n, d) => n + docWeight(d), 0);
     const wire =
@@ -193,10 +202,11 @@ function docValue(d: Doc): string | Chunk[] {
 export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
   const out: WireResult[] = [];
   const budget = { used: 0 };
-  for (const doc of docs) {
+  for (const [i, doc] of docs.entries()) {
     signal?.throwIfAborted();
     try {
-      const chunks = await runSteps(steps, doc, options, budget, signal);
+      let chunks = await runSteps(steps, doc, options, budget, signal);
+      if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
       const bytes = encodeList(chunks, options, budget);
       if (options.cap.over === 'answer') budget.used += bytes.length + 1;
       out.push({ bytes });

@@ -124,7 +124,8 @@ function branchOf(union: AjvError, root: unknown): number | undefined {
   const branches = (union.parentSchema?.anyOf ?? []) as Record<string, unknown>[];
   const kind = kindOf(valueAt(root, pathOf(union)));
   const matching = branches.flatMap((b, i) => (schemaKinds(b).includes(kind) ? [i] : []));
-  return matching.length === 1 ? matching[0] : undefined;
+  // A constant branch ('auto') explains nothing of a wrong value of its kind: the union says what to send.
+  return matching.length === 1 && !('const' in branches[matching[0]!]!) ? matching[0] : undefined;
 }
 
 const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);

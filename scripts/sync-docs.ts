@@ -16,6 +16,7 @@ import { DOC_EXAMPLES } from './docs-examples.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
+import { clientModelsTable } from '../plugins/embeddings/known-models.js';
 import { resolveSettings } from '../server/settings.js';
 
 /** The marker of a file written whole (the OpenAPI response examples), not a table between markers. */
@@ -47,6 +48,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'errors', errorsTable()],
       [readme, 'formats', formatsTable(registry)],
       [readme, 'settings', settingsTable()],
+      [readme, 'client-models', clientModelsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];

@@ -20,7 +20,7 @@ import { VERSION } from './version.js';
 import { docsRoutes } from './routes/docs.js';
 import { evaluateRoutes } from './routes/evaluate.js';
 import { fileRoutes } from './routes/files.js';
-import { metaRoutes } from './routes/meta.js';
+import { metaRoutes, rootRoute } from './routes/meta.js';
 import { jobRoutes } from './routes/jobs.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { playgroundRoutes } from './routes/playground.js';
@@ -43,18 +43,13 @@ export interface App {
 /** Build the Koa app once from the frozen registry: routes, validators and the OpenAPI document. */
 export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES): App {
   const routes = modules.flatMap((m) => m(deps));
-  routes.unshift(...selfDescribingRoutes(routes));
+  routes.unshift(...selfDescribingRoutes(routes, deps));
   for (const r of routes) if (r.documentInput && r.body) r.body = withFileAlternative(r.body); // documented; resolved by documentInput below
   // Built on first use; its response examples were recorded by `npm run docs` (server/openapi-examples.ts).
   let document: Promise<Record<string, unknown>> | undefined;
   const openapi = () => (document ??= responseExamples(routes).then((examples) => buildOpenApi(routes, version, COMPONENTS, examples)));
-  const index = routes.filter((r) => !r.hidden);
-  const pages = pagesOf(routes);
   const openapiRoute = routes.find((r) => r.path === '/openapi.json')!;
   openapiRoute.handler = async (ctx) => (ctx.body = await openapi());
-  routes.find((r) => r.path === '/')!.handler = (ctx) => {
-    ctx.body = { name: 'chunkd', version, docs: '/docs', pages, routes: index.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })) };
-  };
 
   const koa = new Koa({ proxy: false });
   const { settings, logger } = deps;
@@ -74,13 +69,12 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   return { koa, routes, openapi };
 }
 
-/** The browser pages (docs, redoc, playground), by name, from the routes that declare one. */
-export const pagesOf = (routes: RouteDef[]): Record<string, string> => Object.fromEntries(routes.filter((r) => r.page).map((r) => [r.page!, r.path]));
+export { pagesOf } from './routes/meta.js';
 
-function selfDescribingRoutes(routes: RouteDef[]): RouteDef[] {
+function selfDescribingRoutes(routes: RouteDef[], deps: AppDeps): RouteDef[] {
   const placeholder = () => {};
   return [
-    { method: 'get', path: '/', summary: 'Index of the routes.', tag: 'meta', public: true, responses: { 200: { description: 'Name, version and routes.' } }, handler: placeholder },
+    rootRoute(deps.registry, version, () => routes),
     { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document.', tag: 'meta', public: true, responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } }, handler: placeholder },
   ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
 }

@@ -41,8 +41,21 @@ const semanticBody = (embedding_model: string, ts: boolean) =>
   ts
     ? { text: TEXT, embedding_model, threshold: 0.5, chunk_size: 512, similarity_window: 1, min_sentences: 1, min_chunk_size: 2, min_characters_per_sentence: 12, threshold_step: 0.01, delim: ['.', '!', '?', '\n'], include_delim: 'prev', return_type: 'chunks' }
     : { text: TEXT, embedding_model, threshold: 0.8, chunk_size: 512, similarity_window: 3, min_sentences_per_chunk: 1, min_characters_per_sentence: 24, delim: ['. ', '! ', '? ', '\n'], include_delim: 'prev', skip_window: 0, filter_window: 5, filter_polyorder: 3, filter_tolerance: 0.2 };
+/** Older Python SemanticChunker (chonkie.cloud before the server's field names): threshold "auto" and the legacy fields. */
+const PY_OLD_SEMANTIC_BODY = (text: string) => ({ text, embedding_model: 'minishlab/potion-base-32M', chunk_size: 512, threshold: 'auto', similarity_window: 1, min_sentences: 1, min_chunk_size: 2, min_characters_per_sentence: 12, threshold_step: 0.01, delim: ['. ', '! ', '? ', '\n'], include_delim: 'prev' });
 const LATE_BODY = { text: TEXT, embedding_model: 'nomic-ai/modernbert-embed-base', chunk_size: 512, min_characters_per_chunk: 24, recipe: 'default', lang: 'en' };
+/** The TS LateChunker's defaults (its model: all-MiniLM-L6-v2). */
+const TS_LATE_BODY = { text: TEXT, embedding_model: 'all-MiniLM-L6-v2', chunk_size: 512, recipe: 'default', lang: 'en', min_characters_per_chunk: 24 };
 const NEURAL_BODY = { text: TEXT, model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 };
+/** The TS NeuralChunker sends its model as embedding_model. */
+const TS_NEURAL_BODY = { text: TEXT, embedding_model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10, return_type: 'chunks' };
+/** Three topics in blocks of sentences, so the semantic chunker (its filter window is 5 sentences) finds valleys. */
+const TOPICS = {
+  a: ['The meeting starts at nine.', 'Bring the quarterly figures.', 'The meeting starts with figures.', 'Bring figures at nine.'],
+  b: ['After lunch we review the roadmap.', 'The roadmap for next year.', 'We review the year after lunch.', 'Lunch and the roadmap review.'],
+  c: ['One word, two words.', 'Three words and five words.', 'The word ends at five.', 'Five words end it.'],
+};
+const LONG = [...TOPICS.a, ...TOPICS.b, ...TOPICS.c, ...TOPICS.a, ...TOPICS.b].join(' ');
 const SLUMBER_BODY = { text: TEXT, tokenizer_or_token_counter: 'gpt2', chunk_size: 1024, recipe: 'default', lang: 'en', candidate_size: 128, min_characters_per_chunk: 24 };
 const OVERLAP = (chunks: unknown[]) => ({ chunks, tokenizer_or_token_counter: 'character', context_size: 0.25, mode: 'token', method: 'suffix', recipe: 'default', lang: 'en', merge: true });
 const EMBEDDINGS = (chunks: unknown[]) => ({ chunks, embedding_model: 'minishlab/potion-retrieval-32M' });
@@ -145,6 +158,44 @@ describe('Chonkie clients against an open server with no models installed', () =
     }
   });
 
+  test('TS neural sends its model as embedding_model: honoured (the guidance for that model), never the default model', async () => {
+    const res = await app.post('/v1/chunk/neural', TS_NEURAL_BODY);
+    assertError(res, 400, 'BAD_REQUEST', /^Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed/);
+    assert.equal(res.headers.get('x-chunkd-ignored-keys'), null, 'embedding_model is not an ignored key');
+  });
+
+  test('neural with a model nobody has (as model or as embedding_model): a 400 that says how to install one, not chunks of the default', async () => {
+    for (const body of [{ text: TEXT, model: 'no-such-org/no-such-model' }, { ...TS_NEURAL_BODY, embedding_model: 'no-such-org/no-such-model' }]) {
+      const res = await app.post('/v1/chunk/neural', body);
+      assertError(res, 400, 'BAD_REQUEST', /^Token-classification model 'no-such-org\/no-such-model' is not in the local Hugging Face cache/);
+      assert.ok(res.body.message.includes('optimum-cli export onnx --task token-classification --model no-such-org/no-such-model'), res.body.message);
+    }
+  });
+
+  test('TS late with its default all-MiniLM-L6-v2: the ONNX download command and where its files go', async () => {
+    const name = 'all-MiniLM-L6-v2';
+    assertError(
+      await app.post('/v1/chunk/late', TS_LATE_BODY),
+      400,
+      'BAD_REQUEST',
+      `Embedding model '${name}' (a sentence-transformers embedding model, run as ONNX) is not installed on this server, which cannot download models. To install it: on a machine with internet access run ` +
+        `\`pip install -U huggingface_hub && hf download sentence-transformers/${name} config.json tokenizer.json onnx/model.onnx --local-dir ${name}\`, ` +
+        `then copy the folder ${name}/ (onnx/model.onnx, tokenizer.json and config.json) into a directory the server reads models from (--models-dir, CHUNKD_MODELS_DIR), keeping the path ${name}/; no restart is needed. ` +
+        `Or the operator maps the name to a model the server has: --model-map ${name}=<installed model> (CHUNKD_MODEL_MAP), e.g. an installed model directory.`,
+    );
+  });
+
+  test('older Py semantic (threshold "auto", min_sentences, min_chunk_size, threshold_step): accepted, so its model is what is missing', async () => {
+    const res = await app.post('/v1/chunk/semantic', PY_OLD_SEMANTIC_BODY(TEXT));
+    assertError(res, 400, 'BAD_REQUEST', potionGuide('minishlab/potion-base-32M', 'Embedding model'));
+    assert.equal(res.headers.get('x-chunkd-ignored-keys'), null);
+  });
+
+  test('a threshold that is neither a number in (0, 1) nor "auto": a 422 that says what to send', async () => {
+    const res = await app.post('/v1/chunk/semantic', { ...PY_OLD_SEMANTIC_BODY(TEXT), threshold: 'smart' });
+    assertError(res, 422, 'VALIDATION', 'threshold must be a number > 0 and < 1 or "auto" (got "smart")');
+  });
+
   test('slumber without an LLM: 501 naming the settings', async () => {
     assertError(await app.post('/v1/chunk/slumber', SLUMBER_BODY), 501, 'NOT_CONFIGURED', /--llm-base-url/);
   });
@@ -235,6 +286,32 @@ describe('the model-less classes served through --model-map and --models-dir', (
     assert.ok(res.body.length > 1);
   });
 
+  test('TS neural (model sent as embedding_model, mapped): the same chunks as the model field gives', async () => {
+    const res = await app.post('/v1/chunk/neural', TS_NEURAL_BODY);
+    assertReadable(res, TEXT);
+    assert.deepEqual(res.body, (await app.post('/v1/chunk/neural', NEURAL_BODY)).body);
+  });
+
+  test("TS semantic's min_sentences is min_sentences_per_chunk: it changes the chunks as that field does", async () => {
+    const ts = (extra: Record<string, unknown>) => ({ ...semanticBody('minishlab/potion-base-8M', true), text: LONG, ...extra });
+    const one = await app.post('/v1/chunk/semantic', ts({ min_sentences: 1 }));
+    const five = await app.post('/v1/chunk/semantic', ts({ min_sentences: 5 }));
+    assertReadable(one, LONG);
+    assertReadable(five, LONG);
+    assert.ok(five.body.length < one.body.length, `${five.body.length} < ${one.body.length}`);
+    const { min_sentences: _, ...named } = ts({});
+    assert.deepEqual(five.body, (await app.post('/v1/chunk/semantic', { ...named, min_sentences_per_chunk: 5 })).body);
+  });
+
+  test('older Py semantic, threshold "auto": chunks, and min_chunk_size bounds the groups the search accepts', async () => {
+    const auto = await app.post('/v1/chunk/semantic', PY_OLD_SEMANTIC_BODY(LONG));
+    assertReadable(auto, LONG);
+    const large = await app.post('/v1/chunk/semantic', { ...PY_OLD_SEMANTIC_BODY(LONG), min_chunk_size: 40 });
+    assertReadable(large, LONG);
+    assert.ok(large.body.length < auto.body.length, 'fewer, larger chunks');
+    assert.ok(large.body.every((c: { token_count: number }) => c.token_count >= 40), JSON.stringify(large.body.map((c: { token_count: number }) => c.token_count)));
+  });
+
   test('a name outside the map is not substituted: chonky_modernbert_base_1 still gets its guidance', async () => {
     assertError(await app.post('/v1/chunk/neural', { ...NEURAL_BODY, model: 'mirth/chonky_modernbert_base_1' }), 400, 'BAD_REQUEST', /is not installed on this server/);
   });
@@ -269,4 +346,82 @@ describe('--model-map is checked at start', () => {
     const booted = await start('minishlab/potion-base-8M=chunkd/glove-sif-100d');
     await booted.close();
   });
+});
+
+/** What Python's `Pipeline.run` does with the answer: `[Chunk.from_dict(c) for c in data.get("chunks", [])]`, a dict per item. */
+function pyPipelineRun(body: { chunks?: unknown }): { text: string; start_index: number; end_index: number; token_count: number; metadata?: Record<string, unknown> }[] {
+  const items = body.chunks ?? [];
+  assert.ok(Array.isArray(items));
+  for (const c of items) assert.ok(c !== null && typeof c === 'object' && !Array.isArray(c), `Chunk.from_dict needs a dict, got ${JSON.stringify(c).slice(0, 40)}`);
+  return items as never;
+}
+
+/** The chunks of a flat run, back in one list per text by metadata.document; offsets checked against each text. */
+function byDocument(texts: string[], chunks: ReturnType<typeof pyPipelineRun>) {
+  const lists: (typeof chunks)[] = texts.map(() => []);
+  let last = 0;
+  for (const c of chunks) {
+    const doc = c.metadata?.document;
+    assert.ok(Number.isInteger(doc) && (doc as number) >= last && (doc as number) < texts.length, 'metadata.document: the index of the text, in input order');
+    last = doc as number;
+    assert.equal([...texts[last]!].slice(c.start_index, c.end_index).join(''), c.text);
+    lists[last]!.push(c);
+  }
+  return lists;
+}
+
+describe("Python's Pipeline.run on a slug pipeline with a list of texts", () => {
+  const TEXTS = [TEXT, '', 'Short text here.', CODE];
+  const create = { slug: 'py-run', description: null, steps: [{ type: 'chunk', component: 'recursive', chunk_size: 16, tokenizer_or_token_counter: 'word' }] };
+
+  for (const workers of ['0', '2']) {
+    describe(workers === '0' ? 'inline' : 'a large batch split over two workers', () => {
+      let app: TestApp;
+      before(async () => {
+        app = await startApp({ workers });
+        assert.equal((await app.post('/v1/pipeline', create)).status, 200);
+      });
+      after(() => app.close());
+      // Large enough to leave the event loop and be split over both workers (kernel/pool.ts).
+      const texts = workers === '0' ? TEXTS : TEXTS.map((t) => Array(300).fill(t).join('\n\n'));
+
+      test('chunks is one flat list in input order, each chunk marked with its text, the nested run regrouped', async () => {
+        const flat = await app.post('/v1/pipeline/py-run', { text: texts });
+        assert.equal(flat.status, 200, JSON.stringify(flat.body).slice(0, 300));
+        const nested = await app.post('/v1/pipeline/py-run', { text: texts, nested: true });
+        assert.equal(nested.status, 200);
+        assert.equal(nested.body.chunks.length, texts.length);
+        const lists = byDocument(texts, pyPipelineRun(flat.body));
+        const unmarked = lists.map((l) => l.map(({ metadata: { document: _, ...rest } = {}, ...c }) => (Object.keys(rest).length ? { ...c, metadata: rest } : c)));
+        assert.deepEqual(unmarked, nested.body.chunks, 'the flat list is the nested one, in order, with metadata.document added');
+        assert.equal(lists[1]!.length, 0, 'the blank text has no chunks');
+        assert.ok(lists.every((l, i) => i === 1 || l.length > 0));
+      });
+
+      test('a blank last text (on its own worker when split) adds nothing to the flat list', async () => {
+        const whole = texts.join('\n\n');
+        const res = await app.post('/v1/pipeline/py-run', { text: [whole, ''] });
+        const lists = byDocument([whole, ''], pyPipelineRun(res.body));
+        assert.deepEqual([lists[0]!.length > 0, lists[1]!.length], [true, 0]);
+        assert.deepEqual(res.body.chunks.length, (await app.post('/v1/pipeline/py-run', { text: whole })).body.chunks.length);
+      });
+
+      test('a step takes the same aliases as the route: stored under the field’s own name', async () => {
+        const steps = [{ type: 'chunk', component: 'semantic', min_sentences: 3, threshold: 'auto', threshold_step: 0.05 }];
+        const made = await app.post('/v1/pipeline', { slug: 'aliased', description: null, steps });
+        assert.equal(made.status, 200, JSON.stringify(made.body));
+        const [step] = made.body.steps;
+        assert.deepEqual([step.min_sentences_per_chunk, step.threshold, step.threshold_step, 'min_sentences' in step], [3, 'auto', 0.05, false]);
+        await app.request('DELETE', '/v1/pipeline/aliased');
+      });
+
+      test('return_type "texts": one flat list of texts; a single text answers its list as before', async () => {
+        const texts_ = await app.post('/v1/pipeline/py-run', { text: texts, return_type: 'texts' });
+        const nested = await app.post('/v1/pipeline/py-run', { text: texts, return_type: 'texts', nested: true });
+        assert.deepEqual(texts_.body.chunks, nested.body.chunks.flat());
+        const one = await app.post('/v1/pipeline/py-run', { text: texts[0] });
+        assert.ok(one.body.chunks.length > 0 && one.body.chunks.every((c: { metadata?: unknown }) => c.metadata === undefined));
+      });
+    });
+  }
 });

@@ -99,7 +99,7 @@ describe('create, get, list, update, run, delete by slug', () => {
     assert.equal((await app.request('GET', '/v1/pipeline/new-name')).body.id, made.id);
   });
 
-  test('run: text → {chunks}, the very chunks of /v1/pipelines/{id}/execute; a list → {chunks: one list per text}', async () => {
+  test('run: text → {chunks}, the very chunks of /v1/pipelines/{id}/execute; a list → {chunks: one flat list}, or one list per text with nested', async () => {
     const made = (await app.post('/v1/pipeline', pyCreate('runner', [token({ chunk_size: 10, chunk_overlap: 2 }), tag()]))).body;
     const res = await app.post('/v1/pipeline/runner', { text: TEXT });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -111,11 +111,14 @@ describe('create, get, list, update, run, delete by slug', () => {
       assert.equal([...TEXT].slice(c.start_index, c.end_index).join(''), c.text);
       assert.equal(c.metadata.label, 'tagged');
     }
-    const batch = await app.post('/v1/pipeline/runner', { text: [TEXT, 'short one', ''] });
+    const batch = await app.post('/v1/pipeline/runner', { text: [TEXT, 'short one', ''], nested: true });
     assert.equal(batch.status, 200);
     assert.equal(batch.body.chunks.length, 3);
     assert.deepEqual(batch.body.chunks[0], res.body.chunks);
     assert.deepEqual(batch.body.chunks[2], []);
+    const flat = await app.post('/v1/pipeline/runner', { text: [TEXT, 'short one', ''] });
+    const marked = batch.body.chunks.flatMap((list: { metadata: object }[], i: number) => list.map((c) => ({ ...c, metadata: { ...c.metadata, document: i } })));
+    assert.deepEqual(flat.body, { chunks: marked });
     assert.deepEqual((await app.post('/v1/pipeline/runner', { text: 'abc def', return_type: 'texts' })).body, { chunks: ['abc def'] });
   });
 
@@ -374,9 +377,11 @@ describe('pooled', () => {
     const direct = await pooled.post(`/v1/pipelines/${id}/execute`, { text });
     assert.deepEqual(res.body, { chunks: direct.body });
     assert.equal(res.body.chunks.length, Math.ceil(text.length / 4096));
-    const batch = await pooled.post('/v1/pipeline/big', { text: [text, text.slice(0, 10)] });
+    const batch = await pooled.post('/v1/pipeline/big', { text: [text, text.slice(0, 10)], nested: true });
     assert.deepEqual(batch.body, { chunks: (await pooled.post(`/v1/pipelines/${id}/execute`, { text: [text, text.slice(0, 10)] })).body });
     assert.equal(batch.body.chunks.length, 2);
+    const flat = await pooled.post('/v1/pipeline/big', { text: [text, text.slice(0, 10)] });
+    assert.deepEqual(flat.body.chunks.map((c: { metadata: { document: number } }) => c.metadata.document), [...batch.body.chunks[0].map(() => 0), 1]);
     assert.equal((await pooled.post('/v1/pipeline/absent', { text })).status, 404);
   });
 });

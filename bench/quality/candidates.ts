@@ -32,4 +32,11 @@ export const CONSISTENCY = 'chunkd token 200/0';
  * here with a name of its own; the table shows them after chunkd's chunkers, and the goal check
  * (every benchmark chunker matched or beaten on recall and IoU) counts them.
  */
-export const EXTRA: QualityCandidate[] = [];
+export const EXTRA: QualityCandidate[] = [
+  // The passage chunker (plugins/passage): balanced chunks at the strongest boundaries, with the
+  // top-level heading as context (read by BM25 and embedded with the text), or without it ('no context').
+  ...[150, 200, 300, 500, 800, 1600].map((n) => ({ name: `chunkd passage ${n}`, steps: chunk('passage', { ...cl100k, chunk_size: n }) })),
+  { name: 'chunkd passage 200 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 200, target: 0.75 }) },
+  { name: 'chunkd passage 300 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 300, target: 0.75 }) },
+  ...[150, 250, 600, 1600].map((n) => ({ name: `chunkd passage ${n} no context`, steps: chunk('passage', { ...cl100k, chunk_size: n, context: 'none' }) })),
+];

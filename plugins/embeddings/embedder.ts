@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, mappedModel, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, hubCacheDir, mappedModel, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import { installGuide } from './known-models.js';
 import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
@@ -109,6 +110,8 @@ export async function loadDirectory(dir: string, weights: string, name: string):
 
 /** The one answer for a name that gives no model: the same whatever exists on the server's disk. */
 function refusal(name: string): ChunkdError {
+  const guide = installGuide(name, hubCacheDir());
+  if (guide) return new ChunkdError('BAD_REQUEST', `Embedding model ${guide}`);
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   return new ChunkdError(
     'BAD_REQUEST',

@@ -24,6 +24,8 @@ export default defineChunker({
   summary: 'Split points predicted by a token-classification model (Chonky), run with onnxruntime-node in overlapping windows; chunks tile the input.',
   extras: [{ name: 'onnx', packages: ['onnxruntime-node'], reason: 'Runs the ONNX token-classification model that predicts the split points.' }],
   config: NeuralConfig,
+  // Chonkie's TypeScript NeuralChunker sends its model as embedding_model.
+  aliases: { embedding_model: 'model' },
   examples: [{ text: 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.', min_characters_per_chunk: 10 }],
   load: () => import('./impl.js'),
   cost: () => EMBEDDING_COST,

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { configError, countSpan, sentenceSplitter, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { loadEmbedder, type Embedder } from '../embeddings/embedder.js';
+import { autoThreshold } from './auto-threshold.js';
 import { capSpan, packRanges, refit, type Piece } from './cap.js';
 import type { SemanticConfig } from './index.js';
 import { savgolProblem } from './savgol.js';
@@ -26,14 +27,14 @@ export function semanticChunker(config: Config, embedder: Embedder): ChunkerImpl
   const tokenizer = embedder.tokenizer;
   const split = sentenceSplitter({ delim: config.delim, includeDelim: config.include_delim, minCharacters: config.min_characters_per_sentence });
   const size = config.chunk_size;
-  const opts: SplitOptions = {
+  const opts: Omit<SplitOptions, 'threshold'> = {
     window: config.filter_window,
     polyorder: config.filter_polyorder,
     tolerance: config.filter_tolerance,
-    threshold: config.threshold,
     minUnits: config.min_sentences_per_chunk,
     similarityWindow: config.similarity_window,
   };
+  const auto = { minTokens: config.min_chunk_size, maxTokens: size, step: config.threshold_step };
 
   return {
     async chunk(text) {
@@ -44,10 +45,12 @@ export function semanticChunker(config: Config, embedder: Embedder): ChunkerImpl
       let groups: [number, number][] = [[0, units.length]];
       if (units.length > config.similarity_window) {
         const vectors = await embedder.embed(units.map((u) => text.slice(u.start, u.end)));
-        groups = rangesBetween(splitPoints(windowSimilarities(vectors, counts, config.similarity_window), units.length, opts), units.length);
+        const similarities = windowSimilarities(vectors, counts, config.similarity_window);
+        const threshold = config.threshold === 'auto' ? autoThreshold(similarities, units.length, counts, opts, auto) : config.threshold;
+        groups = rangesBetween(splitPoints(similarities, units.length, { ...opts, threshold }), units.length);
         if (config.skip_window > 0) {
           const groupVectors = groups.map(([a, b]) => groupVector(vectors, counts, a, b));
-          groups = skipMerge(groups, (a, b) => cosineOf(groupVectors[a]!, groupVectors[b]!), config.threshold, config.skip_window);
+          groups = skipMerge(groups, (a, b) => cosineOf(groupVectors[a]!, groupVectors[b]!), threshold, config.skip_window);
         }
       }
       const count = (a: number, b: number) => countSpan(tokenizer, text, ends, units[a]!.start, units[b - 1]!.end);

@@ -3,12 +3,10 @@ import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, Include
 
 export const SemanticConfig = Type.Object({
   embedding_model: EmbeddingModelField(),
-  threshold: Type.Number({
+  threshold: Type.Union([Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }), Type.Literal('auto')], {
     default: 0.5,
-    exclusiveMinimum: 0,
-    exclusiveMaximum: 1,
     description:
-      'In (0, 1). Split at similarity minima at or below this percentile of all minima; skip_window merges groups at least this similar. Lower → fewer, larger chunks.',
+      "In (0, 1). Split at similarity minima at or below this percentile of all minima; skip_window merges groups at least this similar. Lower → fewer, larger chunks. 'auto' (older Chonkie clients' default): searched per text, in steps of threshold_step, for a threshold at which every group holds min_chunk_size to chunk_size tokens.",
   }),
   chunk_size: ChunkSizeField(),
   similarity_window: Type.Integer({
@@ -19,6 +17,17 @@ export const SemanticConfig = Type.Object({
   }),
   min_sentences_per_chunk: MinSentencesPerChunkField('Fewest sentences between two semantic splits (the chunk_size cap may still cut a group shorter).'),
   min_characters_per_sentence: MinCharactersPerSentenceField(),
+  min_chunk_size: Type.Integer({
+    default: 2,
+    minimum: 1,
+    description: "With threshold 'auto': the fewest tokens a group may have while the threshold is searched (Chonkie's meaning; a numeric threshold does not use it).",
+  }),
+  threshold_step: Type.Number({
+    default: 0.01,
+    exclusiveMinimum: 0,
+    maximum: 1,
+    description: "With threshold 'auto': in (0, 1], how finely the threshold is searched (Chonkie's meaning; a numeric threshold does not use it).",
+  }),
   delim: DelimField(),
   include_delim: IncludeDelimField(),
   skip_window: Type.Integer({
@@ -52,6 +61,8 @@ export default defineChunker({
   summary: 'Sentences grouped where the embedding similarity dips (Savitzky–Golay minima), capped at chunk_size tokens of the model.',
   extras: [],
   config: SemanticConfig,
+  // Chonkie's TypeScript SemanticChunker (and older Python versions) name the fewest sentences per chunk min_sentences.
+  aliases: { min_sentences: 'min_sentences_per_chunk' },
   examples: [
     {
       text: 'Knead the dough and let it rise. Bake the bread until golden. The telescope tracks distant galaxies. Astronomers measure the light of stars.',

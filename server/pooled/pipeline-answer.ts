@@ -16,6 +16,7 @@ import type { FileStore } from '../files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkExecute } from '../pipelines/body.js';
 import { pipelineRecipe } from '../pipelines/execute.js';
+import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { AppDeps } from '../route.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
 import { bugLogger, streamDocuments } from '../stream/ndjson.js';
@@ -23,7 +24,7 @@ import { bugLogger, streamDocuments } from '../stream/ndjson.js';
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
-export async function pipelinePooled(ctx: Context, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode']): Promise<Pooled> {
+export async function pipelinePooled(ctx: Context, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode'], slug = false): Promise<Pooled> {
   let pipeline: PipelinePayload['pipeline'];
   try {
     pipeline = await find();
@@ -37,23 +38,31 @@ export async function pipelinePooled(ctx: Context, pool: WorkerPool, find: () =>
     const plugin = registry.find(kind, step[kind] ?? '');
     if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
   }
-  return runPooled(ctx, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true }) satisfies PipelinePayload);
+  return runPooled(ctx, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true, slug }) satisfies PipelinePayload);
 }
 
 /**
  * A pipeline run's whole answer, for both pipeline APIs: NDJSON when the client asks for it, else
  * JSON (under `envelope`, `{"chunks": …}`, when given). A large body is parsed in a worker; the
- * documents run through the document runner (kernel/runner.ts) wherever the body was parsed.
+ * documents run through the document runner (kernel/runner.ts) wherever the body was parsed. A
+ * slug run (`slug`) reads its own body, and a list of texts answers one flat list unless `nested`.
  */
-export async function answerPipelineRun(ctx: Context, deps: AppDeps, find: () => Promise<PipelineRecord>, { envelope, ndjson }: { envelope?: string; ndjson: boolean }): Promise<void> {
+export async function answerPipelineRun(
+  ctx: Context,
+  deps: AppDeps,
+  find: () => Promise<PipelineRecord>,
+  { envelope, ndjson, slug = false }: { envelope?: string; ndjson: boolean; slug?: boolean },
+): Promise<void> {
   const { executor, settings } = deps;
   const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
   let docs: Documents | undefined;
+  let flat = false;
   if (ctx.state.rawBody && runsJobs(executor)) {
-    const pooled = await pipelinePooled(ctx, executor, find, deps.registry, settings, ndjson ? 'documents' : 'answer');
+    const pooled = await pipelinePooled(ctx, executor, find, deps.registry, settings, ndjson ? 'documents' : 'answer', slug);
     if ('bytes' in pooled) return send([pooled.bytes]);
     if ('prepared' in pooled) {
       const { unit, returnType, list, docs: texts } = pooled.prepared;
+      flat = pooled.prepared.flat === true;
       docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false), texts, list, executor, settings);
     } else {
       await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
@@ -62,11 +71,13 @@ export async function answerPipelineRun(ctx: Context, deps: AppDeps, find: () =>
   }
   if (!docs) {
     const pipeline = await find();
-    const body = checkExecute(ctx.request.body, (keys) => setIgnoredKeys(ctx, keys));
+    const onIgnored = (keys: string[]) => setIgnoredKeys(ctx, keys);
+    const body = slug ? checkSlugRun(ctx.request.body, onIgnored) : checkExecute(ctx.request.body, onIgnored);
+    flat = slug && flattens(body as SlugRunBody);
     docs = await pipelineDocuments(pipeline, body, deps);
   }
   if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), bugLogger(deps.logger, ctx));
-  send(await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, signal: ctx.state.signal as AbortSignal | undefined }));
+  send(await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, flat, signal: ctx.state.signal as AbortSignal | undefined }));
 }
 
 const encoder = new TextEncoder();

@@ -11,6 +11,7 @@ import type { Job } from '../../kernel/worker.js';
 import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
 import { pipelineRecipe } from '../pipelines/execute.js';
+import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
 
@@ -19,6 +20,8 @@ export interface PipelinePayload extends PooledPayload {
   pipeline: PipelineRecord | { notFound: ErrorData };
   /** The source of each plugin the steps name, keyed `kind:name`; a plugin this server lacks is absent. */
   sources: Record<string, string>;
+  /** A slug run: its body may say `nested`, and a list of texts answers one flat list (server/pipelines/slug-run.ts). */
+  slug?: boolean;
 }
 
 const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
@@ -29,14 +32,16 @@ const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
   if ('notFound' in pipeline) return moved<PooledResult>({ error: pipeline.notFound, ignored: [] });
   let ignored: string[] = [];
   try {
-    const req = checkExecute(parsed.value, (keys) => (ignored = keys));
+    const onIgnored = (keys: string[]) => (ignored = keys);
+    const req = payload.slug ? checkSlugRun(parsed.value, onIgnored) : checkExecute(parsed.value, onIgnored);
+    const flat = payload.slug === true && flattens(req as SlugRunBody);
     checkTexts(req.text, limits);
     const texts = Array.isArray(req.text) ? req.text : [req.text];
     const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
     const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
-    const ready = { unit: req.offset_unit, returnType: req.return_type, list };
-    return (await answerHere(payload, recipe, texts, list, ignored)) ?? prepared(ready, texts, ignored);
+    const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat };
+    return (await answerHere(payload, recipe, texts, list, ignored, flat)) ?? prepared(ready, texts, ignored);
   } catch (e) {
     return moved<PooledResult>({ error: errorData(e), ignored });
   }

@@ -75,6 +75,8 @@ export interface Prepared {
   returnType: 'chunks' | 'texts';
   /** The request held a list (of texts, or of lists of chunks): the answer is a list. */
   list: boolean;
+  /** One flat list of every document's chunks (a slug run, server/pipelines/slug-run.ts). */
+  flat?: boolean;
   docs: Doc[];
 }
 
@@ -91,11 +93,11 @@ export type PooledResult =
 export const namesFile = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v) && 'file' in v;
 
 /** The JSON answer, run in this worker, when one is wanted and the work fits one worker; else undefined. */
-export async function answerHere(payload: PooledPayload, recipe: Recipe, docs: Doc[], list: boolean, ignored: string[]) {
+export async function answerHere(payload: PooledPayload, recipe: Recipe, docs: Doc[], list: boolean, ignored: string[], flat = false) {
   if (payload.mode !== 'answer') return undefined;
   const groups = split(docs, docWeight, payload.threads, recipeCost(recipe));
   if (groups && groups.length > 1) return undefined;
-  const parts = await new Runner(inline, payload.limits).answer(recipe, docs, { list });
+  const parts = await new Runner(inline, payload.limits).answer(recipe, docs, { list, flat });
   const bytes = concat(parts);
   return moved<PooledResult>({ bytes, ignored }, [bytes]);
 }

@@ -1,8 +1,9 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { isInstalled } from '../../kernel/extras.js';
-import { Extra } from '../../kernel/plugin.js';
+import { Extra, KINDS, type Kind } from '../../kernel/plugin.js';
+import type { Registry } from '../../kernel/registry.js';
 import type { Logger } from '../logger.js';
-import type { RouteModule } from '../route.js';
+import type { RouteDef, RouteModule } from '../route.js';
 import { JOB_STORE } from '../jobs/service.js';
 import type { JobStore } from '../jobs/store.js';
 import { PIPELINE_STORE } from '../storage/service.js';
@@ -45,6 +46,70 @@ const AuthStatus = Type.Object({
   message: Type.String(),
   status: Type.Literal(200, { description: "Chonkie's TypeScript client reads the key as valid when this is 200." }),
 });
+
+/** The browser pages (docs, redoc, playground), by name, from the routes that declare one. */
+export const pagesOf = (routes: readonly RouteDef[]): Record<string, string> => Object.fromEntries(routes.filter((r) => r.page).map((r) => [r.page!, r.path]));
+
+/** The key a kind's routes are listed under in GET /: its plural (chunker → chunkers, refinery → refineries). */
+export const kindKey = (kind: string): string => (/[^aeiou]y$/.test(kind) ? `${kind.slice(0, -1)}ies` : `${kind}s`);
+
+const RoutePaths = (what: string) => Type.Array(Type.String(), { description: `The route of every ${what} this server has (built in or dropped in).` });
+
+/**
+ * GET /: chunkd's own keys (name, version, docs, pages, routes) and the keys Chonkie's server
+ * answers there (health, chunkers, refineries, pipelines), so that a tool discovering a server's
+ * chunkers from its root finds them; every further plugin kind adds its own list, keyed by kindKey.
+ */
+export const RootIndex = Type.Object(
+  {
+    name: Type.Literal('chunkd'),
+    version: Type.String(),
+    docs: Type.String({ description: 'The API reference page.' }),
+    pages: Type.Record(Type.String(), Type.String(), { description: 'The browser pages, by short name.' }),
+    routes: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), summary: Type.String() }), { description: 'Every documented route.' }),
+    health: Type.String({ description: "The liveness route (Chonkie's key)." }),
+    chunkers: RoutePaths('chunker'),
+    refineries: RoutePaths('refinery'),
+    pipelines: Type.String({ description: "The pipelines API (Chonkie's key)." }),
+  },
+  { additionalProperties: Type.Array(Type.String(), { description: 'A further plugin kind: the route of each plugin of that kind, under the kind in the plural.' }) },
+);
+
+/** The answer of GET /, derived from the registry and the routes served. */
+export function rootIndex(registry: Registry, version: string, routes: readonly RouteDef[]): Static<typeof RootIndex> {
+  const listed = routes.filter((r) => !r.hidden);
+  const byKind = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((kind) => [kindKey(kind), registry.list(kind).map((p) => p.route)]));
+  return {
+    name: 'chunkd',
+    version,
+    docs: '/docs',
+    pages: pagesOf(routes),
+    routes: listed.map((r) => ({ method: r.method.toUpperCase(), path: r.path, summary: r.summary })),
+    health: '/health',
+    chunkers: [],
+    refineries: [],
+    ...byKind,
+    pipelines: '/v1/pipelines',
+  };
+}
+
+/** The GET / route; `routes` gives every route served once the app has them all. */
+export function rootRoute(registry: Registry, version: string, routes: () => readonly RouteDef[]): RouteDef {
+  let answer: Static<typeof RootIndex> | undefined; // the registry and the routes are frozen once served
+  const index = () => (answer ??= rootIndex(registry, version, routes()));
+  return {
+    method: 'get',
+    path: '/',
+    summary: "Index of the routes, with the keys Chonkie's server answers here (health, chunkers, refineries, pipelines).",
+    description: `Lists under \`chunkers\`, \`refineries\` (and one key per further plugin kind, its name in the plural) the route of every plugin the server has, dropped-in ones included.`,
+    tag: 'meta',
+    public: true,
+    responses: { 200: { description: 'Name, version, pages, routes, and the route of each plugin by kind.', schema: RootIndex, example: index } },
+    handler(ctx) {
+      ctx.body = index();
+    },
+  };
+}
 
 export const metaRoutes: RouteModule = ({ registry, settings, services, logger }) => [
   {

@@ -10,9 +10,9 @@ import { timestamp } from '../pipelines/clock.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { listPage } from '../pipelines/page.js';
-import { PipelineExecute } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { isSlug, slugPathProblem } from '../pipelines/slug.js';
+import { SlugRunRequest } from '../pipelines/slug-run.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -213,10 +213,12 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
     route({
       method: 'post',
       path: '/v1/pipeline/:slug',
-      summary: 'Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → {chunks: [[...], ...]}, one list per text.',
-      description: 'The same run as POST /v1/pipelines/{id}/execute (same limits, offset_unit and return_type), its answer under `chunks`.',
-      body: PipelineExecute,
-      bodyName: 'PipelineExecuteRequest',
+      summary: 'Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → one flat list in input order, each chunk\'s metadata.document its text\'s index (`nested: true`: one list per text).',
+      description:
+        "The same run as POST /v1/pipelines/{id}/execute (same limits, offset_unit and return_type), its answer under `chunks`. For a list of texts, `chunks` is one flat list, as Chonkie's Python client reads it " +
+        '(`Pipeline.run` makes one Chunk of each item, keeping `metadata`): the chunks of text 0, then of text 1, …, each with `metadata.document` set to its text\'s index. `"nested": true` answers one list per text instead.',
+      body: SlugRunRequest,
+      bodyName: 'SlugPipelineRunRequest',
       documentInput: true,
       responses: {
         200: { description: 'The chunks.', schema: PipelineRun },
@@ -224,7 +226,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       },
       rawBody: true,
       async handler(ctx) {
-        await answerPipelineRun(ctx, deps, () => bySlug(ctx), { envelope: 'chunks', ndjson: false });
+        await answerPipelineRun(ctx, deps, () => bySlug(ctx), { envelope: 'chunks', ndjson: false, slug: true });
       },
     }),
   ];
