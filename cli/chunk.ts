@@ -21,6 +21,7 @@ import { resolveSettings, type Settings } from '../server/settings.js';
 import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../server/stream/documents.js';
 import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
 import { Progress } from './progress.js';
+import { invalidUtf8At } from './utf8.js';
 
 export const DEFAULT_CHUNKER = 'recursive';
 const FORMATS = ['ndjson', 'json'] as const;
@@ -175,25 +176,31 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
     if (stat.size > byteCap(settings)) throw tooBig(file, `has ${stat.size.toLocaleString('en')} bytes, more than any text within the limit`);
     regular.add(file);
   }
-  let stdin: Promise<string> | undefined;
+  let stdin: Promise<Buffer> | undefined;
   const texts: string[] = [];
   for (const file of files) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      if (file === '-') text = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
-      else if (regular.has(file)) text = readFileSync(file, 'utf8');
-      else text = await readCapped(createReadStream(file), byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit'));
+      if (file === '-') bytes = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
+      else if (regular.has(file)) bytes = readFileSync(file);
+      else bytes = await readCapped(createReadStream(file), byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit'));
     } catch (e) {
       throw e instanceof Usage ? e : unreadable(file, e);
     }
+    // As the server refuses them (422): invalid bytes are never replaced by U+FFFD behind the user's back.
+    const bad = invalidUtf8At(bytes);
+    if (bad >= 0) {
+      throw new Usage(`${file === '-' ? 'Standard input' : file} is not valid UTF-8: the first invalid byte (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is at byte offset ${bad}. Convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) and run again.`);
+    }
+    const text = bytes.toString('utf8');
     if (text.length > settings.maxTextChars) throw tooBig(file, `has ${text.length.toLocaleString('en')} characters`);
     texts.push(text);
   }
   return texts;
 }
 
-/** A stream's bytes as UTF-8, refused (the stream left unread) once they pass `cap`. */
-async function readCapped(stream: NodeJS.ReadableStream & { destroy(): void }, cap: number, tooBig: () => Error): Promise<string> {
+/** A stream's bytes, refused (the stream left unread) once they pass `cap`. */
+async function readCapped(stream: NodeJS.ReadableStream & { destroy(): void }, cap: number, tooBig: () => Error): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const part of stream) {
@@ -204,7 +211,7 @@ async function readCapped(stream: NodeJS.ReadableStream & { destroy(): void }, c
     }
     parts.push(part as Buffer);
   }
-  return Buffer.concat(parts).toString('utf8');
+  return Buffer.concat(parts);
 }
 
 function unreadable(file: string, e: unknown): Usage {

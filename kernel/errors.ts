@@ -15,7 +15,7 @@ export const ERRORS = {
   UPSTREAM: { status: 502, meaning: 'A service the plugin calls (slumber: the LLM) is unreachable, timed out, refused the request or answered in a shape chunkd cannot read; the message names the service and its setting.' },
   UNAVAILABLE: { status: 503, meaning: 'The server is shutting down or overloaded, or its pipelines database is unreachable (the message says which); retry later.' },
   TIMEOUT: { status: 504, meaning: 'The request took longer than the configured timeout and was abandoned.' },
-  INSUFFICIENT_STORAGE: { status: 507, meaning: 'The uploaded files are at their quota (--max-files, --max-files-bytes): delete some or wait for them to expire.' },
+  INSUFFICIENT_STORAGE: { status: 507, meaning: 'A storage quota is reached (uploaded files: --max-files, --max-files-bytes; jobs: --max-jobs-bytes): delete or cancel some, or wait for them to expire.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

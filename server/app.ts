@@ -12,6 +12,7 @@ import { FILE_STORE } from './files/service.js';
 import type { FileStore } from './files/store.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
 import { responseExamples } from './openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   const { settings, logger } = deps;
   // Routing comes first: auth, the body rule and the request log all act on the route matched here.
   const table = new RouteTable(routes);
+  koa.use(securityHeaders());
   koa.use(requestLog(logger));
   koa.use(cors(settings.corsOrigins, (path) => table.allowed(path)));
   koa.use(errorMiddleware(logger));

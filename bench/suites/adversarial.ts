@@ -5,6 +5,8 @@
  * (perf_hooks.monitorEventLoopDelay, inside the server) and the slowest /health answer meanwhile.
  */
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import { createDeflate, gzipSync } from 'node:zlib';
 import type { Check, CustomSuite, Options, Section } from '../harness.js';
 import { startServer, type BenchServer } from '../servers/spawn.js';
@@ -19,10 +21,49 @@ interface Attack {
   /** Empty: no request, one second of /health polls alone (the machine's own noise floor). */
   path: string | ((server: BenchServer) => Promise<string>);
   body: () => string;
-  /** Sent with `Accept: application/x-ndjson`: the stream is read to its end. */
-  ndjson?: boolean;
-  /** A job (POST /v1/jobs): done once the job is finished, polled every 100 ms. */
-  job?: boolean;
+  /** A request a string body cannot make (a stream that never ends): sends it, answers its status and the bytes sent. */
+  send?: (server: BenchServer) => Promise<{ status: number; bytes: number }>;
+}
+
+/**
+ * An upload whose body goes on after the closing boundary for as long as the server reads it
+ * (4 GiB at most): the server must answer 413 once the whole body passes --max-file-bytes plus
+ * framing, and read no further.
+ */
+function endlessMultipartTail(server: BenchServer): Promise<{ status: number; bytes: number }> {
+  const B = 'benchboundary';
+  const head = Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${B}--\r\n`);
+  const tail = Buffer.alloc(64 * 1024, 'tail ');
+  let sent = 0;
+  let answered = false;
+  const body = new Readable({
+    read() {
+      if (answered || sent > 4 * 1024 ** 3) return void this.push(null);
+      const chunk = sent === 0 ? head : tail;
+      sent += chunk.length;
+      this.push(chunk);
+    },
+  });
+  return new Promise((resolve) => {
+    const req = request(`${server.url}/v1/files`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${B}`, 'transfer-encoding': 'chunked' } }, (res) => {
+      answered = true;
+      const bytes = sent;
+      res.resume();
+      res.on('end', () => (req.destroy(), resolve({ status: res.statusCode!, bytes })));
+    });
+    req.on('error', () => (answered ? undefined : resolve({ status: 0, bytes: sent })));
+    body.pipe(req);
+  });
+}
+
+/** The server process's resident memory now, in bytes (Linux /proc; 0 elsewhere). */
+function rssOf(pid: number | undefined): number {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** Deterministic "random" lowercase letters: one long piece without spaces, the BPE worst case. */
@@ -47,9 +88,38 @@ async function manyDelimiterPipeline(server: BenchServer): Promise<string> {
 
 /** The document runner's rows: `chunk_size: 1` makes ~100 bytes of JSON per character, the worst output per input. */
 const abText = (mb: number) => 'ab '.repeat(Math.ceil((mb * 1e6) / 3)).slice(0, mb * 1e6);
+
+/**
+ * A request sent with `Accept: application/x-ndjson` (the stream read to its end), or a job
+ * (POST /v1/jobs, then its status polled every 100 ms until it finishes: 413 when its document
+ * failed, as its result line says).
+ */
+const runnerSend =
+  (path: string, body: () => string, kind: 'ndjson' | 'job') =>
+  async (server: BenchServer): Promise<{ status: number; bytes: number }> => {
+    const text = body();
+    const bytes = Buffer.byteLength(text);
+    const headers = { 'content-type': 'application/json', ...(kind === 'ndjson' ? { accept: 'application/x-ndjson' } : {}) };
+    const r = await fetch(server.url + path, { method: 'POST', headers, body: text }).catch(() => undefined);
+    if (!r) return { status: 0, bytes };
+    if (kind === 'ndjson') return (await r.arrayBuffer(), { status: r.status, bytes });
+    const { id } = (await r.json()) as { id: string };
+    for (;;) {
+      await new Promise((w) => setTimeout(w, 100));
+      const job = (await (await fetch(`${server.url}/v1/jobs/${id}`)).json()) as { status: string; documents: { failed: number } };
+      if (job.status !== 'queued' && job.status !== 'running') return { status: job.documents.failed ? 413 : 200, bytes };
+    }
+  };
+
 const RUNNER_ATTACKS: Attack[] = [
-  ...[1, 4, 10].map((mb) => ({ label: `NDJSON: token chunk_size 1 on ${mb} MB`, method: 'POST', path: '/v1/chunk/token', ndjson: true, body: () => JSON.stringify({ text: [abText(mb)], chunk_size: 1 }) })),
-  ...[1, 6, 10].map((mb) => ({ label: `job: token chunk_size 1 on one ${mb} MB document`, method: 'POST', path: '/v1/jobs', job: true, body: () => JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }], documents: [{ text: abText(mb) }] }) })),
+  ...[1, 4, 10].map((mb) => {
+    const body = () => JSON.stringify({ text: [abText(mb)], chunk_size: 1 });
+    return { label: `NDJSON: token chunk_size 1 on ${mb} MB`, method: 'POST', path: '/v1/chunk/token', body: () => '', send: runnerSend('/v1/chunk/token', body, 'ndjson') };
+  }),
+  ...[1, 6, 10].map((mb) => {
+    const body = () => JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }], documents: [{ text: abText(mb) }] });
+    return { label: `job: token chunk_size 1 on one ${mb} MB document`, method: 'POST', path: '/v1/jobs', body: () => '', send: runnerSend('/v1/jobs', body, 'job') };
+  }),
 ];
 
 const ATTACKS = (quick: boolean): Attack[] => [
@@ -63,6 +133,7 @@ const ATTACKS = (quick: boolean): Attack[] => [
   { label: 'pipeline execute: 64 delimiters on 60 KB', method: 'POST', path: manyDelimiterPipeline, body: () => JSON.stringify({ text: prose60k() }) },
   ...RUNNER_ATTACKS,
   { label: 'body nested 20,000 levels deep', method: 'POST', path: '/v1/chunk/token', body: () => `{"text": ${'['.repeat(20_000)}${']'.repeat(20_000)}}` },
+  { label: 'endless multipart tail (upload that never ends after its closing boundary)', method: 'POST', path: '/v1/files', body: () => '', send: endlessMultipartTail },
 ];
 
 interface Outcome {
@@ -74,41 +145,37 @@ interface Outcome {
   healthMaxMs: number;
   loopMaxMs: number;
   loopP99Ms: number;
-  peakRssMb: number;
+  rssMaxBytes: number;
 }
 
 async function attack(server: BenchServer, a: Attack): Promise<Outcome> {
   const path = typeof a.path === 'string' ? a.path : await a.path(server);
-  const body = a.body();
+  let body = a.body();
   for (let i = 0; i < 3; i++) await fetch(`${server.url}/health`).then((r) => r.arrayBuffer());
   server.reset();
   let done = false;
+  let bytes = Buffer.byteLength(body);
+  let rssMaxBytes = rssOf(server.child.pid);
   const began = performance.now();
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(a.ndjson ? { accept: 'application/x-ndjson' } : {}) };
-  const request = async (): Promise<number> => {
-    const r = await fetch(server.url + path, { method: a.method, headers, body });
-    if (!a.job) return (await r.arrayBuffer(), r.status);
-    const { id } = (await r.json()) as { id: string };
-    for (;;) {
-      await new Promise((w) => setTimeout(w, 100));
-      const job = (await (await fetch(`${server.url}/v1/jobs/${id}`)).json()) as { status: string; documents: { failed: number } };
-      if (job.status !== 'queued' && job.status !== 'running') return job.documents.failed ? 413 : 200; // a failed document: its 413 line
-    }
-  };
-  const sent = (path ? request().catch(() => 0) : new Promise<number>((r) => setTimeout(() => r(200), 1000))).finally(
-    () => (done = true),
-  );
+  const answer = a.send
+    ? a.send(server).then((r) => ((bytes = r.bytes), r.status))
+    : path
+      ? fetch(server.url + path, { method: a.method, headers: { 'content-type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status), () => 0)
+      : new Promise<number>((r) => setTimeout(() => r(200), 1000));
+  const sent = answer.finally(() => (done = true));
+  body = ''; // not kept alive by this closure while the server works
   const polls: number[] = [];
   while (!done) {
     const t = performance.now();
     await fetch(`${server.url}/health`).then((r) => r.arrayBuffer(), () => undefined);
     polls.push(performance.now() - t);
+    rssMaxBytes = Math.max(rssMaxBytes, rssOf(server.child.pid));
     await new Promise((r) => setTimeout(r, 10));
   }
   const status = await sent;
   const seconds = (performance.now() - began) / 1e3;
-  const { delay, peakRssMb } = await server.stats();
-  return { label: a.label, bytes: Buffer.byteLength(body), status, seconds, healthPolls: polls.length, healthMaxMs: Math.max(0, ...polls), loopMaxMs: delay.maxMs, loopP99Ms: delay.p99Ms, peakRssMb };
+  const { delay } = await server.stats();
+  return { label: a.label, bytes, status, seconds, healthPolls: polls.length, healthMaxMs: Math.max(0, ...polls), loopMaxMs: delay.maxMs, loopP99Ms: delay.p99Ms, rssMaxBytes };
 }
 
 export const adversarialSuite: CustomSuite = {
@@ -123,8 +190,9 @@ export const adversarialSuite: CustomSuite = {
       for (const [path, body] of [['/v1/chunk/semantic', { text: 'A b. C d. E f. G h.' }], ['/v1/chunk/token', { text: 'abc', tokenizer: 'cl100k_base' }]] as const) {
         await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(body)) });
       }
-      // CHUNKD_BENCH_ROWS=runner: the noise floor and the document runner's rows only.
-      const rows = process.env.CHUNKD_BENCH_ROWS === 'runner' ? [ATTACKS(o.quick)[0]!, ...RUNNER_ATTACKS] : ATTACKS(o.quick);
+      // CHUNKD_BENCH_ROWS=<text>: only the rows whose label holds it (and the noise floor), to measure one row on a shared machine.
+      const only = process.env.CHUNKD_BENCH_ROWS;
+      const rows = ATTACKS(o.quick).filter((a, i) => i === 0 || !only || a.label.includes(only));
       for (const a of rows) outcomes.push(await attack(server, a));
     } finally {
       await server.stop();
@@ -133,8 +201,8 @@ export const adversarialSuite: CustomSuite = {
       `Each request below is sent alone to a real server (default settings, \`--workers 2\`) while GET /health is polled every 10 ms. **loop delay** is the server's worst event-loop delay during the request (perf_hooks.monitorEventLoopDelay, 5 ms resolution): the time any other client would have waited. A 4xx is the request refused up front (a schema maximum, the nesting limit). The first row, with no request, is the machine's own noise floor: on a loaded machine every figure includes it.`,
       '',
       table(
-        ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay p99 (ms)', 'loop delay max (ms)', 'server RSS peak so far (MB)'],
-        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopP99Ms), num(r.loopMaxMs), num(r.peakRssMb)]),
+        ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay p99 (ms)', 'loop delay max (ms)', 'server RSS max'],
+        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopP99Ms), num(r.loopMaxMs), r.rssMaxBytes ? fmtSize(r.rssMaxBytes) : 'n/a']),
       ),
     ].join('\n');
     const attacks = outcomes.slice(1);
@@ -147,6 +215,15 @@ export const adversarialSuite: CustomSuite = {
         note: `noise floor (no request): ${num(outcomes[0]!.loopMaxMs)} ms`,
       },
     ];
+    const tail = outcomes.find((r) => r.label.startsWith('endless multipart tail'));
+    if (tail) {
+      checks.push({
+        what: 'an endless multipart tail is cut off: /health < 100 ms and server RSS < 1 GB meanwhile',
+        measured: `413 after ${fmtSize(tail.bytes)} sent; /health worst ${num(tail.healthMaxMs)} ms; RSS max ${fmtSize(tail.rssMaxBytes)}`,
+        met: tail.status === 413 && tail.healthMaxMs < 100 && tail.rssMaxBytes < 1e9,
+        note: `noise floor (no request): /health worst ${num(outcomes[0]!.healthMaxMs)} ms`,
+      });
+    }
     return { title: this.title, body, checks };
   },
 };

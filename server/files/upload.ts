@@ -16,9 +16,20 @@ export interface Upload {
 export const FILE_PART = 'file';
 const EXAMPLE = "curl -F 'file=@notes.md' …/v1/files";
 
+/** Room for the multipart framing and a few small fields around the largest file. */
+export const FRAMING_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The most of a multipart body read off the wire: the file limit plus framing, counted over the
+ * whole body (a preamble, text fields, other parts, anything after the closing boundary).
+ */
+export const uploadLimit = (maxFileBytes: number) => maxFileBytes + FRAMING_BYTES;
+
 /**
  * Read a multipart/form-data upload with exactly one file part named `file` (other text fields
- * are ignored), at most maxBytes long; every other shape is refused with the reason.
+ * are ignored), at most maxBytes long; every other shape is refused with the reason. The body as
+ * a whole is read up to uploadLimit(maxBytes) and no further: the byte past it is a 413, and the
+ * rest is left unread (the route closes the connection after its answer).
  */
 export function readUpload(req: IncomingMessage, maxBytes: number, signal?: AbortSignal): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
@@ -44,7 +55,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      req.unpipe(parser);
+      detach();
       req.pause(); // the rest is not read: the route closes the connection after its answer
       reject(error);
     };
@@ -83,7 +94,27 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       resolve({ ...upload, fields });
     });
     req.on('aborted', () => fail(new ChunkdError('VALIDATION', 'The upload was cut short: send the whole body.')));
-    req.pipe(parser);
+    // Counted before busboy sees a byte: busboy bounds the file part only, and reads a preamble,
+    // a text field or a tail after the closing boundary for as long as it is sent.
+    const limit = uploadLimit(maxBytes);
+    let read = 0;
+    const onData = (chunk: Buffer) => {
+      if (settled) return;
+      read += chunk.length;
+      if (read > limit) {
+        return fail(new ChunkdError('TOO_LARGE', `The multipart body is larger than the limit of ${limit} bytes (the file limit, --max-file-bytes or CHUNKD_MAX_FILE_BYTES, plus ${FRAMING_BYTES} bytes for the framing and small fields): upload a smaller file, without large fields or data around it.`));
+      }
+      if (!parser.write(chunk)) {
+        req.pause();
+        parser.once('drain', () => settled || req.resume());
+      }
+    };
+    function detach() {
+      req.off('data', onData).off('end', onEnd);
+    }
+    const onEnd = () => settled || parser.end();
+    parser.once('close', detach);
+    req.on('data', onData).once('end', onEnd);
   });
 }
 

@@ -7,9 +7,12 @@ import type { ExecuteDeps } from '../pipelines/execute.js';
 import type { Migration } from '../storage/migrations.js';
 import { migratePg, withMigrationLock } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
-import { BUG, runBatch } from './run.js';
+import { runBatch } from './run.js';
 import { contiguous } from './sqlite.js';
-import { FAILURES_MAX, type JobRun, type JobStore, type JobView, type NewJob, type ResultLine } from './store.js';
+import {
+  capped, documentBytes, errorLine, FAILURES_MAX, gaveUp, JobQuotaError, quotaReached, RETRY_LIMIT,
+  type JobDocument, type JobIntake, type JobMeta, type JobRun, type JobStore, type JobView, type ResultLine, type StoreLimits,
+} from './store.js';
 import { finalStatus, toView, type JobRow } from './view.js';
 
 /** The pg-boss queue of batches: one message = one job's document indexes [from, to). */
@@ -39,18 +42,31 @@ export const JOB_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // The jobs storage quota (--max-jobs-bytes): each job's documents plus results, in bytes.
+    version: 2,
+    sql: 'ALTER TABLE chunkd_jobs ADD COLUMN IF NOT EXISTS bytes bigint NOT NULL DEFAULT 0',
+  },
 ];
+
+/** Bytes a document takes in chunkd_job_documents, as documentBytes counts them. */
+const DOC_BYTES_SQL = 'octet_length(text) + octet_length(doc_id)';
+
+/** The transaction lock every growth of the jobs' bytes takes: the quota is reserved atomically across replicas. */
+const QUOTA_LOCK = "SELECT pg_advisory_xact_lock(hashtext('chunkd_jobs_bytes'))";
+
+/**
+ * A job still 'receiving' this long after it was created lost its receiver (a replica that died
+ * mid-upload): deleted by the sweep. Far longer than any upload lasts (--request-timeout-ms).
+ */
+const RECEIVING_TTL_S = 3600;
 
 const SWEEP_MS = 60_000;
 /** Expired jobs deleted per statement: each well inside the statement timeout, whatever piled up. */
 const SWEEP_GROUP = 100;
 /** How often an idle consumer asks the queue for a batch. */
 const POLL_MS = 500;
-/**
- * Runs of one batch before it is given up (its documents still without a result get an INTERNAL
- * line): a batch that fails that often will not succeed, and the job must still finish.
- */
-export const RETRY_LIMIT = 5;
+export { RETRY_LIMIT };
 
 /** This process, as recorded beside each result it stored. */
 export const REPLICA = `${hostname()}:${process.pid}`;
@@ -67,6 +83,7 @@ interface PgOptions {
   ttlS: number;
   expiryS: number;
   logger: Logger;
+  limits: StoreLimits;
 }
 
 /**
@@ -169,8 +186,8 @@ export class PgJobStore implements JobStore {
         if (!this.closed && message.retryCount >= message.retryLimit) {
           // The last run (and not cut short by this replica stopping): its documents still without a result fail, so the job ends.
           warn('job batch failed on its last retry; its documents without a result fail')(e as Error);
-          const gaveUp = await this.giveUp(message.data).then(() => true, (g: Error) => (warn('job batch could not be given up')(g), false));
-          if (gaveUp) {
+          const given = await this.giveUp(message.data, message.retryCount + 1).then(() => true, (g: Error) => (warn('job batch could not be given up')(g), false));
+          if (given) {
             await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
             continue;
           }
@@ -185,39 +202,70 @@ export class PgJobStore implements JobStore {
     for (const w of this.wake.splice(0)) w();
   }
 
-  async submit(job: NewJob): Promise<JobView> {
-    await this.db(async (c) => {
-      await c.query('BEGIN');
-      try {
-        await c.query('INSERT INTO chunkd_jobs (id, status, pipeline_id, steps, offset_unit, total, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-          job.id, 'queued', job.pipeline_id, JSON.stringify(job.steps), job.offset_unit, job.documents.length, job.created_at,
-        ]);
-        for (let at = 0; at < job.documents.length; at += 1000) {
-          const part = job.documents.slice(at, at + 1000);
+  async receive(id: string, createdAt: string): Promise<JobIntake> {
+    await this.db((c) => c.query("INSERT INTO chunkd_jobs (id, status, steps, offset_unit, total, created_at) VALUES ($1, 'receiving', '[]', 'codepoint', 0, $2)", [id, createdAt]));
+    let next = 0;
+    const inTransaction = <T>(work: (c: pg.PoolClient) => Promise<T>) =>
+      this.db(async (c) => {
+        await c.query('BEGIN');
+        try {
+          const out = await work(c);
+          await c.query('COMMIT');
+          return out;
+        } catch (e) {
+          await c.query('ROLLBACK').catch(() => {});
+          throw e;
+        }
+      });
+    return {
+      add: async (documents: JobDocument[]) => {
+        const bytes = documents.reduce((n, d) => n + documentBytes(d), 0);
+        await inTransaction(async (c) => {
+          await this.reserve(c, bytes);
           await c.query('INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])', [
-            job.id, part.map((_, i) => at + i), part.map((d) => d.id), part.map((d) => d.text),
+            id, documents.map((_, i) => next + i), documents.map((d) => d.id), documents.map((d) => d.text),
           ]);
-        }
-        const batches = [];
-        for (let from = 0; from < job.documents.length; from += this.options.batchSize) {
-          batches.push({ name: QUEUE, data: { job_id: job.id, from, to: Math.min(job.documents.length, from + this.options.batchSize) } });
-        }
-        if (batches.length === 0) await c.query("UPDATE chunkd_jobs SET status = 'done', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1", [job.id, this.options.ttlS]);
-        // In the same transaction: the job and its batches exist together or not at all.
-        else await this.boss.insert(batches, { db: { executeSql: (text: string, values: unknown[]) => c.query(text, values) } });
-        await c.query('COMMIT');
-      } catch (e) {
-        await c.query('ROLLBACK').catch(() => {});
-        throw e;
-      }
-    });
-    this.wakeAll(); // this replica starts at once; the others within a poll
-    return (await this.get(job.id))!;
+          await c.query('UPDATE chunkd_jobs SET bytes = bytes + $2, total = total + $3 WHERE id = $1', [id, bytes, documents.length]);
+        });
+        next += documents.length;
+      },
+      commit: async (meta: JobMeta) => {
+        const total = next;
+        await inTransaction(async (c) => {
+          await c.query("UPDATE chunkd_jobs SET status = 'queued', pipeline_id = $2, steps = $3, offset_unit = $4, total = $5 WHERE id = $1 AND status = 'receiving'", [
+            id, meta.pipeline_id, JSON.stringify(meta.steps), meta.offset_unit, total,
+          ]);
+          const batches = [];
+          for (let from = 0; from < total; from += this.options.batchSize) {
+            batches.push({ name: QUEUE, data: { job_id: id, from, to: Math.min(total, from + this.options.batchSize) } });
+          }
+          if (batches.length === 0) await c.query("UPDATE chunkd_jobs SET status = 'done', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1", [id, this.options.ttlS]);
+          // In the same transaction: the job is queued and its batches exist together or not at all.
+          else await this.boss.insert(batches, { db: { executeSql: (text: string, values: unknown[]) => c.query(text, values) } });
+        });
+        this.wakeAll(); // this replica starts at once; the others within a poll
+        return (await this.get(id))!;
+      },
+      // The documents cascade.
+      abort: async () => void (await this.db((c) => c.query("DELETE FROM chunkd_jobs WHERE id = $1 AND status = 'receiving'", [id]))),
+    };
+  }
+
+  /** Inside a transaction: `bytes` more fit in --max-jobs-bytes (the lock held until it ends), or JobQuotaError. */
+  private async reserve(c: pg.PoolClient, bytes: number): Promise<void> {
+    await c.query(QUOTA_LOCK);
+    const used = Number((await c.query<{ used: string }>('SELECT coalesce(sum(bytes), 0) AS used FROM chunkd_jobs')).rows[0]!.used);
+    if (used + bytes > this.options.limits.maxJobsBytes) throw new JobQuotaError(used, bytes, this.options.limits.maxJobsBytes);
+  }
+
+  /** Bytes in use by every job (documents and results), on every replica. */
+  async usage(): Promise<number> {
+    return Number((await this.pool.query<{ used: string }>('SELECT coalesce(sum(bytes), 0) AS used FROM chunkd_jobs')).rows[0]!.used);
   }
 
   async get(id: string): Promise<JobView | undefined> {
     return this.db(async (c) => {
-      const { rows } = await c.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1 AND (expires_at IS NULL OR expires_at > now())', [id]);
+      const { rows } = await c.query<JobRow>("SELECT * FROM chunkd_jobs WHERE id = $1 AND status <> 'receiving' AND (expires_at IS NULL OR expires_at > now())", [id]);
       const row = rows[0];
       if (!row) return undefined;
       const failures = row.failed ? (await c.query<{ line: string }>('SELECT line FROM chunkd_job_results WHERE job_id = $1 AND NOT ok ORDER BY idx LIMIT $2', [id, FAILURES_MAX])).rows : [];
@@ -246,7 +294,9 @@ export class PgJobStore implements JobStore {
         [id, this.options.ttlS],
       );
       // Batches still queued find the job cancelled and end at once; the documents go now.
-      if (rowCount) await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1', [id]);
+      if (!rowCount) return;
+      await c.query(`UPDATE chunkd_jobs SET bytes = bytes - (SELECT coalesce(sum(${DOC_BYTES_SQL}), 0) FROM chunkd_job_documents WHERE job_id = $1) WHERE id = $1`, [id]);
+      await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1', [id]);
     });
     return this.get(id);
   }
@@ -270,21 +320,22 @@ export class PgJobStore implements JobStore {
 
   /** Deletes expired jobs (their documents and results cascade) a group at a time. */
   private async sweep(): Promise<void> {
+    await this.pool.query("DELETE FROM chunkd_jobs WHERE status = 'receiving' AND created_at < now() - make_interval(secs => $1)", [RECEIVING_TTL_S]);
     for (;;) {
       const { rowCount } = await this.pool.query('DELETE FROM chunkd_jobs WHERE id IN (SELECT id FROM chunkd_jobs WHERE expires_at < now() LIMIT $1)', [SWEEP_GROUP]);
       if ((rowCount ?? 0) < SWEEP_GROUP || this.closed) return;
     }
   }
 
-  /** A batch that failed on every retry: each of its documents still without a result gets an INTERNAL line. */
-  private async giveUp({ job_id, from, to }: Batch): Promise<void> {
+  /** A batch that failed on every retry: each of its documents still without a result gets the reason. */
+  private async giveUp({ job_id, from, to }: Batch, runs: number): Promise<void> {
     const { rows: docs } = await this.pool.query<{ index: number; id: string }>(
       `SELECT d.idx AS "index", d.doc_id AS id FROM chunkd_job_documents d
        WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
          AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)`,
       [job_id, from, to],
     );
-    const lines = docs.map((d) => ({ index: d.index, ok: false, line: JSON.stringify({ document_id: d.id, index: d.index, error: BUG }) }));
+    const lines = docs.map((d) => errorLine(d.index, d.id, gaveUp(runs)));
     if (lines.length) await this.store(job_id, lines);
   }
 
@@ -308,20 +359,46 @@ export class PgJobStore implements JobStore {
     if (lines.length) await this.store(job_id, lines);
   }
 
-  private async store(jobId: string, lines: ResultLine[]): Promise<void> {
+  /**
+   * Store a batch's results once each, in one transaction: a line over --max-document-output-bytes
+   * is stored as its TOO_LARGE error; the documents' bytes are freed and the results' counted. When
+   * the results would pass --max-jobs-bytes (checked under the quota lock, across replicas), the
+   * job stops: every document without a result gets the INSUFFICIENT_STORAGE line, and it fails.
+   */
+  private async store(jobId: string, batch: ResultLine[]): Promise<void> {
+    const { maxDocumentOutputBytes, maxJobsBytes } = this.options.limits;
     const c = await this.pool.connect();
     try {
       await c.query('BEGIN');
-      const { rows: added } = await c.query<{ ok: boolean }>(
-        'INSERT INTO chunkd_job_results (job_id, idx, ok, line, replica) SELECT $1, i, o, l, $5 FROM unnest($2::int[], $3::bool[], $4::text[]) AS t(i, o, l) ON CONFLICT (job_id, idx) DO NOTHING RETURNING ok',
+      const { rows: waiting } = await c.query<{ idx: number; doc_id: string; bytes: string }>(
+        `SELECT idx, doc_id, ${DOC_BYTES_SQL} AS bytes FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[])`,
+        [jobId, batch.map((l) => l.index)],
+      );
+      const docs = new Map(waiting.map((r) => [r.idx, { doc_id: r.doc_id, bytes: Number(r.bytes) }]));
+      let lines = capped(batch, maxDocumentOutputBytes, (index) => docs.get(index)?.doc_id);
+      const grows = lines.reduce((n, l) => n + Buffer.byteLength(l.line), 0) - [...docs.values()].reduce((n, d) => n + d.bytes, 0);
+      let stop = false;
+      if (grows > 0) {
+        await c.query(QUOTA_LOCK);
+        const used = Number((await c.query<{ used: string }>('SELECT coalesce(sum(bytes), 0) AS used FROM chunkd_jobs')).rows[0]!.used);
+        if (used + grows > maxJobsBytes) {
+          stop = true;
+          const { rows: rest } = await c.query<{ idx: number; doc_id: string }>('SELECT idx, doc_id FROM chunkd_job_documents WHERE job_id = $1 ORDER BY idx', [jobId]);
+          lines = rest.map((d) => errorLine(d.idx, d.doc_id, quotaReached(maxJobsBytes)));
+        }
+      }
+      const { rows: added } = await c.query<{ ok: boolean; bytes: string }>(
+        'INSERT INTO chunkd_job_results (job_id, idx, ok, line, replica) SELECT $1, i, o, l, $5 FROM unnest($2::int[], $3::bool[], $4::text[]) AS t(i, o, l) ON CONFLICT (job_id, idx) DO NOTHING RETURNING ok, octet_length(line) AS bytes',
         [jobId, lines.map((l) => l.index), lines.map((l) => l.ok), lines.map((l) => l.line), REPLICA],
       );
       const done = added.filter((r) => r.ok).length;
-      await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[])', [jobId, lines.map((l) => l.index)]);
-      const { rows } = await c.query<JobRow>('UPDATE chunkd_jobs SET done = done + $2, failed = failed + $3 WHERE id = $1 RETURNING *', [jobId, done, added.length - done]);
+      const addedBytes = added.reduce((n, r) => n + Number(r.bytes), 0);
+      const { rows: gone } = await c.query<{ bytes: string }>(`DELETE FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[]) RETURNING ${DOC_BYTES_SQL} AS bytes`, [jobId, lines.map((l) => l.index)]);
+      const freed = gone.reduce((n, r) => n + Number(r.bytes), 0);
+      const { rows } = await c.query<JobRow>('UPDATE chunkd_jobs SET done = done + $2, failed = failed + $3, bytes = bytes + $4 WHERE id = $1 RETURNING *', [jobId, done, added.length - done, addedBytes - freed]);
       const row = rows[0];
-      if (row && row.status === 'running' && row.done + row.failed >= row.total) {
-        await c.query('UPDATE chunkd_jobs SET status = $2, finished_at = now(), expires_at = now() + make_interval(secs => $3) WHERE id = $1', [jobId, finalStatus(row), this.options.ttlS]);
+      if (row && row.status === 'running' && (stop || row.done + row.failed >= row.total)) {
+        await c.query('UPDATE chunkd_jobs SET status = $2, finished_at = now(), expires_at = now() + make_interval(secs => $3) WHERE id = $1', [jobId, stop ? 'failed' : finalStatus(row), this.options.ttlS]);
       }
       await c.query('COMMIT');
     } catch (e) {

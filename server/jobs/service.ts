@@ -17,7 +17,8 @@ export const JOBS_FILE = 'jobs.db';
  * the one queue), else SQLite run in this process. Consuming starts once the worker pool exists.
  */
 export const jobStore: ServiceFactory = async (settings, logger, services) => {
-  const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, logger };
+  const limits = { maxJobsBytes: settings.maxJobsBytes, maxDocumentOutputBytes: settings.maxDocumentOutputBytes };
+  const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, logger, limits };
   const pool = services[POSTGRES] as pg.Pool | undefined;
   const store = settings.databaseUrl && pool ? await openPg(pool, settings.databaseUrl, { ...common, expiryS: settings.jobBatchExpiryS }) : await SqliteJobStore.open(resolve(settings.dataDir, JOBS_FILE), common);
   logger.log('info', 'job store open', { backend: settings.databaseUrl ? 'postgresql' : 'sqlite' });

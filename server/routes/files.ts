@@ -5,7 +5,7 @@ import { processFile } from '../../kernel/chef/run.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
 import { FILE_STORE } from '../files/service.js';
 import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
-import { FILE_PART, readUpload } from '../files/upload.js';
+import { FILE_PART, readUpload, uploadLimit } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
@@ -53,9 +53,6 @@ const FileListQuery = Type.Object({
 });
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(FileListQuery);
 
-/** Room for the multipart framing and a few small fields around the largest file. */
-const FRAMING_BYTES = 2 * 1024 * 1024;
-
 export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
@@ -85,7 +82,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       },
       async handler(ctx) {
         const length = Number(ctx.get('content-length') || 0);
-        if (length > settings.maxFileBytes + FRAMING_BYTES) throw tooLarge(settings.maxFileBytes);
+        if (length > uploadLimit(settings.maxFileBytes)) throw tooLarge(settings.maxFileBytes);
         const upload = await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined);
         const filename = sanitizeFilename(upload.filename);
         // The quota is taken before extraction (a full store refuses at once, not after the work),

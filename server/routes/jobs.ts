@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
-import { readJob, NDJSON } from '../jobs/body.js';
+import { receiveJob, NDJSON } from '../jobs/body.js';
 import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../jobs/schemas.js';
 import { JOB_STORE } from '../jobs/service.js';
 import type { JobStore, JobView } from '../jobs/store.js';
@@ -40,14 +40,14 @@ export const jobRoutes: RouteModule = (deps) => {
       summary: 'Submit documents to run through a pipeline (pipeline_id) or inline steps, in the background.',
       description:
         `JSON, or NDJSON with \`Content-Type: ${NDJSON}\`: the first line \`{"pipeline_id": …}\` or \`{"steps": […]}\` (and \`offset_unit\`), then one \`{"id", "text"}\` per line. ` +
-        'At most --max-job-bytes of body and --max-job-documents documents. Everything is checked before the job is stored; a document that fails when it runs (too long, say) fails alone.',
+        'At most --max-job-bytes of body and --max-job-documents documents, streamed into the job store as it arrives; the documents and results of all jobs together are held to --max-jobs-bytes (over it: 507). ' +
+        'Everything is checked before the job is queued; a document that fails when it runs (too long, or a result over --max-document-output-bytes) fails alone.',
       body: JobCreate,
       bodyName: 'JobCreate',
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
-      responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'UNAVAILABLE') },
+      responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE') },
       async handler(ctx) {
-        const job = await readJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines });
-        const view = await store().submit(job);
+        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store() });
         ctx.status = 202;
         ctx.set('Location', `/v1/jobs/${view.id}`);
         ctx.body = { id: view.id, status: view.status };
