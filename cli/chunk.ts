@@ -304,10 +304,11 @@ async function output(docs: Documents, parsed: Parsed, texts: string[]): Promise
         results[line.index] = [];
         return;
       }
-      results[line.index] = line.chunks;
+      const chunks = JSON.parse(Buffer.from(line.bytes).toString('utf8')) as Chunk[] | string[]; // each record is re-shaped with its file name
+      results[line.index] = chunks;
       if (parsed.format === 'ndjson') {
         const file = names[line.index];
-        const out = line.chunks.map((c) => JSON.stringify(typeof c === 'string' ? { file, text: c } : { file, ...c })).join('\n');
+        const out = chunks.map((c) => JSON.stringify(typeof c === 'string' ? { file, text: c } : { file, ...c })).join('\n');
         if (out) await write(`${out}\n`);
       }
     },

@@ -50,6 +50,11 @@ export interface ChunkContext {
    * a table whole); the kernel adds the heading path and block kinds to each chunk's metadata.
    */
   structure?: Structure;
+  /**
+   * The most spans the caller can use (an output cap, kernel/runner.ts): a chunker may stop once
+   * it has more than this many, since the text is then refused whole. Ignoring it is always correct.
+   */
+  maxSpans?: number;
 }
 
 export interface ChunkerImpl {

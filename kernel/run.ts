@@ -51,17 +51,25 @@ export interface Executor {
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]> {
+export async function chunkMany(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  unit: OffsetUnit,
+  signal?: AbortSignal,
+  structures?: (Structure | undefined)[],
+  guard?: SpanGuard,
+): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
-  const context: ChunkContext = { signal };
+  const context: ChunkContext = { signal, maxSpans: guard?.maxSpans };
   const out: Chunk[][] = [];
   for (const [i, text] of texts.entries()) {
     signal?.throwIfAborted();
     // A processed document's structure rides on the request's one context (texts run one at a
     // time), so per-request state keyed by the context (slumber's budget) still spans the batch.
     context.structure = structures?.[i];
-    out.push(await chunkOne(plugin, impl, text, unit, context));
+    out.push(await chunkOne(plugin, impl, text, unit, context, guard));
   }
   return out;
 }
@@ -119,9 +127,20 @@ export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists
 
 export const isBlank = (text: string) => text.trim() === '';
 
-async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext): Promise<Chunk[]> {
+/**
+ * Told of a text's spans before any chunk is built from them: it may refuse them (`check` throws),
+ * e.g. when their chunks could not fit an output cap (kernel/runner.ts), before they take any
+ * memory. `maxSpans` is passed to the chunker (ChunkContext.maxSpans): more are refused anyway.
+ */
+export interface SpanGuard {
+  maxSpans: number;
+  check(spans: readonly Span[]): void;
+}
+
+async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Promise<Chunk[]> {
   if (isBlank(text)) return [];
   const spans = await impl.chunk(text, context);
+  guard?.check(spans);
   const bounds = new Array<number>(2 * spans.length);
   spans.forEach((s, i) => {
     checkSpan(plugin, text, s);

@@ -189,4 +189,28 @@ describe('through the worker pool', () => {
     const chunks = byFile.body as { text: string; metadata: { headings: string[] } }[];
     assert.deepEqual(chunks.find((c) => c.text.includes('more text'))!.metadata.headings, ['Big', 'Sub']);
   });
+
+  test('NDJSON: a large pipeline body with a process step streams one line per text, each chunk with its headings; a file run by a pipeline keeps its structure', async () => {
+    const made = await pooled.post('/v1/pipelines', { name: 'md-lines', steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
+    const res = await fetch(`${pooled.url}/v1/pipelines/${made.body.id}/execute`, { method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify({ text: [DOC, DOC] }) });
+    assert.equal(res.status, 200);
+    const [head, ...lines] = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { total?: number; index: number; chunks: { text: string; metadata: { headings: string[] } }[] });
+    assert.deepEqual(head, { total: 2 });
+    assert.deepEqual(lines.map((l) => l.index).sort(), [0, 1]);
+    for (const { chunks } of lines) {
+      assert.deepEqual(chunks[0]!.metadata.headings, ['Big']);
+      assert.deepEqual(chunks.find((c) => c.text.includes('more text'))!.metadata.headings, ['Big', 'Sub']);
+    }
+    // Without a process step, a file is chunked with the structure its chef found at upload.
+    const plain = await pooled.post('/v1/pipelines', { name: 'chunk-only', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
+    const form = new FormData();
+    form.append('file', new Blob([`# Top\n\n${'Some words. '.repeat(20)}\n\n## Low\n\n${'More words here. '.repeat(20)}\n`], { type: 'text/markdown' }), 'small.md');
+    const up = (await (await fetch(`${pooled.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
+    const run = await pooled.post(`/v1/pipelines/${plain.body.id}/execute`, { file: ref(up.name) });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const chunks = run.body as { text: string; metadata?: { headings: string[] } }[];
+    assert.ok(chunks.length > 1);
+    assert.deepEqual(chunks[0]!.metadata!.headings, ['Top']);
+    assert.deepEqual(chunks.at(-1)!.metadata!.headings, ['Top', 'Low']);
+  });
 });

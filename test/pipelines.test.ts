@@ -374,7 +374,7 @@ describe('execute: the same kernel path as the endpoints', () => {
         [{}, 422, /Field required: add 'text'/],
         [{ text: 5 }, 422, /text must be a string or a list of strings/],
         [{ text: ['a', 'b', 'c'] }, 413, /--max-texts/],
-        [{ text: 'abcd' }, 413, /The request has 4 chunks; the limit is 3.*--max-chunks/],
+        [{ text: 'abcd' }, 413, /The request has (at least )?4 chunks; the limit is 3.*--max-chunks/],
       ];
       for (const [body, status, msg] of cases) {
         const res = await limited.post(`/v1/pipelines/${id}/execute`, body);

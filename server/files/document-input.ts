@@ -35,16 +35,10 @@ export function withFileAlternative(body: TSchema): TSchema {
 }
 
 /**
- * Whether a JSON body may hold a key "file": false only when it cannot. Inside a JSON string a
- * quote is always escaped, so the bytes `"file"` occur only as a whole string token; a key spelled
- * with escapes (`"\u0066ile"`) needs an escape of one of its letters. A body with neither cannot
- * name a file, and may go to a worker unparsed.
+ * The middleware, after the body is parsed: a `file` reference becomes `text`. A large body is not
+ * parsed yet (a worker parses it, server/pooled/): its route resolves the reference with
+ * resolveDocument once the worker hands the parsed body back.
  */
-export function mayNameFile(bytes: Buffer): boolean {
-  return ['"file"', '\\u0066', '\\u0069', '\\u006c', '\\u006C', '\\u0065'].some((p) => bytes.includes(p));
-}
-
-/** The middleware, after the body is parsed: a `file` reference becomes `text`. */
 export function documentInput(store: () => FileStore) {
   return async (ctx: Context, next: Next) => {
     if (matchedRoute(ctx)?.documentInput) ctx.state.document = await resolveDocument(ctx.request.body, store());
