@@ -48,7 +48,7 @@ Settings the server takes from the environment apply too (CHUNKD_PLUGINS_DIR, CH
 CHUNKD_MAX_TEXTS, CHUNKD_MAX_TEXT_CHARS, ...). Exit code 2 on bad input, with the reason on stderr.`;
 
 /** Bad input: exit 2 with this message. */
-class Usage extends Error {}
+export class Usage extends Error {}
 
 interface Parsed {
   files: string[];
@@ -139,7 +139,7 @@ function parseArgs(args: string[]): Parsed {
   return out;
 }
 
-function readSettings(env: NodeJS.ProcessEnv): Settings {
+export function readSettings(env: NodeJS.ProcessEnv): Settings {
   try {
     return resolveSettings({}, env);
   } catch (e) {
@@ -304,10 +304,11 @@ async function output(docs: Documents, parsed: Parsed, texts: string[]): Promise
         results[line.index] = [];
         return;
       }
-      results[line.index] = line.chunks;
+      const chunks = JSON.parse(Buffer.from(line.bytes).toString('utf8')) as Chunk[] | string[]; // each record is re-shaped with its file name
+      results[line.index] = chunks;
       if (parsed.format === 'ndjson') {
         const file = names[line.index];
-        const out = line.chunks.map((c) => JSON.stringify(typeof c === 'string' ? { file, text: c } : { file, ...c })).join('\n');
+        const out = chunks.map((c) => JSON.stringify(typeof c === 'string' ? { file, text: c } : { file, ...c })).join('\n');
         if (out) await write(`${out}\n`);
       }
     },
@@ -335,7 +336,7 @@ function where(loc: (string | number)[]): string {
   return loc.join('.');
 }
 
-function fail(e: unknown): number {
+export function fail(e: unknown): number {
   if (e instanceof Usage) {
     process.stderr.write(`${e.message}\n`);
     return 2;

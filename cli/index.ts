@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
 import { CHUNK_HELP, chunkCommand } from './chunk.js';
 import { EVAL_HELP, evalCommand } from './eval.js';
+import { PROCESS_HELP, processCommand } from './process.js';
 import { serve } from '../server/serve.js';
 import { VERSION } from '../server/version.js';
 import { createLogger, type Level } from '../server/logger.js';
@@ -12,12 +13,12 @@ import { pagesOf } from '../server/app.js';
 import { startupLine } from '../server/startup-line.js';
 import { helpText, resolveSettings, SETTINGS } from '../server/settings.js';
 
-const COMMANDS = ['serve', 'chunk', 'eval'];
+const COMMANDS = ['serve', 'chunk', 'eval', 'process'];
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\nchunkd --version prints the version.`);
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -26,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'chunk') return chunkCommand(rest);
   if (command === 'eval') return evalCommand(rest);
+  if (command === 'process') return processCommand(rest);
   if (command !== 'serve') {
     const guess = closest(command, [...COMMANDS, '--version', '--help']);
     console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd serve --help`);

@@ -1,5 +1,5 @@
 import Type, { type Static, type TObject } from 'typebox';
-import type { ChefDocument, Processed } from './chef/document.js';
+import type { ChefDocument, Processed, Structure } from './chef/document.js';
 import type { ExtractLimits } from './chef/limits.js';
 import type { Chunk, Span } from './chunk.js';
 
@@ -44,6 +44,17 @@ export const ManifestMeta = Type.Object({
  */
 export interface ChunkContext {
   signal?: AbortSignal;
+  /**
+   * The structure of the text, when it is a processed document (a chef's output): headings,
+   * tables, code blocks, images and pages as UTF-16 spans of the text. A chunker may use it (keep
+   * a table whole); the kernel adds the heading path and block kinds to each chunk's metadata.
+   */
+  structure?: Structure;
+  /**
+   * The most spans the caller can use (an output cap, kernel/runner.ts): a chunker may stop once
+   * it has more than this many, since the text is then refused whole. Ignoring it is always correct.
+   */
+  maxSpans?: number;
 }
 
 export interface ChunkerImpl {

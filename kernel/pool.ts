@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import type { Structure } from './chef/document.js';
 import type { Chunk } from './chunk.js';
 import { ChunkdError } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor } from './run.js';
+import { docBuffers, type Doc, type RunOptions, type WireResult } from './runner.js';
 import type { Outcome, Task } from './worker.js';
 
 /**
@@ -37,6 +39,10 @@ export const defaultThreads = (): number => availableParallelism();
  */
 export class WorkerPool implements Executor {
   private readonly pool: Piscina<Task, Outcome> | undefined;
+  /** Tasks handed to the workers since the pool started (warm-ups not counted): what tests count to tell pooled work from inline. */
+  tasksRun = 0;
+  /** The same, by kind: 'job' (a job module, e.g. a request body parsed in a worker), 'run' (the document runner's), 'chunk', 'refine'. */
+  readonly tasksByKind: Record<'job' | 'run' | 'chunk' | 'refine', number> = { job: 0, run: 0, chunk: 0, refine: 0 };
   /** Resolves once every worker has started and imported the manifests it was asked to warm. */
   readonly ready: Promise<void>;
 
@@ -57,10 +63,12 @@ export class WorkerPool implements Executor {
     return this.pool ? this.options.threads : 0;
   }
 
-  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
-    const groups = split(texts, textWeight, this.threads, plugin.cost(config));
-    if (!groups) return chunkMany(plugin, config, texts, unit, signal);
-    const parts = await Promise.all(groups.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g, unit }, signal)));
+  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]> {
+    const indices = split(texts.map((_, i) => i), (i) => texts[i]!.length, this.threads, plugin.cost(config));
+    if (!indices) return chunkMany(plugin, config, texts, unit, signal, structures);
+    const parts = await Promise.all(
+      indices.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g.map((i) => texts[i]!), unit, structures: structures && g.map((i) => structures[i]) }, signal)),
+    );
     return parts.flat();
   }
 
@@ -77,15 +85,34 @@ export class WorkerPool implements Executor {
    */
   async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
     if (!this.pool) throw new Error('WorkerPool.job needs worker threads.');
+    this.count('job');
     const outcome = await this.pool.run({ kind: 'job', module, payload }, { signal: signal ?? null, transferList: transfer });
     return this.unwrap(outcome) as R;
+  }
+
+  /**
+   * Run a recipe's steps over documents in one worker (kernel/runner.ts, runHere there): each
+   * result comes back as JSON bytes, moved. Documents given as JSON bytes are moved there too.
+   */
+  async documents(steps: { source: string; config: Record<string, unknown> }[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
+    if (!this.pool) throw new Error('WorkerPool.documents needs worker threads.');
+    const transfer = docBuffers(docs);
+    this.count('run');
+    const outcome = await this.pool.run({ kind: 'run', steps, docs, options }, { signal: signal ?? null, transferList: transfer });
+    return this.unwrap(outcome) as WireResult[];
   }
 
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
 
-  private async run(task: Task, signal?: AbortSignal): Promise<Chunk[][]> {
+  private count(kind: keyof WorkerPool['tasksByKind']): void {
+    this.tasksRun++;
+    this.tasksByKind[kind]++;
+  }
+
+  private async run(task: Task & { kind: 'chunk' | 'refine' }, signal?: AbortSignal): Promise<Chunk[][]> {
+    this.count(task.kind);
     return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
   }
 

@@ -2,6 +2,8 @@ import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
 import { validationError } from './errors.js';
 import { chunkId, sourceKey, standaloneChunkId } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
+import { structureMetadata } from './chef/annotate.js';
+import type { Structure } from './chef/document.js';
 import type { ChunkContext, ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
 import { applyAliases, readObjectBody } from './request.js';
@@ -43,19 +45,31 @@ export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)
 export interface Executor {
   /** Worker threads behind it (0: everything runs on the calling thread). */
   readonly threads: number;
-  chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]>;
+  /** `structures[i]`, when given, is the structure of `texts[i]` (a processed document). */
+  chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]>;
   refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]>;
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export async function chunkMany(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal): Promise<Chunk[][]> {
+export async function chunkMany(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  unit: OffsetUnit,
+  signal?: AbortSignal,
+  structures?: (Structure | undefined)[],
+  guard?: SpanGuard,
+): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
-  const context: ChunkContext = { signal };
+  const context: ChunkContext = { signal, maxSpans: guard?.maxSpans };
   const out: Chunk[][] = [];
-  for (const text of texts) {
+  for (const [i, text] of texts.entries()) {
     signal?.throwIfAborted();
-    out.push(await chunkOne(plugin, impl, text, unit, context));
+    // A processed document's structure rides on the request's one context (texts run one at a
+    // time), so per-request state keyed by the context (slumber's budget) still spans the batch.
+    context.structure = structures?.[i];
+    out.push(await chunkOne(plugin, impl, text, unit, context, guard));
   }
   return out;
 }
@@ -82,9 +96,10 @@ export async function runChunker(
   unit: OffsetUnit,
   exec: Executor = inline,
   signal?: AbortSignal,
+  structures?: (Structure | undefined)[],
 ): Promise<Chunk[] | Chunk[][]> {
   const texts = Array.isArray(input) ? input : [input];
-  const out = texts.every(isBlank) ? texts.map(() => []) : await exec.chunk(plugin, config, texts, unit, signal);
+  const out = texts.every(isBlank) ? texts.map(() => []) : await exec.chunk(plugin, config, texts, unit, signal, structures?.some(Boolean) ? structures : undefined);
   return Array.isArray(input) ? out : out[0]!;
 }
 
@@ -112,9 +127,20 @@ export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists
 
 export const isBlank = (text: string) => text.trim() === '';
 
-async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext): Promise<Chunk[]> {
+/**
+ * Told of a text's spans before any chunk is built from them: it may refuse them (`check` throws),
+ * e.g. when their chunks could not fit an output cap (kernel/runner.ts), before they take any
+ * memory. `maxSpans` is passed to the chunker (ChunkContext.maxSpans): more are refused anyway.
+ */
+export interface SpanGuard {
+  maxSpans: number;
+  check(spans: readonly Span[]): void;
+}
+
+async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Promise<Chunk[]> {
   if (isBlank(text)) return [];
   const spans = await impl.chunk(text, context);
+  guard?.check(spans);
   const bounds = new Array<number>(2 * spans.length);
   spans.forEach((s, i) => {
     checkSpan(plugin, text, s);
@@ -129,6 +155,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     for (const r of Object.values(s.refs)) bounds.push(r.start, r.end);
   });
   const offsets = convertOffsets(text, bounds, unit);
+  const found = context.structure ? structureMetadata(text, context.structure, spans) : undefined;
   const key = sourceKey(text); // one digest of the whole input; each id mixes it with the span
   return spans.map((s, i) => {
     const piece = text.slice(s.start, s.end);
@@ -136,7 +163,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
     const chunk: Chunk = { id: chunkId(key, s.start, s.end), text: piece, start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
     if (s.context !== undefined) chunk.context = Array.isArray(s.context) ? s.context.map((r) => text.slice(r.start, r.end)).join('\n') : text.slice(s.context.start, s.context.end);
     if (s.embedding !== undefined) chunk.embedding = s.embedding;
-    if (s.metadata !== undefined || s.refs !== undefined) chunk.metadata = { ...s.metadata, ...refsIn(s.refs, offsets, refsAt[i]!) };
+    if (s.metadata !== undefined || s.refs !== undefined || found?.[i]) chunk.metadata = { ...s.metadata, ...refsIn(s.refs, offsets, refsAt[i]!), ...found?.[i] };
     return chunk;
   });
 }

@@ -4,18 +4,22 @@
  * instances are cached per config exactly as on the main thread.
  */
 import { Piscina } from 'piscina';
+import type { Structure } from './chef/document.js';
 import type { Chunk } from './chunk.js';
 import { loadManifest } from './discovery.js';
 import { isChunkdError, type ErrorCode, type Issue } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
 import { Plugin } from './registry.js';
 import { chunkMany, refineMany } from './run.js';
+import { runHere, type Doc, type RunOptions, type WireResult } from './runner.js';
 
 export type Task =
   | { kind: 'warm'; sources: string[]; jobs?: string[] }
-  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit }
+  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit; structures?: (Structure | undefined)[] }
   | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] }
-  | { kind: 'job'; module: string; payload: unknown };
+  | { kind: 'job'; module: string; payload: unknown }
+  /** The document runner's work (kernel/runner.ts): steps over documents, each result as JSON bytes. */
+  | { kind: 'run'; steps: { source: string; config: Record<string, unknown> }[]; docs: Doc[]; options: RunOptions };
 
 /**
  * A job module's default export (see WorkerPool.job): runs in a worker with the worker's plugin
@@ -61,10 +65,18 @@ export default async function run(task: Task): Promise<Outcome> {
       const { value, transfer = [] } = await (await jobModule(task.module))(task.payload, plugin);
       return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
     }
+    if (task.kind === 'run') {
+      const steps = await Promise.all(task.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
+      const results: WireResult[] = (await runHere(steps, task.docs, task.options)).map((r) => ('bug' in r ? { bug: stackOf(r.bug) } : r));
+      const transfer = results.flatMap((r) => ('bytes' in r ? [r.bytes.buffer as ArrayBuffer] : []));
+      return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: results } } as never) as unknown as Outcome;
+    }
     const p = await plugin(task.source);
-    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit) : await refineMany(p, task.config, task.lists) };
+    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit, undefined, task.structures) : await refineMany(p, task.config, task.lists) };
   } catch (e) {
     if (isChunkdError(e)) return { error: { code: e.code, detail: e.detail } };
-    return { bug: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    return { bug: stackOf(e) };
   }
 }
+
+const stackOf = (e: unknown): string => (e instanceof Error ? (e.stack ?? e.message) : String(e));

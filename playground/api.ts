@@ -74,6 +74,8 @@ export interface JsonSchema {
 
 export interface Step {
   type: string;
+  /** A process step's chef (Chonkie's chefs): its chunks carry their heading path. */
+  chef?: string;
   chunker?: string;
   refinery?: string;
   config: Record<string, unknown>;

@@ -67,7 +67,8 @@ function App() {
 
   const chunkers = plugins.filter((p) => p.kind === 'chunker');
   const refineries = plugins.filter((p) => p.kind === 'refinery');
-  const byName = useMemo(() => new Map(plugins.map((p) => [p.name, p])), [plugins]);
+  // Chunkers and refineries by name (a chef may share a name with a chunker: the table chef and chunker).
+  const byName = useMemo(() => new Map(plugins.filter((p) => p.kind === 'chunker' || p.kind === 'refinery').map((p) => [p.name, p])), [plugins]);
   const [sourceKind, sourceName] = source.split(/:(.*)/s) as ['chunker' | 'pipeline', string];
   const chunker = sourceKind === 'chunker' ? byName.get(sourceName) : undefined;
   const pipeline = sourceKind === 'pipeline' ? pipelines.find((p) => p.id === sourceName) : undefined;
@@ -160,7 +161,7 @@ function App() {
       path = `/v1/pipelines/${encodeURIComponent(pipeline.id)}/execute`;
       body = {};
       label = `pipeline ${pipeline.name}`;
-      const size = pipeline.steps[0]?.config.chunk_size;
+      const size = pipeline.steps.find((s) => s.type === 'chunk')?.config.chunk_size;
       chunkSize = typeof size === 'number' ? size : undefined;
     } else return;
     setErrors(errs);
@@ -271,7 +272,8 @@ function App() {
     }
     setRaws(next);
     setRefine(ticks);
-    if (p.steps[0]?.chunker) setSource(`chunker:${p.steps[0].chunker}`);
+    const chunkStep = p.steps.find((s) => s.chunker);
+    if (chunkStep) setSource(`chunker:${chunkStep.chunker}`);
   }
 
   const doc = result?.docs[docIndex];
@@ -397,7 +399,7 @@ function App() {
           ) : pipeline ? (
             <div class="config">
               <p>
-                Steps: {pipeline.steps.map((s) => s.chunker ?? s.refinery).join(' → ')}{' '}
+                Steps: {pipeline.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}{' '}
                 <button type="button" class="link" onClick={() => editPipeline(pipeline)}>
                   edit its settings
                 </button>
@@ -461,7 +463,7 @@ function App() {
                     <button type="button" class="link" onClick={() => usePipeline(p)}>
                       {p.name}
                     </button>{' '}
-                    <span class="muted">{p.steps.map((s) => s.chunker ?? s.refinery).join(' → ')}</span>
+                    <span class="muted">{p.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}</span>
                   </li>
                 ))}
               </ul>

@@ -68,6 +68,11 @@ export function ChunkDetails({ chunk, index }: { chunk: Chunk | undefined; index
   ];
   if (chunk.context !== undefined) rows.push(['context', JSON.stringify(chunk.context)]);
   if (chunk.embedding) rows.push(['embedding', `${chunk.embedding.length} numbers: [${chunk.embedding.slice(0, 4).map((x) => x.toFixed(3)).join(', ')}, …]`]);
+  // A chunk of a processed document (a file by reference, a pipeline's process step) says where it sits.
+  const meta = chunk.metadata ?? {};
+  if (Array.isArray(meta.headings)) rows.push(['headings', meta.headings.length ? meta.headings.join(' › ') : '(before the first heading)']);
+  if (Array.isArray(meta.blocks)) rows.push(['blocks', meta.blocks.join(', ')]);
+  if (Array.isArray(meta.pages)) rows.push(['pages', meta.pages.join(', ')]);
   if (chunk.metadata) rows.push(['metadata', JSON.stringify(chunk.metadata)]);
   return (
     <dl class="details" aria-live="polite">

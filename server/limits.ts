@@ -1,11 +1,15 @@
-import { ChunkdError } from '../kernel/errors.js';
+import { tooLarge as capped } from '../kernel/caps.js';
+import { CHUNKS_SETTING, Runner } from '../kernel/runner.js';
+import type { Executor } from '../kernel/run.js';
 import type { Settings } from './settings.js';
 
-const tooLarge = (what: string, limit: number, flag: string, env: string) =>
-  new ChunkdError('TOO_LARGE', `${what}; the limit is ${limit.toLocaleString('en')}. Send less per request, or raise --${flag} (${env}).`);
+const tooLarge = (what: string, limit: number, flag: string, env: string) => capped(what, limit, { flag, env });
 
 /** The settings the limits read (plain data: a worker checks them too, server/pooled/job.ts). */
-export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks'>;
+export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes'>;
+
+/** The document runner (kernel/runner.ts) on this executor, under these limits' output caps. */
+export const runnerOf = (executor: Executor, limits: Limits): Runner => new Runner(executor, limits);
 
 /** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
 export function checkTexts(input: string | string[], settings: Limits): void {
@@ -24,7 +28,9 @@ export function checkChunks(input: unknown[], settings: Limits): void {
   checkChunkCount(input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0), settings);
 }
 
-/** The same limit, for a batch counted in parts (a pipeline batch split over workers, server/pooled/pipeline-answer.ts). */
-export function checkChunkCount(count: number, settings: Limits): void {
-  if (count > settings.maxChunks) throw tooLarge(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, 'max-chunks', 'CHUNKD_MAX_CHUNKS');
+function checkChunkCount(count: number, settings: Limits): void {
+  if (count > settings.maxChunks) throw capped(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, CHUNKS_SETTING);
 }
+
+/** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
+export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };

@@ -22,6 +22,7 @@ export const SETTINGS = {
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
+  'max-output-bytes': { env: 'CHUNKD_MAX_OUTPUT_BYTES', type: 'integer', default: 64 * 1024 * 1024, min: 1, help: 'Largest JSON answer of a chunk, refine or pipeline run, in bytes (larger → 413; an NDJSON stream is not one answer).' },
   'max-document-output-bytes': { env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: "Largest result of one document in an NDJSON stream or a job, in bytes of JSON (larger → that document's line is a 413 error; the others go on)." },
   'max-eval-work': { env: 'CHUNKD_MAX_EVAL_WORK', type: 'integer', default: 1_000_000, min: 1, help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).' },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },

@@ -309,3 +309,29 @@ describe('chunkd chunk', () => {
     assert.ok(out.endsWith('\n'));
   });
 });
+
+describe('chunkd process CHEF FILE', () => {
+  test('prints the processed document: the chef, the text, and its structure in code points', () => {
+    const file = join(dataDir, 'guide.md');
+    writeFileSync(file, '# 日本 🦛\r\n\r\n## Install\r\n\r\n```sh\r\nmake\r\n```\r\n');
+    for (const chef of ['markdown', 'auto']) {
+      const res = run(['process', chef, file]);
+      assert.equal(res.status, 0, res.stderr);
+      const doc = JSON.parse(res.stdout);
+      assert.equal(doc.chef, 'markdown');
+      assert.deepEqual(doc.structure.headings.map((h: { text: string; start_index: number }) => [h.text, h.start_index]), [['日本 🦛', 0], ['Install', 10]]);
+      assert.deepEqual(doc.structure.code.map((c: { language: string }) => c.language), ['sh']);
+    }
+  });
+
+  test('a file the chef cannot read, an unknown chef, a missing file: exit 2 with the reason', () => {
+    const file = join(dataDir, 'plain.md');
+    writeFileSync(file, 'not a pdf');
+    const bad = run(['process', 'pdf', file]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /could not be read as PDF/);
+    assert.match(run(['process', 'markdwn', file]).stderr, /Unknown chef 'markdwn'.*markdown/);
+    assert.equal(run(['process', 'markdown', join(dataDir, 'nope.md')]).status, 2);
+    assert.equal(run(['process', 'markdown']).status, 2);
+  });
+});

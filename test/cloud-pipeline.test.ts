@@ -261,6 +261,49 @@ describe('slugs and reserved words', () => {
   });
 });
 
+describe("process steps (Chonkie's chefs), with the Python client's exact bodies", () => {
+  // Pipeline(slug).process_with("markdown").chunk_with("recursive") sends, on its first run(text=…):
+  // POST /v1/pipeline {slug, description: None, steps: [{type, component, **kwargs}, …]}, then POST /v1/pipeline/{slug} {text}.
+  const MD = '# Install\r\n\r\nIntro text.\r\n\r\n## From source\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n\r\nClone 🦛 and build.\r\n';
+
+  test('process_with("markdown").chunk_with("recursive"): chunks carry their heading path; offsets are on the text', async () => {
+    const created = await app.post('/v1/pipeline', pyCreate('md-docs', [{ type: 'process', component: 'markdown' }, { type: 'chunk', component: 'recursive', chunk_size: 24 }]));
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.deepEqual(created.body.steps[0], { type: 'process', component: 'markdown' });
+    const run = await app.post('/v1/pipeline/md-docs', { text: MD });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const chunks = run.body.chunks as { text: string; start_index: number; end_index: number; metadata: { headings: string[]; blocks: string[] } }[];
+    assert.ok(chunks.length > 2);
+    for (const c of chunks) assert.equal(Array.from(MD).slice(c.start_index, c.end_index).join(''), c.text);
+    const clone = chunks.find((c) => c.text.includes('Clone'))!;
+    assert.deepEqual(clone.metadata.headings, ['Install', 'From source']);
+    assert.deepEqual(chunks[0]!.metadata.headings, ['Install']);
+    assert.ok(chunks.some((c) => c.metadata.blocks.includes('table')), JSON.stringify(chunks.map((c) => c.metadata)));
+  });
+
+  test('process_with("text") and process_with("table") run; a text without structure gives plain chunks', async () => {
+    await app.post('/v1/pipeline', pyCreate('plain', [{ type: 'process', component: 'text' }, { type: 'chunk', component: 'recursive' }]));
+    const plain = await app.post('/v1/pipeline/plain', { text: TEXT });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    const direct = await app.post('/v1/chunk/recursive', { text: TEXT });
+    assert.deepEqual(plain.body.chunks, direct.body, 'the text chef changes nothing');
+    const made = await app.post('/v1/pipeline', pyCreate('tables', [{ type: 'process', component: 'table' }, { type: 'chunk', component: 'recursive', chunk_size: 32 }]));
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const run = await app.post('/v1/pipeline/tables', { text: MD });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.ok(run.body.chunks.every((c: { metadata: { blocks: string[] } }) => Array.isArray(c.metadata.blocks)));
+  });
+
+  test('/v1/pipelines takes the stored form {type: "process", chef, config}', async () => {
+    const res = await app.post('/v1/pipelines', { name: 'stored-md', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }] });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.steps[0], { type: 'process', chef: 'markdown', config: {} });
+    const bad = await app.post('/v1/pipelines', { name: 'bad', steps: [{ type: 'chunk', chunker: 'token' }, { type: 'process', chef: 'markdown' }] });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['body', 'steps', 1, 'type']);
+  });
+});
+
 describe('validate', () => {
   test('valid steps: 200 {valid: true, errors: null} and the steps as stored', async () => {
     const res = await app.post('/v1/pipeline/validate', { steps: [recursive({ chunk_size: 128 }), tag()] });
@@ -279,7 +322,10 @@ describe('validate', () => {
     ['a config the plugin refuses', [token({ chunk_size: 4, chunk_overlap: 4 })], /^Step 0 \(chunk 'token'\): .*must be smaller than chunk_size/],
     ['a refine step first', [tag(), token()], /^Step 0 \(refine 'tag'\): A refine step needs a chunk step before it/],
     ['two chunk steps', [token(), token()], /^Step 1 \(chunk 'token'\): A pipeline has one chunk step/],
-    ["a chef ('process') step", [{ type: 'process', component: 'markdown' }, token()], /^Step 0 \(process 'markdown'\): chunkd has no 'process' steps/],
+    ['two process steps', [{ type: 'process', component: 'markdown' }, { type: 'process', component: 'text' }, token()], /^Step 1 \(process 'text'\): A pipeline has at most one process step, and step 0 is one/],
+    ['a process step after the chunk step', [token(), { type: 'process', component: 'markdown' }], /^Step 1 \(process 'markdown'\): A process step comes before the chunk step \(step 0\)/],
+    ['a process step without a chunk step', [{ type: 'process', component: 'markdown' }], /^Step 0 \(process 'markdown'\): A process step needs a chunk step after it/],
+    ['a misspelt chef', [{ type: 'process', component: 'markdwn' }, token()], /^Step 0 \(process 'markdwn'\): Unknown chef 'markdwn'\. Did you mean 'markdown'\?/],
     ['params under config', [{ ...token(), config: { chunk_size: 5 } }], /^Step 0 \(chunk 'token'\): Parameters sit beside type and component/],
     ['the stored shape', [{ type: 'chunk', chunker: 'token' }], /^Step 0: Field required: add 'component'/],
     ['no steps', [], /^steps: .*fewer than 1 items/],

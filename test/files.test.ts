@@ -15,7 +15,6 @@ import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.j
 import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { DataDirFileStore, STALE_TMP_MS } from '../server/files/data-dir.js';
-import { mayNameFile } from '../server/files/document-input.js';
 import { FILE_STORE } from '../server/files/service.js';
 import { newFileName, sanitizeFilename, type FileRecord, type FileStore } from '../server/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -415,18 +414,6 @@ describe('a large body that names a file is read on the event loop, never handed
     assert.equal(res.status, 422);
   });
 
-  test('mayNameFile: a body it passes holds no top-level key "file", whatever the escapes', () => {
-    const escapes = fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }).map((flags) => [...'file'].map((c, i) => (flags[i] ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join(''));
-    fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), escapes, fc.boolean(), (obj, key, withFile) => {
-        const json = JSON.stringify(obj);
-        const body = withFile ? `{"${key}": 1${json === '{}' ? '' : ', ' + json.slice(1, -1)}}` : json;
-        const parsed = JSON.parse(body) as Record<string, unknown>;
-        if (!mayNameFile(Buffer.from(body))) assert.ok(!Object.hasOwn(parsed, 'file'), body);
-        if (withFile) assert.ok(mayNameFile(Buffer.from(body)));
-      }),
-    );
-  });
 });
 
 describe('PDF, DOCX and HTML over HTTP: uploaded, extracted in a worker, chunked by file', () => {

@@ -7,8 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { FIXTURES_DIR } from '../scripts/make-fixtures.js';
 import type { RouteDef } from '../server/route.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
@@ -41,6 +44,17 @@ before(async () => {
   const uploaded = await fetch(`${keyed.url}/v1/files`, { method: 'POST', body: form, headers: AUTH });
   assert.equal(uploaded.status, 201);
   const fileName = ((await uploaded.json()) as { name: string }).name;
+  // The chefs that read files only (a text is their 422) are sent an upload they read themselves.
+  for (const [chef, type] of Object.entries(FILE_ONLY_CHEFS)) {
+    if (!routes.some((r) => r.path === `/v1/process/${chef}`)) continue;
+    const file = new FormData();
+    file.append('file', new Blob([readFileSync(join(FIXTURES_DIR, `sample.${chef}`))], { type }), `sample.${chef}`);
+    const sent = await fetch(`${keyed.url}/v1/files`, { method: 'POST', body: file, headers: AUTH });
+    assert.equal(sent.status, 201, `sample.${chef} uploads`);
+    const stored = (await sent.json()) as { name: string; format: string };
+    assert.equal(stored.format, chef, `sample.${chef} is read by the ${chef} chef`);
+    chefFiles.set(`/v1/process/${chef}`, stored.name);
+  }
   const job = await keyed.request('POST', '/v1/jobs', JSON.parse(JOB_BODY), AUTH);
   assert.equal(job.status, 202);
   const param = (path: string) => (path.startsWith('/v1/files/') ? fileName : path.startsWith('/v1/jobs/') ? (job.body as { id: string }).id : id);
@@ -55,6 +69,11 @@ after(async () => {
   await Promise.all([keyed.close(), open.close()]);
   await llm.close();
 });
+
+/** Chefs that read files only, with the media type of their sample fixture (scripts/make-fixtures.ts). */
+const FILE_ONLY_CHEFS: Record<string, string> = { docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', pdf: 'application/pdf' };
+/** The upload each file-only chef's route is sent, by path. */
+const chefFiles = new Map<string, string>();
 
 const JOB_BODY = JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token' }], documents: [{ id: 'a', text: 'Hello there.' }] });
 const BOUNDARY = 'pathsBoundary';
@@ -76,6 +95,11 @@ function jsonBodyFor(route: RouteDef): string | undefined {
   if (route.path === '/v1/pipeline') return JSON.stringify({ slug: `s${Math.random().toString(36).slice(2)}`, steps: [{ type: 'chunk', component: 'token' }] });
   if (route.path === '/v1/pipeline/validate') return JSON.stringify({ steps: [{ type: 'chunk', component: 'token' }] });
   if (route.method === 'put') return JSON.stringify({ description: 'changed' });
+  if (route.path === '/v1/evaluate') {
+    const references = [{ document: 'd', start_index: 0, end_index: 5 }];
+    return JSON.stringify({ documents: [{ id: 'd', text: 'Hello there. General Kenobi!' }], questions: [{ question: 'hello', references }], candidates: [[{ type: 'chunk', chunker: 'token' }]], k: 1 });
+  }
+  if (chefFiles.has(route.path)) return JSON.stringify({ file: { type: 'document', content: chefFiles.get(route.path) } });
   if (route.path.startsWith('/v1/refine/')) return JSON.stringify({ chunks: [{ text: 'ab', start_index: 0, end_index: 2, token_count: 1 }] });
   return JSON.stringify({ text: 'Hello there. General Kenobi!', code: 'x = 1', language: 'python' });
 }

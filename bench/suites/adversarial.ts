@@ -86,6 +86,42 @@ async function manyDelimiterPipeline(server: BenchServer): Promise<string> {
   return `/v1/pipelines/${id}/execute`;
 }
 
+/** The document runner's rows: `chunk_size: 1` makes ~100 bytes of JSON per character, the worst output per input. */
+const abText = (mb: number) => 'ab '.repeat(Math.ceil((mb * 1e6) / 3)).slice(0, mb * 1e6);
+
+/**
+ * A request sent with `Accept: application/x-ndjson` (the stream read to its end), or a job
+ * (POST /v1/jobs, then its status polled every 100 ms until it finishes: 413 when its document
+ * failed, as its result line says).
+ */
+const runnerSend =
+  (path: string, body: () => string, kind: 'ndjson' | 'job') =>
+  async (server: BenchServer): Promise<{ status: number; bytes: number }> => {
+    const text = body();
+    const bytes = Buffer.byteLength(text);
+    const headers = { 'content-type': 'application/json', ...(kind === 'ndjson' ? { accept: 'application/x-ndjson' } : {}) };
+    const r = await fetch(server.url + path, { method: 'POST', headers, body: text }).catch(() => undefined);
+    if (!r) return { status: 0, bytes };
+    if (kind === 'ndjson') return (await r.arrayBuffer(), { status: r.status, bytes });
+    const { id } = (await r.json()) as { id: string };
+    for (;;) {
+      await new Promise((w) => setTimeout(w, 100));
+      const job = (await (await fetch(`${server.url}/v1/jobs/${id}`)).json()) as { status: string; documents: { failed: number } };
+      if (job.status !== 'queued' && job.status !== 'running') return { status: job.documents.failed ? 413 : 200, bytes };
+    }
+  };
+
+const RUNNER_ATTACKS: Attack[] = [
+  ...[1, 4, 10].map((mb) => {
+    const body = () => JSON.stringify({ text: [abText(mb)], chunk_size: 1 });
+    return { label: `NDJSON: token chunk_size 1 on ${mb} MB`, method: 'POST', path: '/v1/chunk/token', body: () => '', send: runnerSend('/v1/chunk/token', body, 'ndjson') };
+  }),
+  ...[1, 6, 10].map((mb) => {
+    const body = () => JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }], documents: [{ text: abText(mb) }] });
+    return { label: `job: token chunk_size 1 on one ${mb} MB document`, method: 'POST', path: '/v1/jobs', body: () => '', send: runnerSend('/v1/jobs', body, 'job') };
+  }),
+];
+
 const ATTACKS = (quick: boolean): Attack[] => [
   { label: 'no request (noise floor: 1 s of /health polls alone)', method: 'GET', path: '', body: () => '' },
   { label: 'refine: 30,000 bad chunks (60 KB)', method: 'POST', path: '/v1/refine/overlap', body: () => JSON.stringify({ chunks: Array.from({ length: 30_000 }, () => 1) }) },
@@ -95,6 +131,7 @@ const ATTACKS = (quick: boolean): Attack[] => [
   { label: `token cl100k_base: ${quick ? '100,000' : '1,000,000'} × "a"`, method: 'POST', path: '/v1/chunk/token', body: () => JSON.stringify({ text: 'a'.repeat(quick ? 100_000 : 1_000_000), tokenizer: 'cl100k_base' }) },
   { label: 'pipeline create: 200,000 delimiters (refused: max 64)', method: 'POST', path: '/v1/pipelines', body: () => JSON.stringify({ name: 'many', steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 200_000 }, (_, i) => `q${i}`) } }] }) },
   { label: 'pipeline execute: 64 delimiters on 60 KB', method: 'POST', path: manyDelimiterPipeline, body: () => JSON.stringify({ text: prose60k() }) },
+  ...RUNNER_ATTACKS,
   { label: 'body nested 20,000 levels deep', method: 'POST', path: '/v1/chunk/token', body: () => `{"text": ${'['.repeat(20_000)}${']'.repeat(20_000)}}` },
   { label: 'endless multipart tail (upload that never ends after its closing boundary)', method: 'POST', path: '/v1/files', body: () => '', send: endlessMultipartTail },
 ];

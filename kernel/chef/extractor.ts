@@ -1,4 +1,3 @@
-import type { Extra } from '../plugin.js';
 import type { ExtractLimits } from './limits.js';
 
 /**
@@ -7,11 +6,8 @@ import type { ExtractLimits } from './limits.js';
  * chef's manifest, not this object, is what chooses the chef for a file.
  */
 export interface Extractor {
+  /** Names the format in errors ("could not be read as PDF"). */
   format: string;
-  extensions?: readonly string[];
-  mimeTypes?: readonly string[];
-  extra?: Extra;
-  offLoop?: boolean;
   /** The text; any error a library throws becomes a 422 (see run.ts). */
   extract(bytes: Uint8Array, limits: ExtractLimits, signal?: AbortSignal): Promise<string>;
 }

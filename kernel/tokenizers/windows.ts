@@ -7,9 +7,10 @@ import { tokensIn, upperBound } from './tokenizer.js';
  * code-point boundaries, so tokens that share an end belong to one character: a window never ends
  * inside a character (it ends before it, or, when that character alone is wider than the window,
  * after it), so no window exceeds `size` unless one character does. `tokenCount` counts the tokens
- * that end inside the window, so counts of adjacent windows add up.
+ * that end inside the window, so counts of adjacent windows add up. Past `maxSpans` spans it
+ * stops (one more than that is returned: the caller refuses the text).
  */
-export function tokenWindows(ends: Uint32Array, size: number, overlap: number, start = 0, end = ends.length ? ends[ends.length - 1]! : 0): Span[] {
+export function tokenWindows(ends: Uint32Array, size: number, overlap: number, start = 0, end = ends.length ? ends[ends.length - 1]! : 0, maxSpans = Infinity): Span[] {
   const from = upperBound(ends, start);
   let to = upperBound(ends, end); // tokens [from, to) end inside (start, end]
   // A range cut inside a token (at a delimiter) holds that token's head: it is a token of this
@@ -29,6 +30,7 @@ export function tokenWindows(ends: Uint32Array, size: number, overlap: number, s
     if (e > lastEnd && e > s) {
       spans.push({ start: s, end: e, tokenCount: tokensIn(ends, s, e) });
       lastEnd = e;
+      if (spans.length > maxSpans) break; // more than the caller can use (ChunkContext.maxSpans): it refuses the text
     }
     if (last === to - 1) break;
     first = Math.min(first + size - overlap, last + 1);

@@ -10,10 +10,6 @@ import { checkZip } from './zip-limits.js';
  */
 export const docx: Extractor = {
   format: 'docx',
-  extensions: ['.docx'],
-  mimeTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
-  extra: { name: 'docx', packages: ['mammoth'], reason: 'Reads the text of Word (.docx) documents.' },
-  offLoop: true,
   async extract(bytes, limits) {
     checkZip(bytes, limits);
     const { default: mammoth } = await import('mammoth');

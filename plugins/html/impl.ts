@@ -1,14 +1,16 @@
 import type { Static } from 'typebox';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
-import { html } from './html.js';
+import { htmlDocument } from './html.js';
 import type { HtmlConfig } from './index.js';
 
+/** The page's text (html.ts), with its h1–h6 headings as spans of it. */
 export function create(_config: Static<typeof HtmlConfig>): ChefImpl {
   return {
-    async process(doc, { limits, signal }) {
+    async process(doc, { limits }) {
       const bytes = doc.bytes ?? new TextEncoder().encode(doc.text ?? '');
-      return { text: await html.extract(bytes, limits, signal), structure: emptyStructure(), metadata: {} };
+      const { text, headings } = await htmlDocument(bytes, limits);
+      return { text, structure: { ...emptyStructure(), headings }, metadata: { headings: headings.length } };
     },
   };
 }

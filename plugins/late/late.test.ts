@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Span } from '../../kernel/index.js';
+import type { WorkerPool } from '../../kernel/pool.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { tempDir, WORDPIECE_SPECIALS, writeContextOnnx, writeModel2Vec } from '../../test/helpers/tiny-models.js';
 import { loadEmbedder } from '../embeddings/embedder.js';
@@ -234,8 +235,11 @@ describe('late chunking off the event loop and in pipelines', () => {
   test('a large text runs in the worker pool and answers what the inline path answers, vectors included', async () => {
     const text = 'The river flooded the valley. Farmers moved their herds uphill. 雨が降った。🦛\r\n'.repeat(1200);
     const body = { text, chunk_size: 64 };
+    const pool = pooled.booted.deps.executor as WorkerPool;
+    const before = pool.tasksRun;
     const [a, b] = await Promise.all([pooled.post('/v1/chunk/late', body), inline.post('/v1/chunk/late', body)]);
     assert.equal(a.status, 200);
+    assert.ok(pool.tasksRun > before, 'the text ran in a worker');
     assert.ok(a.body.length > 10);
     assert.deepEqual(a.body, b.body);
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { WorkerPool } from '../../kernel/pool.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { CLASSIFIER_PIECES, tempDir, tinyHubCache, writeTokenClassifier, writeTokenizer, wordPieceJson } from '../../test/helpers/tiny-models.js';
 import { cutsToRanges, entities, mergeClose, type Entity } from './entities.js';
@@ -153,8 +154,11 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => 
     const pooled = await startApp({ workers: '1' });
     try {
       const big = { ...clientBody, text: `${text} 雨が降った。🦛\r\n`.repeat(600) };
+      const pool = pooled.booted.deps.executor as WorkerPool;
+      const before = pool.tasksRun;
       const [a, b] = await Promise.all([pooled.post('/v1/chunk/neural', big), app.post('/v1/chunk/neural', big)]);
       assert.equal(a.status, 200, JSON.stringify(a.body).slice(0, 300));
+      assert.ok(pool.tasksRun > before, 'the text ran in a worker');
       assert.ok(a.body.length >= 1800);
       assert.deepEqual(a.body, b.body);
     } finally {

@@ -2,12 +2,20 @@ import type { Static } from 'typebox';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import type { PdfConfig } from './index.js';
-import { pdf } from './pdf.js';
+import { PAGE_SEPARATOR, pdf } from './pdf.js';
 
+/** The PDF's text (pdf.ts), and each page as a span of it: page n runs between the (n−1)th and nth separator. */
 export function create(_config: Static<typeof PdfConfig>): ChefImpl {
   return {
     async process(doc, { limits, signal }) {
-      return { text: await pdf.extract(doc.bytes!, limits, signal), structure: emptyStructure(), metadata: {} };
+      const text = await pdf.extract(doc.bytes!, limits, signal);
+      const structure = emptyStructure();
+      let start = 0;
+      for (const page of text.split(PAGE_SEPARATOR)) {
+        structure.pages.push({ number: structure.pages.length + 1, start, end: start + page.length });
+        start += page.length + PAGE_SEPARATOR.length;
+      }
+      return { text, structure, metadata: { pages: structure.pages.length } };
     },
   };
 }

@@ -28,10 +28,6 @@ const PARAGRAPH_GAP = 1.8;
 
 export const pdf: Extractor = {
   format: 'pdf',
-  extensions: ['.pdf'],
-  mimeTypes: ['application/pdf', 'application/x-pdf'],
-  extra: { name: 'pdf', packages: ['pdfjs-dist'], reason: "Reads the text of PDF pages (Mozilla's PDF.js)." },
-  offLoop: true,
   async extract(bytes, limits, signal) {
     const budget = new DecodeBudget(limits.maxPdfDecodedBytes);
     const overBudget = () => overLimit('bytes once its streams are decoded', limits.maxPdfDecodedBytes, 'maxPdfDecodedBytes');

@@ -5,20 +5,36 @@ import { loadRecipe, type Recipe } from './recipes.js';
 
 type Config = Static<typeof RecursiveConfig>;
 
-export async function create(config: Config): Promise<ChunkerImpl> {
+export async function create(config: Omit<Config, 'keep_blocks'> & { keep_blocks?: boolean }): Promise<ChunkerImpl> {
   const recipe = loadRecipe(config.recipe, config.lang);
   const tokenizer = await loadTokenizer(config.tokenizer);
-  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk, config.min_characters_rule);
+  return recursiveChunker(recipe, tokenizer, config.chunk_size, config.min_characters_per_chunk, config.min_characters_rule, config.keep_blocks ?? false);
+}
+
+/** The document cut into runs: each table or code block (overlaps merged), and the text between them. */
+function segments(length: number, blocks: readonly { start: number; end: number }[]): { start: number; end: number; block: boolean }[] {
+  const sorted = [...blocks].filter((b) => b.end > b.start).sort((a, b) => a.start - b.start);
+  const out: { start: number; end: number; block: boolean }[] = [];
+  let at = 0;
+  for (const b of sorted) {
+    if (b.end <= at) continue;
+    const start = Math.max(at, b.start);
+    if (start > at) out.push({ start: at, end: start, block: false });
+    out.push({ start, end: b.end, block: true });
+    at = b.end;
+  }
+  if (at < length) out.push({ start: at, end: length, block: false });
+  return out;
 }
 
 /**
  * Everything per config is built here once (splitters compiled per level); chunk() keeps its state
  * in locals, so one instance serves concurrent requests.
  */
-export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number, mergeRule: MergeRule = 'chonkie'): ChunkerImpl {
+export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number, mergeRule: MergeRule = 'chonkie', keepBlocks = false): ChunkerImpl {
   const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters, mergeRule }));
   return {
-    chunk(text) {
+    chunk(text, context) {
       // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at
       // all when the tokenizer can (character and byte on ASCII text); see spanCounter.
       const counter = spanCounter(tokenizer, text);
@@ -48,6 +64,16 @@ export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: num
           i = j;
         }
       };
+      const structure = keepBlocks ? context?.structure : undefined;
+      if (structure && (structure.tables.length || structure.code.length)) {
+        // Each block that fits is one chunk; text between blocks (and a block too large) is cut as usual.
+        for (const seg of segments(text.length, [...structure.tables, ...structure.code])) {
+          const n = count(seg.start, seg.end);
+          if (n <= size) out.push({ start: seg.start, end: seg.end, tokenCount: n });
+          else cut(seg.start, seg.end, 0);
+        }
+        return out;
+      }
       const total = count(0, text.length);
       if (total <= size) return [{ start: 0, end: text.length, tokenCount: total }];
       cut(0, text.length, 0);

@@ -26,6 +26,11 @@ export const RecursiveConfig = Type.Object({
     description:
       "How short pieces merge. 'chonkie': as Chonkie (a run of short words can become one piece that is then cut inside a word by tokens). 'forward': short pieces gather into runs of at least the minimum, a short last run joins the piece before, so chunks end at word boundaries.",
   }),
+  keep_blocks: Type.Boolean({
+    default: false,
+    description:
+      'On a processed document (a process step, or a file by reference): keep each table and fenced code block that fits chunk_size whole, in a chunk of its own; the text between blocks is cut as usual. Off: Chonkie\'s chunks, unchanged. A text without structure is not affected.',
+  }),
 });
 
 export default defineChunker({

@@ -205,3 +205,35 @@ describe('properties', () => {
     assert.deepEqual([interleaved[1], interleaved[0]], first);
   });
 });
+
+describe('keep_blocks: tables and code blocks of a processed document stay whole', () => {
+  const DOC = '# Guide\n\nSome words before the table here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nMore words after it.\n\n```js\nconst x = 1;\n```\n';
+  const structure = { headings: [{ level: 1, text: 'Guide', start: 0, end: 7 }], tables: [{ start: DOC.indexOf('| a'), end: DOC.indexOf('| 4 |') + 5 }], code: [{ start: DOC.indexOf('```js'), end: DOC.lastIndexOf('```') + 3, language: 'js' }], images: [], pages: [] };
+  const run = async (config: Record<string, unknown>, withStructure = true) =>
+    (await runChunker(recursive, recursive.validateConfig({ ...config }), DOC, 'codepoint', undefined, undefined, withStructure ? [structure] : undefined)) as Chunk[];
+  const table = DOC.slice(structure.tables[0]!.start, structure.tables[0]!.end);
+  const code = DOC.slice(structure.code[0]!.start, structure.code[0]!.end);
+
+  test('on: the table and the code block are chunks of their own; chunks still tile the document', async () => {
+    const chunks = await run({ chunk_size: 48, keep_blocks: true });
+    assert.ok(texts(chunks).includes(table), JSON.stringify(texts(chunks)));
+    assert.ok(texts(chunks).includes(code));
+    assert.equal(texts(chunks).join(''), DOC);
+    assert.deepEqual(chunks.find((c) => c.text === table)!.metadata, { headings: ['Guide'], blocks: ['table'] });
+  });
+
+  test('off (the default): the chunks are those of the text without structure, with metadata added', async () => {
+    const off = await run({ chunk_size: 48 });
+    const plain = await run({ chunk_size: 48 }, false);
+    assert.deepEqual(rows(off), rows(plain));
+    assert.ok(!texts(off).includes(table), 'the default cuts across the table');
+    assert.ok(plain.every((c) => c.metadata === undefined));
+  });
+
+  test('a block larger than chunk_size is cut as usual', async () => {
+    const chunks = await run({ chunk_size: 12, keep_blocks: true });
+    assert.ok(!texts(chunks).includes(table));
+    assert.equal(texts(chunks).join(''), DOC);
+    for (const c of chunks) assert.ok(c.token_count <= 12);
+  });
+});

@@ -5,7 +5,22 @@ import { findTables, type Range, type Table } from './parse.js';
 
 export async function create(config: Static<typeof TableConfig>): Promise<ChunkerImpl> {
   const tokenizer = config.tokenizer === 'row' ? undefined : await loadTokenizer(config.tokenizer);
-  return { chunk: (text) => chunkText(text, config.chunk_size, tokenizer) };
+  return { chunk: (text, context) => chunkText(text, config.chunk_size, tokenizer, context?.structure?.tables) };
+}
+
+/**
+ * The tables to cut: on a processed document, the chef's table spans (so a table-like block
+ * inside a fenced code block is text, and a chef's tables are found however it lays them out),
+ * each parsed for its header and rows; on a plain text, the tables this chunker finds itself.
+ */
+export function tablesOf(text: string, spans?: readonly Range[]): Table[] {
+  if (!spans) return findTables(text);
+  return spans.flatMap((span) =>
+    findTables(text.slice(span.start, span.end)).map((t) => {
+      const at = (r: Range) => ({ start: r.start + span.start, end: r.end + span.start });
+      return { ...t, ...at(t), header: t.header && at(t.header), rows: t.rows.map(at) };
+    }),
+  );
 }
 
 /** How a text is measured: tokens of one tokenizer, or (tokenizer 'row') rows and lines. */
@@ -17,14 +32,14 @@ interface Measure {
   windows(start: number, end: number, size: number): Span[];
 }
 
-function chunkText(text: string, size: number, tokenizer: Tokenizer | undefined): Span[] {
+function chunkText(text: string, size: number, tokenizer: Tokenizer | undefined, chefTables?: readonly Range[]): Span[] {
   const counter = tokenizer ? spanCounter(tokenizer, text) : undefined;
   const measure: Measure = counter
     ? { count: counter.count, rows: false, windows: (s, e, size) => lineWindows(text, tokenizer!, counter.ends, s, e, size) }
     : { count: (s, e) => lineCount(text, s, e), rows: true, windows: () => [] };
   const spans: Span[] = [];
   let at = 0;
-  findTables(text).forEach((table, index) => {
+  tablesOf(text, chefTables).forEach((table, index) => {
     textSpans(text, at, table.start, size, measure, spans);
     tableSpans(table, index, size, measure, spans);
     at = table.end;

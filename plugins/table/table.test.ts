@@ -201,3 +201,22 @@ describe('properties (random documents of markdown and HTML tables and prose)', 
     );
   });
 });
+
+describe("on a processed document: the chef's table spans", () => {
+  const DOC = '# Data\n\n```md\n| not | a table |\n|---|---|\n| in | code |\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+  test('a table inside a fenced code block is text; the markdown chef’s table is cut as a table', async () => {
+    const { discover } = await import('../../kernel/discovery.js');
+    const { runChunker } = await import('../../kernel/run.js');
+    const { runChef } = await import('../../kernel/chef/run.js');
+    const registry = await discover();
+    const table = registry.get('chunker', 'table');
+    const doc = await runChef(registry.get('chef', 'markdown'), {}, { text: DOC });
+    const config = table.validateConfig({});
+    const withSpans = (await runChunker(table, config, doc.text, 'utf16', undefined, undefined, [doc.structure])) as { text: string; metadata: Record<string, unknown> }[];
+    const plain = (await runChunker(table, config, DOC, 'utf16')) as { text: string; metadata: Record<string, unknown> }[];
+    assert.equal(plain.filter((c) => c.metadata.kind === 'table').length, 2, 'alone, the chunker takes the code block for a table');
+    const tables = withSpans.filter((c) => c.metadata.kind === 'table');
+    assert.deepEqual(tables.map((c) => c.text), ['| a | b |\n|---|---|\n| 1 | 2 |']);
+    assert.deepEqual(tables[0]!.metadata.headings, ['Data']);
+  });
+});

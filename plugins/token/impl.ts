@@ -16,5 +16,5 @@ export function overlapTokens(chunkSize: number, overlap: number): number {
 export async function create(config: Static<typeof TokenConfig>): Promise<ChunkerImpl> {
   const overlap = overlapTokens(config.chunk_size, config.chunk_overlap);
   const tokenizer = await loadTokenizer(config.tokenizer);
-  return { chunk: (text) => tokenWindows(tokenizer.ends(text), config.chunk_size, overlap) };
+  return { chunk: (text, context) => tokenWindows(tokenizer.ends(text), config.chunk_size, overlap, 0, undefined, context?.maxSpans) };
 }

@@ -2,6 +2,8 @@ import type { Context, Next } from 'koa';
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { matchedRoute } from '../dispatch.js';
+import type { Structure } from '../../kernel/chef/document.js';
+import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';
 
 /**
@@ -33,28 +35,25 @@ export function withFileAlternative(body: TSchema): TSchema {
 }
 
 /**
- * Whether a JSON body may hold a key "file": false only when it cannot. Inside a JSON string a
- * quote is always escaped, so the bytes `"file"` occur only as a whole string token; a key spelled
- * with escapes (`"\u0066ile"`) needs an escape of one of its letters. A body with neither cannot
- * name a file, and may go to a worker unparsed.
+ * The middleware, after the body is parsed: a `file` reference becomes `text`. A large body is not
+ * parsed yet (a worker parses it, server/pooled/): its route resolves the reference with
+ * resolveDocument once the worker hands the parsed body back.
  */
-export function mayNameFile(bytes: Buffer): boolean {
-  return ['"file"', '\\u0066', '\\u0069', '\\u006c', '\\u006C', '\\u0065'].some((p) => bytes.includes(p));
-}
-
-/** The middleware, after the body is parsed: a `file` reference becomes `text`. */
 export function documentInput(store: () => FileStore) {
   return async (ctx: Context, next: Next) => {
-    if (matchedRoute(ctx)?.documentInput) await resolveDocument(ctx.request.body, store());
+    if (matchedRoute(ctx)?.documentInput) ctx.state.document = await resolveDocument(ctx.request.body, store());
     return next();
   };
 }
 
 const SHAPE = '{"file": {"type": "document", "content": "<name from POST /v1/files>"}}';
 
-/** Replace body.file by body.text (the file's extracted text); a body without `file` is left as it is. */
-export async function resolveDocument(body: unknown, store: FileStore): Promise<void> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('file' in body)) return;
+/**
+ * Replace body.file by body.text (the file's extracted text); a body without `file` is left as it
+ * is. Answers the stored document's chef and structure (for ctx.state.document), or undefined.
+ */
+export async function resolveDocument(body: unknown, store: FileStore): Promise<StoredDocument | undefined> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('file' in body)) return undefined;
   const b = body as Record<string, unknown>;
   if (b.text !== undefined) throw validationError(['body'], 'The body has both text and file: send one of them.', 'text_and_file');
   const file = b.file;
@@ -62,12 +61,15 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   const { type, content } = file as Record<string, unknown>;
   if (type !== 'document') throw validationError(['body', 'file', 'type'], `file.type must be "document" (got ${shown(type)}), e.g. ${SHAPE}.`, 'literal_error');
   if (typeof content !== 'string') throw validationError(['body', 'file', 'content'], `file.content must be the name POST /v1/files answered (a string), e.g. ${SHAPE}.`, 'string_type');
-  const text = await store.text(content);
-  if (text === undefined) {
+  const [record, text] = [await store.get(content), await store.text(content)];
+  if (text === undefined || record === undefined) {
     throw new ChunkdError('NOT_FOUND', `No file named ${shown(content)}: upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`);
   }
   b.text = text;
   delete b.file;
+  // The chef's structure, stored beside the text by the upload (null for a file stored without one).
+  const structure = (await store.structure(content)) as Structure | null | undefined;
+  return { format: record.format, structure: structure ?? undefined };
 }
 
 const shown = (v: unknown) => {

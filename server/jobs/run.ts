@@ -1,6 +1,7 @@
-import type { Chunk } from '../../kernel/chunk.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { executePipeline, type ExecuteDeps } from '../pipelines/execute.js';
+import { isInterruption, type Doc } from '../../kernel/runner.js';
+import { checkTexts, runnerOf } from '../limits.js';
+import { pipelineInputs, pipelineRecipe, type ExecuteDeps } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
 
@@ -19,53 +20,68 @@ export interface RunOptions {
 }
 
 /**
- * Run one batch of a job's documents through its steps, with the very executePipeline (and so
- * the worker pool and limits) a pipeline execute uses: the batch as one list, split over the pool's
- * threads when it is worth it. A batch that fails as a whole is run again one document at a time,
- * so one bad document (too long, say, or one that trips a plugin bug) fails alone, with its reason:
- * a bug is an INTERNAL line, since running it again would fail again and the job would never end.
- * Only an interruption (this process stopping, the pool closing, an abort) is thrown: the batch is
- * not done and is retried.
+ * Run one batch of a job's documents through its steps with the document runner
+ * (kernel/runner.ts) a pipeline execute uses: each document on its own, the large ones in the
+ * worker pool (as many at a time as it has threads), each result serialized there and capped by
+ * --max-document-output-bytes. A document that fails, fails alone with its reason: a bug is an
+ * INTERNAL line, since running it again would fail again and the job would never end. Only an
+ * interruption (this process stopping, the pool closing, an abort) is thrown: the batch is not
+ * done and is retried.
  */
 export async function runBatch(job: JobRun, docs: BatchDocument[], deps: ExecuteDeps, options: RunOptions = {}): Promise<ResultLine[]> {
   const { signal } = options;
-  const pipeline: PipelineRecord = { id: job.id, name: `job ${job.id}`, description: null, steps: job.steps, created_at: '', updated_at: '' };
   if (docs.length === 0) return [];
-  try {
-    const lists = (await executePipeline(pipeline, docs.map((d) => d.text), job.offset_unit, deps, signal)) as Chunk[][];
-    return docs.map((d, i) => ok(d, lists[i]!));
-  } catch (e) {
-    if (isInterruption(e, options)) throw e;
-  }
+  const pipeline: PipelineRecord = { id: job.id, name: `job ${job.id}`, description: null, steps: job.steps, created_at: '', updated_at: '' };
   const out: ResultLine[] = [];
+  const fail = (d: BatchDocument, e: unknown) => {
+    if (isChunkdError(e)) return out.push(failed(d, e));
+    if (isInterruption(e, signal) || options.stopping?.()) throw e;
+    options.onBug?.(d, e);
+    out.push(failed(d, BUG));
+  };
+  let recipe;
+  try {
+    recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', deps);
+  } catch (e) {
+    for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
+    return out;
+  }
+  // Each document is checked as one text of a request (--max-text-chars): one too long fails alone,
+  // and so does one its process step's chef refuses (the chef runs first, making the document).
+  const fit: BatchDocument[] = [];
+  const inputs: Doc[] = [];
   for (const d of docs) {
     try {
-      out.push(ok(d, (await executePipeline(pipeline, [d.text], job.offset_unit, deps, signal))[0] as Chunk[]));
+      checkTexts(d.text, deps.settings);
+      inputs.push(...(await pipelineInputs(pipeline, [d.text], deps, signal)));
+      fit.push(d);
     } catch (e) {
-      if (isChunkdError(e)) {
-        out.push(failed(d, e));
-        continue;
-      }
-      if (isInterruption(e, options)) throw e;
-      options.onBug?.(d, e);
-      out.push(failed(d, BUG));
+      fail(d, e);
     }
   }
-  return out;
+  const runner = runnerOf(deps.executor, deps.settings);
+  await runner.each(
+    recipe,
+    inputs,
+    (i, r) => {
+      const d = fit[i]!;
+      if ('bytes' in r) out.push(ok(d, r.bytes));
+      else fail(d, 'error' in r ? r.error : r.bug);
+    },
+    { concurrency: Math.max(1, deps.executor.threads), signal },
+  );
+  return out.sort((a, b) => a.index - b.index);
 }
 
 /** The line of a document a bug failed: what the client can do, nothing internal. */
 export const BUG = { code: 'INTERNAL', detail: 'A bug in chunkd failed this document (the server log has the details): report it; the other documents are not affected.' };
 
-/** A failure that is about this process (stopping, its worker pool closing, an abort), not about the document. */
-function isInterruption(e: unknown, { signal, stopping }: RunOptions): boolean {
-  if (isChunkdError(e)) return false;
-  if (signal?.aborted || stopping?.()) return true;
-  const { name, message } = (e ?? {}) as { name?: string; message?: string };
-  return name === 'AbortError' || /Terminating worker thread/.test(message ?? '');
-}
-
-const ok = (d: BatchDocument, chunks: Chunk[]): ResultLine => ({ index: d.index, ok: true, line: JSON.stringify({ document_id: d.id, index: d.index, chunks }) });
+/** A document's line, its chunks written from the runner's bytes (decoded once, never parsed). */
+const ok = (d: BatchDocument, chunks: Uint8Array): ResultLine => ({
+  index: d.index,
+  ok: true,
+  line: `{"document_id":${JSON.stringify(d.id)},"index":${d.index},"chunks":${Buffer.from(chunks.buffer, chunks.byteOffset, chunks.byteLength).toString('utf8')}}`,
+});
 
 const failed = (d: BatchDocument, e: { code: string; detail: unknown }): ResultLine => ({
   index: d.index,

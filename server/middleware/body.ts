@@ -3,7 +3,6 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 import { matchedRoute } from '../dispatch.js';
-import { mayNameFile } from '../files/document-input.js';
 import { invalidJsonError } from '../pooled/wire.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
@@ -21,7 +20,8 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
  *   `maxBodyBytes` when below --max-body-bytes, else --max-body-bytes; over it → 413, with or
  *   without a Content-Length, compressed or not;
  * - on a route that can parse in a worker (`rawBody`), a body of INLINE_BODY_MAX_BYTES or more is
- *   left unparsed in ctx.state.rawBody for the worker (server/pooled/) when there are workers;
+ *   left unparsed in ctx.state.rawBody for the worker (server/pooled/) when there are workers,
+ *   whatever its content or Accept header;
  * - any other body is parsed here, on the event loop: small by this rule or by the route's limit
  *   (or the server runs without workers, everything inline by choice).
  * Every body is read as JSON whatever its Content-Type: `curl -d '{...}'` sends a form type by default.
@@ -40,10 +40,10 @@ export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
       bytes = await readBody(ctx.req, limit);
     } catch (e) {
       const err = e as { type?: string };
-      throw err.type === 'entity.too.large' && limit < maxBodyBytes ? tooLarge(route, limit) : e; // else the error layer names --max-body-bytes
+      throw err.type === 'entity.too.large' ? bodyTooLarge(limit, limit < maxBodyBytes ? route : undefined) : e;
     }
-    // A body naming an uploaded file is parsed here: the file's text is put in it on this thread.
-    if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers() && !(route.documentInput && mayNameFile(bytes))) ctx.state.rawBody = bytes;
+    // Whatever it holds (a `file` reference too) and whatever the client accepts: a worker parses it (server/pooled/).
+    if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers()) ctx.state.rawBody = bytes;
     else ctx.request.body = parseJson(bytes);
     return next();
   };
@@ -61,10 +61,10 @@ function parseJson(bytes: Buffer): unknown {
   }
 }
 
-/** Over a route's own limit (below --max-body-bytes, which the error layer names itself). */
-function tooLarge(route: RouteDef, limit: number): ChunkdError {
-  const where = `${route.method.toUpperCase()} ${route.path}`;
-  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${where}; send a smaller body.`);
+/** The 413 of a body over its limit: a route's own (below --max-body-bytes), or --max-body-bytes, which it then names. */
+export function bodyTooLarge(limit: number | undefined, route?: RouteDef): ChunkdError {
+  if (route) return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${route.method.toUpperCase()} ${route.path}; send a smaller body.`);
+  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes (CHUNKD_MAX_BODY_BYTES).`);
 }
 
 /**

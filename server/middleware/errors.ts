@@ -1,3 +1,4 @@
+import { bodyTooLarge } from './body.js';
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../logger.js';
@@ -31,7 +32,7 @@ function toChunkdError(e: unknown): ChunkdError {
     return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not a valid JSON object: send one, e.g. {"text": "..."}.', type: 'json_invalid' }]);
   }
   if (http.type === 'entity.too.large' || http.status === 413) {
-    return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${http.limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes.`);
+    return bodyTooLarge(http.limit);
   }
   // inflation (koa-bodyparser's decompressor) throws a bare 415 for any other Content-Encoding.
   if (http.status === 415) {

@@ -1,9 +1,12 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import type { Registry } from '../../kernel/registry.js';
-import { parseConfig, runChunker, runRefinery, type Executor } from '../../kernel/run.js';
-import { checkChunks, checkTexts, type Limits } from '../limits.js';
+import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
+import { runChef } from '../../kernel/chef/run.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
+import type { Doc, Recipe } from '../../kernel/runner.js';
+import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
@@ -15,29 +18,93 @@ export interface ExecuteDeps {
 }
 
 /**
- * Run a stored pipeline's steps in order, through the very functions and limits the plugin
- * endpoints use: the chunk step turns the text (or texts) into chunks, each refine step takes them
- * on. A string gives Chunk[], a list gives one Chunk[] per text.
+ * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
+ * (kernel/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
+ * text, a list one list of chunks per text.
+ */
+export async function answerPipeline(
+  pipeline: PipelineRecord,
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' },
+  deps: ExecuteDeps,
+  signal?: AbortSignal,
+  file?: StoredDocument,
+): Promise<Uint8Array[]> {
+  checkTexts(body.text, deps.settings);
+  const texts = Array.isArray(body.text) ? body.text : [body.text];
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
+  const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
+  return runnerOf(deps.executor, deps.settings).answer(recipe, docs, { list: Array.isArray(body.text), signal });
+}
+
+/**
+ * The same run as chunk objects, for a caller that works on them (evaluation scores them): the
+ * runner's bytes parsed back, under the same caps. A string gives Chunk[], a list one Chunk[] per text.
  */
 export async function executePipeline(
   pipeline: PipelineRecord,
   input: string | string[],
   unit: OffsetUnit,
-  { registry, executor, settings }: ExecuteDeps,
+  deps: ExecuteDeps,
   signal?: AbortSignal,
+  file?: StoredDocument,
 ): Promise<Chunk[] | Chunk[][]> {
-  checkTexts(input, settings);
-  let result: Chunk[] | Chunk[][] = [];
-  for (const [i, step] of pipeline.steps.entries()) {
-    const { plugin, config } = resolveStep(registry, pipeline, step, i);
-    if (step.type === 'chunk') {
-      result = await runChunker(plugin, config, input, unit, executor, signal);
-    } else {
-      checkChunks(result, settings);
-      result = await runRefinery(plugin, config, result, executor, signal);
-    }
+  const parts = await answerPipeline(pipeline, { text: input, offset_unit: unit, return_type: 'chunks' }, deps, signal, file);
+  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Chunk[] | Chunk[][];
+}
+
+/**
+ * A pipeline's chunk and refine steps as a recipe, every step resolved (a process step too) and
+ * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
+ * process step is not part of the recipe: it makes the documents (pipelineInputs).
+ */
+export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
+  const resolved = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
+  const steps = resolved.filter((_, i) => pipeline.steps[i]!.type !== 'process');
+  if (build) for (const { plugin, config } of steps) await plugin.instance(config);
+  return { steps, unit, returnType };
+}
+
+/** Whether the pipeline has a process step (its documents are a chef's: text and structure). */
+export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.some((s) => s.type === 'process');
+
+/**
+ * The documents the recipe runs on: with a process step, each text as its chef read it (text
+ * and structure); without one, the texts as they come, a file's with the structure its chef
+ * found at upload.
+ */
+export async function pipelineInputs(pipeline: PipelineRecord, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
+  const i = pipeline.steps.findIndex((s) => s.type === 'process');
+  if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
+  const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
+  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file });
+  return docs.map((d) => ({ text: d.text, structure: d.structure }));
+}
+
+/** A stored file as a pipeline run by `file` sees it: the chef that read it, and the structure it found. */
+export interface StoredDocument {
+  format: string;
+  structure?: Structure;
+}
+
+/**
+ * A process step on each text: the chef's document. A file already read by this very chef at
+ * upload is not read again (its stored text and structure are the chef's answer).
+ */
+async function processTexts(
+  chef: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  { executor, settings, signal, file }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument },
+): Promise<Processed[]> {
+  if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
+  const out: Processed[] = [];
+  for (const text of texts) {
+    signal?.throwIfAborted();
+    const doc = await runChef(chef, config, { text }, { executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    out.push(doc);
   }
-  return result;
+  checkTexts(out.map((d) => d.text), settings);
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@ export type Flat = Static<typeof FlatStep>;
 
 /**
  * The one place where the slug API's flat steps (`{type, component, ...params}`, as Chonkie's
- * clients send them) meet the stored shape (`{type, chunker | refinery, config}`), both ways.
+ * clients send them) meet the stored shape (`{type, chef | chunker | refinery, config}`), both ways.
  */
 export function toStored({ type, component, ...params }: Flat): Step {
   return { type, [STEP_KINDS[type]]: component, config: params };
@@ -39,7 +39,7 @@ function flatLoc(loc: (string | number)[], at: number): (string | number)[] {
   if (typeof loc[at] !== 'number') return loc;
   const rest = loc.slice(at + 1);
   if (rest[0] === 'config') rest.shift();
-  else if (rest[0] === 'chunker' || rest[0] === 'refinery') rest[0] = 'component';
+  else if (rest[0] === 'chunker' || rest[0] === 'refinery' || rest[0] === 'chef') rest[0] = 'component';
   return [...loc.slice(0, at + 1), ...rest];
 }
 
@@ -58,9 +58,8 @@ export function explainIssues(issues: readonly Issue[], body: unknown, at = 2): 
     if (loc[at - 1] !== 'steps' || typeof i !== 'number' || !Array.isArray(steps)) return { ...issue, msg };
     const step = steps[i] as Record<string, unknown> | undefined;
     const field = loc[at + 1];
-    if (field === 'type' && step?.type === 'process') msg = `chunkd has no 'process' steps (Chonkie's chefs): remove the step, and send the text itself (or an uploaded file). ${msg}`;
     if (issue.type === 'extra_forbidden' && field === 'config') msg = "Parameters sit beside type and component in this API, not under 'config': move them up a level (/v1/pipelines takes them under config).";
-    if (issue.type === 'extra_forbidden' && (field === 'chunker' || field === 'refinery')) msg = `This API names the plugin in 'component': remove '${field}'.`;
+    if (issue.type === 'extra_forbidden' && (field === 'chunker' || field === 'refinery' || field === 'chef')) msg = `This API names the plugin in 'component': remove '${field}'.`;
     const label = typeof step?.type === 'string' && typeof step.component === 'string' ? ` (${step.type} '${step.component}')` : '';
     return { ...issue, msg: `Step ${i}${label}: ${msg}` };
   });

@@ -5,7 +5,10 @@ import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
 
 export const PipelineStep = Type.Object(
   {
-    type: Type.Union([Type.Literal('chunk'), Type.Literal('refine')], { description: "'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far." }),
+    type: Type.Union([Type.Literal('process'), Type.Literal('chunk'), Type.Literal('refine')], {
+      description: "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far.",
+    }),
+    chef: Type.Optional(Type.String({ description: 'For a process step: the chef (GET /v1/plugins lists them).', examples: ['markdown'] })),
     chunker: Type.Optional(Type.String({ description: 'For a chunk step: the chunker (GET /v1/plugins lists them).', examples: ['token'] })),
     refinery: Type.Optional(Type.String({ description: 'For a refine step: the refinery.' })),
     config: Type.Optional(
@@ -25,7 +28,7 @@ export const Description = (options: { default?: null } = {}) => Type.Union([Typ
 export const STEP_COUNT = { minItems: 1, maxItems: 100 } as const;
 const Steps = Type.Array(PipelineStep, {
   ...STEP_COUNT,
-  description: 'One chunk step, then any refine steps, run in this order.',
+  description: 'At most one process step, then one chunk step, then any refine steps, run in this order.',
 });
 
 export const PipelineCreate = Type.Object(

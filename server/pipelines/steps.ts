@@ -8,12 +8,13 @@ import type { PipelineStep } from './schemas.js';
 export type Step = Static<typeof PipelineStep>;
 
 /** What each step type runs, and the step field naming it. */
-export const STEP_KINDS = { chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Step['type'], Kind>;
+export const STEP_KINDS = { process: 'chef', chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Step['type'], Kind>;
 
 /**
  * Check steps (already of the right shape) against the registry, so a pipeline that was stored
  * runs: known plugin names, configs valid for that plugin's own schema (and accepted by the plugin
- * itself, e.g. chunk_overlap < chunk_size), exactly one chunk step, before every refine step.
+ * itself, e.g. chunk_overlap < chunk_size), at most one process step, before the chunk step,
+ * exactly one chunk step, before every refine step.
  * Returns the steps as stored: the plugin's name and its config with the defaults filled in.
  * Every problem of every step is reported at once, each with its loc.
  */
@@ -21,11 +22,19 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
   const issues: Issue[] = [];
   const out: Step[] = [];
   let chunkAt = -1;
+  let processAt = -1;
   for (const [i, step] of steps.entries()) {
     const at = (...rest: (string | number)[]) => [...loc, i, ...rest];
     const kind = STEP_KINDS[step.type];
-    const other = kind === 'chunker' ? 'refinery' : 'chunker';
-    if (step[other] !== undefined) issues.push({ loc: at(other), msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`, type: 'extra_forbidden' });
+    for (const other of Object.values(STEP_KINDS)) {
+      if (other !== kind && step[other] !== undefined) issues.push({ loc: at(other), msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`, type: 'extra_forbidden' });
+    }
+    if (step.type === 'process' && processAt >= 0) {
+      issues.push({ loc: at('type'), msg: `A pipeline has at most one process step, and step ${processAt} is one: remove this one.`, type: 'value_error' });
+    } else if (step.type === 'process' && chunkAt >= 0) {
+      issues.push({ loc: at('type'), msg: `A process step comes before the chunk step (step ${chunkAt}): move it first.`, type: 'value_error' });
+    }
+    if (step.type === 'process' && processAt < 0) processAt = i;
     if (step.type === 'chunk' && chunkAt >= 0) {
       issues.push({ loc: at('type'), msg: `A pipeline has one chunk step, and step ${chunkAt} is one: make this a refine step or remove it.`, type: 'value_error' });
     }
@@ -45,6 +54,7 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
       issues.push(...e.detail);
     }
   }
+  if (processAt >= 0 && chunkAt < 0) issues.push({ loc: [...loc, processAt, 'type'], msg: 'A process step needs a chunk step after it: add one.', type: 'value_error' });
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
   return out;
 }

@@ -1,7 +1,10 @@
 /**
- * The main-thread side of a pooled chunk request: the raw body (server/middleware/body.ts) is
- * moved to a worker, which answers with the response bytes (server/pooled/job.ts); the event loop
- * does nothing in proportion to the body's size but copy bytes.
+ * The main-thread side of a pooled request: a large raw body (server/middleware/body.ts) is moved
+ * to a worker, which parses and checks it (server/pooled/job.ts, pipeline-job.ts) and answers
+ * with the response bytes, or with the request's documents for the document runner
+ * (kernel/runner.ts) to spread over the pool or stream. Whatever the body holds and whatever the
+ * Accept header, it is never parsed on this thread; only a body naming an uploaded file comes
+ * back parsed, for its file to be resolved here.
  */
 import type { Context } from 'koa';
 import { ChunkdError } from '../../kernel/errors.js';
@@ -9,40 +12,29 @@ import type { WorkerPool } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import type { Limits } from '../limits.js';
-import type { GroupPayload, JobResult, RequestPayload } from './job.js';
-import { invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
+import type { RequestPayload } from './job.js';
+import { invalidJsonError, limitsOf, type PooledPayload, type PooledResult, type Prepared } from './wire.js';
 
-/** The job module's URL (a worker imports it; boot has the workers import it as they start). */
-export const POOLED_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+/** The job modules' URLs (a worker imports them; boot has the workers import them as they start). */
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export const POOLED_JOB = new URL(`./job${ext}`, import.meta.url).href;
 
-/** Answer a plugin route's request from its raw body, as the inline route would. */
-export async function answerPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits): Promise<void> {
+/** What a pooled request comes back as: the answer's bytes, the documents to run, or a body naming a file (parsed). */
+export type Pooled = { bytes: Uint8Array } | { prepared: Prepared } | { body: unknown };
+
+/** A plugin route's large body, in a worker. */
+export function pluginPooled(ctx: Context, plugin: Plugin, pool: WorkerPool, limits: Limits, mode: PooledPayload['mode'], documentInput: boolean): Promise<Pooled> {
+  return runPooled(ctx, pool, POOLED_JOB, (body) => ({ source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads, mode, documentInput }) satisfies RequestPayload);
+}
+
+/** Move the raw body to a worker running `module`, and read its answer: an error of the body or request is thrown as the inline route would. */
+export async function runPooled(ctx: Context, pool: WorkerPool, module: string, payload: (body: Uint8Array) => PooledPayload): Promise<Pooled> {
   const body = ctx.state.rawBody as Buffer;
-  const signal = ctx.state.signal as AbortSignal | undefined;
-  const payload: RequestPayload = { step: 'request', source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads };
   ctx.state.rawBody = undefined; // moved: detached on this thread from here on
-  const first = await pool.job<JobResult>(POOLED_JOB, payload, [body.buffer as ArrayBuffer], signal);
-  if ('invalidJson' in first) throw invalidJsonError(first.invalidJson);
-  setIgnoredKeys(ctx, first.ignored);
-  if (!('groups' in first)) return sendJsonBytes(ctx, [answered(first)]);
-  const { config, unit, returnType } = first;
-  const parts = await Promise.all(
-    first.groups.map((items) => pool.job<JobResult>(POOLED_JOB, { step: 'group', source: plugin.source, config, unit, returnType, items } satisfies GroupPayload, [items.buffer as ArrayBuffer], signal)),
-  );
-  sendJsonBytes(ctx, joinLists(parts.map(answered)));
-}
-
-function answered(result: JobResult): Uint8Array {
+  const result = await pool.job<PooledResult>(module, payload(body), [body.buffer as ArrayBuffer], ctx.state.signal as AbortSignal | undefined);
+  if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
+  if ('file' in result) return { body: result.file };
+  setIgnoredKeys(ctx, result.ignored);
   if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
-  if (!('bytes' in result)) throw new Error('A pooled chunk job gave no answer.');
-  return result.bytes;
+  return result;
 }
-
-/** JSON lists `[a,b]` and `[c]` → the parts of `[a,b,c]` (what JSON.stringify gives for the whole batch), as views: nothing is copied. */
-export function joinLists(lists: Uint8Array[]): Uint8Array[] {
-  return lists.flatMap((l, i) => {
-    const inner = l.subarray(i === 0 ? 0 : 1, i === lists.length - 1 ? l.length : l.length - 1);
-    return i < lists.length - 1 ? [inner, COMMA] : [inner];
-  });
-}
-const COMMA = new Uint8Array([0x2c]);

@@ -1,40 +1,30 @@
-/**
- * The main-thread side of a pooled pipeline run: the raw body (server/middleware/body.ts) is
- * moved to a worker (server/pooled/pipeline-job.ts), which answers with the response bytes; a
- * batch worth splitting runs step by step, one job per group, its chunks never parsed here.
- */
+/** The main-thread side of a pooled pipeline run (server/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import type { Context } from 'koa';
-import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import { isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkChunkCount, type Limits } from '../limits.js';
+import type { Limits } from '../limits.js';
 import { STEP_KINDS } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { joinLists } from './answer.js';
-import type { PipelineGroupPayload, PipelinePayload, PipelineResult } from './pipeline-job.js';
-import { errorData, invalidJsonError, limitsOf, sendJsonBytes } from './wire.js';
+import { runPooled, type Pooled } from './answer.js';
+import type { PipelinePayload } from './pipeline-job.js';
+import { errorData, limitsOf, sendJsonBytes, type PooledPayload } from './wire.js';
+import { runsJobs } from '../../kernel/pool.js';
+import { resolveDocument } from '../files/document-input.js';
+import { FILE_STORE } from '../files/service.js';
+import type { FileStore } from '../files/store.js';
+import { setIgnoredKeys } from '../ignored-keys.js';
+import { checkExecute } from '../pipelines/body.js';
+import { pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
+import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
+import type { AppDeps } from '../route.js';
+import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
+import { bugLogger, streamDocuments } from '../stream/ndjson.js';
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
-/**
- * Answer a pipeline execute from its raw body, as the inline route would; with `envelope`, the
- * result is that key's value in an object (`{"chunks": …}`); with `slug`, the body and the answer
- * are a slug run's (server/pipelines/slug-run.ts: a list of texts answers one flat list).
- */
-export async function answerPipelinePooled(
-  ctx: Context,
-  pool: WorkerPool,
-  find: () => Promise<PipelineRecord>,
-  registry: Registry,
-  limits: Limits,
-  envelope?: string,
-  slug = false,
-): Promise<void> {
-  const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
-  const body = ctx.state.rawBody as Buffer;
-  ctx.state.rawBody = undefined; // moved: detached on this thread from here on
-  const signal = ctx.state.signal as AbortSignal | undefined;
+/** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
+export async function pipelinePooled(ctx: Context, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode'], slug = false): Promise<Pooled> {
   let pipeline: PipelinePayload['pipeline'];
   try {
     pipeline = await find();
@@ -48,40 +38,49 @@ export async function answerPipelinePooled(
     const plugin = registry.find(kind, step[kind] ?? '');
     if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
   }
-  const payload: PipelinePayload = { step: 'request', body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, slug };
-  const result = await pool.job<PipelineResult>(PIPELINE_JOB, payload, [body.buffer as ArrayBuffer], signal);
-  if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
-  if ('ignored' in result) setIgnoredKeys(ctx, result.ignored);
-  if ('error' in result) throw fromData(result.error);
-  if ('bytes' in result) return send([result.bytes]);
-  if (!('groups' in result) || !('steps' in pipeline)) throw new Error('A pooled pipeline job gave no answer.');
+  return runPooled(ctx, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true, slug }) satisfies PipelinePayload);
+}
 
-  // A split batch: each step on every group at once, as executePipeline runs a step over the pool.
-  let groups = result.groups;
-  let count = 0;
-  // The text index each group starts at, for a flat answer's metadata.document (given to the last step only).
-  const firsts = result.sizes.map((_, g) => result.sizes.slice(0, g).reduce((a, b) => a + b, 0));
-  for (const [index, step] of pipeline.steps.entries()) {
-    if (step.type === 'refine') checkChunkCount(count, limits);
-    const last = index === pipeline.steps.length - 1;
-    const texts = last && result.returnType === 'texts';
-    const parts = await Promise.all(
-      groups.map((items, g) => {
-        const job: PipelineGroupPayload = { step: 'group', pipeline, sources, index, items, unit: result.unit, texts, ...(last && result.flat ? { document: firsts[g] } : {}) };
-        return pool.job<PipelineResult>(PIPELINE_JOB, job, [items.buffer as ArrayBuffer], signal);
-      }),
-    );
-    const failed = parts.find((p) => 'error' in p);
-    if (failed && 'error' in failed) throw fromData(failed.error);
-    groups = parts.map((p) => (p as { items: Uint8Array }).items);
-    count = parts.reduce((n, p) => n + (p as { count: number }).count, 0);
+/**
+ * A pipeline run's whole answer, for both pipeline APIs: NDJSON when the client asks for it, else
+ * JSON (under `envelope`, `{"chunks": …}`, when given). A large body is parsed in a worker; the
+ * documents run through the document runner (kernel/runner.ts) wherever the body was parsed. A
+ * slug run (`slug`) reads its own body, and a list of texts answers one flat list unless `nested`.
+ */
+export async function answerPipelineRun(
+  ctx: Context,
+  deps: AppDeps,
+  find: () => Promise<PipelineRecord>,
+  { envelope, ndjson, slug = false }: { envelope?: string; ndjson: boolean; slug?: boolean },
+): Promise<void> {
+  const { executor, settings } = deps;
+  const send = (parts: Uint8Array[]) => sendJsonBytes(ctx, envelope === undefined ? parts : [encoder.encode(`{${JSON.stringify(envelope)}:`), ...parts, CLOSE]);
+  let docs: Documents | undefined;
+  let flat = false;
+  // An uploaded file's chef and structure (server/files/document-input.ts), for the chunk step.
+  let file = ctx.state.document as StoredDocument | undefined;
+  if (ctx.state.rawBody && runsJobs(executor)) {
+    const pooled = await pipelinePooled(ctx, executor, find, deps.registry, settings, ndjson ? 'documents' : 'answer', slug);
+    if ('bytes' in pooled) return send([pooled.bytes]);
+    if ('prepared' in pooled) {
+      const { unit, returnType, list, docs: texts } = pooled.prepared;
+      flat = pooled.prepared.flat === true;
+      docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false), texts, list, executor, settings);
+    } else {
+      file = await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+      ctx.request.body = pooled.body;
+    }
   }
-  // A flat answer's groups may be empty lists, which joinLists cannot join: they add nothing.
-  const lists = result.flat ? groups.filter((g) => g.length > 2) : groups;
-  send(lists.length ? joinLists(lists) : [encoder.encode('[]')]);
+  if (!docs) {
+    const pipeline = await find();
+    const onIgnored = (keys: string[]) => setIgnoredKeys(ctx, keys);
+    const body = slug ? checkSlugRun(ctx.request.body, onIgnored) : checkExecute(ctx.request.body, onIgnored);
+    flat = slug && flattens(body as SlugRunBody);
+    docs = await pipelineDocuments(pipeline, body, deps, ctx.state.signal as AbortSignal | undefined, file);
+  }
+  if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), bugLogger(deps.logger, ctx));
+  send(await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, flat, signal: ctx.state.signal as AbortSignal | undefined }));
 }
 
 const encoder = new TextEncoder();
 const CLOSE = encoder.encode('}');
-
-const fromData = (e: { code: ChunkdError['code']; detail: ChunkdError['detail']; headers: Record<string, string> }) => new ChunkdError(e.code, e.detail, e.headers);

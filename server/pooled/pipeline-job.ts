@@ -1,106 +1,55 @@
 /**
  * The worker side of a pooled pipeline run (server/pooled/pipeline-answer.ts is the main-thread
- * side): a large body arrives as bytes and is parsed, checked, run through the pipeline's steps
- * and serialized here, through the very executePipeline the inline route calls. A batch worth
- * splitting over the pool comes back as groups of texts (JSON bytes); each step then runs on each
- * group in its own job ('group'), and the main thread only counts chunks between steps (the
- * max-chunks check counts the whole batch) and moves bytes.
+ * side): a large body arrives as bytes and is parsed and checked here, then run through the
+ * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker (or has a
+ * process step, whose chef runs here first), or handed back as its documents for the runner on
+ * the main thread to spread over the pool (or stream).
  */
-import type { Chunk } from '../../kernel/chunk.js';
 import type { Kind } from '../../kernel/plugin.js';
-import type { OffsetUnit } from '../../kernel/offsets.js';
-import { textWeight, split } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, chunkMany, inline, refineMany } from '../../kernel/run.js';
+import { inline, isBlank } from '../../kernel/run.js';
 import type { Job } from '../../kernel/worker.js';
-import { checkTexts, type Limits } from '../limits.js';
+import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
-import { executePipeline, resolveStep } from '../pipelines/execute.js';
-import { checkSlugRun, flatRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
+import { pipelineInputs, pipelineRecipe, processes } from '../pipelines/execute.js';
+import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { encode, errorData, moved, parseJsonBody, type ErrorData } from './wire.js';
+import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
 
-export interface PipelinePayload {
-  step: 'request';
-  body: Uint8Array;
+export interface PipelinePayload extends PooledPayload {
   /** The pipeline, or the 404 its id gets: answered once the body is known to be JSON, as inline. */
   pipeline: PipelineRecord | { notFound: ErrorData };
   /** The source of each plugin the steps name, keyed `kind:name`; a plugin this server lacks is absent. */
   sources: Record<string, string>;
-  limits: Limits;
-  threads: number;
   /** A slug run: its body may say `nested`, and a list of texts answers one flat list (server/pipelines/slug-run.ts). */
   slug?: boolean;
 }
 
-/** One step of a split batch, on one group: its texts (a chunk step's) or lists of chunks (a refine step's), as JSON bytes. */
-export interface PipelineGroupPayload {
-  step: 'group';
-  pipeline: PipelineRecord;
-  sources: Record<string, string>;
-  index: number;
-  items: Uint8Array;
-  unit: OffsetUnit;
-  /** The last step of a `return_type: "texts"` request: answer the chunk texts only. */
-  texts: boolean;
-  /** The last step of a flat slug run: answer one flat list, this group's first text being this index. */
-  document?: number;
-}
-
-export type PipelineResult =
-  /** The response body: the exact bytes Koa would send for the result. */
-  | { bytes: Uint8Array; ignored: string[] }
-  | { error: ErrorData; ignored: string[] }
-  | { invalidJson: string }
-  /** A batch worth splitting over the pool: its texts in groups, in order, for one job per group and step. */
-  | { groups: Uint8Array[]; sizes: number[]; flat: boolean; unit: OffsetUnit; returnType: 'chunks' | 'texts'; ignored: string[] }
-  /** A group's step done: its lists of chunks (or texts), and how many chunks. */
-  | { items: Uint8Array; count: number };
-
-const job: Job<PipelinePayload | PipelineGroupPayload, PipelineResult> = async (payload, load) =>
-  payload.step === 'request' ? request(payload, load) : group(payload, load);
-export default job;
-
-async function request({ body, pipeline, sources, limits, threads, slug }: PipelinePayload, load: (source: string) => Promise<Plugin>) {
+const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
+  const { body, pipeline, sources, limits } = payload;
   const parsed = parseJsonBody(body);
-  if ('invalidJson' in parsed) return moved<PipelineResult>(parsed);
-  if ('notFound' in pipeline) return moved<PipelineResult>({ error: pipeline.notFound, ignored: [] });
+  if ('invalidJson' in parsed) return moved<PooledResult>(parsed);
+  if (payload.documentInput && namesFile(parsed.value)) return moved<PooledResult>({ file: parsed.value });
+  if ('notFound' in pipeline) return moved<PooledResult>({ error: pipeline.notFound, ignored: [] });
   let ignored: string[] = [];
   try {
     const onIgnored = (keys: string[]) => (ignored = keys);
-    const req = slug ? checkSlugRun(parsed.value, onIgnored) : checkExecute(parsed.value, onIgnored);
-    const flat = slug === true && flattens(req as SlugRunBody);
-    const groups = Array.isArray(req.text) ? split(req.text, textWeight, threads) : undefined;
-    if (groups && groups.length > 1) {
-      checkTexts(req.text, limits); // executePipeline's first check, before any step
-      const bytes = groups.map(encode);
-      return moved<PipelineResult>({ groups: bytes, sizes: groups.map((g) => g.length), flat, unit: req.offset_unit, returnType: req.return_type, ignored }, bytes);
-    }
+    const req = payload.slug ? checkSlugRun(parsed.value, onIgnored) : checkExecute(parsed.value, onIgnored);
+    const flat = payload.slug === true && flattens(req as SlugRunBody);
+    checkTexts(req.text, limits);
+    const texts = Array.isArray(req.text) ? req.text : [req.text];
+    const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
-    const result = await executePipeline(pipeline, req.text, req.offset_unit, { registry, executor: inline, settings: limits });
-    const answer = req.return_type === 'texts' ? asTexts(result) : result;
-    const bytes = encode(flat ? flatRun(answer as Chunk[][] | string[][]) : answer);
-    return moved<PipelineResult>({ bytes, ignored }, [bytes]);
+    const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
+    const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat };
+    // A process step's chef runs here, on each text; its documents (text and structure) then run whole in this worker.
+    const docs = await pipelineInputs(pipeline, texts, { registry, executor: inline, settings: limits });
+    return (await answerHere(payload, recipe, docs, list, ignored, flat, processes(pipeline))) ?? prepared(ready, docs, ignored);
   } catch (e) {
-    return moved<PipelineResult>({ error: errorData(e), ignored });
+    return moved<PooledResult>({ error: errorData(e), ignored });
   }
-}
-
-/** A step on one group, as WorkerPool runs a group of a batch: chunkMany or refineMany, the step resolved as executePipeline resolves it. */
-async function group({ pipeline, sources, index, items, unit, texts, document }: PipelineGroupPayload, load: (source: string) => Promise<Plugin>) {
-  try {
-    const step = pipeline.steps[index]!;
-    const { plugin, config } = resolveStep(await pluginsOf(sources, load), pipeline, step, index);
-    const input: unknown = JSON.parse(new TextDecoder().decode(items));
-    const result = step.type === 'chunk' ? await chunkMany(plugin, config, input as string[], unit) : await refineMany(plugin, config, input as Chunk[][]);
-    const count = result.reduce((n, list) => n + list.length, 0);
-    const answer = texts ? asTexts(result) : result;
-    const bytes = encode(document === undefined ? answer : flatRun(answer as Chunk[][] | string[][], document));
-    return moved<PipelineResult>({ items: bytes, count }, [bytes]);
-  } catch (e) {
-    return moved<PipelineResult>({ error: errorData(e), ignored: [] });
-  }
-}
+};
+export default job;
 
 async function pluginsOf(sources: Record<string, string>, load: (source: string) => Promise<Plugin>) {
   const plugins = new Map(await Promise.all(Object.entries(sources).map(async ([key, source]) => [key, await load(source)] as const)));

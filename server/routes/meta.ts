@@ -40,6 +40,12 @@ const PluginInfo = Type.Object({
   extras: Type.Array(Type.Intersect([Extra, Type.Object({ installed: Type.Boolean() })])),
   available: Type.Boolean(),
   missing: Type.Array(Type.String(), { description: 'Packages to install for the plugin to work.' }),
+  reads: Type.Optional(
+    Type.Object(
+      { extensions: Type.Array(Type.String()), media_types: Type.Array(Type.String()), bytes_only: Type.Boolean({ description: 'It reads files only (a text is a 422).' }) },
+      { description: 'Chefs only: the files an upload is routed to it by.' },
+    ),
+  ),
 });
 
 const AuthStatus = Type.Object({
@@ -158,7 +164,8 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
     handler(ctx) {
       ctx.body = registry.list().map((p) => {
         const missing = p.missing;
-        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing };
+        const reads = p.kind === 'chef' ? { reads: { extensions: p.manifest.extensions ?? [], media_types: p.manifest.mediaTypes ?? [], bytes_only: p.manifest.bytesOnly === true } } : {};
+        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing, ...reads };
       });
     },
   },

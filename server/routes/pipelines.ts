@@ -1,30 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { runsJobs } from '../../kernel/pool.js';
-import { asTexts } from '../../kernel/run.js';
-import { bodyCheck, checkExecute } from '../pipelines/body.js';
+import { bodyCheck } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
-import { executePipeline } from '../pipelines/execute.js';
 import { listPage } from '../pipelines/page.js';
 import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
-import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
+import { answerPipelineRun } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
 import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
 import { firstChunkerAnswer } from '../openapi-examples.js';
-import { pipelineDocuments } from '../stream/documents.js';
-import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
+import { NDJSON_NOTE, NdjsonLine, wantsNdjson } from '../stream/ndjson.js';
 
 const readCreate = bodyReader(bodyCheck<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate));
 const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
-const readExecute = bodyReader(checkExecute);
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(PipelineListQuery);
 
 /**
@@ -153,20 +147,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       rawBody: true,
       documentInput: true,
       async handler(ctx) {
-        if (wantsNdjson(ctx)) {
-          const pipeline = await found(ctx.params.id!);
-          const body = checkExecute(parsedBody(ctx), (keys) => setIgnoredKeys(ctx, keys));
-          const docs = await pipelineDocuments(pipeline, body, deps);
-          return streamDocuments(ctx, docs, Math.max(1, deps.executor.threads), bugLogger(deps.logger, ctx));
-        }
-        // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
-        if (ctx.state.rawBody && runsJobs(deps.executor)) {
-          return answerPipelinePooled(ctx, deps.executor, () => found(ctx.params.id!), deps.registry, deps.settings);
-        }
-        const pipeline = await found(ctx.params.id!);
-        const body = readExecute(ctx);
-        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
-        ctx.body = body.return_type === 'texts' ? asTexts(result) : result;
+        await answerPipelineRun(ctx, deps, () => found(ctx.params.id!), { ndjson: wantsNdjson(ctx) });
       },
     }),
   ];

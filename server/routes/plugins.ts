@@ -1,22 +1,27 @@
+import type { Context } from 'koa';
 import { KINDS } from '../../kernel/plugin.js';
 import { runsInline, runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { asTexts, parseRequest, runChunker, runRefinery } from '../../kernel/run.js';
+import { parseRequest } from '../../kernel/run.js';
+import { docWeight, recipeCost } from '../../kernel/runner.js';
+import { resolveDocument } from '../files/document-input.js';
+import { FILE_STORE } from '../files/service.js';
+import type { FileStore } from '../files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkChunks, checkTexts } from '../limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
-import { answerPooled } from '../pooled/answer.js';
-import { chunkerDocuments, refineryDocuments } from '../stream/documents.js';
-import { bugLogger, NDJSON_NOTE, NdjsonLine, parsedBody, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
-import type { Chunk } from '../../kernel/chunk.js';
+import { pluginPooled } from '../pooled/answer.js';
+import { sendJsonBytes } from '../pooled/wire.js';
+import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../stream/documents.js';
+import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
+import type { StoredDocument } from '../pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import type { Context } from 'koa';
 
 /** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */
 export const pluginRoutes: RouteModule = (deps) => [...deps.registry.list('chunker'), ...deps.registry.list('refinery')].map((p) => pluginRoute(p, deps));
 
-function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: AppDeps): RouteDef {
+function pluginRoute(plugin: Plugin, deps: AppDeps): RouteDef {
+  const { executor, settings, logger, registry } = deps;
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   return {
     method: 'post',
@@ -34,28 +39,38 @@ function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: A
     rawBody: true,
     documentInput: plugin.kind === 'chunker',
     async handler(ctx) {
-      if (wantsNdjson(ctx)) {
-        const req = parseRequest(plugin, parsedBody(ctx));
-        setIgnoredKeys(ctx, req.ignored);
-        const make = plugin.kind === 'chunker' ? chunkerDocuments : refineryDocuments;
-        return streamDocuments(ctx, await make(plugin, req, executor, settings), Math.max(1, executor.threads), bugLogger(logger, ctx));
-      }
-      // A large body: parsed, chunked and serialized in a worker (same answer, byte for byte).
-      if (ctx.state.rawBody && runsJobs(executor)) return answerPooled(ctx, plugin, executor, settings);
-      const req = parseRequest(plugin, ctx.request.body);
-      setIgnoredKeys(ctx, req.ignored);
-      let result;
-      if (plugin.kind === 'chunker') {
-        const texts = req.input as string | string[];
-        checkTexts(texts, settings);
-        result = await runChunker(plugin, req.config, texts, req.unit, executor, plugin.manifest.network ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, chars(texts) * plugin.cost(req.config)));
+      const ndjson = wantsNdjson(ctx);
+      const onBug = bugLogger(logger, ctx);
+      let docs: Documents;
+      if (ctx.state.rawBody && runsJobs(executor)) {
+        // A large body: parsed and checked in a worker, whatever it holds or the client accepts.
+        const pooled = await pluginPooled(ctx, plugin, executor, settings, ndjson ? 'documents' : 'answer', plugin.kind === 'chunker');
+        if ('bytes' in pooled) return sendJsonBytes(ctx, [pooled.bytes]);
+        if ('prepared' in pooled) {
+          const { config, unit, returnType, list, docs: items } = pooled.prepared;
+          docs = await preparedDocuments({ steps: [{ plugin, config: config! }], unit, returnType }, items, list, executor, settings);
+        } else {
+          const document = await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+          docs = await madeDocuments(plugin, pooled.body, ctx, deps, document);
+        }
       } else {
-        checkChunks(req.input as unknown[], settings);
-        result = await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor, ctx.state.signal as AbortSignal);
+        docs = await madeDocuments(plugin, ctx.request.body, ctx, deps, ctx.state.document as StoredDocument | undefined);
       }
-      ctx.body = req.returnType === 'texts' ? asTexts(result) : result;
+      if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), onBug);
+      const work = docs.docs.reduce<number>((n, d) => n + docWeight(d), 0) * recipeCost(docs.recipe);
+      const signal = plugin.manifest.network || plugin.kind === 'refinery' ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, work);
+      sendJsonBytes(ctx, await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, signal }));
     },
   };
+}
+
+/** A body parsed on this thread (or a worker's, naming a file), checked as a request: its documents for the runner. */
+async function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { executor, settings }: AppDeps, document?: StoredDocument): Promise<Documents> {
+  const req = parseRequest(plugin, body);
+  setIgnoredKeys(ctx, req.ignored);
+  // A file's text comes with the structure its chef found at upload: the chunks carry their headings, blocks and pages.
+  if (plugin.kind === 'chunker') return chunkerDocuments(plugin, req, executor, settings, document?.structure);
+  return refineryDocuments(plugin, req, executor, settings);
 }
 
 /**
@@ -65,6 +80,5 @@ function pluginRoute(plugin: Plugin, { executor, settings, logger, registry }: A
  * every small request.
  */
 const poolSignal = (ctx: Context, work: number) => (runsInline(work, 1, 1) ? undefined : (ctx.state.signal as AbortSignal));
-const chars = (texts: string | string[]) => (typeof texts === 'string' ? texts.length : texts.reduce((n, t) => n + t.length, 0));
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

@@ -1,10 +1,11 @@
-import { ProcessedDocument } from '../../kernel/chef/document.js';
+import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
+import type { StoredDocument } from '../pipelines/execute.js';
 import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts } from '../limits.js';
+import { checkTexts, LIMIT_NAMES } from '../limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
@@ -21,7 +22,7 @@ function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): 
     summary: chef.manifest.summary,
     tag: 'chefs',
     description: [
-      `Reads ${reads || 'what its sniffing accepts'}. Send \`text\`, or \`file\` naming an upload (its stored text is processed). Upload a file with POST /v1/files to have it read by the chef for its type (form field \`chef\` names one).`,
+      `Reads ${reads || 'what its sniffing accepts'}. Send \`text\`, or \`file\` naming an upload (its stored text is processed; a file this chef read at upload answers the stored document, a PDF's pages included). Upload a file with POST /v1/files to have it read by the chef for its type (form field \`chef\` names one).`,
       chef.manifest.bytesOnly ? 'This chef reads files only: a `text` is a 422.' : '',
       extras.length ? `Needs the optional extra ${extras.join('; ')}` : '',
     ]
@@ -40,13 +41,16 @@ function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): 
       setIgnoredKeys(ctx, req.ignored);
       const text = req.input as string;
       checkTexts(text, settings);
-      const doc = await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
+      // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again.
+      const stored = ctx.state.document as StoredDocument | undefined;
+      const doc =
+        stored?.format === chef.name
+          ? { text, structure: stored.structure ?? emptyStructure(), metadata: {} }
+          : await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
       ctx.body = toWire(doc, req.unit);
     },
   };
 }
 
-/** The server settings behind the chefs' limits, as a 413 names them. */
-export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

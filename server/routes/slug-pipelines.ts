@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Chunk } from '../../kernel/chunk.js';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
-import { runsJobs } from '../../kernel/pool.js';
 import { readObjectBody } from '../../kernel/request.js';
-import { asTexts } from '../../kernel/run.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { bodyCheck } from '../pipelines/body.js';
 import { timestamp } from '../pipelines/clock.js';
-import { executePipeline } from '../pipelines/execute.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
 import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
 import { listPage } from '../pipelines/page.js';
 import { checkStoredSize } from '../pipelines/size.js';
 import { isSlug, slugPathProblem } from '../pipelines/slug.js';
-import { checkSlugRun, flatRun, flattens, SlugRunRequest } from '../pipelines/slug-run.js';
+import { SlugRunRequest } from '../pipelines/slug-run.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -26,7 +22,7 @@ import {
   StepsValidate,
   StepsValidation,
 } from '../pipelines/slug-schemas.js';
-import { answerPipelinePooled } from '../pooled/pipeline-answer.js';
+import { answerPipelineRun } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
@@ -39,7 +35,6 @@ type UpdateBody = { slug?: string; description?: string | null; steps?: Flat[] }
 
 const readCreate = bodyReader(bodyCheck<CreateBody>(SlugPipelineCreate));
 const readUpdate = bodyReader(bodyCheck<UpdateBody>(SlugPipelineUpdate));
-const readRun = bodyReader(checkSlugRun);
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(SlugPipelineListQuery);
 const checkStepsShape = compileValidator<{ steps: Flat[] }>(StepsValidate);
 const PipelineRun = Type.Object({ chunks: ChunkResult });
@@ -74,7 +69,7 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
 /**
  * Chonkie's cloud pipeline API (slug-based, `/v1/pipeline`), on the store and the checks of
  * /v1/pipelines: a slug is a stored pipeline's name, steps are converted to and from the stored
- * shape in one place (server/pipelines/flat-steps.ts), and a run goes through executePipeline
+ * shape in one place (server/pipelines/flat-steps.ts), and a run goes through the document runner
  * (pooled for large bodies) as /v1/pipelines/{id}/execute does.
  */
 export const slugPipelineRoutes: RouteModule = (deps) => {
@@ -231,14 +226,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       },
       rawBody: true,
       async handler(ctx) {
-        const find = () => bySlug(ctx);
-        // A large body: parsed, run and serialized in a worker (same answer, byte for byte).
-        if (ctx.state.rawBody && runsJobs(deps.executor)) return answerPipelinePooled(ctx, deps.executor, find, deps.registry, deps.settings, 'chunks', true);
-        const pipeline = await find();
-        const body = readRun(ctx);
-        const result = await executePipeline(pipeline, body.text, body.offset_unit, deps, ctx.state.signal as AbortSignal | undefined);
-        const answer = body.return_type === 'texts' ? asTexts(result) : result;
-        ctx.body = { chunks: flattens(body) ? flatRun(answer as Chunk[][] | string[][]) : answer };
+        await answerPipelineRun(ctx, deps, () => bySlug(ctx), { envelope: 'chunks', ndjson: false, slug: true });
       },
     }),
   ];

@@ -1,3 +1,4 @@
+import { storedSizeOf } from '../pipelines/size.js';
 import type pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Migration } from './migrations.js';
@@ -103,7 +104,7 @@ export class PgPipelineStore implements PipelineStore {
 
   async create(r: PipelineRecord): Promise<PipelineRecord> {
     const steps = JSON.stringify(r.steps);
-    const size = bytes(steps) + bytes(r.name) + bytes(r.description); // as storedSize() (server/pipelines/size.ts) counts
+    const size = storedSizeOf(steps, r.name, r.description);
     const { rows } = await this.run(
       () =>
         this.pool.query<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES ($1, $2, $3, $4::json, $5, $6, $7) RETURNING ${COLUMNS}`, [r.id, r.name, r.description, steps, r.created_at, r.updated_at, size]),

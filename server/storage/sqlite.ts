@@ -1,3 +1,4 @@
+import { storedSizeOf } from '../pipelines/size.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { open, type Database } from 'sqlite';
@@ -90,7 +91,7 @@ export class SqliteStore implements PipelineStore {
 
   async create(r: PipelineRecord): Promise<PipelineRecord> {
     const steps = JSON.stringify(r.steps);
-    const size = bytes(steps) + bytes(r.name) + bytes(r.description); // as storedSize() (server/pipelines/size.ts) counts
+    const size = storedSizeOf(steps, r.name, r.description);
     const row = await this.run(
       () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
       r.name,

@@ -11,7 +11,6 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../logger.js';
-import { invalidJsonError, parseJsonBody } from '../pooled/wire.js';
 import { ChunkList, ErrorBody } from '../schemas.js';
 import { eachDocument, type Documents, type DocumentLine } from './documents.js';
 
@@ -19,20 +18,6 @@ export const NDJSON = 'application/x-ndjson';
 
 /** The client prefers NDJSON to JSON (no Accept, or `*\/*`, keeps JSON). */
 export const wantsNdjson = (ctx: Context): boolean => ctx.get('Accept') !== '' && ctx.accepts('application/json', NDJSON) === NDJSON;
-
-/**
- * The request body, parsed here when the body layer left it raw for a worker: a streamed batch
- * runs document by document from this thread (each document may still go to the pool).
- */
-export function parsedBody(ctx: Context): unknown {
-  const raw = ctx.state.rawBody as Buffer | undefined;
-  if (raw === undefined) return ctx.request.body;
-  ctx.state.rawBody = undefined;
-  const text = raw.length && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
-  const parsed = parseJsonBody(text);
-  if ('invalidJson' in parsed) throw invalidJsonError(parsed.invalidJson);
-  return (ctx.request.body = parsed.value);
-}
 
 /** One line of the stream, for OpenAPI: the first line, or a document's. */
 export const NdjsonLine = Type.Union(
@@ -85,20 +70,25 @@ export async function streamDocuments(ctx: Context, docs: Documents, concurrency
 
 async function answer(res: Context['res'], docs: Documents, concurrency: number, signal: AbortSignal, deadline: AbortSignal, gone: AbortSignal, onBug: (e: unknown) => void) {
   let ended = false;
-  const write = async (value: unknown) => {
+  /** One line, in parts: a document's chunks are the runner's bytes, written as they are (never parsed or stringified here). */
+  const write = async (...parts: (string | Uint8Array)[]) => {
     if (ended || res.destroyed || res.writableEnded) return;
+    let room = true;
+    for (const p of parts) room = res.write(p);
     // A slow reader holds the work back instead of filling this process's memory.
-    if (!res.write(`${JSON.stringify(value)}\n`)) await once(res, 'drain', { signal }).catch(() => {});
+    if (!room) await once(res, 'drain', { signal }).catch(() => {});
   };
-  await write({ total: docs.total });
+  const json = (value: unknown) => write(`${JSON.stringify(value)}\n`);
+  await json({ total: docs.total });
   const answered = new Set<number>();
-  const work = eachDocument(docs, (line: DocumentLine) => (answered.add(line.index), write(line)), { concurrency, signal, onBug });
+  const line = (l: DocumentLine) => ('bytes' in l ? write(`{"index":${l.index},"chunks":`, l.bytes, '}\n') : json(l));
+  const work = eachDocument(docs, (l: DocumentLine) => (answered.add(l.index), line(l)), { concurrency, signal, onBug });
   await Promise.race([work, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
   if (deadline.aborted && !gone.aborted) {
     // Past the deadline the answer ends now, one TIMEOUT line per document left; work on this
     // thread that cannot be interrupted finishes unseen (pool tasks were cancelled by the signal).
     const reason = deadline.reason instanceof ChunkdError ? deadline.reason : new ChunkdError('TIMEOUT', 'The request took too long and was abandoned: send less per request.');
-    for (let index = 0; index < docs.total; index++) if (!answered.has(index)) await write({ index, error: reason.toJSON() });
+    for (let index = 0; index < docs.total; index++) if (!answered.has(index)) await json({ index, error: reason.toJSON() });
   }
   ended = true;
   if (!res.destroyed) res.end();

@@ -1,0 +1,45 @@
+/**
+ * `chunkd process CHEF FILE`: one file read by a chef, without a server. Prints the processed
+ * document (text, structure, metadata; offsets in code points) as JSON, as POST /v1/process/CHEF
+ * answers it. CHEF `auto` picks the chef for the file's extension, as an upload does.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { processFile, toWire } from '../kernel/chef/run.js';
+import { discover } from '../kernel/discovery.js';
+import { exportPluginSettings } from '../server/boot.js';
+import { LIMIT_NAMES } from '../server/limits.js';
+import { fail, readSettings, Usage } from './chunk.js';
+
+export const PROCESS_HELP = `Usage: chunkd process CHEF FILE
+
+Read FILE with a chef (text, markdown, html, pdf, docx, table, or one from CHUNKD_PLUGINS_DIR; auto:
+the chef for the file's extension) and print the processed document as JSON: its text, and its
+headings, tables, code blocks, images and pages as spans of it (offsets in code points).`;
+
+export async function processCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    if (args.includes('--help') || args.includes('-h')) {
+      process.stdout.write(`${PROCESS_HELP}\n`);
+      return 0;
+    }
+    const [chef, file, ...rest] = args;
+    if (!chef || !file || rest.length) throw new Usage(`Name one chef and one file, e.g. chunkd process markdown README.md.\n${PROCESS_HELP}`);
+    const settings = readSettings(env);
+    exportPluginSettings(settings);
+    const registry = await discover(settings.pluginsDir);
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch (e) {
+      throw new Usage(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}.`);
+    }
+    if (size > settings.maxFileBytes) throw new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`);
+    const bytes = new Uint8Array(readFileSync(file));
+    const doc = await processFile(registry, bytes, { filename: basename(file), chef: chef === 'auto' ? undefined : chef }, { limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    process.stdout.write(`${JSON.stringify({ chef: doc.format, ...toWire(doc, 'codepoint') })}\n`);
+    return 0;
+  } catch (e) {
+    return fail(e);
+  }
+}

@@ -1,0 +1,337 @@
+/**
+ * The document runner: the one way work on documents runs, whatever asked for it (the JSON
+ * routes, NDJSON streams, pipeline runs, jobs, the CLI). Free of HTTP.
+ *
+ *   const runner = new Runner(executor, { maxOutputBytes, maxDocumentOutputBytes, maxChunks });
+ *   const recipe: Recipe = { steps: [{ plugin, config }], unit: 'codepoint', returnType: 'chunks' };
+ *   const parts = await runner.answer(recipe, docs, { list: true, signal });      // one JSON answer, as bytes
+ *     // (flat: true: one list of every document's chunks, each marked with its index in metadata.document)
+ *   await runner.each(recipe, docs, (index, result) => …, { concurrency, signal }); // one result per document
+ *
+ * - A recipe is a list of steps, each a plugin and its validated config: the first step takes each
+ *   document (a text for a chunker, a list of chunks for a refinery), each later step the chunks
+ *   of the step before. A document may also be given as its JSON bytes (`{json}`), parsed where it runs,
+ *   or as a processed document (`{text, structure}`, a chef's output): the chunker is given its
+ *   structure (ChunkContext.structure) and its chunks carry their headings, blocks and pages.
+ * - Where work runs: under INLINE_MAX_CHARS (characters × the steps' cost, kernel/cost.ts) on the
+ *   calling thread, else in the executor's workers (kernel/pool.ts); answer() splits a batch into
+ *   one group per thread, each() runs documents `concurrency` at a time.
+ * - Output: a document's result is turned into JSON where it ran (in the worker) and handed back as
+ *   bytes, moved and not copied: the calling thread never stringifies a large object graph. Callers
+ *   write those bytes as they are (a JSON answer, an NDJSON line, a job's result).
+ * - Caps: an answer whose JSON would exceed maxOutputBytes is a 413; in each(), a document whose
+ *   JSON would exceed maxDocumentOutputBytes fails alone with a 413 result. Both name the limit and
+ *   the setting that raises it, and a chunker's spans are checked against the cap before any chunk
+ *   is built from them. Between steps a document may hold at most maxChunks chunks.
+ * - each() yields to the event loop between documents.
+ */
+import { setImmediate as tick } from 'node:timers/promises';
+import { tooLarge, type Setting } from './caps.js';
+import { orderChunk, type Chunk } from './chunk.js';
+import { ChunkdError, isChunkdError, type ErrorCode, type Issue } from './errors.js';
+import type { OffsetUnit } from './offsets.js';
+import type { Structure } from './chef/document.js';
+import { listWeight, runsInline, runsJobs, split } from './pool.js';
+import type { Plugin } from './registry.js';
+import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
+
+export interface RunnerStep {
+  plugin: Plugin;
+  config: Record<string, unknown>;
+}
+
+export interface Recipe {
+  steps: RunnerStep[];
+  unit: OffsetUnit;
+  /** `texts`: each document's result is the list of its chunks' texts. */
+  returnType: 'chunks' | 'texts';
+}
+
+/**
+ * A document: a text, a list of chunks, either as its JSON bytes (parsed where it runs), or a text
+ * as UTF-16 bytes (lone surrogates kept), or a processed text with its structure (a chef's
+ * output). Bytes are moved to a worker, never copied; a text given as a string is turned into
+ * UTF-16 bytes before it goes to one (a native copy, not a clone).
+ */
+export type Doc = string | Chunk[] | { json: Uint8Array } | { utf16: Uint8Array } | StructuredDoc;
+
+/** A processed document: its text, and the structure its chef found (UTF-16 spans of the text). */
+export interface StructuredDoc {
+  text: string;
+  structure: Structure;
+}
+
+/** A text as UTF-16 bytes in a buffer of its own (transferable: never Node's shared pool). */
+export function utf16Doc(text: string): { utf16: Uint8Array } {
+  const b = Buffer.allocUnsafeSlow(text.length * 2);
+  b.write(text, 'utf16le');
+  return { utf16: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
+}
+
+/** The buffers of documents given as bytes, to move along with them. */
+export const docBuffers = (docs: Doc[]): ArrayBuffer[] =>
+  docs.flatMap((d) => (typeof d !== 'object' || Array.isArray(d) || 'text' in d ? [] : ['json' in d ? (d.json.buffer as ArrayBuffer) : (d.utf16.buffer as ArrayBuffer)]));
+
+export interface RunnerLimits {
+  /** Largest JSON answer (answer()), in bytes. */
+  maxOutputBytes: number;
+  /** Largest result of one document in each() (an NDJSON line, a job's result), in bytes. */
+  maxDocumentOutputBytes: number;
+  /** Most chunks a document may hand to a refine step after the first step. */
+  maxChunks: number;
+}
+
+/** The settings that raise the caps, as the server names them (server/settings.ts). */
+export const OUTPUT_SETTING: Setting = { flag: 'max-output-bytes', env: 'CHUNKD_MAX_OUTPUT_BYTES' };
+export const DOCUMENT_OUTPUT_SETTING: Setting = { flag: 'max-document-output-bytes', env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES' };
+export const CHUNKS_SETTING: Setting = { flag: 'max-chunks', env: 'CHUNKD_MAX_CHUNKS' };
+
+/** One document's result: its JSON (a list of chunks or texts), or why it failed (`bug`: not the client's doing; log it). */
+export type DocResult = { bytes: Uint8Array } | { error: ChunkdError } | { bug: unknown };
+
+/** A cap on the bytes of JSON produced: per document, or over all the documents of one call. */
+export interface Cap {
+  bytes: number;
+  setting: Setting;
+  /** 'answer': over every document of the call (a JSON answer); 'document': each on its own. */
+  over: 'answer' | 'document';
+}
+
+/** What runHere needs besides the steps and documents: plain data, so a worker gets it too. */
+export interface RunOptions {
+  unit: OffsetUnit;
+  returnType: 'chunks' | 'texts';
+  cap: Cap;
+  maxChunks: number;
+  /** Mark each document's chunks with its index (`metadata.document`), the first document of the call being this one (a flat answer). */
+  markFrom?: number;
+}
+
+/** A result as it crosses threads: an error as data, a bug as its stack. */
+export type WireResult = { bytes: Uint8Array } | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> } } | { bug: unknown };
+
+export class Runner {
+  constructor(
+    readonly executor: Executor,
+    private readonly limits: RunnerLimits,
+  ) {}
+
+  /**
+   * The JSON answer for `docs`: with `list`, the list of every document's result (`[[…],[…]]`),
+   * else the one document's result; as parts to send one after the other. The first failing
+   * document (by index) is the answer's error; an answer larger than maxOutputBytes is a 413.
+   */
+  async answer(recipe: Recipe, docs: Doc[], { list, flat = false, signal }: { list: boolean; flat?: boolean; signal?: AbortSignal }): Promise<Uint8Array[]> {
+    const cap: Cap = { bytes: this.limits.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' };
+    const cost = recipeCost(recipe);
+    const groups = runsJobs(this.executor) ? (split(docs, docWeight, this.executor.threads, cost) ?? [docs]) : [docs];
+    const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
+    const results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined)))).flat();
+    let total = 2 + Math.max(0, results.length - 1);
+    for (const r of results) {
+      if ('error' in r) throw r.error;
+      if ('bug' in r) throw r.bug;
+      total += r.bytes.length;
+    }
+    if (total > cap.bytes) throw capError(cap, total, false);
+    if (!list) return [(results[0] as { bytes: Uint8Array }).bytes];
+    if (flat) {
+      // One list: each document's items, its brackets dropped (an empty document adds nothing).
+      const inner = results.map((r) => (r as { bytes: Uint8Array }).bytes).filter((b) => b.length > 2).map((b) => b.subarray(1, b.length - 1));
+      return [OPEN, ...inner.flatMap((b, i) => (i ? [COMMA, b] : [b])), CLOSE];
+    }
+    return [OPEN, ...results.flatMap((r, i) => (i ? [COMMA, (r as { bytes: Uint8Array }).bytes] : [(r as { bytes: Uint8Array }).bytes])), CLOSE];
+  }
+
+  /**
+   * Run every document, `concurrency` at a time, handing each result to `onResult` as its
+   * document finishes (completion order). A failing document gives its error and the others go on.
+   * Stops starting documents once `signal` is aborted; an interruption (the signal, the pool
+   * closing) is thrown, never reported as a document's failure.
+   */
+  async each(
+    recipe: Recipe,
+    docs: Doc[],
+    onResult: (index: number, result: DocResult) => void | Promise<void>,
+    { concurrency = 1, signal }: { concurrency?: number; signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const cap: Cap = { bytes: this.limits.maxDocumentOutputBytes, setting: DOCUMENT_OUTPUT_SETTING, over: 'document' };
+    let next = 0;
+    const lane = async () => {
+      while (next < docs.length && !signal?.aborted) {
+        const index = next++;
+        let result: DocResult;
+        try {
+          result = (await this.run(recipe, [docs[index]!], cap, signal))[0]!;
+        } catch (e) {
+          if (isInterruption(e, signal)) throw e;
+          result = isChunkdError(e) ? { error: e } : { bug: e };
+        }
+        await onResult(index, result);
+        await tick(); // the event loop answers other requests between documents
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, docs.length)) }, lane));
+  }
+
+  /** One group of documents, here or in one worker task, by cost. */
+  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number): Promise<DocResult[]> {
+    const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks, ...(markFrom === undefined ? {} : { markFrom }) };
+    const pool = this.executor;
+    const weight = docs.reduce((n, d) => n + docWeight(d), 0);
+    const wire =
+      runsJobs(pool) && !runsInline(weight, recipeCost(recipe), pool.threads)
+        ? await pool.documents(
+            recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config })),
+            docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d)),
+            options,
+            signal,
+          )
+        : await runHere(recipe.steps, docs, options, signal);
+    return wire.map(fromWire);
+  }
+}
+
+/** Work per character through every step (kernel/cost.ts). */
+export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + s.plugin.cost(s.config), 0);
+
+/** Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. */
+export const docWeight = (d: Doc): number =>
+  typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : 'text' in d ? d.text.length : 'json' in d ? d.json.byteLength : d.utf16.byteLength / 2;
+
+function docValue(d: Doc): string | Chunk[] {
+  if (typeof d === 'string' || Array.isArray(d)) return d;
+  if ('text' in d) return d.text;
+  if ('utf16' in d) return Buffer.from(d.utf16.buffer, d.utf16.byteOffset, d.utf16.byteLength).toString('utf16le');
+  return JSON.parse(new TextDecoder().decode(d.json)) as string | Chunk[];
+}
+
+/**
+ * Run the steps over each document on this thread and serialize each result under the cap: the
+ * core of the runner, the same in a worker (kernel/worker.ts) and inline. A document's ChunkdError
+ * is its result; so is a bug (an unexpected error); an abort of `signal` is thrown.
+ */
+export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
+  const out: WireResult[] = [];
+  const budget = { used: 0 };
+  for (const [i, doc] of docs.entries()) {
+    signal?.throwIfAborted();
+    try {
+      let chunks = await runSteps(steps, doc, options, budget, signal);
+      if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
+      const bytes = encodeList(chunks, options, budget);
+      if (options.cap.over === 'answer') budget.used += bytes.length + 1;
+      out.push({ bytes });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      out.push(isChunkdError(e) ? { error: { code: e.code, detail: e.detail, headers: e.headers } } : { bug: e });
+    }
+  }
+  return out;
+}
+
+async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, signal?: AbortSignal): Promise<Chunk[]> {
+  const input = docValue(doc);
+  const structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
+  let chunks: Chunk[] = [];
+  for (const [i, { plugin, config }] of steps.entries()) {
+    const last = i === steps.length - 1;
+    if (plugin.kind === 'chunker') {
+      if (i > 0 || typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' can only be a first step, given a text.`);
+      chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks)))[0]!;
+    } else {
+      const list = i === 0 ? (input as Chunk[]) : chunks;
+      if (i > 0 && list.length > options.maxChunks) throw chunksError(list.length, options.maxChunks);
+      chunks = (await refineMany(plugin, config, [list]))[0]!;
+    }
+  }
+  return chunks;
+}
+
+/** The fewest bytes of JSON a chunk takes (`{"id":"chnk_…","text":"","start_index":0,…}`), and a text of a `texts` answer (`""` and its comma). */
+const MIN_CHUNK_BYTES = 90;
+const MIN_TEXT_BYTES = 3;
+
+/** Refuse spans whose chunks cannot fit the cap, before any chunk is built (a UTF-16 unit is at least a byte of JSON). */
+function outputGuard(options: RunOptions, budget: { used: number }): SpanGuard {
+  const per = options.returnType === 'texts' ? MIN_TEXT_BYTES : MIN_CHUNK_BYTES;
+  return {
+    maxSpans: Math.floor(Math.max(0, options.cap.bytes - budget.used) / per),
+    check(spans) {
+      let least = budget.used + 1;
+      for (const s of spans) least += s.end - s.start + per;
+      if (least > options.cap.bytes) throw capError(options.cap, least, true);
+    },
+  };
+}
+
+const countGuard = (maxChunks: number): SpanGuard => ({
+  maxSpans: maxChunks,
+  check(spans) {
+    // One more than the most: the chunker may have stopped there (ChunkContext.maxSpans).
+    if (spans.length > maxChunks) throw chunksError(spans.length, maxChunks, spans.length === maxChunks + 1);
+  },
+});
+
+const chunksError = (n: number, max: number, atLeast = false) => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, CHUNKS_SETTING);
+
+function capError(cap: Cap, bytes: number, atLeast: boolean): ChunkdError {
+  const what = cap.over === 'answer' ? 'The answer' : "The document's result";
+  const size = `${atLeast ? 'at least ' : ''}${bytes.toLocaleString('en')} bytes of JSON`;
+  const advice = cap.over === 'answer' ? 'Send less per request, use larger chunks, or stream it (Accept: application/x-ndjson)' : 'Send a smaller document or use larger chunks';
+  return tooLarge(`${what} would take ${size}`, cap.bytes, cap.setting, advice);
+}
+
+const encoder = new TextEncoder();
+const FLUSH_CHARS = 1 << 16;
+
+/** A document's chunks (or their texts) as JSON bytes, exactly as JSON.stringify gives them, refused as soon as they pass the cap. */
+function encodeList(chunks: Chunk[], { returnType, cap }: RunOptions, budget: { used: number }): Uint8Array {
+  const texts = returnType === 'texts';
+  const room = cap.bytes - budget.used;
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  let buffer = '[';
+  const flush = () => {
+    const b = encoder.encode(buffer);
+    buffer = '';
+    size += b.length;
+    pieces.push(b);
+  };
+  for (let i = 0; i < chunks.length; i++) {
+    const c = chunks[i]!;
+    buffer += (i ? ',' : '') + JSON.stringify(texts ? c.text : c);
+    if (buffer.length >= FLUSH_CHARS) flush();
+    if (size + buffer.length > room) throw capError(cap, budget.used + size + buffer.length, true);
+  }
+  buffer += ']';
+  flush();
+  if (size > room) throw capError(cap, budget.used + size, false);
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function fromWire(r: WireResult): DocResult {
+  if ('bytes' in r) return r;
+  if ('error' in r) return { error: new ChunkdError(r.error.code, r.error.detail, r.error.headers) };
+  if (typeof r.bug === 'string') return { bug: Object.assign(new Error('A worker failed on a document.'), { stack: r.bug }) };
+  return r;
+}
+
+/** A failure that is about this process (an abort, the pool closing), not about the document. */
+export function isInterruption(e: unknown, signal?: AbortSignal): boolean {
+  if (isChunkdError(e)) return false;
+  if (signal?.aborted) return true;
+  const { name, message } = (e ?? {}) as { name?: string; message?: string };
+  return name === 'AbortError' || /Terminating worker thread|pool is closed|destroyed/i.test(message ?? '');
+}
+
+const OPEN = new Uint8Array([0x5b]);
+const COMMA = new Uint8Array([0x2c]);
+const CLOSE = new Uint8Array([0x5d]);
