@@ -39,6 +39,12 @@ export interface Processed {
   text: string;
   structure: Structure;
   metadata: Record<string, unknown>;
+  /**
+   * Set by a chef whose text is the file's bytes decoded as UTF-8 and nothing else (text,
+   * markdown): the text's UTF-8 encoding is the file's bytes from this index on (past a BOM; see
+   * utf8TextStart), so a store writes those bytes instead of encoding the text again.
+   */
+  utf8From?: number;
 }
 
 export const emptyStructure = (): Structure => ({ headings: [], tables: [], code: [], images: [], pages: [] });

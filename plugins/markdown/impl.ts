@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { decodeUtf8 } from '../../kernel/chef/decode.js';
+import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import type { MarkdownConfig } from './index.js';
 import { markdownStructure } from './structure.js';
@@ -10,7 +10,9 @@ export function create(_config: Static<typeof MarkdownConfig>): ChefImpl {
     process(doc) {
       const text = doc.text ?? decodeUtf8(doc.bytes ?? new Uint8Array());
       const structure = markdownStructure(text);
-      return { text, structure, metadata: { headings: structure.headings.length, tables: structure.tables.length, code_blocks: structure.code.length, images: structure.images.length } };
+      const metadata = { headings: structure.headings.length, tables: structure.tables.length, code_blocks: structure.code.length, images: structure.images.length };
+      // The text is the file's bytes decoded and nothing else: a store may write those bytes as they are.
+      return doc.text === undefined && doc.bytes ? { text, structure, metadata, utf8From: utf8TextStart(doc.bytes) } : { text, structure, metadata };
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { decodeUtf8 } from '../../kernel/chef/decode.js';
+import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import type { TextConfig } from './index.js';
@@ -8,8 +8,8 @@ import type { TextConfig } from './index.js';
 export function create(_config: Static<typeof TextConfig>): ChefImpl {
   return {
     process(doc) {
-      const text = doc.text ?? decodeUtf8(doc.bytes ?? new Uint8Array());
-      return { text, structure: emptyStructure(), metadata: {} };
+      if (doc.text !== undefined || !doc.bytes) return { text: doc.text ?? '', structure: emptyStructure(), metadata: {} };
+      return { text: decodeUtf8(doc.bytes), structure: emptyStructure(), metadata: {}, utf8From: utf8TextStart(doc.bytes) };
     },
   };
 }

@@ -15,6 +15,8 @@ export default defineChef({
   extensions: ['.txt', '.text', ...SOURCE],
   mediaTypes: ['text/plain', 'text/*', 'application/json', 'application/x-sh', 'application/xml', 'application/x-yaml', 'application/toml', 'application/sql'],
   sniff: isUtf8Text,
+  // Decoding a large file holds a thread for tens of ms: in the extraction pool, not the event loop.
+  offLoop: true,
   examples: [{ text: 'def hello():\n    return "world"\n' }],
   load: () => import('./impl.js'),
 });

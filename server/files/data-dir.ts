@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import { isFileName, QuotaError, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
 
 const META = 'meta.json';
 const ORIGINAL = 'original';
@@ -78,10 +78,11 @@ export class DataDirFileStore implements FileStore {
     return { name, bytes };
   }
 
-  async put(reservation: FileReservation, record: FileRecord, { bytes, text, structure }: FileContent): Promise<void> {
+  async put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void> {
+    const { bytes, structure } = content;
     const { name } = reservation;
     if (record.name !== name || !this.pending.has(name)) throw new Error(`No reservation for ${record.name}: reserve before put.`);
-    const textBytes = Buffer.from(text, 'utf8');
+    const textBytes = textBytesOf(content);
     const size = bytes.length + textBytes.length;
     const tmp = join(this.dir, `.tmp-${name}`);
     try {

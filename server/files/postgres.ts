@@ -4,7 +4,7 @@ import type { Migration } from '../storage/migrations.js';
 import { migratePg } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import { isFileName, QuotaError, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
 
 /**
  * The files schema, as numbered steps (recorded in chunkd_migrations under 'files'; only ever
@@ -160,10 +160,11 @@ export class PgFileStore implements FileStore {
     return { name, bytes };
   }
 
-  async put(reservation: FileReservation, record: FileRecord, { bytes, text, structure }: FileContent): Promise<void> {
+  async put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void> {
+    const { bytes, structure } = content;
     const { name } = reservation;
     if (record.name !== name) throw new Error(`The record ${record.name} is not the reservation ${name}.`);
-    const textBytes = Buffer.from(text, 'utf8');
+    const textBytes = textBytesOf(content);
     const size = bytes.length + textBytes.length;
     let quota: QuotaError | undefined;
     try {

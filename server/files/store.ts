@@ -48,6 +48,12 @@ export interface FileContent {
   /** The extracted text: what chunk requests by file see, and what offsets refer to. */
   text: string;
   /**
+   * The text's UTF-8 bytes, when the caller has them already (the file's own bytes, for a chef
+   * whose text is those bytes decoded: Processed.utf8From): stored as they are, and the text is
+   * not encoded again. They must be exactly `Buffer.from(text, 'utf8')`.
+   */
+  textUtf8?: Uint8Array;
+  /**
    * The chef's structure of the text (headings, tables, code, images, pages: offset spans into
    * it; kernel/chef/document.ts), or any JSON value: stored beside the text and given back
    * untouched by `structure()`, never read by the store. Omitted: null.
@@ -101,6 +107,18 @@ export interface FileStore {
   /** Resolves when the storage answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Text bytes the stores encoded from a string (not given as textUtf8), for tests and the bench. */
+export const encodedText = { files: 0, bytes: 0 };
+
+/** The text's UTF-8 bytes to store: the ones given, as a Buffer over the same memory, else the text encoded (counted). */
+export function textBytesOf({ text, textUtf8 }: Pick<FileContent, 'text' | 'textUtf8'>): Buffer {
+  if (textUtf8) return Buffer.isBuffer(textUtf8) ? textUtf8 : Buffer.from(textUtf8.buffer, textUtf8.byteOffset, textUtf8.byteLength);
+  const bytes = Buffer.from(text, 'utf8');
+  encodedText.files++;
+  encodedText.bytes += bytes.length;
+  return bytes;
 }
 
 /** A cursor that is not one the store handed out: a 422 on the query. */

@@ -79,7 +79,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
       // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
       // refer to stays fixed for the file's life.
-      const { text, structure, format } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
+      const { text, structure, format, utf8From } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
         executor,
         signal: ctx.state.signal as AbortSignal | undefined,
         limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
@@ -99,7 +99,9 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         created_at: new Date(now).toISOString(),
         expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
       };
-      await store().put(reservation, record, { bytes: upload.bytes, text, structure }).catch(asInsufficientStorage);
+      // A text that is the file's bytes decoded is stored as those bytes, not encoded again.
+      const textUtf8 = utf8From === undefined ? undefined : upload.bytes.subarray(utf8From);
+      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, structure }).catch(asInsufficientStorage);
       ctx.status = 201;
       ctx.set('Location', `/v1/files/${record.name}`);
       ctx.body = fileInfo(record);
