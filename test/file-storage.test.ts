@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type pg from 'pg';
 import { DataDirFileStore } from '../server/files/data-dir.js';
 import { FILE_MIGRATIONS, PgFileStore, type PgFileOptions } from '../server/files/postgres.js';
-import { InvalidFileCursorError, newFileName, QuotaError, type FileQuota, type FileRecord, type FileStore } from '../server/files/store.js';
+import { encodedText, InvalidFileCursorError, newFileName, QuotaError, type FileQuota, type FileRecord, type FileStore } from '../server/files/store.js';
 import { createPool } from '../server/storage/pg-pool.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
@@ -83,6 +83,25 @@ for (const backend of backends) {
         const plain = await store(s, 'no structure');
         assert.equal(await s.structure(plain.name), null, 'stored without a structure: null');
         await s.ping();
+      } finally {
+        await s.close();
+      }
+    });
+
+    test("a text given with its UTF-8 bytes is stored from those bytes, never encoded again; without them it is encoded (counted)", async () => {
+      const s = await backend.fresh();
+      try {
+        const text = 'Grüße, 日本語 and 🙂.\n'.repeat(1000);
+        const file = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]); // a BOM, then the text
+        const r = { ...record(), size: file.length, text_chars: [...text].length };
+        const held = await s.reserve(r.name, file.length);
+        const before = { ...encodedText };
+        await s.put(held, r, { bytes: file, text, textUtf8: file.subarray(3) });
+        assert.deepEqual(encodedText, before, 'no text bytes encoded');
+        assert.equal(await s.text(r.name), text);
+        assert.deepEqual(await s.usage(), { count: 1, bytes: file.length + file.length - 3 });
+        await store(s, 'encoded here');
+        assert.deepEqual(encodedText, { files: before.files + 1, bytes: before.bytes + 'encoded here'.length });
       } finally {
         await s.close();
       }

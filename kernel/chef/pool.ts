@@ -147,7 +147,8 @@ class ExtractPool {
 }
 
 /**
- * The same bound for chefs that run on the event loop (text, markdown): at most `threads` large
+ * The same bound for chefs that run on the event loop (every chef without worker threads; with
+ * them, chefs not marked offLoop): at most `threads` large
  * files (over SMALL_FILE_BYTES) are decoded at once and `maxQueue` wait, one more is a 503. Sixty
  * parallel 16 MiB uploads otherwise all decode at once: a gigabyte of strings, the collector's
  * pauses with them, and the event loop held by one decode after another.
