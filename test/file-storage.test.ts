@@ -92,13 +92,17 @@ for (const backend of backends) {
       const s = await backend.fresh();
       try {
         const text = 'Grüße, 日本語 and 🙂.\n'.repeat(1000);
-        const file = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]); // a BOM, then the text
+        // A BOM, then the text, in shared memory as an upload is read.
+        const plain = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+        const file = Buffer.from(new SharedArrayBuffer(plain.length));
+        plain.copy(file);
         const r = { ...record(), size: file.length, text_chars: [...text].length };
         const held = await s.reserve(r.name, file.length);
         const before = { ...encodedText };
         await s.put(held, r, { bytes: file, text, textUtf8: file.subarray(3) });
         assert.deepEqual(encodedText, before, 'no text bytes encoded');
         assert.equal(await s.text(r.name), text);
+        assert.deepEqual(Buffer.from((await s.original(r.name))!), plain);
         assert.deepEqual(await s.usage(), { count: 1, bytes: file.length + file.length - 3 });
         await store(s, 'encoded here');
         assert.deepEqual(encodedText, { files: before.files + 1, bytes: before.bytes + 'encoded here'.length });
