@@ -126,8 +126,12 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * valid UTF-8 without NUL bytes). Cheap: it runs on the event loop for every such upload.
    */
   sniff?(bytes: Uint8Array): boolean;
-  /** Chefs: its parser may hold the thread for long, so it runs in the extraction worker (heap-capped) when there are workers. */
-  offLoop?: boolean;
+  /**
+   * Chefs: its parser may hold the thread for long, so it runs in the extraction worker
+   * (heap-capped) when there are workers. `'files'`: only files do (decoding their bytes is the
+   * long part); a text is read on the calling thread, not copied to a worker and back.
+   */
+  offLoop?: boolean | 'files';
   /** Chefs: it reads files only; a text sent to it is refused with a 422. */
   bytesOnly?: boolean;
 }

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { mainThreadDecodes } from '../kernel/chef/decode.js';
-import { SMALL_FILE_BYTES } from '../kernel/chef/pool.js';
+import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/chef/pool.js';
+import { runChef } from '../kernel/chef/run.js';
+import { discover } from '../kernel/discovery.js';
+import { WorkerPool } from '../kernel/pool.js';
 import { encodedText } from '../server/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
@@ -89,4 +92,34 @@ test('without worker threads the text is decoded on the event loop (counted), an
   } finally {
     await app.close();
   }
+});
+
+describe('the text chef with an extraction pool: files go to the pool, a text does not', () => {
+  let executor: WorkerPool;
+  const pool: ExtractPoolOptions = { threads: 2, maxMs: 30_000, maxQueue: 4, memoryMb: 512 };
+  before(async () => {
+    executor = new WorkerPool({ threads: 1 });
+    await executor.ready;
+  });
+  after(async () => {
+    await executor.close();
+    await closeExtractPools();
+  });
+
+  test('a file is decoded in the pool (one task, no main-thread decode); a text is given back here (no task)', async () => {
+    const registry = await discover();
+    const chef = registry.get('chef', 'text')!;
+    const lanes = extractPool(pool).started;
+    const decodes = { ...mainThreadDecodes };
+    const file = await runChef(chef, {}, { bytes: Buffer.from(TEXT), filename: 'a.txt' }, { executor, pool });
+    assert.equal(file.text, TEXT);
+    assert.equal(file.utf8From, 0);
+    assert.equal(file.codePoints, [...TEXT].length);
+    assert.equal(lanes.any + lanes.small, 1);
+    assert.deepEqual(mainThreadDecodes, decodes);
+    const text = await runChef(chef, {}, { text: TEXT }, { executor, pool });
+    assert.equal(text.text, TEXT);
+    assert.equal(text.utf8From, undefined, 'a text has no file bytes to store');
+    assert.equal(lanes.any + lanes.small, 1, 'no pool task for a text');
+  });
 });

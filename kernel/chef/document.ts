@@ -45,6 +45,8 @@ export interface Processed {
    * utf8TextStart), so a store writes those bytes instead of encoding the text again.
    */
   utf8From?: number;
+  /** The text's length in code points, when counted where the text was made (an extraction worker), so the event loop need not scan it. */
+  codePoints?: number;
 }
 
 export const emptyStructure = (): Structure => ({ headings: [], tables: [], code: [], images: [], pages: [] });
@@ -85,4 +87,24 @@ export type WireDocument = Static<typeof ProcessedDocument>;
 /** Every span of a structure, in a fixed order (for offset conversion and checks). */
 export function allSpans(s: Structure): Span[] {
   return [...s.headings, ...s.tables, ...s.code, ...s.images, ...s.pages];
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Code points in a string (a surrogate pair counts once). */
+export function codePointCount(text: string): number {
+  // Most texts have no surrogates: a native scan says so at once (for a one-byte string, without reading it).
+  if (!SURROGATE.test(text)) return text.length;
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xdc00) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }

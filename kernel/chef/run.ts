@@ -106,9 +106,10 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   const { executor, signal } = options;
   const pool = { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb };
   const size = doc.bytes?.byteLength ?? doc.text?.length ?? 0;
+  const offLoop = plugin.manifest.offLoop === true || (plugin.manifest.offLoop === 'files' && doc.bytes !== undefined);
   try {
     const out =
-      plugin.manifest.offLoop && executor && runsJobs(executor)
+      offLoop && executor && runsJobs(executor)
         ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
         : doc.bytes && size > SMALL_FILE_BYTES
           ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)

@@ -16,7 +16,8 @@ export default defineChef({
   mediaTypes: ['text/plain', 'text/*', 'application/json', 'application/x-sh', 'application/xml', 'application/x-yaml', 'application/toml', 'application/sql'],
   sniff: isUtf8Text,
   // Decoding a large file holds a thread for tens of ms: in the extraction pool, not the event loop.
-  offLoop: true,
+  // A text is given back as it is, here: copying it to a worker and back would cost more than that.
+  offLoop: 'files',
   examples: [{ text: 'def hello():\n    return "world"\n' }],
   load: () => import('./impl.js'),
 });

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { processFile } from '../../kernel/chef/run.js';
+import { codePointCount } from '../../kernel/chef/document.js';
 import type { UploadAdmission } from '../files/admission.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
 import { FILE_STORE, UPLOAD_ADMISSION } from '../files/service.js';
@@ -79,7 +80,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
       // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
       // refer to stays fixed for the file's life.
-      const { text, structure, format, utf8From } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
+      const { text, structure, format, utf8From, codePoints } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
         executor,
         signal: ctx.state.signal as AbortSignal | undefined,
         limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
@@ -95,7 +96,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         filename,
         size: upload.bytes.length,
         format,
-        text_chars: codePoints(text),
+        text_chars: codePoints ?? codePointCount(text),
         created_at: new Date(now).toISOString(),
         expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
       };
@@ -215,22 +216,3 @@ function notFound(name: string): ChunkdError {
 
 const tooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** Code points in a string (a surrogate pair counts once). */
-function codePoints(text: string): number {
-  // Most texts have no surrogates: a native scan says so at once (for a one-byte string, without reading it).
-  if (!SURROGATE.test(text)) return text.length;
-  let n = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c < 0xdc00) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
