@@ -59,10 +59,13 @@ export async function chunkMany(
   signal?: AbortSignal,
   structures?: (Structure | undefined)[],
   guard?: SpanGuard,
+  shared?: ChunkContext,
 ): Promise<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
   const impl = (await plugin.instance(config)) as ChunkerImpl;
-  const context: ChunkContext = { signal, maxSpans: guard?.maxSpans };
+  // `shared`: the caller's one context for a whole request whose texts it hands over one at a time (kernel/runner.ts).
+  const context: ChunkContext = shared ?? { signal };
+  context.maxSpans = guard?.maxSpans;
   const out: Chunk[][] = [];
   for (const [i, text] of texts.entries()) {
     signal?.throwIfAborted();

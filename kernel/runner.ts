@@ -34,6 +34,7 @@ import type { Structure } from './chef/document.js';
 import { listWeight, runsInline, runsJobs, split } from './pool.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
+import type { ChunkContext } from './plugin.js';
 
 export interface RunnerStep {
   plugin: Plugin;
@@ -214,10 +215,12 @@ function docValue(d: Doc): string | Chunk[] {
 export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
   const out: WireResult[] = [];
   const budget = { used: 0 };
+  // One chunk context for every document of this call, as the kernel promises plugins (slumber's LLM budget is per request).
+  const context: ChunkContext = { signal };
   for (const [i, doc] of docs.entries()) {
     signal?.throwIfAborted();
     try {
-      let chunks = await runSteps(steps, doc, options, budget, signal);
+      let chunks = await runSteps(steps, doc, options, budget, context, signal);
       if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
       const bytes = encodeList(chunks, options, budget);
       if (options.cap.over === 'answer') budget.used += bytes.length + 1;
@@ -230,7 +233,7 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
   return out;
 }
 
-async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, signal?: AbortSignal): Promise<Chunk[]> {
+async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<Chunk[]> {
   const input = docValue(doc);
   const structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
   let chunks: Chunk[] = [];
@@ -238,7 +241,7 @@ async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budg
     const last = i === steps.length - 1;
     if (plugin.kind === 'chunker') {
       if (i > 0 || typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' can only be a first step, given a text.`);
-      chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks)))[0]!;
+      chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
     } else {
       const list = i === 0 ? (input as Chunk[]) : chunks;
       if (i > 0 && list.length > options.maxChunks) throw chunksError(list.length, options.maxChunks);
