@@ -1,3 +1,5 @@
+import type { Static } from 'typebox';
+import type { ProcessedDocument } from '../kernel/chef/document.js';
 import type { Chunk } from './spans.js';
 
 const KEY = 'chunkd.api_key';
@@ -54,7 +56,12 @@ export interface PluginInfo {
   config: JsonSchema;
   available: boolean;
   missing: string[];
+  /** A chef's inputs; `bytes_only`: it reads files only, so the page (which sends text) cannot use it. */
+  reads?: { extensions: string[]; media_types: string[]; bytes_only: boolean };
 }
+
+/** The answer of POST /v1/process/{chef}: the document's text and spans of it (offsets in the request's unit). */
+export type Processed = Static<typeof ProcessedDocument>;
 
 export interface JsonSchema {
   type?: string;

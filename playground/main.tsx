@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, apiKey, call, runBatch, type Issue, type Pipeline, type PluginInfo, type Step } from './api.js';
+import { headingPath } from '../kernel/chef/annotate.js';
+import { ApiError, apiKey, call, runBatch, type Issue, type Pipeline, type PluginInfo, type Processed, type Step } from './api.js';
 import { ConfigForm, configOf, initialRaw, rawFromConfig, type Raw } from './form.js';
 import { ChunkDetails, Histogram, ListView, SpansView } from './results.js';
 import type { Chunk } from './spans.js';
@@ -11,6 +12,8 @@ interface Doc {
   text: string;
   chunks?: Chunk[];
   error?: string;
+  /** The chef's spans of `text` when a chef ran first (offsets in code points, as the chunks'). */
+  structure?: Processed['structure'];
 }
 
 interface Result {
@@ -46,6 +49,8 @@ function App() {
   const [text, setText] = useState(SAMPLE);
   const [files, setFiles] = useState<Doc[]>([]);
   const [source, setSource] = useState('chunker:recursive');
+  /** The chef that runs before the chunker ('' for none). */
+  const [chef, setChef] = useState('');
   const [raws, setRaws] = useState<Record<string, Raw>>({});
   const [refine, setRefine] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Errors>({});
@@ -67,6 +72,8 @@ function App() {
 
   const chunkers = plugins.filter((p) => p.kind === 'chunker');
   const refineries = plugins.filter((p) => p.kind === 'refinery');
+  // The page sends text: a chef that reads files only (PDF, DOCX) is listed but cannot be chosen.
+  const chefs = plugins.filter((p) => p.kind === 'chef');
   // Chunkers and refineries by name (a chef may share a name with a chunker: the table chef and chunker).
   const byName = useMemo(() => new Map(plugins.filter((p) => p.kind === 'chunker' || p.kind === 'refinery').map((p) => [p.name, p])), [plugins]);
   const [sourceKind, sourceName] = source.split(/:(.*)/s) as ['chunker' | 'pipeline', string];
@@ -151,11 +158,12 @@ function App() {
     let body: Record<string, unknown>;
     let label: string;
     let chunkSize: number | undefined;
+    const usedChef = chunker ? chefs.find((c) => c.name === chef) : undefined;
     if (chunker) {
       const config = readConfig(chunker, errs);
       path = chunker.route;
       body = { ...config };
-      label = chunker.name;
+      label = usedChef ? `${usedChef.name} → ${chunker.name}` : chunker.name;
       chunkSize = typeof config.chunk_size === 'number' ? config.chunk_size : undefined;
     } else if (pipeline) {
       path = `/v1/pipelines/${encodeURIComponent(pipeline.id)}/execute`;
@@ -171,15 +179,33 @@ function App() {
     setSelected(undefined);
     const started = performance.now();
     try {
+      // A chef first: the chunker cuts the processed text, and its structure gives each chunk its heading path.
+      let processed: Doc[] | undefined;
+      if (usedChef) {
+        try {
+          processed = await Promise.all(
+            texts.map(async (d) => {
+              const p = await call<Processed>('POST', usedChef.route, { text: d.text });
+              return { name: d.name, text: p.text, structure: p.structure };
+            }),
+          );
+        } catch (e) {
+          placeIssues(e, [], `The ${usedChef.name} chef refused the text`);
+          return;
+        }
+      }
       let docs: Doc[];
-      if (files.length) {
-        docs = texts.map((d) => ({ ...d }));
+      if (processed && !files.length) {
+        docs = [{ ...processed[0]!, chunks: await call<Chunk[]>('POST', path, { ...body, text: processed[0]!.text }) }];
+      } else if (files.length) {
+        const inputs = processed ?? texts;
+        docs = inputs.map((d) => ({ ...d }));
         setProgress({ done: 0, total: docs.length });
         let done = 0;
         batch.current = new AbortController();
         await runBatch(
           path,
-          { ...body, text: texts.map((d) => d.text) },
+          { ...body, text: inputs.map((d) => d.text) },
           (total) => setProgress({ done: 0, total }),
           (i, r) => {
             if (docs[i]) docs[i] = { ...docs[i]!, ...r };
@@ -239,7 +265,11 @@ function App() {
     if (!chunker) return setMessage({ kind: 'error', text: 'Choose a chunker to save its settings as a pipeline.' });
     const errs: Errors = {};
     const chosen = refineries.filter((r) => refine[r.name]);
-    const steps: Step[] = [{ type: 'chunk', chunker: chunker.name, config: readConfig(chunker, errs) }, ...chosen.map((r) => ({ type: 'refine', refinery: r.name, config: readConfig(r, errs) }))];
+    const steps: Step[] = [
+      ...(chefs.some((c) => c.name === chef) ? [{ type: 'process', chef, config: {} }] : []),
+      { type: 'chunk', chunker: chunker.name, config: readConfig(chunker, errs) },
+      ...chosen.map((r) => ({ type: 'refine', refinery: r.name, config: readConfig(r, errs) })),
+    ];
     setErrors(errs);
     if (Object.keys(errs).length) return setMessage({ kind: 'error', text: 'Fix the fields marked in red.' });
     setBusy(true);
@@ -252,7 +282,7 @@ function App() {
       if (err instanceof ApiError && err.status === 409) {
         setErrors({ pipeline: { name: err.message } });
         setMessage({ kind: 'error', text: 'Not saved: see the name field.' });
-      } else placeIssues(err, [chunker.name, ...chosen.map((r) => r.name)], 'Not saved');
+      } else placeIssues(err, [...(steps[0]!.chef ? [undefined] : []), chunker.name, ...chosen.map((r) => r.name)], 'Not saved');
     } finally {
       setBusy(false);
     }
@@ -274,10 +304,14 @@ function App() {
     setRefine(ticks);
     const chunkStep = p.steps.find((s) => s.chunker);
     if (chunkStep) setSource(`chunker:${chunkStep.chunker}`);
+    setChef(p.steps.find((s) => s.type === 'process')?.chef ?? '');
   }
 
   const doc = result?.docs[docIndex];
   const chunks = doc?.chunks ?? [];
+  const shown = selected !== undefined ? chunks[selected] : undefined;
+  // The heading path where the shown chunk starts, from the chef's headings (same unit as the chunk's offsets).
+  const headings = shown && doc?.structure?.headings.length ? headingPath(doc.structure.headings.map((h) => ({ ...h, start: h.start_index, end: h.end_index })), shown.start_index) : undefined;
   const json = result ? JSON.stringify(result.docs.length === 1 && !files.length ? result.docs[0]!.chunks : result.docs.map((d) => d.chunks ?? { error: d.error }), null, 2) : '';
   const totalChunks = result?.docs.reduce((n, d) => n + (d.chunks?.length ?? 0), 0) ?? 0;
   const totalTokens = result?.docs.reduce((n, d) => n + (d.chunks ?? []).reduce((m, c) => m + c.token_count, 0), 0) ?? 0;
@@ -388,6 +422,19 @@ function App() {
               </optgroup>
             ) : null}
           </select>
+          <label for="chef">Process with</label>
+          <select id="chef" value={chef} disabled={!chunker} aria-describedby="chef-help" onChange={(e) => setChef((e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">none</option>
+            {chefs.map((c) => (
+              <option key={c.name} value={c.name} disabled={c.reads?.bytes_only === true}>
+                {c.name}
+                {c.reads?.bytes_only ? ' (files only)' : c.available ? '' : ' (missing extra)'}
+              </option>
+            ))}
+          </select>
+          <small id="chef-help" class="help">
+            {chunker ? 'A chef reads the text first (its headings, tables, code); the chunker then cuts what it made, and each chunk shows its heading path.' : 'A stored pipeline runs its own steps.'}
+          </small>
           {chunker ? (
             <details class="config" open>
               <summary>
@@ -516,7 +563,7 @@ function App() {
                 </p>
               ) : null}
               <Histogram chunks={chunks} chunkSize={result.chunkSize} />
-              <ChunkDetails chunk={selected !== undefined ? chunks[selected] : undefined} index={selected} />
+              <ChunkDetails chunk={shown} index={selected} headings={headings} />
               {view === 'text' ? <SpansView text={doc?.text ?? ''} chunks={chunks} selected={selected} onSelect={setSelected} /> : <ListView chunks={chunks} selected={selected} onSelect={setSelected} />}
               <p class="legend muted">
                 <span class="seg c0">chunk</span> <span class="seg c1">next chunk</span> <span class="seg c0 overlap">shared by two</span> <span class="seg ctx ctx0">overlap context</span> <span class="seg gap">not in any chunk</span>

@@ -57,7 +57,7 @@ export function ListView({ chunks, selected, onSelect }: Omit<ViewProps, 'text'>
 }
 
 /** Everything the API answered for one chunk (embeddings shortened). */
-export function ChunkDetails({ chunk, index }: { chunk: Chunk | undefined; index: number | undefined }) {
+export function ChunkDetails({ chunk, index, headings }: { chunk: Chunk | undefined; index: number | undefined; headings?: string[] }) {
   if (!chunk || index === undefined) return <p class="muted details">Hover or click a chunk (or pick one in the list) to see its id, offsets, tokens and metadata.</p>;
   const rows: [string, string][] = [
     ['chunk', `#${index}`],
@@ -70,7 +70,9 @@ export function ChunkDetails({ chunk, index }: { chunk: Chunk | undefined; index
   if (chunk.embedding) rows.push(['embedding', `${chunk.embedding.length} numbers: [${chunk.embedding.slice(0, 4).map((x) => x.toFixed(3)).join(', ')}, …]`]);
   // A chunk of a processed document (a file by reference, a pipeline's process step) says where it sits.
   const meta = chunk.metadata ?? {};
-  if (Array.isArray(meta.headings)) rows.push(['headings', meta.headings.length ? meta.headings.join(' › ') : '(before the first heading)']);
+  // Or, for a text a chef processed in the page, the heading path the page found from the chef's headings.
+  const path = Array.isArray(meta.headings) ? (meta.headings as string[]) : headings;
+  if (path) rows.push(['headings', path.length ? path.join(' › ') : '(before the first heading)']);
   if (Array.isArray(meta.blocks)) rows.push(['blocks', meta.blocks.join(', ')]);
   if (Array.isArray(meta.pages)) rows.push(['pages', meta.pages.join(', ')]);
   if (chunk.metadata) rows.push(['metadata', JSON.stringify(chunk.metadata)]);

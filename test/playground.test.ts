@@ -256,3 +256,44 @@ test('the page names its script and styles by their hash: a new build is never h
   const [script, styles] = await Promise.all(['app.js', 'app.css'].map(async (f) => (await fetch(`${app.url}/playground/${f}?v=${js}`)).text()));
   assert.equal(js, createHash('sha256').update(script!).update('\0').update(styles!).digest('hex').slice(0, 16), 'the version is the hash of what is served');
 });
+
+test('a chef before the chunker: the markdown chef processes the text, each chunk shows its heading path', async () => {
+  const plugins = (await app.request('GET', '/v1/plugins')).body as { name: string; kind: string; reads?: { bytes_only: boolean } }[];
+  const chefs = plugins.filter((p) => p.kind === 'chef');
+  const options = await page.$$eval('#chef option', (os) => os.map((o) => ({ value: o.getAttribute('value'), disabled: (o as any).disabled as boolean })));
+  assert.deepEqual(options.map((o) => o.value), ['', ...chefs.map((c) => c.name)], 'none, then one option per chef of /v1/plugins');
+  assert.deepEqual(options.filter((o) => o.disabled).map((o) => o.value), chefs.filter((c) => c.reads?.bytes_only).map((c) => c.name), 'chefs that read files only cannot be chosen');
+  assert.ok(options.some((o) => o.value === 'pdf' && o.disabled), 'the pdf chef is listed, disabled');
+
+  const markdown = '# Guide\n\nThis guide explains the tool in a few short sentences. Read it once.\n\n## Install\n\nRun the installer and wait. Then check the version it prints at the end.\n';
+  await page.fill('#text', markdown);
+  await page.selectOption('#source', 'chunker:recursive');
+  await page.fill('#cfg-recursive-chunk_size', '16');
+  await page.selectOption('#chef', 'markdown');
+  await runAndWait(' markdown → recursive');
+
+  // What the server answers for the same steps as a stored pipeline: its chunks carry metadata.headings.
+  const stored = (await app.post('/v1/pipelines', { name: 'chef-check', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }] })).body as { id: string };
+  const expected = (await app.post(`/v1/pipelines/${stored.id}/execute`, { text: markdown })).body as { start_index: number; metadata?: { headings?: string[] } }[];
+  assert.ok(expected.length > 2, 'several chunks');
+  assert.equal(await page.$eval('#totals strong', (e) => Number(e.textContent)), expected.length);
+  const detail = async (i: number) => {
+    await page.click(`.spans .seg[data-chunks="${i}"]`);
+    return page.$$eval('.details dt', (dts) => Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent ?? ''])));
+  };
+  const paths: string[] = [];
+  for (const [i, c] of expected.entries()) {
+    const shown = await detail(i);
+    assert.equal(shown.start_index, String(c.start_index), `chunk #${i}: offsets`);
+    assert.equal(shown.headings, c.metadata!.headings!.join(' › '), `chunk #${i}: heading path as the server's pipeline gives it`);
+    paths.push(shown.headings!);
+  }
+  assert.ok(paths.includes('Guide › Install'), `a chunk under the second heading shows the path: ${paths.join(' | ')}`);
+  await shot('chef-markdown');
+
+  // None: the text goes to the chunker as it is, and the details show no heading path.
+  await page.selectOption('#chef', '');
+  await runAndWait(' recursive');
+  assert.equal((await detail(0)).headings, undefined);
+  await page.fill('#text', TEXT);
+});
