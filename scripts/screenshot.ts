@@ -1,6 +1,6 @@
 /**
  * docs/playground.png: the playground in the Chromium the browser tests use (test/helpers/browser.ts),
- * against the real app, chunking a short markdown text with the recursive chunker.
+ * against the real app, chunking a short markdown text with the recursive chunker after the markdown chef.
  * Run: npm run screenshot
  */
 import { mkdirSync } from 'node:fs';
@@ -33,9 +33,10 @@ try {
   await page.selectOption('#source', 'chunker:recursive');
   await page.fill('#cfg-recursive-chunk_size', '160');
   await page.fill('#cfg-recursive-recipe', 'markdown');
+  await page.selectOption('#chef', 'markdown'); // the chunks' details show their heading path
   await page.click('#run');
   await page.waitForSelector('#totals');
-  await page.hover('.spans .seg[data-chunks="2"]');
+  await page.hover('.spans .seg[data-chunks="4"]');
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
   await page.screenshot({ path: out });
   console.log(`wrote ${out}`);
