@@ -80,3 +80,12 @@ export function configError(msg: string): ChunkdError {
 export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): ChunkdError {
   return new ChunkdError('VALIDATION', [{ loc, msg, type }]);
 }
+
+/**
+ * In a check that gathers every problem before answering: a validation error's issues join
+ * `issues`; any other error (a bug, a refusal that is not about the body) is thrown on.
+ */
+export function gatherIssues(issues: Issue[], e: unknown): void {
+  if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
+  issues.push(...e.detail);
+}

@@ -81,7 +81,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       const parts: Buffer[] = [];
       let size = 0;
       stream.on('data', (b: Buffer) => {
-        if (size + b.length > maxBytes) return fail(new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`));
+        if (size + b.length > maxBytes) return fail(fileTooLarge(maxBytes));
         if (into) b.copy(into, size);
         else parts.push(b);
         size += b.length;
@@ -136,3 +136,6 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
 }
 
 const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');
+
+/** The 413 of a file over --max-file-bytes, whether its Content-Length says so up front or its bytes do as they arrive. */
+export const fileTooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'koa';
-import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
+import { ChunkdError, gatherIssues, validationError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
@@ -120,8 +120,7 @@ function checked(value: unknown, loc: (string | number)[], index: number, issues
   try {
     d = checkDocument(value, loc);
   } catch (e) {
-    if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-    issues.push(...e.detail);
+    gatherIssues(issues, e);
     return undefined;
   }
   // Documents are stored as UTF-8 text until they run: a lone UTF-16 surrogate would come back
@@ -140,8 +139,7 @@ function headerOf(value: unknown, loc: (string | number)[], issues: Issue[]): He
   try {
     header = checkHeader(value, loc);
   } catch (e) {
-    if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-    issues.push(...e.detail);
+    gatherIssues(issues, e);
     return undefined;
   }
   if (header.pipeline_id?.includes('\u0000')) {

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { reservedNameIssue } from './slug.js';
@@ -54,8 +54,7 @@ export async function readPipeline<T extends { steps?: S }, S>(ctx: Context, rea
     try {
       steps = await writer.checkSteps(body.steps);
     } catch (e) {
-      if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-      issues.push(...e.detail);
+      gatherIssues(issues, e);
     }
   }
   if (issues.length) throw new ChunkdError('VALIDATION', issues);

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/run.js';
@@ -50,8 +50,7 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
       // Stored in the schema's field order, whatever order the client sent.
       out.push({ type: step.type, [kind]: plugin.name, config: Object.fromEntries(plugin.configKeys.map((k) => [k, config[k]])) });
     } catch (e) {
-      if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-      issues.push(...e.detail);
+      gatherIssues(issues, e);
     }
   }
   if (processAt >= 0 && chunkAt < 0) issues.push({ loc: [...loc, processAt, 'type'], msg: 'A process step needs a chunk step after it: add one.', type: 'value_error' });

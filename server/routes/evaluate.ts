@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../evaluation/evaluate.js';
 import type { LocateMode } from '../../evaluation/locate.js';
@@ -78,8 +78,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
           out.push(stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
         }
       } catch (e) {
-        if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-        issues.push(...e.detail);
+        gatherIssues(issues, e);
       }
     }
     if (issues.length) throw new ChunkdError('VALIDATION', issues);

@@ -7,7 +7,7 @@ import type { UploadAdmission } from '../files/admission.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
 import { FILE_STORE, UPLOAD_ADMISSION } from '../files/service.js';
 import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
-import { FILE_PART, readUpload, uploadLimit, type Upload } from '../files/upload.js';
+import { FILE_PART, fileTooLarge, readUpload, uploadLimit, type Upload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
@@ -127,7 +127,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       },
       async handler(ctx) {
         const length = Number(ctx.get('content-length') || 0);
-        if (length > uploadLimit(settings.maxFileBytes)) throw tooLarge(settings.maxFileBytes);
+        if (length > uploadLimit(settings.maxFileBytes)) throw fileTooLarge(settings.maxFileBytes);
         // Admitted before a byte of the body is read, and held until the answer: the body stays in memory until then.
         const held = admission.admit(length);
         try {
@@ -214,5 +214,4 @@ function notFound(name: string): ChunkdError {
   return new ChunkdError('NOT_FOUND', `No file named '${name}': it was never uploaded here, was deleted, or expired. Upload it again with POST /v1/files.`);
 }
 
-const tooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
 
