@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'koa';
+import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, gatherIssues, validationError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
@@ -78,7 +79,7 @@ export async function receiveJob(ctx: Context, deps: Deps): Promise<JobView> {
         else if (p.kind === 'header') header = { value: p.value, loc: p.loc };
         else {
           if (++documents > settings.maxJobDocuments) {
-            throw new ChunkdError('TOO_LARGE', `The job has more than ${settings.maxJobDocuments} documents: split them over several jobs, or raise --max-job-documents (CHUNKD_MAX_JOB_DOCUMENTS).`);
+            throw tooLarge('The job has too many documents', settings.maxJobDocuments, { flag: 'max-job-documents', env: 'CHUNKD_MAX_JOB_DOCUMENTS' }, 'Split them over several jobs');
           }
           const doc = checked(p.value, p.loc, p.index, issues);
           if (doc && !issues.length) {
@@ -161,7 +162,7 @@ async function stepsOf(header: Header, deps: Deps): Promise<Step[]> {
 }
 
 const jobTooLarge = (settings: Settings) =>
-  new ChunkdError('TOO_LARGE', `The job body is larger than ${settings.maxJobBytes} bytes: split the documents over several jobs, or raise --max-job-bytes (CHUNKD_MAX_JOB_BYTES).`);
+  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, { flag: 'max-job-bytes', env: 'CHUNKD_MAX_JOB_BYTES' }, 'Split the documents over several jobs');
 
 /**
  * The body's bytes, pulled one network (or decoded) chunk at a time: at most --max-job-bytes off
