@@ -7,11 +7,11 @@ import { CHUNK_HELP, chunkCommand } from './chunk.js';
 import { EVAL_HELP, evalCommand } from './eval.js';
 import { PROCESS_HELP, processCommand } from './process.js';
 import { serve } from '../server/serve.js';
-import { VERSION } from '../server/version.js';
-import { createLogger, type Level } from '../server/logger.js';
+import { VERSION } from '../service/version.js';
+import { createLogger, type Level } from '../service/logger.js';
 import { pagesOf } from '../server/app.js';
-import { startupLine } from '../server/startup-line.js';
-import { helpText, resolveSettings, SETTINGS } from '../server/settings.js';
+import { startupLine } from '../service/startup-line.js';
+import { helpText, resolveSettings, SETTINGS } from '../service/settings.js';
 
 const COMMANDS = ['serve', 'chunk', 'eval', 'process'];
 

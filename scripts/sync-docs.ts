@@ -13,11 +13,11 @@ import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { DOC_EXAMPLES } from './docs-examples.js';
-import { boot } from '../server/boot.js';
+import { boot } from '../service/assembly.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
-import { silentLogger } from '../server/logger.js';
+import { silentLogger } from '../service/logger.js';
 import { clientModelsTable } from '../plugins/embeddings/known-models.js';
-import { resolveSettings } from '../server/settings.js';
+import { resolveSettings } from '../service/settings.js';
 
 /** The marker of a file written whole (the OpenAPI response examples), not a table between markers. */
 export const WHOLE_FILE = '';

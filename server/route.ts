@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import type { TObject, TSchema } from 'typebox';
 import type { Registry } from '../kernel/registry.js';
 import type { Executor } from '../kernel/run.js';
-import type { Logger } from './logger.js';
-import type { Settings } from './settings.js';
+import type { Logger } from '../service/logger.js';
+import type { Settings } from '../service/settings.js';
 
 /** What route modules receive: the frozen registry and everything built at start-up. */
 export interface AppDeps {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { boot, type Booted } from './boot.js';
-import type { Logger } from './logger.js';
-import type { Settings } from './settings.js';
+import { boot, type Booted } from '../service/assembly.js';
+import type { Logger } from '../service/logger.js';
+import type { Settings } from '../service/settings.js';
 
 export interface Running {
   server: Server;

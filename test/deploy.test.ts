@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { ROOT } from '../kernel/paths.js';
 import type { AppDeps } from '../server/route.js';
 import { metaRoutes } from '../server/routes/meta.js';
-import { resolveSettings, SETTINGS } from '../server/settings.js';
+import { resolveSettings, SETTINGS } from '../service/settings.js';
 
 const DEPLOY = join(ROOT, 'deploy');
 const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');

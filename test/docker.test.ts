@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT } from '../kernel/paths.js';
-import { SETTINGS } from '../server/settings.js';
+import { SETTINGS } from '../service/settings.js';
 
 interface Instruction {
   op: string;

@@ -1,6 +1,6 @@
 /** The quality section of bench/results.md: chunkd's rows beside the reference rows, and the checks they answer. */
 import type { Check, Section } from '../harness.js';
-import { pm } from '../../evaluation/table.js';
+import { pm } from '../../service/evaluation/table.js';
 import { CONSISTENCY } from './candidates.js';
 import { K, type QualityRow, type Scores } from './measure.js';
 import type { Reference, ReferenceTable } from './reference.js';

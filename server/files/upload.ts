@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import type { Reservation } from './admission.js';
+import type { Reservation } from '../../service/files/admission.js';
 
 /** The one file part of an upload. */
 export interface Upload {

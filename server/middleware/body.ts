@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/pool.js';
 import { matchedRoute } from '../dispatch.js';
-import { invalidJsonError } from '../pooled/wire.js';
+import { invalidJsonError } from '../../service/pooled/wire.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
 import { parseStrictJson } from '../strict-json.js';

@@ -5,14 +5,14 @@ import { ChunkdError, isChunkdError, validationError, type Issue } from '../../k
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { timestamp } from '../pipelines/clock.js';
-import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
-import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
-import { listPage } from '../pipelines/page.js';
-import { checkStoredSize } from '../pipelines/size.js';
-import { isSlug, slugPathProblem } from '../pipelines/slug.js';
-import { SlugRunRequest } from '../pipelines/slug-run.js';
+import { bodyCheck } from '../../service/pipelines/body.js';
+import { timestamp } from '../../service/pipelines/clock.js';
+import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../../service/pipelines/flat-steps.js';
+import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
+import { listPage } from '../../service/pipelines/page.js';
+import { checkStoredSize } from '../../service/pipelines/size.js';
+import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
+import { SlugRunRequest } from '../../service/pipelines/slug-run.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -21,13 +21,13 @@ import {
   SlugPipelineUpdate,
   StepsValidate,
   StepsValidation,
-} from '../pipelines/slug-schemas.js';
-import { answerPipelineRun } from '../pooled/pipeline-answer.js';
+} from '../../service/pipelines/slug-schemas.js';
+import { answerPipelineRun } from '../../service/pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
 
 type CreateBody = { slug: string; description: string | null; steps: Flat[] };

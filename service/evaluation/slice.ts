@@ -1,4 +1,4 @@
-import type { OffsetUnit } from '../kernel/offsets.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
 
 /**
  * A function giving a document's text between two offsets in `unit` (its code points, UTF-16 units

@@ -13,13 +13,13 @@ import { runsJobs } from '../../kernel/pool.js';
 import { resolveDocument } from '../files/document-input.js';
 import { FILE_STORE } from '../files/service.js';
 import type { FileStore } from '../files/store.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
+import { setIgnoredKeys } from '../../server/ignored-keys.js';
 import { checkExecute } from '../pipelines/body.js';
 import { pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
-import type { AppDeps } from '../route.js';
+import type { AppDeps } from '../../server/route.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
-import { bugLogger, streamDocuments } from '../stream/ndjson.js';
+import { bugLogger, streamDocuments } from '../../server/stream/ndjson.js';
 
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 

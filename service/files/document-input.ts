@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { matchedRoute } from '../dispatch.js';
+import { matchedRoute } from '../../server/dispatch.js';
 import type { Structure } from '../../kernel/chef/document.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';

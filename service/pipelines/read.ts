@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
+import { setIgnoredKeys } from '../../server/ignored-keys.js';
 import { reservedNameIssue } from './slug.js';
 import type { Step } from './steps.js';
 

@@ -3,16 +3,16 @@
  * executor): running a candidate's steps, embedding through the embeddings refinery, and scoring
  * in a worker when the executor has them. Everything else in evaluation/ is plain computation.
  */
-import type { Chunk } from '../kernel/chunk.js';
-import { ChunkdError } from '../kernel/errors.js';
-import type { OffsetUnit } from '../kernel/offsets.js';
-import { runsJobs } from '../kernel/pool.js';
-import type { Registry } from '../kernel/registry.js';
-import { parseConfig, runRefinery, type Executor } from '../kernel/run.js';
-import type { Limits } from '../server/limits.js';
-import { executePipeline } from '../server/pipelines/execute.js';
-import type { Step } from '../server/pipelines/steps.js';
-import type { PipelineRecord } from '../server/storage/store.js';
+import type { Chunk } from '../../kernel/chunk.js';
+import { ChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { runsJobs } from '../../kernel/pool.js';
+import type { Registry } from '../../kernel/registry.js';
+import { parseConfig, runRefinery, type Executor } from '../../kernel/run.js';
+import type { Limits } from '../limits.js';
+import { executePipeline } from '../pipelines/execute.js';
+import type { Step } from '../pipelines/steps.js';
+import type { PipelineRecord } from '../storage/store.js';
 import type { Candidate, EvalServices } from './evaluate.js';
 import { scoreCandidate } from './score.js';
 

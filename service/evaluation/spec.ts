@@ -2,8 +2,8 @@
  * An evaluation's input once read (from an HTTP body or from the benchmark's files), and the checks
  * every input gets: references inside known documents, k ≥ 1, and the work budget.
  */
-import { ChunkdError, type Issue } from '../kernel/errors.js';
-import type { OffsetUnit } from '../kernel/offsets.js';
+import { ChunkdError, type Issue } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { LocateMode } from './locate.js';
 import type { RetrieverName } from './score.js';
 

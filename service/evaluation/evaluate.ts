@@ -4,7 +4,7 @@
  * are summarised per candidate and k. Runtime services (running steps, embedding, scoring) come
  * from the caller (evaluation/runtime.ts), so the same code serves the route and the CLI.
  */
-import type { Chunk } from '../kernel/chunk.js';
+import type { Chunk } from '../../kernel/chunk.js';
 import { locateChunks } from './locate.js';
 import type { Range } from './ranges.js';
 import type { KScores, QuestionDetail, RetrieverName, ScorePayload } from './score.js';

@@ -1,4 +1,4 @@
-import { convertOffsets, type OffsetUnit } from '../kernel/offsets.js';
+import { convertOffsets, type OffsetUnit } from '../../kernel/offsets.js';
 
 /**
  * Where a chunk lies in its document, for scoring:

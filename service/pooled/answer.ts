@@ -10,7 +10,7 @@ import type { Context } from 'koa';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
+import { setIgnoredKeys } from '../../server/ignored-keys.js';
 import type { Limits } from '../limits.js';
 import type { RequestPayload } from './job.js';
 import { invalidJsonError, limitsOf, type PooledPayload, type PooledResult, type Prepared } from './wire.js';

@@ -8,7 +8,7 @@ import { split } from '../../kernel/pool.js';
 import { inline } from '../../kernel/run.js';
 import { docBuffers, docWeight, recipeCost, Runner, utf16Doc, type Doc, type Recipe } from '../../kernel/runner.js';
 import type { Limits } from '../limits.js';
-import { parseStrictJson } from '../strict-json.js';
+import { parseStrictJson } from '../../server/strict-json.js';
 
 /** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
 export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {
