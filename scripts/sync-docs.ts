@@ -13,7 +13,7 @@ import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { DOC_EXAMPLES } from './docs-examples.js';
-import { boot } from '../service/assembly.js';
+import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../service/logger.js';
 import { clientModelsTable } from '../plugins/embeddings/known-models.js';

@@ -1,22 +1,9 @@
 import type { Context } from 'koa';
 import type { TObject, TSchema } from 'typebox';
-import type { Registry } from '../kernel/registry.js';
-import type { Executor } from '../kernel/run.js';
-import type { Logger } from '../service/logger.js';
-import type { Settings } from '../service/settings.js';
+import type { AppDeps } from '../service/deps.js';
 
-/** What route modules receive: the frozen registry and everything built at start-up. */
-export interface AppDeps {
-  registry: Registry;
-  settings: Settings;
-  logger: Logger;
-  /** Runs plugin work: inline for small inputs, in the worker pool for large ones. */
-  executor: Executor;
-  /** Set while the server shuts down: new requests get 503. */
-  draining?: boolean;
-  /** Services added by later modules (e.g. pipeline storage), keyed by name. */
-  services: Record<string, unknown>;
-}
+/** What route modules receive (declared with the services, which receive it too). */
+export type { AppDeps };
 
 export interface ResponseDef {
   description: string;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { boot, type Booted } from '../service/assembly.js';
+import { boot, type Booted } from './boot.js';
 import type { Logger } from '../service/logger.js';
 import type { Settings } from '../service/settings.js';
 

@@ -3,31 +3,17 @@ import { discover } from '../kernel/discovery.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
-import { createApp, type App } from '../server/app.js';
 import { exportLlmSettings } from './llm-settings.js';
-import { createLogger, type Level, type Logger } from './logger.js';
+import type { Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
-import type { AppDeps } from '../server/route.js';
+import type { AppDeps, Service, ServiceFactory } from './deps.js';
 import { postgresPool, unreachableReason } from './storage/pg-pool.js';
 import { PIPELINE_STORE, pipelineStore } from './storage/service.js';
 import { FILE_STORE, fileStore, uploadAdmission } from './files/service.js';
 import { JOB_STORE, jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
-export interface Service {
-  name: string;
-  value: unknown;
-  close(): Promise<void>;
-  /** Called once the app's deps exist (the worker pool among them): e.g. job consumers start here. */
-  start?(deps: AppDeps): void;
-}
-
-/**
- * Long-lived resources opened at start-up and closed at shutdown (e.g. the pipeline store). A
- * factory sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
- */
-export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;
 export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipelineStore, fileStore, jobStore];
 /**
  * The services that live in PostgreSQL with --database-url, by the name each is offered under:
@@ -47,8 +33,7 @@ async function closeAll(opened: Service[]): Promise<void> {
   for (const s of [...opened].reverse()) await s.close().catch(() => {});
 }
 
-export interface Booted {
-  app: App;
+export interface Assembled {
   deps: AppDeps;
   /**
    * Resolves once every service is open: at once, unless the database could not be reached at
@@ -77,8 +62,8 @@ function standIn(state: { reason: string; attempt: number }): unknown {
   return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) });
 }
 
-/** Discover plugins, open services and build the app: everything that happens once per process. */
-export async function boot(settings: Settings, logger: Logger = createLogger(settings.logLevel as Level)): Promise<Booted> {
+/** Discover plugins, open services and start the worker pool: everything a server or the CLI needs once per process. */
+export async function assemble(settings: Settings, logger: Logger): Promise<Assembled> {
   exportPluginSettings(settings);
   await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
@@ -112,7 +97,6 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
   const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   const deps: AppDeps = { registry, settings, logger, executor: pool, services: services() };
-  const app = createApp(deps);
   for (const s of opened) s.start?.(deps);
 
   let closed = false;
@@ -152,7 +136,6 @@ export async function boot(settings: Settings, logger: Logger = createLogger(set
     ready.catch(() => {}); // observed by serve(); never an unhandled rejection
   }
   return {
-    app,
     deps,
     ready,
     close: async () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { resolveSettings } from '../service/settings.js';
-import { boot } from '../service/assembly.js';
+import { boot } from '../server/boot.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { CLASSIFIER_PIECES, MODELS_ROOT, writeModel2Vec, writeTokenClassifier } from './helpers/tiny-models.js';

@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import type { Reservation } from '../../service/files/admission.js';
+import { FRAMING_BYTES, uploadLimit, type Reservation } from '../../service/files/admission.js';
 
 /** The one file part of an upload. */
 export interface Upload {
@@ -17,22 +17,13 @@ export interface Upload {
 export const FILE_PART = 'file';
 const EXAMPLE = "curl -F 'file=@notes.md' …/v1/files";
 
-/** Room for the multipart framing and a few small fields around the largest file. */
-export const FRAMING_BYTES = 2 * 1024 * 1024;
-
-/**
- * The most of a multipart body read off the wire: the file limit plus framing, counted over the
- * whole body (a preamble, text fields, other parts, anything after the closing boundary).
- */
-export const uploadLimit = (maxFileBytes: number) => maxFileBytes + FRAMING_BYTES;
-
 /**
  * Read a multipart/form-data upload with exactly one file part named `file` (other text fields
  * are ignored), at most maxBytes long; every other shape is refused with the reason. The body as
  * a whole is read up to uploadLimit(maxBytes) and no further: the byte past it is a 413, and the
  * rest is left unread (the route closes the connection after its answer).
  *
- * With a `reservation` (admission.ts), every byte read is covered by it first: a body that grows
+ * With a `reservation` (service/files/admission.ts), every byte read is covered by it first: a body that grows
  * past what the reservation may take is cut off with the reservation's refusal. With a
  * Content-Length, the file is copied once into a buffer of that size as it arrives, instead of
  * kept in pieces and joined at the end (which held the body twice); that buffer is a

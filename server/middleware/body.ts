@@ -6,7 +6,7 @@ import { matchedRoute } from '../dispatch.js';
 import { invalidJsonError } from '../../service/pooled/wire.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
-import { parseStrictJson } from '../strict-json.js';
+import { parseStrictJson } from '../../service/strict-json.js';
 
 /** From this size on a body a worker can parse is handed to one unparsed: the pool's own threshold, in bytes. */
 export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;

@@ -4,11 +4,12 @@ import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
+import { bodyReader, setIgnoredKeys } from '../ignored-keys.js';
 import { bodyCheck } from '../../service/pipelines/body.js';
 import { timestamp } from '../../service/pipelines/clock.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../../service/pipelines/flat-steps.js';
-import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
+import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
+import { checkNotAbandoned } from '../middleware/deadline.js';
 import { listPage } from '../../service/pipelines/page.js';
 import { checkStoredSize } from '../../service/pipelines/size.js';
 import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
@@ -22,7 +23,7 @@ import {
   StepsValidate,
   StepsValidation,
 } from '../../service/pipelines/slug-schemas.js';
-import { answerPipelineRun } from '../../service/pooled/pipeline-answer.js';
+import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
@@ -107,7 +108,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx, readCreate, writer));
+        const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx.request.body, readCreate(ctx), writer));
         const record = { name: slug, description, steps: steps! };
         checkStoredSize(record, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
@@ -182,7 +183,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const body = await explained(ctx, () => readPipeline(ctx, readUpdate, writer));
+        const body = await explained(ctx, () => readPipeline(ctx.request.body, readUpdate(ctx), writer));
         const stored = await bySlug(ctx);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.slug !== undefined) changes.name = body.slug;

@@ -72,3 +72,12 @@ export class Reservation {
     this.#bytes = 0;
   }
 }
+
+/** Room for the multipart framing and a few small fields around the largest file. */
+export const FRAMING_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The most of a multipart body read off the wire: the file limit plus framing, counted over the
+ * whole body (a preamble, text fields, other parts, anything after the closing boundary).
+ */
+export const uploadLimit = (maxFileBytes: number) => maxFileBytes + FRAMING_BYTES;

@@ -1,7 +1,5 @@
-import type { Context, Next } from 'koa';
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { matchedRoute } from '../../server/dispatch.js';
 import type { Structure } from '../../kernel/chef/document.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';
@@ -10,7 +8,8 @@ import type { FileStore } from './store.js';
  * `file: {"type": "document", "content": <name>}` in place of `text`, as Chonkie's clients send it
  * after an upload: on every route that declares `documentInput`, the named file's extracted text
  * becomes the body's `text` before the route sees the body. Routes, validation and workers stay
- * unaware of files; offsets refer to that text (GET /v1/files/{name}/text).
+ * unaware of files; offsets refer to that text (GET /v1/files/{name}/text). The middleware that
+ * does it on each such route is server/middleware/document-input.ts.
  */
 export const FileRef = Type.Object(
   {
@@ -34,23 +33,11 @@ export function withFileAlternative(body: TSchema): TSchema {
   } as TSchema;
 }
 
-/**
- * The middleware, after the body is parsed: a `file` reference becomes `text`. A large body is not
- * parsed yet (a worker parses it, server/pooled/): its route resolves the reference with
- * resolveDocument once the worker hands the parsed body back.
- */
-export function documentInput(store: () => FileStore) {
-  return async (ctx: Context, next: Next) => {
-    if (matchedRoute(ctx)?.documentInput) ctx.state.document = await resolveDocument(ctx.request.body, store());
-    return next();
-  };
-}
-
 const SHAPE = '{"file": {"type": "document", "content": "<name from POST /v1/files>"}}';
 
 /**
  * Replace body.file by body.text (the file's extracted text); a body without `file` is left as it
- * is. Answers the stored document's chef and structure (for ctx.state.document), or undefined.
+ * is. Answers the stored document's chef and structure, or undefined.
  */
 export async function resolveDocument(body: unknown, store: FileStore): Promise<StoredDocument | undefined> {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !('file' in body)) return undefined;

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type pg from 'pg';
-import type { ServiceFactory } from '../assembly.js';
+import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { POSTGRES, redactUrl, unreachableReason } from '../storage/pg-pool.js';
 import { UploadAdmission } from './admission.js';
 import { DataDirFileStore } from './data-dir.js';
 import { PgFileStore } from './postgres.js';
-import { uploadLimit } from '../../server/files/upload.js';
+import { uploadLimit } from './admission.js';
 
 /** Key of the file store in AppDeps.services. */
 export const FILE_STORE = 'files';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type pg from 'pg';
-import type { ServiceFactory } from '../assembly.js';
+import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { POSTGRES, redactUrl, unreachableReason } from '../storage/pg-pool.js';
 import { PgJobStore } from './postgres.js';

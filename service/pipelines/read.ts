@@ -1,14 +1,7 @@
-import type { Context } from 'koa';
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
-import { setIgnoredKeys } from '../../server/ignored-keys.js';
 import { reservedNameIssue } from './slug.js';
 import type { Step } from './steps.js';
-
-/** A validated request body: defaults filled in, unknown keys named in a header (as on the plugin routes). */
-export function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
-  return (ctx: Context): T => check(ctx.request.body, (ignored) => setIgnoredKeys(ctx, ignored));
-}
 
 /** How one pipeline API writes: the key holding the pipeline's name, and how its steps become stored steps. */
 export interface PipelineWriter<S> {
@@ -23,17 +16,17 @@ export interface PipelineWriter<S> {
  * come in one 422: the steps are checked whenever their own shape is right, even if the name is not.
  * Both pipeline APIs write through here, so a pipeline passes the same checks whichever made it.
  */
-export async function readPipeline<T extends { steps?: S }, S>(ctx: Context, read: (ctx: Context) => T, writer: PipelineWriter<S>): Promise<Omit<T, 'steps'> & { steps?: Step[] }> {
+export async function readPipeline<T extends { steps?: S }, S>(raw: unknown, read: (body: unknown) => T, writer: PipelineWriter<S>): Promise<Omit<T, 'steps'> & { steps?: Step[] }> {
   let body: T;
   let issues: Issue[] = [];
   try {
-    body = read(ctx);
+    body = read(raw);
   } catch (e) {
     // A body refused for its shape (nesting, infinite numbers) was not checked against the schema:
     // nothing in it can be trusted to have a shape, the steps least of all.
     if (!isChunkdError(e) || !Array.isArray(e.detail) || e.detail.some((i) => SHAPE_ISSUES.has(i.type))) throw e;
     issues = e.detail;
-    body = ctx.request.body as T;
+    body = raw as T;
   }
   const shaped = !issues.some((i) => i.loc.length === 1);
   for (const key of [writer.nameKey, 'description'] as const) {
@@ -59,12 +52,4 @@ export async function readPipeline<T extends { steps?: S }, S>(ctx: Context, rea
   }
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
   return { ...body, steps };
-}
-
-/**
- * Checking steps may build plugins (slow ones load models). When that outlasts the request deadline
- * the client has had its 504: nothing may then be stored behind its back.
- */
-export function checkNotAbandoned(ctx: Context): void {
-  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
 }

@@ -1,6 +1,4 @@
 /** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
-import type { Context } from 'koa';
-import { Readable } from 'node:stream';
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
@@ -8,7 +6,7 @@ import { split } from '../../kernel/pool.js';
 import { inline } from '../../kernel/run.js';
 import { docBuffers, docWeight, recipeCost, Runner, utf16Doc, type Doc, type Recipe } from '../../kernel/runner.js';
 import type { Limits } from '../limits.js';
-import { parseStrictJson } from '../../server/strict-json.js';
+import { parseStrictJson } from '../strict-json.js';
 
 /** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
 export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {
@@ -39,21 +37,6 @@ export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, tran
 
 /** Only the limits, from the settings: what a worker needs to check them. */
 export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes });
-
-/**
- * Answer with JSON a worker serialized, in one or more parts sent one after the other (never
- * joined into one copy here), under the headers Koa gives an object body.
- */
-export function sendJsonBytes(ctx: Context, parts: Uint8Array[]): void {
-  ctx.type = 'json'; // a Buffer or stream body would otherwise be application/octet-stream
-  const buffers = parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
-  if (buffers.length === 1) {
-    ctx.body = buffers[0];
-  } else {
-    ctx.body = Readable.from(buffers, { objectMode: false });
-    ctx.length = buffers.reduce((n, b) => n + b.length, 0);
-  }
-}
 
 /** What both pooled jobs (server/pooled/job.ts, pipeline-job.ts) are given. */
 export interface PooledPayload {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type pg from 'pg';
-import type { ServiceFactory } from '../assembly.js';
+import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from './pg-migrate.js';
 import { POSTGRES, redactUrl, unreachableReason } from './pg-pool.js';
 import { PgPipelineStore } from './postgres.js';

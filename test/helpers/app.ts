@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { boot, type Booted } from '../../service/assembly.js';
+import { boot, type Booted } from '../../server/boot.js';
 import { silentLogger, type Logger } from '../../service/logger.js';
 import { resolveSettings, type Settings } from '../../service/settings.js';
 import { DEFAULT_MODEL as NEURAL_DEFAULT_MODEL } from '../../plugins/neural/index.js';
