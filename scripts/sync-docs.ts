@@ -39,7 +39,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
     const readme = join(ROOT, 'README.md');
     const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
     const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
-    const answers = await makeExampleAnswers(registry, booted.deps.executor);
+    const answers = await makeExampleAnswers(registry, booted.deps.executor, booted.deps.settings);
     return [
       [EXAMPLES_FILE, WHOLE_FILE, `${JSON.stringify(answers, null, 1)}\n`],
       ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
