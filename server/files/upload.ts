@@ -1,5 +1,6 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
+import { tooLarge, type Setting } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { FRAMING_BYTES, uploadLimit, type Reservation } from '../../service/files/admission.js';
 
@@ -105,7 +106,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       if (settled) return;
       read += chunk.length;
       if (read > limit) {
-        return fail(new ChunkdError('TOO_LARGE', `The multipart body is larger than the limit of ${limit} bytes (the file limit, --max-file-bytes or CHUNKD_MAX_FILE_BYTES, plus ${FRAMING_BYTES} bytes for the framing and small fields): upload a smaller file, without large fields or data around it.`));
+        return fail(tooLarge(`The multipart body is larger than the file limit plus ${FRAMING_BYTES} bytes for the framing and small fields`, `${limit} bytes`, MAX_FILE_BYTES, 'Upload a smaller file, without large fields or data around it'));
       }
       try {
         reservation?.cover(read);
@@ -129,4 +130,6 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
 const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');
 
 /** The 413 of a file over --max-file-bytes, whether its Content-Length says so up front or its bytes do as they arrive. */
-export const fileTooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
+export const fileTooLarge = (max: number) => tooLarge('The file is larger than this server accepts', `${max} bytes`, MAX_FILE_BYTES, 'Upload a smaller file');
+
+const MAX_FILE_BYTES: Setting = { flag: 'max-file-bytes', env: 'CHUNKD_MAX_FILE_BYTES' };

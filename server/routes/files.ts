@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
+import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { processFile } from '../../kernel/chef/run.js';
 import { codePointCount } from '../../kernel/chef/document.js';
@@ -89,7 +90,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         pool: extractPoolSettings(settings),
       });
       if (text.length > settings.maxTextChars) {
-        throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+        throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
       }
       const now = Date.now();
       const record: FileRecord = {

@@ -1,6 +1,8 @@
+import { settingName, tooLarge, type Setting } from '../../kernel/caps.js';
 import { ChunkdError } from '../../kernel/errors.js';
 
-const SETTING = '--max-upload-bytes-in-flight, CHUNKD_MAX_UPLOAD_BYTES_IN_FLIGHT';
+const IN_FLIGHT: Setting = { flag: 'max-upload-bytes-in-flight', env: 'CHUNKD_MAX_UPLOAD_BYTES_IN_FLIGHT' };
+const SETTING = settingName(IN_FLIGHT);
 /** What a refused upload is told to wait: the uploads ahead of it are read and extracted in about this long. */
 const RETRY_AFTER_S = 1;
 
@@ -33,7 +35,7 @@ export class UploadAdmission {
   /** @internal */
   take(bytes: number, total: number): void {
     if (total > this.capacity) {
-      throw new ChunkdError('TOO_LARGE', `The upload is ${total} bytes or more, more than the ${this.capacity} bytes all uploads in flight may hold together (${SETTING}): upload a smaller file, or ask the operator to raise the limit.`);
+      throw tooLarge(`The upload is ${total} bytes or more, more than all uploads in flight may hold together`, `${this.capacity} bytes`, IN_FLIGHT, 'Upload a smaller file');
     }
     if (this.#held + bytes > this.capacity) {
       throw new ChunkdError('UNAVAILABLE', `The server is reading as many uploads as it holds at once (${this.capacity} bytes in flight, ${SETTING}): retry in a moment.`, { 'Retry-After': String(RETRY_AFTER_S) });
