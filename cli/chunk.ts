@@ -2,7 +2,7 @@
  * `chunkd chunk FILE…`: the plugins without a server. The files are a batch request, read and
  * checked as the HTTP routes read theirs (discovery, parseRequest, the limits, the plugin's own
  * config rules, validateSteps for --pipeline) and run document by document through the very
- * functions NDJSON streaming uses (server/stream/documents.ts). Bad input: the message on stderr
+ * functions NDJSON streaming uses (service/stream/documents.ts). Bad input: the message on stderr
  * and exit code 2; nothing else on stderr unless it is a terminal (a progress bar).
  */
 import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * `chunkd eval`: which chunking retrieves best, on the user's own documents and questions, in the
  * format of Chroma's chunking evaluation (a folder of <corpus_id>.md files and a questions CSV).
- * The same evaluation POST /v1/evaluate runs (evaluation/), here inline. Bad input: the message on
+ * The same evaluation POST /v1/evaluate runs (service/evaluation/), here inline. Bad input: the message on
  * stderr and exit code 2.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -46,7 +46,7 @@ export interface RouteDef {
   streamedBody?: { mediaType: string; schema: TSchema };
   /**
    * The route takes `file: {type: "document", content: <name>}` instead of `text`: the named
-   * upload's text is put in `text` before the handler runs (server/files/document-input.ts).
+   * upload's text is put in `text` before the handler runs (server/middleware/document-input.ts).
    */
   documentInput?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */

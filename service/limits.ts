@@ -5,7 +5,7 @@ import type { Settings } from './settings.js';
 
 const tooLarge = (what: string, limit: number, flag: string, env: string) => capped(what, limit, { flag, env });
 
-/** The settings the limits read (plain data: a worker checks them too, server/pooled/job.ts). */
+/** The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). */
 export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes'>;
 
 /** The document runner (kernel/runner.ts) on this executor, under these limits' output caps. */

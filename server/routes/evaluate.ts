@@ -33,7 +33,7 @@ interface EvaluateBody {
 
 const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
-/** POST /v1/evaluate: the evaluation of evaluation/, read from a JSON body; progress as NDJSON on request. */
+/** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
   const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
 

@@ -45,7 +45,7 @@ const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive",
 /** A stored pipeline as the slug API shows it. */
 const shown = (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map(toFlat), created_at: p.created_at, updated_at: p.updated_at });
 
-/** A 422 of the slug API: each problem names its step (server/pipelines/flat-steps.ts). */
+/** A 422 of the slug API: each problem names its step (service/pipelines/flat-steps.ts). */
 async function explained<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -70,7 +70,7 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
 /**
  * Chonkie's cloud pipeline API (slug-based, `/v1/pipeline`), on the store and the checks of
  * /v1/pipelines: a slug is a stored pipeline's name, steps are converted to and from the stored
- * shape in one place (server/pipelines/flat-steps.ts), and a run goes through the document runner
+ * shape in one place (service/pipelines/flat-steps.ts), and a run goes through the document runner
  * (pooled for large bodies) as /v1/pipelines/{id}/execute does.
  */
 export const slugPipelineRoutes: RouteModule = (deps) => {

@@ -2,7 +2,7 @@
  * An evaluation: every candidate chunks every document, its chunks are placed (by text or at their
  * offsets) and indexed for the retriever, each question retrieves its top chunks, and the metrics
  * are summarised per candidate and k. Runtime services (running steps, embedding, scoring) come
- * from the caller (evaluation/runtime.ts), so the same code serves the route and the CLI.
+ * from the caller (service/evaluation/runtime.ts), so the same code serves the route and the CLI.
  */
 import type { Chunk } from '../../kernel/chunk.js';
 import { locateChunks } from './locate.js';

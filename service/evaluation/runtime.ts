@@ -1,7 +1,7 @@
 /**
  * The one place evaluation calls the plugin runner (kernel/run.ts, kernel/pool.ts, the pipeline
  * executor): running a candidate's steps, embedding through the embeddings refinery, and scoring
- * in a worker when the executor has them. Everything else in evaluation/ is plain computation.
+ * in a worker when the executor has them. Everything else in service/evaluation/ is plain computation.
  */
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError } from '../../kernel/errors.js';

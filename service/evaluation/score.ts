@@ -1,7 +1,7 @@
 /**
  * Scoring one candidate's chunks against the questions: retrieval (BM25, embeddings or both fused)
  * over one index of every document's chunks, then the metrics per question and k. Plain data in
- * and out, so it runs in a worker as it does inline (evaluation/score-job.ts).
+ * and out, so it runs in a worker as it does inline (service/evaluation/score-job.ts).
  */
 import { Bm25Index, topK } from './bm25.js';
 import { precisionOmega, scoreQuestion, summarize, type Summary } from './metrics.js';

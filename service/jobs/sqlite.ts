@@ -33,7 +33,7 @@ type Options = { batchSize: number; ttlS: number; logger: Logger; limits: StoreL
 /**
  * Jobs in a SQLite file of their own (<data-dir>/jobs.db, beside the pipelines database), run in
  * this process: one consumer claims the next batch of the oldest unfinished job, runs it on the
- * worker pool (server/jobs/run.ts) and stores each result once (INSERT OR IGNORE on (job, index)).
+ * worker pool (service/jobs/run.ts) and stores each result once (INSERT OR IGNORE on (job, index)).
  * A job interrupted by a restart resumes at its first document without a result.
  */
 export class SqliteJobStore implements JobStore {

@@ -135,7 +135,7 @@ export interface ResultLine {
 /**
  * Jobs on one back-end (SQLite in-process: sqlite.ts; PostgreSQL + pg-boss: postgres.ts). The
  * route only uses this; each back-end also consumes its own queue once started, running batches
- * through server/jobs/run.ts. Every result is stored once per (job, index), whoever ran it.
+ * through service/jobs/run.ts. Every result is stored once per (job, index), whoever ran it.
  */
 export interface JobStore {
   /** Begin receiving a job: nothing is visible until the intake commits. */

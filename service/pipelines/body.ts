@@ -8,7 +8,7 @@ import { PipelineExecute } from './schemas.js';
  * A body check for a pipeline route: read as the plugin routes read theirs (kernel/request.ts
  * readObjectBody), its unknown keys passed to `onIgnored` (named in a header even when the body
  * then fails), defaults filled in.
- * Free of Koa, so a worker runs it too (server/pooled/pipeline-job.ts).
+ * Free of Koa, so a worker runs it too (service/pooled/pipeline-job.ts).
  */
 export function bodyCheck<T>(schema: TObject) {
   const validate = compileValidator<T>(schema);

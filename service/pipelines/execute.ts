@@ -11,7 +11,7 @@ import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
 export interface ExecuteDeps {
-  /** Only find() is used: a worker passes the few plugins a pipeline names (server/pooled/pipeline-job.ts). */
+  /** Only find() is used: a worker passes the few plugins a pipeline names (service/pooled/pipeline-job.ts). */
   registry: Pick<Registry, 'find'>;
   executor: Executor;
   settings: Limits;

@@ -4,7 +4,7 @@ import type { PipelineRecord } from '../storage/store.js';
 /**
  * What a pipeline takes in storage: the UTF-8 bytes of its steps as JSON (validated, defaults
  * filled in), its name and its description. The one computation of it: the stores keep it per row
- * to bound a list page (server/storage/sqlite.ts, postgres.ts), so all agree on any back-end.
+ * to bound a list page (service/storage/sqlite.ts, postgres.ts), so all agree on any back-end.
  */
 export const storedSizeOf = (stepsJson: string, name: string, description: string | null): number =>
   Buffer.byteLength(stepsJson) + Buffer.byteLength(name) + Buffer.byteLength(description ?? '');

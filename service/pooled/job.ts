@@ -1,5 +1,5 @@
 /**
- * The worker side of a pooled plugin request (server/pooled/answer.ts is the main-thread side): a
+ * The worker side of a pooled plugin request (service/pooled/answer.ts is the main-thread side): a
  * large body arrives as bytes and is parsed, validated and limit-checked here, so the main thread
  * never parses it. Work that fits one worker is run here through the document runner
  * (kernel/runner.ts) and answered as bytes; a batch worth spreading over the pool, or a stream

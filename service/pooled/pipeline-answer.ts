@@ -1,4 +1,4 @@
-/** The main-thread side of a pooled pipeline run (server/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
+/** The main-thread side of a pooled pipeline run (service/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import { isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';

@@ -1,5 +1,5 @@
 /**
- * The worker side of a pooled pipeline run (server/pooled/pipeline-answer.ts is the main-thread
+ * The worker side of a pooled pipeline run (service/pooled/pipeline-answer.ts is the main-thread
  * side): a large body arrives as bytes and is parsed and checked here, then run through the
  * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker (or has a
  * process step, whose chef runs here first), or handed back as its documents for the runner on
@@ -21,7 +21,7 @@ export interface PipelinePayload extends PooledPayload {
   pipeline: PipelineRecord | { notFound: ErrorData };
   /** The source of each plugin the steps name, keyed `kind:name`; a plugin this server lacks is absent. */
   sources: Record<string, string>;
-  /** A slug run: its body may say `nested`, and a list of texts answers one flat list (server/pipelines/slug-run.ts). */
+  /** A slug run: its body may say `nested`, and a list of texts answers one flat list (service/pipelines/slug-run.ts). */
   slug?: boolean;
 }
 

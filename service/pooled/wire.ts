@@ -38,7 +38,7 @@ export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, tran
 /** Only the limits, from the settings: what a worker needs to check them. */
 export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes });
 
-/** What both pooled jobs (server/pooled/job.ts, pipeline-job.ts) are given. */
+/** What both pooled jobs (service/pooled/job.ts, pipeline-job.ts) are given. */
 export interface PooledPayload {
   body: Uint8Array;
   limits: Limits;
@@ -46,7 +46,7 @@ export interface PooledPayload {
   threads: number;
   /** 'answer': the JSON answer, run in this worker when it fits one; 'documents': the documents back, for a stream. */
   mode: 'answer' | 'documents';
-  /** The route takes `file` in place of `text` (server/files/document-input.ts). */
+  /** The route takes `file` in place of `text` (service/files/document-input.ts). */
   documentInput: boolean;
 }
 
@@ -58,7 +58,7 @@ export interface Prepared {
   returnType: 'chunks' | 'texts';
   /** The request held a list (of texts, or of lists of chunks): the answer is a list. */
   list: boolean;
-  /** One flat list of every document's chunks (a slug run, server/pipelines/slug-run.ts). */
+  /** One flat list of every document's chunks (a slug run, service/pipelines/slug-run.ts). */
   flat?: boolean;
   docs: Doc[];
 }
