@@ -1,8 +1,8 @@
 /**
- * Rewrite the derived tables in the READMEs (`npm run docs`): the routes, plugins, errors and
- * settings of the top-level README, its request examples with the answers of a real run, and
- * each plugin's config table. test/parity.test.ts fails
- * when one is out of step.
+ * Rewrite the derived tables in README.md, docs/ and the plugin READMEs (`npm run docs`): the
+ * routes, plugins, errors, formats, settings and client models, the request examples with the
+ * answers of a real run, and each plugin's config table. test/parity.test.ts fails when one is out
+ * of step.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
-import { DOC_EXAMPLES } from './docs-examples.js';
+import { GENERATED } from './docs-examples.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
@@ -36,19 +36,20 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
   const booted = await boot(resolveSettings({ 'data-dir': dataDir, workers: '0' }, {}), silentLogger);
   try {
     const { registry } = booted.deps;
-    const readme = join(ROOT, 'README.md');
-    const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
-    const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
+    const page = (file: string) => join(ROOT, file);
+    const examples = await runExamples(booted.app.koa.callback(), GENERATED, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
+    const fileOf = new Map(GENERATED.map((e) => [e.name, page(e.file ?? 'README.md')]));
     const answers = await makeExampleAnswers(registry, booted.deps.executor);
     return [
       [EXAMPLES_FILE, WHOLE_FILE, `${JSON.stringify(answers, null, 1)}\n`],
       ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
-      [readme, 'routes', routesTable(booted.app.routes)],
-      [readme, 'plugins', pluginsTable(registry)],
-      [readme, 'errors', errorsTable()],
-      [readme, 'formats', formatsTable(registry)],
-      [readme, 'settings', settingsTable()],
-      [readme, 'client-models', clientModelsTable()],
+      // Each table lives in the page about its topic; the front page keeps only the plugins.
+      [page('docs/wire.md'), 'routes', routesTable(booted.app.routes)],
+      [page('README.md'), 'plugins', pluginsTable(registry)],
+      [page('docs/errors.md'), 'errors', errorsTable()],
+      [page('docs/files.md'), 'formats', formatsTable(registry)],
+      [page('docs/configuration.md'), 'settings', settingsTable()],
+      [page('docs/clients.md'), 'client-models', clientModelsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];
