@@ -4,9 +4,9 @@
  * answers of a real run, and each plugin's config table. test/parity.test.ts fails when one is out
  * of step.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
@@ -18,6 +18,17 @@ import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, r
 import { silentLogger } from '../server/logger.js';
 import { clientModelsTable } from '../plugins/embeddings/known-models.js';
 import { resolveSettings } from '../server/settings.js';
+
+/**
+ * The page of README.md and docs/ whose markers hold a table, so a table moves with its section:
+ * README.md when none has them yet (the run then asks for markers), an error when two have.
+ */
+export function pageHolding(marker: string): string {
+  const pages = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+  const holding = pages.filter((f) => readFileSync(f, 'utf8').includes(`<!-- ${marker}:start -->`));
+  if (holding.length > 1) throw new Error(`The ${marker} table has markers in ${holding.map((f) => relative(ROOT, f)).join(' and ')}: keep them in one page.`);
+  return holding[0] ?? pages[0]!;
+}
 
 /** The marker of a file written whole (the OpenAPI response examples), not a table between markers. */
 export const WHOLE_FILE = '';
@@ -43,13 +54,12 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
     return [
       [EXAMPLES_FILE, WHOLE_FILE, `${JSON.stringify(answers, null, 1)}\n`],
       ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
-      // Each table lives in the page about its topic; the front page keeps only the plugins.
-      [page('docs/wire.md'), 'routes', routesTable(booted.app.routes)],
-      [page('README.md'), 'plugins', pluginsTable(registry)],
-      [page('docs/errors.md'), 'errors', errorsTable()],
-      [page('docs/files.md'), 'formats', formatsTable(registry)],
-      [page('docs/configuration.md'), 'settings', settingsTable()],
-      [page('docs/clients.md'), 'client-models', clientModelsTable()],
+      [pageHolding('routes'), 'routes', routesTable(booted.app.routes)],
+      [pageHolding('plugins'), 'plugins', pluginsTable(registry)],
+      [pageHolding('errors'), 'errors', errorsTable()],
+      [pageHolding('formats'), 'formats', formatsTable(registry)],
+      [pageHolding('settings'), 'settings', settingsTable()],
+      [pageHolding('client-models'), 'client-models', clientModelsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];
