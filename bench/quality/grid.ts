@@ -17,11 +17,21 @@ export const GRID: QualityCandidate[] = [
     { name: `token ${n}/${n / 2}`, steps: chunk('token', { ...cl100k, chunk_size: n, chunk_overlap: n / 2 }) },
   ]),
   ...[200, 400, 800].map((n) => ({ name: `recursive ${n}`, steps: chunk('recursive', { ...cl100k, chunk_size: n }) })),
-  ...[150, 200, 300, 500, 800, 1200].map((n) => ({ name: `passage ${n}`, steps: chunk('passage', { ...cl100k, chunk_size: n }) })),
-  ...[200, 300, 400, 600].map((n) => ({ name: `passage ${n} target 1`, steps: chunk('passage', { ...cl100k, chunk_size: n, target: 1 }) })),
+  ...[200, 500, 800, 1200].map((n) => ({ name: `passage ${n}`, steps: chunk('passage', { ...cl100k, chunk_size: n }) })),
+  ...[200, 400, 600].map((n) => ({ name: `passage ${n} target 1`, steps: chunk('passage', { ...cl100k, chunk_size: n, target: 1 }) })),
   { name: 'passage 200 target 0.75', steps: chunk('passage', { ...cl100k, chunk_size: 200, target: 0.75 }) },
-  { name: 'passage 250 no context', steps: chunk('passage', { ...cl100k, chunk_size: 250, context: 'none' }) },
   { name: 'passage 200 window', steps: chunk('passage', { ...cl100k, chunk_size: 200, context: 'window' }) },
   { name: 'passage 200 window, repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 200, context: 'window', repeats: 'drop' }) },
+  // Repeated passages cut alike fill the k results with copies (finance, at large sizes): each once.
+  ...[400, 600].map((n) => ({ name: `passage ${n} target 1, repeats dropped`, steps: chunk('passage', { ...cl100k, chunk_size: n, target: 1, repeats: 'drop' }) })),
   { name: 'passage 800 repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 800, repeats: 'drop' }) },
+  // A run of evidence split over two chunks: each chunk is retrieved by its neighbours' words too
+  // (the overlap refinery's context, not merged: the chunk's span alone is scored).
+  ...([['recursive', 200, 0.25], ['recursive', 200, 0.5], ['recursive', 400, 0.25], ['passage', 200, 0.25], ['passage', 300, 0.25]] as const).map(([c, n, share]) => {
+    const config = { ...cl100k, chunk_size: n, ...(c === 'passage' ? { target: n === 200 ? 0.75 : 1 } : {}) };
+    return {
+      name: `${c} ${n}${c === 'passage' ? ` target ${config.target}` : ''}, neighbours' ${share === 0.25 ? 'quarter' : 'half'} as context`,
+      steps: [...chunk(c, config), { type: 'refine' as const, refinery: 'overlap', config: { ...cl100k, context_size: share, method: 'justified', merge: false } }],
+    };
+  }),
 ];

@@ -33,7 +33,7 @@ function foldTable(ids: string[], folds: FoldResult[], fold: Fold): string {
       return `${fmt(figures)} (${g})`;
     });
     const d = f.dominance;
-    rows.push([f.corpus, f.chosen.join(', '), `${d.bm25.matched} of ${d.bm25.total}`, `${d.embeddings.matched} of ${d.embeddings.total}`, ...roles]);
+    rows.push([f.corpus, f.chosen.join(' · '), `${d.bm25.matched} of ${d.bm25.total}`, `${d.embeddings.matched} of ${d.embeddings.total}`, ...roles]);
   }
   const sum = (r: 'bm25' | 'embeddings', k: 'matched' | 'total') => folds.reduce((n, f) => n + f.dominance[r][k], 0);
   rows.push(['**mean**', '', `${sum('bm25', 'matched')} of ${sum('bm25', 'total')}`, `${sum('embeddings', 'matched')} of ${sum('embeddings', 'total')}`,
@@ -43,7 +43,7 @@ function foldTable(ids: string[], folds: FoldResult[], fold: Fold): string {
   return [table(head, rows), '', missed.length ? `Rows not matched on the corpus left out: ${missed.join('; ')}.` : 'Every row matched on every corpus left out.'].join('\n');
 }
 
-export function heldOutSection(title: string, corpora: Corpus[], grid: QualityCandidate[], measured: Parameters<typeof reproduced>[2], byLocate: Record<LocateMode, { fold: Fold; folds: FoldResult[] }>): Section {
+export function heldOutSection(title: string, corpora: Corpus[], grid: QualityCandidate[], measured: Parameters<typeof reproduced>[2], byLocate: Record<LocateMode, { fold: Fold; folds: FoldResult[] }>, presets: { file: string; steps: unknown }[]): Section {
   const ids = corpora.map((c) => c.id);
   const names = grid.map((g) => g.name);
   const own = corpora.filter((c) => c.reference).map((c) => c.id);
@@ -75,6 +75,12 @@ export function heldOutSection(title: string, corpora: Corpus[], grid: QualityCa
     table(['pipeline', `chosen in folds (of ${ids.length})`, 'mean tokens (cl100k)', ...ids.flatMap((c) => [`${c} BM25`, `${c} model`])],
       all.map((g) => [g, String(chosenIn(g)), String(Math.round(avg(ids.map((c) => measured.get(c)!.get(g)!.meanTokens)))), ...ids.flatMap((c) => [fmt(fold.scores.get(c)!.get(g)!.bm25), fmt(fold.scores.get(c)!.get(g)!.embeddings)])])),
     '', `In-sample rows matched by that set (not a held-out figure): ${ids.map((c) => { const d = dominance(all, c, fold); return `${c} ${d.bm25.matched}/${d.bm25.total} BM25, ${d.embeddings.matched}/${d.embeddings.total} model`; }).join('; ')}.`);
+  // The shipped files are the set chosen here: a file per pipeline, none more.
+  const stepsOf = (g: string) => JSON.stringify(grid.find((c) => c.name === g)!.steps);
+  const shipped = new Set(presets.map((p) => JSON.stringify(p.steps)));
+  const absent = all.filter((g) => !shipped.has(stepsOf(g)));
+  const extra = presets.filter((p) => !all.some((g) => stepsOf(g) === JSON.stringify(p.steps))).map((p) => p.file);
+  checks.push({ what: 'presets/retrieval holds exactly the pipelines chosen on all corpora', measured: absent.length || extra.length ? `missing: ${absent.join(', ') || 'none'}; not chosen: ${extra.join(', ') || 'none'}` : `${presets.length} files, ${all.length} chosen`, met: !absent.length && !extra.length });
   parts.push('', ...checks.map((c) => `- ${c.met ? 'met' : 'not met'}: ${c.what}: ${c.measured}`));
   return { title, body: parts.join('\n'), checks };
 }
