@@ -13,6 +13,7 @@ import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { DOC_EXAMPLES } from './docs-examples.js';
+import { presetsTable } from './presets-table.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../server/logger.js';
@@ -49,6 +50,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [readme, 'formats', formatsTable(registry)],
       [readme, 'settings', settingsTable()],
       [readme, 'client-models', clientModelsTable()],
+      [readme, 'presets', presetsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];

@@ -6,17 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { presetFiles } from '../scripts/presets-table.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const run = promisify(execFile);
-const PRESETS = fileURLToPath(new URL('../presets/retrieval', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/presets', import.meta.url));
-const files = readdirSync(PRESETS).filter((f) => f.endsWith('.json')).sort().map((f) => join(PRESETS, f));
+const files = presetFiles().map((p) => p.path);
 const TEXT = readFileSync(join(FIXTURE, 'corpora', 'lighthouses.md'), 'utf8');
 
 describe('retrieval presets', () => {

@@ -5,8 +5,8 @@
  * it after changing a chunker). Whenever the suite runs, its section is written into
  * bench/results.md in place.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CustomSuite, Section } from '../harness.js';
 import { dataDirs, readCorpora } from '../quality/folds.js';
@@ -14,13 +14,12 @@ import { GRID } from '../quality/grid.js';
 import { foldData, heldOut, measureGrid } from '../quality/heldout.js';
 import { heldOutSection } from '../quality/heldout-report.js';
 import { measurer } from '../quality/measure.js';
+import { presetFiles } from '../../scripts/presets-table.js';
 import { splice } from './quality.js';
 
 const TITLE = 'Retrieval quality held out (leave one corpus out)';
 const CACHE = fileURLToPath(new URL('../.cache/quality-heldout.json', import.meta.url));
-const PRESETS = fileURLToPath(new URL('../../presets/retrieval', import.meta.url));
 
-const presetFiles = () => (existsSync(PRESETS) ? readdirSync(PRESETS).filter((f) => f.endsWith('.json')).sort() : []).map((file) => ({ file, steps: JSON.parse(readFileSync(join(PRESETS, file), 'utf8')).steps }));
 
 export const qualityHeldOutSuite: CustomSuite = {
   kind: 'custom',
@@ -43,7 +42,7 @@ export const qualityHeldOutSuite: CustomSuite = {
       const fold = foldData(corpora, GRID, measured, l);
       return [l, { fold, folds: heldOut(ids, names, fold) }];
     })) as Parameters<typeof heldOutSection>[4];
-    const section = heldOutSection(TITLE, corpora, GRID, measured, byLocate, presetFiles());
+    const section = heldOutSection(TITLE, corpora, GRID, measured, byLocate, presetFiles().map((p) => ({ file: p.file, steps: p.pipeline.steps })));
     if (!options.quick) splice(section);
     return section;
   },
