@@ -2,12 +2,14 @@
  * The held-out protocol: leave one corpus out. For each corpus, a set of grid pipelines is chosen
  * on the other corpora (bench/quality/select.ts) and scored on it, against the benchmark's rows
  * measured on that corpus alone. Every grid pipeline is measured once per corpus (its own index,
- * its own questions) and the figures are cached in a JSON file, keyed by the corpus text's hash and
- * the pipeline's steps; the selection then runs in memory.
+ * its own questions) and the figures are cached in a JSON file, keyed by the corpus text's hash, the
+ * pipeline's steps and the source of its plugins (a changed chunker is measured again); the
+ * selection then runs in memory.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ROOT } from '../../kernel/paths.js';
 import type { LocateMode } from '../../evaluation/locate.js';
 import type { QualityCandidate } from './candidates.js';
 import type { Corpus, Point } from './folds.js';
@@ -21,7 +23,18 @@ export const MAX_CHOSEN = 8;
 export type Cached = { chunks: number; meanTokens: number } & Record<LocateMode, Figures>;
 
 /** The benchmark's FixedTokenChunker rows: chunkd's token chunker gives the same chunks. */
-const FIXED = (grid: QualityCandidate[]) => grid.filter((c) => /^token \d+\/\d+$/.test(c.name)).map((c) => [`Chroma FixedTokenChunker ${c.name.slice(6)}`, c.name] as const);
+const fixedRows = (grid: QualityCandidate[]) => grid.filter((c) => /^token \d+\/\d+$/.test(c.name)).map((c) => [`Chroma FixedTokenChunker ${c.name.slice(6)}`, c.name] as const);
+
+/** A hash of the non-test sources in the folders of the plugins a pipeline's steps name. */
+function sourceHash(c: QualityCandidate): string {
+  const h = createHash('sha256');
+  for (const step of c.steps) {
+    const folder = join(ROOT, 'plugins', step.chunker ?? step.refinery ?? '');
+    if (!existsSync(folder)) continue;
+    for (const f of readdirSync(folder).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) h.update(readFileSync(join(folder, f)));
+  }
+  return h.digest('hex').slice(0, 12);
+}
 
 export async function measureGrid(corpora: Corpus[], grid: QualityCandidate[], cacheFile: string, measure: () => Promise<Measurer>, log: (l: string) => void): Promise<Map<string, Map<string, Cached>>> {
   const cache: Record<string, Cached> = existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')) : {};
@@ -31,7 +44,7 @@ export async function measureGrid(corpora: Corpus[], grid: QualityCandidate[], c
     const hash = createHash('sha256').update(corpus.document.text).update(JSON.stringify(corpus.questions)).digest('hex').slice(0, 16);
     const row = new Map<string, Cached>();
     for (const c of grid) {
-      const key = `${corpus.id} ${hash} ${JSON.stringify(c.steps)}`;
+      const key = `${corpus.id} ${hash} ${sourceHash(c)} ${JSON.stringify(c.steps)}`;
       if (!cache[key]) {
         one ??= await measure();
         const r = await one(c, [corpus.document], corpus.questions);
@@ -65,7 +78,7 @@ export function foldData(corpora: Corpus[], grid: QualityCandidate[], measured: 
     }
     const text = measured.get(corpus.id)!;
     const round = (p: Point): Point => ({ recall: Number(p.recall.toFixed(1)), iou: Number(p.iou.toFixed(2)) });
-    targets.set(corpus.id, new Map(FIXED(grid).map(([row, g]) => [row, { bm25: round(text.get(g)!.text.bm25), embeddings: round(text.get(g)!.text.embeddings) }])));
+    targets.set(corpus.id, new Map(fixedRows(grid).map(([row, g]) => [row, { bm25: round(text.get(g)!.text.bm25), embeddings: round(text.get(g)!.text.embeddings) }])));
   }
   return { scores, targets };
 }
@@ -83,7 +96,7 @@ export function reproduced(corpora: Corpus[], grid: QualityCandidate[], measured
   let compared = 0;
   const differ: string[] = [];
   for (const corpus of corpora) {
-    for (const [row, g] of FIXED(grid)) {
+    for (const [row, g] of fixedRows(grid)) {
       const ref = corpus.reference?.get(row);
       if (!ref) continue;
       const ours = measured.get(corpus.id)!.get(g)!.text;

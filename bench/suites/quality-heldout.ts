@@ -1,8 +1,8 @@
 /**
  * Retrieval quality held out: bench/quality/heldout.ts over every corpus of the data folders
  * CHUNKD_QUALITY_DATA names (several joined with the path delimiter, e.g. `--data A:B`). Figures
- * are cached in bench/.cache/quality-heldout.json (keyed by corpus text and pipeline steps; delete
- * it after changing a chunker). Whenever the suite runs, its section is written into
+ * are cached in bench/.cache/quality-heldout.json (keyed by corpus text, pipeline steps and the
+ * plugins' source). Whenever the suite runs, its section is written into
  * bench/results.md in place.
  */
 import { existsSync } from 'node:fs';
