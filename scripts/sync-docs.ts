@@ -13,6 +13,7 @@ import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { GENERATED } from './docs-examples.js';
+import { presetsTable } from './presets-table.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../service/logger.js';
@@ -60,6 +61,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
       [pageHolding('formats'), 'formats', formatsTable(registry)],
       [pageHolding('settings'), 'settings', settingsTable()],
       [pageHolding('client-models'), 'client-models', clientModelsTable()],
+      [pageHolding('presets'), 'presets', presetsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];
