@@ -14,7 +14,10 @@ import { defaultText, SETTINGS } from '../service/settings.js';
 export function configTable(manifest: AnyManifest): string {
   const rows = Object.entries(manifest.config.properties).map(([key, field]) => {
     const f = field as Record<string, unknown> & { default?: unknown; description?: string };
-    return `| \`${key}\` | ${typeName(f)} | \`${JSON.stringify(f.default)}\` | ${escape(f.description ?? '')} |`;
+    // A handshake's connection field with no default (a URL) must be given; a secret one may be "env:VAR".
+    const dflt = f.default === undefined ? 'required' : `\`${JSON.stringify(f.default)}\``;
+    const secret = f.secret === true ? ' Secret: never listed or logged; give it as `"env:VAR"`.' : '';
+    return `| \`${key}\` | ${typeName(f)} | ${dflt} | ${escape((f.description ?? '') + secret)} |`;
   });
   return ['| field | type | default | description |', '|---|---|---|---|', ...rows].join('\n');
 }
@@ -42,7 +45,7 @@ export function routesTable(routes: readonly RouteDef[]): string {
 export function pluginsTable(registry: Registry): string {
   const rows = registry.list().map((p) => {
     const extras = p.manifest.extras.map((e) => `${e.packages.join(', ')}${e.required === false ? ' (optional)' : ''}`).join('; ') || '—';
-    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
+    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | ${p.route ? `\`POST ${p.route}\`` : `a connection (\`--stores\`): \`"handshake": "${p.name}"\``} | ${escape(p.manifest.summary)} | ${extras} |`;
   });
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
 }
