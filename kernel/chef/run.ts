@@ -6,7 +6,7 @@ import { runsJobs } from '../pool.js';
 import type { Plugin, Registry } from '../registry.js';
 import type { Executor } from '../run.js';
 import { allSpans, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
-import { checkTextLength, renameLimit, unreadable } from './errors.js';
+import { asTextRefusal, checkTextLength, renameLimit, unreadable } from './errors.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
 
@@ -118,7 +118,8 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
     checkProcessed(plugin, out);
     return out;
   } catch (e) {
-    throw options.limitNames ? renameLimit(e, options.limitNames) : e;
+    const named = options.limitNames ? renameLimit(e, options.limitNames) : e;
+    throw doc.bytes === undefined ? asTextRefusal(named) : named;
   }
 }
 
