@@ -10,6 +10,12 @@ import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
+/**
+ * A pipeline as it is run: a stored one, or steps run under another name (a job's own steps), which
+ * then say what to do when a step no longer fits, since no PUT /v1/pipelines/{id} route reaches them.
+ */
+export type RunPipeline = PipelineRecord & { staleAdvice?: string };
+
 export interface ExecuteDeps {
   /** Only find() is used: a worker passes the few plugins a pipeline names (server/pooled/pipeline-job.ts). */
   registry: Pick<Registry, 'find'>;
@@ -57,7 +63,7 @@ export async function executePipeline(
  * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
  * process step is not part of the recipe: it makes the documents (pipelineInputs).
  */
-export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
+export async function pipelineRecipe(pipeline: RunPipeline, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
   const resolved = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
   const steps = resolved.filter((_, i) => pipeline.steps[i]!.type !== 'process');
   if (build) for (const { plugin, config } of steps) await plugin.instance(config);
@@ -72,7 +78,7 @@ export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.s
  * and structure); without one, the texts as they come, a file's with the structure its chef
  * found at upload.
  */
-export async function pipelineInputs(pipeline: PipelineRecord, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
+export async function pipelineInputs(pipeline: RunPipeline, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
   const i = pipeline.steps.findIndex((s) => s.type === 'process');
   if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
   const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
@@ -112,11 +118,11 @@ async function processTexts(
  * schema. The stored config is checked again (which also fills in any field added since), and a
  * step that no longer fits is a 400 that says to update the pipeline.
  */
-export function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
+export function resolveStep(registry: ExecuteDeps['registry'], pipeline: RunPipeline, step: Step, i: number) {
   const kind = STEP_KINDS[step.type];
   const name = step[kind] ?? '';
   const stale = (why: string) =>
-    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: update the pipeline's steps (PUT /v1/pipelines/${pipeline.id}).`);
+    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
   const plugin = registry.find(kind, name);
   if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
   try {
