@@ -2,7 +2,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
-import { runChef } from '../../kernel/chef/run.js';
+import { runChef, type RunChefOptions } from '../../kernel/chef/run.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
@@ -21,6 +21,8 @@ export interface ExecuteDeps {
   registry: Pick<Registry, 'find'>;
   executor: Executor;
   settings: Limits;
+  /** How a process step runs its chef, beyond the executor (the CLI: isolated, under --max-extract-ms). */
+  chefs?: Pick<RunChefOptions, 'isolate' | 'pool'>;
 }
 
 /**
@@ -82,7 +84,7 @@ export async function pipelineInputs(pipeline: RunPipeline, texts: string[], dep
   const i = pipeline.steps.findIndex((s) => s.type === 'process');
   if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
   const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
-  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file });
+  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file, chefs: deps.chefs });
   return docs.map((d) => ({ text: d.text, structure: d.structure }));
 }
 
@@ -100,13 +102,13 @@ async function processTexts(
   chef: Plugin,
   config: Record<string, unknown>,
   texts: string[],
-  { executor, settings, signal, file }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument },
+  { executor, settings, signal, file, chefs }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument; chefs?: ExecuteDeps['chefs'] },
 ): Promise<Processed[]> {
   if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
   const out: Processed[] = [];
   for (const text of texts) {
     signal?.throwIfAborted();
-    const doc = await runChef(chef, config, { text }, { executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    const doc = await runChef(chef, config, { text }, { ...chefs, executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
     out.push(doc);
   }
   checkTexts(out.map((d) => d.text), settings);
