@@ -5,7 +5,7 @@
  * functions NDJSON streaming uses (service/stream/documents.ts). Bad input: the message on stderr
  * and exit code 2; nothing else on stderr unless it is a terminal (a progress bar).
  */
-import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
@@ -22,6 +22,9 @@ import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, t
 import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
 import { Progress } from './progress.js';
 import { invalidUtf8At } from './utf8.js';
+import { readRegularFile, UnreadableFile } from './read-file.js';
+import { extractPoolSettings } from '../service/files/extract-settings.js';
+import type { RunChefOptions } from '../kernel/chef/run.js';
 
 export const DEFAULT_CHUNKER = 'recursive';
 const FORMATS = ['ndjson', 'json'] as const;
@@ -147,13 +150,20 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
   }
 }
 
+/**
+ * How the CLI runs a chef: in one extraction worker (the rest of the CLI runs inline), so the
+ * server's --max-extract-ms (CHUNKD_MAX_EXTRACT_MS) stops it as it stops an upload's.
+ */
+export const cliChefOptions = (settings: Settings): Pick<RunChefOptions, 'isolate' | 'pool'> => ({ isolate: true, pool: { ...extractPoolSettings(settings), threads: 1 } });
+
 /** Bytes a text of `maxTextChars` characters may take in UTF-8 (4 per character at most). */
 const byteCap = (settings: Settings) => settings.maxTextChars * 4;
 
 /**
  * Each file's text (UTF-8), in order; `-` is standard input (read once, however often named).
  * The limits are checked before anything is read (the number of files; each file's size from
- * stat), standard input and other streams are read with a byte cap, then each text's length: the
+ * stat; a named file must be a regular file: a FIFO or a device may never end), every file and
+ * standard input is read with a byte cap (a file may grow after its stat), then each text's length: the
  * same limits as the HTTP routes, said in the CLI's terms (which file, which CHUNKD_* variable).
  */
 async function readFiles(files: string[], settings: Settings): Promise<string[]> {
@@ -162,7 +172,6 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
   }
   const tooBig = (file: string, what: string) =>
     new Usage(`${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise CHUNKD_MAX_TEXT_CHARS.`);
-  const regular = new Set<string>();
   for (const file of files) {
     if (file === '-') continue;
     let stat: Stats;
@@ -172,9 +181,8 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
       throw unreadable(file, e);
     }
     if (stat.isDirectory()) throw unreadable(file, { code: 'EISDIR' });
-    if (!stat.isFile()) continue; // a pipe or device: read with the byte cap below
+    if (!stat.isFile()) throw new Usage(`Cannot read ${file}: it is not a regular file (a pipe, device or socket may never end). Name a regular file, or - for standard input.`);
     if (stat.size > byteCap(settings)) throw tooBig(file, `has ${stat.size.toLocaleString('en')} bytes, more than any text within the limit`);
-    regular.add(file);
   }
   let stdin: Promise<Buffer> | undefined;
   const texts: string[] = [];
@@ -182,10 +190,9 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
     let bytes: Buffer;
     try {
       if (file === '-') bytes = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
-      else if (regular.has(file)) bytes = readFileSync(file);
-      else bytes = await readCapped(createReadStream(file), byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit'));
+      else bytes = readRegularFile(file, byteCap(settings), (size) => tooBig(file, `has ${size.toLocaleString('en')} bytes, more than any text within the limit`));
     } catch (e) {
-      throw e instanceof Usage ? e : unreadable(file, e);
+      throw e instanceof Usage || e instanceof UnreadableFile ? e : unreadable(file, e);
     }
     // As the server refuses them (422): invalid bytes are never replaced by U+FFFD behind the user's back.
     const bad = invalidUtf8At(bytes);
@@ -275,15 +282,17 @@ async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settin
   const file = parsed.pipeline!;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    const tooBig = (size: number) => new Usage(`The pipeline ${file} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (CHUNKD_MAX_BODY_BYTES).`);
+    raw = JSON.parse(readRegularFile(file, settings.maxBodyBytes, tooBig, 'pipeline').toString('utf8'));
   } catch (e) {
+    if (e instanceof Usage || e instanceof UnreadableFile) throw e;
     throw new Usage(`Cannot read the pipeline ${file}: ${(e as Error).message}. It must be a JSON object with "steps", as POST /v1/pipelines takes.`);
   }
   const body = bodyCheck<{ name?: string; steps?: Step[] }>(PipelineUpdate)(raw, () => {});
   if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
   const steps = await validateSteps(registry, body.steps, ['steps']);
   const pipeline = { id: file, name: body.name ?? basename(file), description: null, steps, created_at: '', updated_at: '' };
-  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings });
+  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings, chefs: cliChefOptions(settings) });
 }
 
 /** Run the documents, writing chunks as they come (ndjson) or all at the end (json). Exit 2 when a document failed on its input. */
@@ -337,7 +346,7 @@ function where(loc: (string | number)[]): string {
 }
 
 export function fail(e: unknown): number {
-  if (e instanceof Usage) {
+  if (e instanceof Usage || e instanceof UnreadableFile) {
     process.stderr.write(`${e.message}\n`);
     return 2;
   }

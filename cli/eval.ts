@@ -4,7 +4,7 @@
  * The same evaluation POST /v1/evaluate runs (service/evaluation/), here inline. Bad input: the message on
  * stderr and exit code 2.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { discover } from '../kernel/discovery.js';
@@ -19,7 +19,8 @@ import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import { resolveSettings, type Settings } from '../service/settings.js';
 import { DATABASE_FILE } from '../service/storage/service.js';
 import { SqliteStore } from '../service/storage/sqlite.js';
-import { BenchmarkFormatError, readBenchmark } from '../service/evaluation/benchmark-files.js';
+import { BenchmarkFormatError, readBenchmark, type ReadFile } from '../service/evaluation/benchmark-files.js';
+import { readRegularFile, UnreadableFile } from './read-file.js';
 import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import type { LocateMode } from '../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
@@ -97,7 +98,7 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     const settings = readSettings(env);
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
-    const { documents, questions } = readBenchmark(values.corpora, values.questions);
+    const { documents, questions } = readBenchmark(values.corpora, values.questions, boundedReader(settings));
     const spec: EvalSpec = { documents, questions, retriever, embeddingModel: values['embedding-model']!, k, locate, unit: 'codepoint', detail: false };
     checkSpec(spec, []);
     const raw = values.candidate?.length ? values.candidate : [DEFAULT_CANDIDATE];
@@ -130,6 +131,19 @@ const jsonRow = (r: CandidateResult) => ({
   mean_tokens: r.mean_tokens,
 });
 
+/**
+ * The benchmark's files as the server bounds what it reads: regular files only (a FIFO or a device
+ * may never end), the questions no larger than a request body, each corpus no larger than a text.
+ */
+function boundedReader(settings: Settings): ReadFile {
+  return (path, what) => {
+    const questions = what === 'questions';
+    const [limit, name] = questions ? [settings.maxBodyBytes, 'CHUNKD_MAX_BODY_BYTES'] : [settings.maxTextChars * 4, 'CHUNKD_MAX_TEXT_CHARS'];
+    const tooBig = (size: number) => new Usage(`The ${what} ${path} has ${size.toLocaleString('en')} bytes; the limit is ${limit.toLocaleString('en')} (${name}${questions ? '' : ', 4 bytes a character'}). Use a smaller file, or raise ${name}.`);
+    return readRegularFile(path, limit, tooBig, what);
+  };
+}
+
 function oneOf<T extends string>(value: string, choices: readonly T[], flag: string): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new Usage(`${flag} must be one of ${choices.join(', ')} (got '${value}').`);
@@ -161,7 +175,8 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
         }
         steps = Array.isArray(label) ? label : (label as { steps?: unknown }).steps ?? [label];
       } else if (existsSync(trimmed)) {
-        const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(JSON.parse(readFileSync(trimmed, 'utf8')), () => {});
+        const tooBig = (size: number) => new Usage(`${at} ${trimmed} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (CHUNKD_MAX_BODY_BYTES).`);
+        const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(JSON.parse(readRegularFile(trimmed, settings.maxBodyBytes, tooBig, 'candidate').toString('utf8')), () => {});
         if (!body.steps) throw new Usage(`${at}: the pipeline file ${trimmed} has no "steps".`);
         label = trimmed;
         steps = body.steps;
@@ -190,7 +205,7 @@ function message(e: ChunkdError): string {
 }
 
 function fail(e: unknown): number {
-  if (e instanceof Usage || e instanceof BenchmarkFormatError) {
+  if (e instanceof Usage || e instanceof BenchmarkFormatError || e instanceof UnreadableFile) {
     process.stderr.write(`${e.message}\n`);
     return 2;
   }

@@ -3,13 +3,13 @@
  * document (text, structure, metadata; offsets in code points) as JSON, as POST /v1/process/CHEF
  * answers it. CHEF `auto` picks the chef for the file's extension, as an upload does.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { processFile, toWire } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { LIMIT_NAMES } from '../service/limits.js';
-import { fail, readSettings, Usage } from './chunk.js';
+import { cliChefOptions, fail, readSettings, Usage } from './chunk.js';
+import { readRegularFile } from './read-file.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE
 
@@ -28,15 +28,12 @@ export async function processCommand(args: string[], env: NodeJS.ProcessEnv = pr
     const settings = readSettings(env);
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch (e) {
-      throw new Usage(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}.`);
-    }
-    if (size > settings.maxFileBytes) throw new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`);
-    const bytes = new Uint8Array(readFileSync(file));
-    const doc = await processFile(registry, bytes, { filename: basename(file), chef: chef === 'auto' ? undefined : chef }, { limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    const bytes = new Uint8Array(
+      readRegularFile(file, settings.maxFileBytes, (size) => new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`)),
+    );
+    // In an extraction worker, as an upload is: the chef is stopped at --max-extract-ms (CHUNKD_MAX_EXTRACT_MS).
+    const options = { limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, ...cliChefOptions(settings) };
+    const doc = await processFile(registry, bytes, { filename: basename(file), chef: chef === 'auto' ? undefined : chef }, options);
     process.stdout.write(`${JSON.stringify({ chef: doc.format, ...toWire(doc, 'codepoint') })}\n`);
     return 0;
   } catch (e) {

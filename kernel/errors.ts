@@ -87,5 +87,5 @@ export function validationError(loc: (string | number)[], msg: string, type = 'v
  */
 export function gatherIssues(issues: Issue[], e: unknown): void {
   if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-  issues.push(...e.detail);
+  for (const issue of e.detail) issues.push(issue); // not push(...detail): a body's issues have no count cap
 }

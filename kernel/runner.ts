@@ -278,10 +278,13 @@ const countGuard = (maxChunks: number): SpanGuard => ({
 
 const chunksError = (n: number, max: number, atLeast = false) => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, CHUNKS_SETTING);
 
+/** What a 413 for an answer over --max-output-bytes tells its sender to do (evaluation, which does not answer chunks, says otherwise). */
+export const ANSWER_ADVICE = 'Send less per request, use larger chunks, or stream it (Accept: application/x-ndjson)';
+
 function capError(cap: Cap, bytes: number, atLeast: boolean): ChunkdError {
   const what = cap.over === 'answer' ? 'The answer' : "The document's result";
   const size = `${atLeast ? 'at least ' : ''}${bytes.toLocaleString('en')} bytes of JSON`;
-  const advice = cap.over === 'answer' ? 'Send less per request, use larger chunks, or stream it (Accept: application/x-ndjson)' : 'Send a smaller document or use larger chunks';
+  const advice = cap.over === 'answer' ? ANSWER_ADVICE : 'Send a smaller document or use larger chunks';
   return tooLarge(`${what} would take ${size}`, cap.bytes, cap.setting, advice);
 }
 

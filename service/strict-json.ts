@@ -10,5 +10,14 @@ const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
  */
 export function parseStrictJson(text: string): unknown {
   if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-  return bourne.parse(text, { protoAction: 'error' });
+  try {
+    return bourne.parse(text, { protoAction: 'error' });
+  } catch (e) {
+    // bourne's own message names no key; the client's JSON is valid, only this key is refused.
+    throw (e as Error).message === BOURNE_PROTO ? new SyntaxError(FORBIDDEN_KEY) : e;
+  }
 }
+
+const BOURNE_PROTO = 'Object contains forbidden prototype property';
+/** The message of a body refused for its `__proto__` key (it crosses from a worker as text: the error middleware knows it by it). */
+export const FORBIDDEN_KEY = 'The body has a "__proto__" key, which this server refuses (it could change the prototype of the objects it reads): rename the key or remove it.';

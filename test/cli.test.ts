@@ -1,7 +1,7 @@
 /** `chunkd serve` and `chunkd chunk`: flags, --help, --version, refusals, and real processes from the sources and from the build. */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -333,5 +333,67 @@ describe('chunkd process CHEF FILE', () => {
     assert.match(run(['process', 'markdwn', file]).stderr, /Unknown chef 'markdwn'.*markdown/);
     assert.equal(run(['process', 'markdown', join(dataDir, 'nope.md')]).status, 2);
     assert.equal(run(['process', 'markdown']).status, 2);
+  });
+});
+
+describe('the CLI reads regular files only, bounded as the server bounds what it reads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-cli-files-'));
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const corpora = join(dir, 'corpora');
+  mkdirSync(corpora);
+  writeFileSync(join(corpora, 'a.md'), 'hello world');
+  const questions = (corpus: string) => {
+    const file = join(dir, `q-${corpus.length}.csv`);
+    writeFileSync(file, `question,references,corpus_id\nq,"[{""content"": ""hello"", ""start_index"": 0, ""end_index"": 5}]",${corpus}\n`);
+    return file;
+  };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Exit code 2 and one line on stderr (no stack trace), nothing on stdout. */
+  const refused = (args: string[], message: RegExp, env: NodeJS.ProcessEnv = {}) => {
+    const res = run(args, undefined, env);
+    assert.equal(res.status, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.equal(res.stderr.trimEnd().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, message);
+    assert.equal(res.stdout, '');
+  };
+  const notRegular = /not a regular file/;
+
+  test('chunk: a FIFO or a device is refused', () => {
+    refused(['chunk', fifo], notRegular);
+    refused(['chunk', '/dev/zero'], notRegular);
+  });
+
+  test('process: a FIFO, a device or a directory is refused, by a named chef or auto', () => {
+    refused(['process', 'auto', '/dev/zero'], notRegular);
+    refused(['process', 'markdown', fifo], notRegular);
+    refused(['process', 'auto', dir], /it is a directory/);
+  });
+
+  test('eval: questions from a FIFO or a device are refused; a corpus_id outside --corpora is refused', () => {
+    refused(['eval', '--corpora', corpora, '--questions', '/dev/zero'], notRegular);
+    refused(['eval', '--corpora', corpora, '--questions', fifo], notRegular);
+    refused(['eval', '--corpora', corpora, '--questions', questions('../../etc/passwd')], /corpus '\.\.\/\.\.\/etc\/passwd', which is outside .*corpora/);
+    refused(['eval', '--corpora', corpora, '--questions', questions('a')], /questions .* has \d+ bytes; the limit is 10 \(CHUNKD_MAX_BODY_BYTES\)/, { CHUNKD_MAX_BODY_BYTES: '10' });
+  });
+
+  test('process: a file over CHUNKD_MAX_FILE_BYTES is refused before it is read', () => {
+    const file = join(dir, 'big.md');
+    writeFileSync(file, '# a\n'.repeat(100));
+    refused(['process', 'markdown', file], /has 400 bytes; the limit is 100 \(CHUNKD_MAX_FILE_BYTES\)/, { CHUNKD_MAX_FILE_BYTES: '100' });
+  });
+
+  test("a chef's work is stopped at CHUNKD_MAX_EXTRACT_MS, in chunkd process and in chunkd chunk --pipeline", () => {
+    // A millisecond: the chef's own module takes longer than that to load in its worker.
+    const file = join(dir, 'headings.md');
+    writeFileSync(file, '# a\n'.repeat(200_000));
+    const slow = /takes longer to .* \(1 ms, limit --max-extract-ms, CHUNKD_MAX_EXTRACT_MS\)/;
+    refused(['process', 'markdown', file], slow, { CHUNKD_MAX_EXTRACT_MS: '1' });
+    const pipeline = join(dir, 'pipeline.json');
+    writeFileSync(pipeline, JSON.stringify({ steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive' }] }));
+    const res = run(['chunk', file, '--pipeline', pipeline], undefined, { CHUNKD_MAX_EXTRACT_MS: '1' });
+    assert.equal(res.status, 2, res.stderr);
+    assert.match(res.stderr, slow);
   });
 });

@@ -12,8 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { discover } from '../kernel/discovery.js';
+import { inline } from '../kernel/run.js';
+import { runBatch } from '../service/jobs/run.js';
 import { JOB_STORE } from '../service/jobs/service.js';
-import type { JobIntake, JobStore } from '../service/jobs/store.js';
+import { resolveSettings } from '../service/settings.js';
+import type { JobIntake, JobRun, JobStore } from '../service/jobs/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
@@ -68,6 +72,26 @@ for (const [name, backend] of backends) {
       rmSync(plugins, { recursive: true, force: true });
     });
     const start = async (flags: Record<string, string> = {}) => startApp({ ...(await db.flags()), 'plugins-dir': plugins, ...flags });
+
+    test('steps are checked at submit as POST /v1/pipelines checks them: a number that overflows is the same 422, in a JSON or an NDJSON body', async () => {
+      const app = await start();
+      try {
+        const steps = '[{"type": "chunk", "chunker": "token", "config": {"chunk_size": 1e999}}]';
+        const post = (path: string, body: string, type = 'application/json') =>
+          fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+        const pipeline = await post('/v1/pipelines', `{"name": "overflow", "steps": ${steps}}`);
+        assert.equal(pipeline.status, 422);
+        assert.deepEqual(pipeline.body.detail[0].loc, ['body', 'steps', 0, 'config', 'chunk_size']);
+        const json = await post('/v1/jobs', `{"steps": ${steps}, "documents": [{"id": "a", "text": "hello"}]}`);
+        assert.deepEqual(json, pipeline);
+        const ndjson = await post('/v1/jobs', `{"steps": ${steps}}\n{"id": "a", "text": "hello"}\n`, 'application/x-ndjson');
+        assert.equal(ndjson.status, 422);
+        assert.deepEqual(ndjson.body.detail[0].loc.slice(-4), ['steps', 0, 'config', 'chunk_size']);
+        assert.equal(ndjson.body.detail[0].msg, pipeline.body.detail[0].msg);
+      } finally {
+        await app.close();
+      }
+    });
 
     test('a body is stored in batches while it arrives, never held whole', { timeout: 120_000 }, async () => {
       const app = await start();
@@ -224,4 +248,15 @@ test('a job body over --max-job-bytes that never ends is cut off: the server sto
   } finally {
     await app.close();
   }
+});
+
+test("a job's step that no longer fits when it runs: the failure says to submit the job again, never a PUT route that does not exist", async () => {
+  const registry = await discover(); // has no chunker 'gone'
+  const job: JobRun = { id: 'job-1', status: 'running', steps: [{ type: 'chunk', chunker: 'gone', config: {} }], offset_unit: 'codepoint' };
+  const settings = resolveSettings({}, {});
+  const [line] = await runBatch(job, [{ index: 0, id: 'a', text: 'hello' }], { registry, executor: inline, settings });
+  const { error } = JSON.parse(line!.line) as { error: { code: string; detail: string } };
+  assert.equal(error.code, 'BAD_REQUEST');
+  assert.match(error.detail, /uses the chunker 'gone', which this server does not have: submit the job again with steps this server accepts \(POST \/v1\/jobs/);
+  assert.doesNotMatch(error.detail, /PUT \/v1\/pipelines/);
 });

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ChunkdError } from '../errors.js';
+import { FILE_ADVICE } from './errors.js';
 import type { Outcome, Task } from '../worker.js';
 
 /**
@@ -129,7 +130,7 @@ class ExtractPool {
 
   private tooSlow(): ChunkdError {
     const name = this.options.names?.maxMs ?? 'maxExtractMs';
-    return new ChunkdError('TOO_LARGE', `The file takes longer to extract than this server spends on one file (${this.options.maxMs} ms, limit ${name}): split it into smaller files and upload them one by one.`);
+    return new ChunkdError('TOO_LARGE', `The file takes longer to extract than this server spends on one file (${this.options.maxMs} ms, limit ${name}): ${FILE_ADVICE}`);
   }
 
   private queueFull(): ChunkdError {
@@ -246,7 +247,7 @@ export async function runCapped<R>(module: string, payload: unknown, bytes: numb
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       const name = options.names?.memoryMb ? `, limit ${options.names.memoryMb}` : '';
-      throw new ChunkdError('TOO_LARGE', `Extracting the file's text needs more memory than this server allows one file (${options.memoryMb} MB${name}): split it into smaller files and upload them one by one.`);
+      throw new ChunkdError('TOO_LARGE', `Extracting the file's text needs more memory than this server allows one file (${options.memoryMb} MB${name}): ${FILE_ADVICE}`);
     }
     throw e;
   }

@@ -6,7 +6,7 @@ import { runsJobs } from '../pool.js';
 import type { Plugin, Registry } from '../registry.js';
 import type { Executor } from '../run.js';
 import { allSpans, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
-import { checkTextLength, renameLimit, unreadable } from './errors.js';
+import { asTextRefusal, checkTextLength, renameLimit, unreadable } from './errors.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
 
@@ -68,6 +68,11 @@ export interface RunChefOptions {
   executor?: Executor;
   /** Aborting stops the chef (in the pool: its worker is terminated). */
   signal?: AbortSignal;
+  /**
+   * Run chefs marked offLoop in an extraction worker even without a worker-pool executor: the CLI
+   * runs everything else inline, and only a worker can be stopped at the pool's time limit.
+   */
+  isolate?: boolean;
   limits?: Partial<ExtractLimits>;
   /** Heap cap of the extraction worker, in MB (pool.ts). */
   maxMemoryMb?: number;
@@ -109,7 +114,7 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   const offLoop = plugin.manifest.offLoop === true || (plugin.manifest.offLoop === 'files' && doc.bytes !== undefined);
   try {
     const out =
-      offLoop && executor && runsJobs(executor)
+      offLoop && (options.isolate || (executor && runsJobs(executor)))
         ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
         : doc.bytes && size > SMALL_FILE_BYTES
           ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
@@ -118,7 +123,8 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
     checkProcessed(plugin, out);
     return out;
   } catch (e) {
-    throw options.limitNames ? renameLimit(e, options.limitNames) : e;
+    const named = options.limitNames ? renameLimit(e, options.limitNames) : e;
+    throw doc.bytes === undefined ? asTextRefusal(named) : named;
   }
 }
 

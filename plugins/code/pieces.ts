@@ -78,7 +78,7 @@ export function pack(atoms: Atom[], src: Source): Atom[] {
     const cur = chunks.at(-1);
     if (cur && tokens(src, cur.start, a.end) <= src.size) {
       cur.end = a.end;
-      cur.types.push(...a.types);
+      for (const t of a.types) cur.types.push(t); // not push(...): a glued atom may hold any number of node types
     } else {
       chunks.push({ ...a, types: [...a.types], glue: Glue.None });
     }

@@ -1,4 +1,5 @@
 import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
+import { atxHeading, closesFence, isDelimiterRow, openingFence } from './line-scan.js';
 
 interface Line {
   start: number;
@@ -20,10 +21,13 @@ export function lines(text: string): Line[] {
   return out;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+/*
+ * Fences, ATX headings and table delimiter rows are read by the scanners in line-scan.ts, not by
+ * regular expressions: their patterns (`[^\s`]*[^`]*$`, a lazy `.*?` before optional closing
+ * hashes, `[ \t]*` repeated inside and after a group) backtrack quadratically on one long line.
+ * The setext pattern below is linear: one run, then a class that cannot match the run's character.
+ */
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
-const DELIMITER_ROW = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 /**
  * Each part stops at the next bracket, paren or quote (the alt text cannot hold `[`, a title is at
  * most 512 characters): a candidate never scans the rest of the line, so `![` × 100,000 stays linear.
@@ -49,28 +53,26 @@ export function markdownStructure(text: string, want: { headings?: boolean; tabl
   let paragraph: Line | undefined; // the line a setext underline would make a heading
   while (i < all.length) {
     const line = all[i]!;
-    const fence = FENCE.exec(line.text);
+    const fence = openingFence(line.text);
     if (fence) {
-      const [, marks] = fence;
-      const close = new RegExp(`^ {0,3}${marks![0] === '`' ? '`' : '~'}{${marks!.length},}[ \\t]*$`);
       let j = i + 1;
-      while (j < all.length && !close.test(all[j]!.text)) j++;
+      while (j < all.length && !closesFence(all[j]!.text, fence)) j++;
       const span = { start: line.start, end: j < all.length ? all[j]!.end : text.length };
       codeSpans.push(span);
-      if (code) out.code.push({ ...span, language: fence[2] || null });
+      if (code) out.code.push({ ...span, language: fence.language || null });
       i = j + 1;
       paragraph = undefined;
       continue;
     }
-    const atx = ATX.exec(line.text);
+    const atx = atxHeading(line.text);
     if (atx) {
-      if (headings) out.headings.push({ level: atx[1]!.length, text: (atx[2] ?? '').trim(), start: line.start, end: line.end });
+      if (headings) out.headings.push({ level: atx.level, text: atx.text.trim(), start: line.start, end: line.end });
       i++;
       paragraph = undefined;
       continue;
     }
     const next = all[i + 1];
-    if (line.text.includes('|') && next && DELIMITER_ROW.test(next.text) && (line.text.includes('|') || next.text.includes('|'))) {
+    if (line.text.includes('|') && next && isDelimiterRow(next.text) && (line.text.includes('|') || next.text.includes('|'))) {
       let j = i + 2;
       while (j < all.length && !blank(all[j]!) && all[j]!.text.includes('|')) j++;
       if (tables) out.tables.push({ start: line.start, end: all[j - 1]!.end });

@@ -156,7 +156,7 @@ function addTitles(spans: Span[], text: string): void {
     if (level > 0) titles.push({ start: m.index, end: m.index + m[0].trimEnd().length, level });
   }
   if (!titles.length) return;
-  const top = Math.min(...titles.map((t) => t.level));
+  const top = titles.reduce((m, t) => Math.min(m, t.level), Infinity); // not Math.min(...): one title per line, any number
   const tops = titles.filter((t) => t.level === top);
   let k = -1;
   for (const s of spans) {

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { decodeUtf8 } from '../../kernel/chef/decode.js';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import { checkTextLength } from '../../kernel/chef/errors.js';
+import { isChunkdError } from '../../kernel/errors.js';
 import { ChunkdError, requireExtra } from '../../kernel/index.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import manifest, { type TableChefConfig } from './index.js';
@@ -23,10 +24,26 @@ export function create(_config: Static<typeof TableChefConfig>): ChefImpl {
       const source = decodeUtf8(doc.bytes);
       const tsv = /\.tsv$/i.test(doc.filename ?? '') || /tab-separated/i.test(doc.mime ?? '');
       const { parse } = await import('csv-parse/sync');
+      // Padding makes every row as wide as the widest. When even the widest line over every line
+      // (both over-counts: a quoted delimiter or line break counts too) fits the text limit, the
+      // rows are parsed as they are; otherwise each record is counted as it is parsed, and the table
+      // refused as soon as its rows, padded, pass the limit: a wide header over many short rows
+      // stops within a few rows. (Counting each record costs csv-parse twice the time: only then.)
+      const delimiter = tsv ? '\t' : ',';
+      let count = 0;
+      let width = 0;
+      const bounded = (record: string[]) => {
+        count++;
+        if (record.length > width) width = record.length;
+        checkTextLength(fewestTableChars(count, width), limits);
+        return record;
+      };
+      const guard = fewestTableChars(...linesAndWidth(source, delimiter)) > limits.maxTextChars ? { on_record: bounded } : {};
       let rows: string[][];
       try {
-        rows = parse(source, { delimiter: tsv ? '\t' : ',', relax_column_count: true, bom: true, skip_empty_lines: true, quote: tsv ? false : '"' }) as string[][];
+        rows = parse(source, { delimiter, relax_column_count: true, bom: true, skip_empty_lines: true, quote: tsv ? false : '"', ...guard }) as string[][];
       } catch (e) {
+        if (isChunkdError(e)) throw e;
         throw new ChunkdError('VALIDATION', `The file could not be read as ${tsv ? 'TSV' : 'CSV'} (${(e as Error).message}): check its quoting, save it again as UTF-8 ${tsv ? 'TSV' : 'CSV'}, and upload it again.`);
       }
       const text = markdownTable(rows);
@@ -41,8 +58,36 @@ export function create(_config: Static<typeof TableChefConfig>): ChefImpl {
 /** Rows as a pipe table: the first row is the header; short rows are padded, `|` escaped, line breaks in a cell become <br>. */
 export function markdownTable(rows: string[][]): string {
   if (rows.length === 0) return '';
-  const width = Math.max(...rows.map((r) => r.length));
+  const width = tableWidth(rows);
   const cell = (s: string | undefined) => (s ?? '').replace(/\|/g, '\\|').replace(/\r\n|\n|\r/g, '<br>').trim();
   const line = (r: string[]) => `| ${Array.from({ length: width }, (_, k) => cell(r[k])).join(' | ')} |`;
   return [line(rows[0]!), `|${' --- |'.repeat(width)}`, ...rows.slice(1).map(line)].join('\n');
+}
+
+/** The most cells of any row (a loop: a spread of every row into Math.max overflows the stack past ~100k rows). */
+export function tableWidth(rows: string[][]): number {
+  let width = 0;
+  for (const r of rows) if (r.length > width) width = r.length;
+  return width;
+}
+
+/** markdownTable's length were every cell empty: 3 characters a cell and 2 a row, the delimiter row 6 a column and 1. */
+export const fewestTableChars = (rows: number, width: number): number => (rows === 0 ? 0 : rows * (3 * width + 2) + 6 * width + 1);
+
+/** Lines and the most fields on a line, as if no field were quoted: at least the rows and the width csv-parse finds. */
+export function linesAndWidth(source: string, delimiter: string): [lines: number, width: number] {
+  const sep = delimiter.charCodeAt(0);
+  let lines = 1;
+  let fields = 1;
+  let width = 1;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === sep) fields++;
+    else if (c === 10 || c === 13) {
+      if (fields > width) width = fields;
+      fields = 1;
+      lines++;
+    }
+  }
+  return [lines, Math.max(width, fields)];
 }

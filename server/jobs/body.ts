@@ -9,6 +9,7 @@ import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import { checkJsonShape } from '../../kernel/json-shape.js';
 import type { Settings } from '../../service/settings.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
@@ -138,6 +139,8 @@ function checked(value: unknown, loc: (string | number)[], index: number, issues
 function headerOf(value: unknown, loc: (string | number)[], issues: Issue[]): Header | undefined {
   let header: Header;
   try {
+    // As every JSON body is (kernel/request.ts): a number that overflowed to ±Infinity, or nesting past the limit, is a 422 here, not a failure of every document later.
+    checkJsonShape(value, loc);
     header = checkHeader(value, loc);
   } catch (e) {
     gatherIssues(issues, e);

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { closeIfUnread } from './body.js';
+import { FORBIDDEN_KEY } from '../../service/strict-json.js';
 
 /**
  * Every failure leaves as `{"detail", "code", "message"}`: our own errors as declared, body-parser and Koa
@@ -28,6 +29,9 @@ export function errorMiddleware(logger: Logger) {
 function toChunkdError(e: unknown): ChunkdError {
   if (isChunkdError(e)) return e;
   const http = e as { status?: number; type?: string; expose?: boolean; message?: string; limit?: number };
+  if (e instanceof SyntaxError && http.status === 400 && e.message === FORBIDDEN_KEY) {
+    return new ChunkdError('VALIDATION', [{ loc: ['body', '__proto__'], msg: FORBIDDEN_KEY, type: 'json_forbidden_key' }]);
+  }
   if (http.type === 'entity.parse.failed' || (e instanceof SyntaxError && http.status === 400)) {
     return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not a valid JSON object: send one, e.g. {"text": "..."}.', type: 'json_invalid' }]);
   }

@@ -4,20 +4,32 @@
  * end_index}, offsets in characters of the corpus) and corpus_id.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parseCsv } from './csv.js';
 import type { EvalDocument, EvalQuestion } from './spec.js';
 
 export class BenchmarkFormatError extends Error {}
 
+const readWhole: ReadFile = (path, what) => {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new BenchmarkFormatError(`Cannot read the ${what} ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`);
+  }
+};
+
+/** Reads one file of the benchmark (`what` names it in errors); the CLI's refuses what is not a bounded regular file. */
+export type ReadFile = (path: string, what: string) => Buffer;
+
 /**
  * The corpora the questions name, in the order the questions first name them (one index over all
  * of them, as the benchmark builds it), and the questions with their references.
  */
-export function readBenchmark(corporaDir: string, questionsFile: string): { documents: EvalDocument[]; questions: EvalQuestion[] } {
+export function readBenchmark(corporaDir: string, questionsFile: string, read: ReadFile = readWhole): { documents: EvalDocument[]; questions: EvalQuestion[] } {
   let rows: Record<string, string>[];
+  const questionsText = read(questionsFile, 'questions').toString('utf8');
   try {
-    rows = parseCsv(readFileSync(questionsFile, 'utf8'));
+    rows = parseCsv(questionsText);
   } catch (e) {
     throw new BenchmarkFormatError(`Cannot read the questions ${questionsFile}: ${(e as Error).message}`);
   }
@@ -40,13 +52,15 @@ export function readBenchmark(corporaDir: string, questionsFile: string): { docu
     if (!ids.includes(corpus)) ids.push(corpus);
     return { question, references: refs.map((r: { start_index: number; end_index: number }) => ({ document: corpus, start_index: r.start_index, end_index: r.end_index })) };
   });
+  const root = resolve(corporaDir);
   const documents = ids.map((id) => {
     const file = join(corporaDir, `${id}.md`);
-    try {
-      return { id, text: readFileSync(file, 'utf8') };
-    } catch (e) {
-      throw new BenchmarkFormatError(`The questions name corpus '${id}', but ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the corpus_id is the file name without .md.`);
+    // A corpus_id names a file in the corpora folder, never one outside it (../../etc/passwd).
+    const inside = relative(root, resolve(file));
+    if (inside.startsWith('..') || isAbsolute(inside)) {
+      throw new BenchmarkFormatError(`The questions name corpus '${id}', which is outside ${corporaDir}: a corpus_id is the name of a file in that folder, without .md.`);
     }
+    return { id, text: read(file, `corpus '${id}'`).toString('utf8') };
   });
   return { documents, questions };
 }

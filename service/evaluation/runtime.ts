@@ -4,9 +4,10 @@
  * in a worker when the executor has them. Everything else in service/evaluation/ is plain computation.
  */
 import type { Chunk } from '../../kernel/chunk.js';
-import { ChunkdError } from '../../kernel/errors.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { runsJobs } from '../../kernel/pool.js';
+import { ANSWER_ADVICE } from '../../kernel/runner.js';
 import type { Registry } from '../../kernel/registry.js';
 import { parseConfig, runRefinery, type Executor } from '../../kernel/run.js';
 import type { Limits } from '../limits.js';
@@ -29,8 +30,24 @@ export function stepsCandidate(label: unknown, steps: Step[], unit: OffsetUnit, 
   const pipeline: PipelineRecord = { id: typeof label === 'string' ? label : 'inline', name, description: null, steps, created_at: '', updated_at: '' };
   return {
     label,
-    chunk: async (texts, signal) => (await executePipeline(pipeline, texts, unit, deps, signal)) as Chunk[][],
+    chunk: async (texts, signal) => {
+      try {
+        return (await executePipeline(pipeline, texts, unit, deps, signal)) as Chunk[][];
+      } catch (e) {
+        throw chunksRefusal(e);
+      }
+    },
   };
+}
+
+/**
+ * A candidate's chunks over --max-output-bytes: evaluation answers scores, not chunks, and its
+ * NDJSON streams only progress, so the 413 says to evaluate less, not to stream the chunks.
+ */
+function chunksRefusal(e: unknown): unknown {
+  if (!isChunkdError(e) || e.code !== 'TOO_LARGE' || typeof e.detail !== 'string' || !e.detail.includes(ANSWER_ADVICE)) return e;
+  const detail = e.detail.replace(/^The answer would take/, "A candidate's chunks would take").replace(ANSWER_ADVICE, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+  return new ChunkdError('TOO_LARGE', detail);
 }
 
 /**

@@ -44,7 +44,8 @@ export interface KScores {
 
 /** Scores per k (as given), in percent. */
 export function scoreCandidate(p: ScorePayload): KScores[] {
-  const maxK = Math.max(...p.ks);
+  // A loop, not Math.max(...ks): the CLI's --k list has no length cap, and a spread that long overflows the stack.
+  const maxK = p.ks.reduce((m, k) => Math.max(m, k), 0);
   const rank = ranker(p);
   const omega = p.questions.map((q) => precisionOmega(
     p.chunks.map((c) => c.range),

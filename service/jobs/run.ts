@@ -1,8 +1,7 @@
 import { isChunkdError } from '../../kernel/errors.js';
 import { isInterruption, type Doc } from '../../kernel/runner.js';
 import { checkTexts, runnerOf } from '../limits.js';
-import { pipelineInputs, pipelineRecipe, type ExecuteDeps } from '../pipelines/execute.js';
-import type { PipelineRecord } from '../storage/store.js';
+import { pipelineInputs, pipelineRecipe, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
 import type { JobRun, ResultLine } from './store.js';
 
 export interface BatchDocument {
@@ -31,7 +30,9 @@ export interface RunOptions {
 export async function runBatch(job: JobRun, docs: BatchDocument[], deps: ExecuteDeps, options: RunOptions = {}): Promise<ResultLine[]> {
   const { signal } = options;
   if (docs.length === 0) return [];
-  const pipeline: PipelineRecord = { id: job.id, name: `job ${job.id}`, description: null, steps: job.steps, created_at: '', updated_at: '' };
+  // The job runs its own copy of the steps (inline, or a pipeline's as they were at submit): no route updates them.
+  const staleAdvice = 'submit the job again with steps this server accepts (POST /v1/jobs; GET /v1/plugins lists each plugin and its config)';
+  const pipeline: RunPipeline = { id: job.id, name: `job ${job.id}`, description: null, steps: job.steps, created_at: '', updated_at: '', staleAdvice };
   const out: ResultLine[] = [];
   const fail = (d: BatchDocument, e: unknown) => {
     if (isChunkdError(e)) return out.push(failed(d, e));

@@ -2,7 +2,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
-import { runChef } from '../../kernel/chef/run.js';
+import { runChef, type RunChefOptions } from '../../kernel/chef/run.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
@@ -10,11 +10,19 @@ import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
+/**
+ * A pipeline as it is run: a stored one, or steps run under another name (a job's own steps), which
+ * then say what to do when a step no longer fits, since no PUT /v1/pipelines/{id} route reaches them.
+ */
+export type RunPipeline = PipelineRecord & { staleAdvice?: string };
+
 export interface ExecuteDeps {
   /** Only find() is used: a worker passes the few plugins a pipeline names (service/pooled/pipeline-job.ts). */
   registry: Pick<Registry, 'find'>;
   executor: Executor;
   settings: Limits;
+  /** How a process step runs its chef, beyond the executor (the CLI: isolated, under --max-extract-ms). */
+  chefs?: Pick<RunChefOptions, 'isolate' | 'pool'>;
 }
 
 /**
@@ -57,7 +65,7 @@ export async function executePipeline(
  * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
  * process step is not part of the recipe: it makes the documents (pipelineInputs).
  */
-export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
+export async function pipelineRecipe(pipeline: RunPipeline, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
   const resolved = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
   const steps = resolved.filter((_, i) => pipeline.steps[i]!.type !== 'process');
   if (build) for (const { plugin, config } of steps) await plugin.instance(config);
@@ -72,11 +80,11 @@ export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.s
  * and structure); without one, the texts as they come, a file's with the structure its chef
  * found at upload.
  */
-export async function pipelineInputs(pipeline: PipelineRecord, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
+export async function pipelineInputs(pipeline: RunPipeline, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
   const i = pipeline.steps.findIndex((s) => s.type === 'process');
   if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
   const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
-  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file });
+  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file, chefs: deps.chefs });
   return docs.map((d) => ({ text: d.text, structure: d.structure }));
 }
 
@@ -94,13 +102,13 @@ async function processTexts(
   chef: Plugin,
   config: Record<string, unknown>,
   texts: string[],
-  { executor, settings, signal, file }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument },
+  { executor, settings, signal, file, chefs }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument; chefs?: ExecuteDeps['chefs'] },
 ): Promise<Processed[]> {
   if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
   const out: Processed[] = [];
   for (const text of texts) {
     signal?.throwIfAborted();
-    const doc = await runChef(chef, config, { text }, { executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    const doc = await runChef(chef, config, { text }, { ...chefs, executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
     out.push(doc);
   }
   checkTexts(out.map((d) => d.text), settings);
@@ -112,11 +120,11 @@ async function processTexts(
  * schema. The stored config is checked again (which also fills in any field added since), and a
  * step that no longer fits is a 400 that says to update the pipeline.
  */
-export function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
+export function resolveStep(registry: ExecuteDeps['registry'], pipeline: RunPipeline, step: Step, i: number) {
   const kind = STEP_KINDS[step.type];
   const name = step[kind] ?? '';
   const stale = (why: string) =>
-    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: update the pipeline's steps (PUT /v1/pipelines/${pipeline.id}).`);
+    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
   const plugin = registry.find(kind, name);
   if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
   try {
