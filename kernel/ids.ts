@@ -26,13 +26,18 @@ import { createXXHash128, type IHasher } from 'hash-wasm';
 export type SourceKey = Int32Array;
 
 // One hasher per thread (a module instance per worker), used synchronously from init to digest.
-const hasher: IHasher = await createXXHash128();
+// Its WASM module compiles asynchronously: callers await `idsReady` once (chunkMany and refineMany
+// do) rather than this module awaiting at its top level, which a worker thread under the
+// TypeScript loader cannot import.
+let hasher: IHasher | undefined;
+export const idsReady: Promise<void> = createXXHash128().then((h) => void (hasher = h));
 
 /** Code units hashed per update: the buffer stays small (cache-sized) whatever the text's length. */
 const PIECE = 1 << 15;
 const units = Buffer.allocUnsafeSlow(2 * PIECE);
 
 export function sourceKey(text: string): SourceKey {
+  if (hasher === undefined) throw new Error('Chunk ids are not ready: await idsReady (kernel/ids.ts) before making ids.');
   hasher.init();
   for (let at = 0; at < text.length; at += PIECE) {
     const written = units.write(text.slice(at, at + PIECE), 'utf16le'); // little-endian on every platform: the same key everywhere

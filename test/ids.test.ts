@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import { xxhash128 } from 'hash-wasm';
-import { chunkId, sourceKey, standaloneChunkId } from '../kernel/ids.js';
+import { before, describe, test } from 'node:test';
+import { chunkId, idsReady, sourceKey, standaloneChunkId } from '../kernel/ids.js';
 import { chunkMany, refineMany } from '../kernel/run.js';
 import { discover } from '../kernel/discovery.js';
 
@@ -9,6 +9,8 @@ const FORM = /^chnk_[0-9a-f]{32}$/;
 const TEXT = 'The same words. The same words. 日本語。🦛 emoji\r\nand CRLF.';
 
 describe('chunk ids', () => {
+  before(() => idsReady);
+
   test('the same input and span give the same id, in the chnk_ + 32 hex form', () => {
     const cases: [string, number, number][] = [
       [TEXT, 0, 16],

@@ -15,7 +15,8 @@ export const idsSuite: ThroughputSuite = {
     const large = () => [prose(size(o, 4e6))];
     const small = () => Array.from({ length: 1000 }, (_, i) => prose(4000, i * 40));
     const key = async () => {
-      const { sourceKey } = await import('../../kernel/ids.js');
+      const { idsReady, sourceKey } = await import('../../kernel/ids.js');
+      await idsReady;
       return (t: string) => (sourceKey(t), 0);
     };
     const sha = async () => (t: string) => (hash('sha256', t, 'buffer'), 0);
