@@ -28,7 +28,7 @@ export function runInChild(suite: string, caseId: string, quick: boolean, limitS
     const timer = setTimeout(() => {
       const bytes = prepared?.bytes ?? 0;
       const ms = prepared ? performance.now() - prepared.at : limitS * 1e3;
-      reply = { ok: { runs: 0, medianMs: ms, bytes, chunks: 0, peakRssMb: NaN } };
+      reply = { ok: { runs: 0, medianMs: ms, cpuMs: NaN, bytes, chunks: 0, peakRssMb: NaN } };
       child.kill();
     }, limitS * 1e3);
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -49,7 +49,7 @@ export async function childMain(spec: string, quick: boolean): Promise<void> {
   let reply: ChildReply;
   try {
     if (caseId === BASELINE) {
-      reply = { ok: { runs: 0, medianMs: 0, bytes: 0, chunks: 0, peakRssMb: peakRssMb() } };
+      reply = { ok: { runs: 0, medianMs: 0, cpuMs: 0, bytes: 0, chunks: 0, peakRssMb: peakRssMb() } };
     } else {
       const options: Options = { quick, plugins: await pluginNames() };
       const suite = SUITES.find((s) => s.name === suiteName);
@@ -59,7 +59,7 @@ export async function childMain(spec: string, quick: boolean): Promise<void> {
       const prepared = await c.prepare();
       process.send!({ prepared: prepared.bytes } satisfies Message);
       const m = await measure(prepared.run, timing(quick));
-      reply = { ok: { runs: m.runs, medianMs: m.medianMs, bytes: prepared.bytes, chunks: m.result, peakRssMb: peakRssMb() } };
+      reply = { ok: { runs: m.runs, medianMs: m.medianMs, cpuMs: m.cpuMs, bytes: prepared.bytes, chunks: m.result, peakRssMb: peakRssMb() } };
     }
   } catch (e) {
     reply = { error: e instanceof Error ? e.message.split('\n')[0]! : String(e) };

@@ -18,6 +18,8 @@ export interface Row {
 }
 
 const speed = (m: Measured) => mbPerS(m.bytes, m.medianMs);
+/** MB per CPU-second: the speed a busy neighbour barely moves (its load shows in wall time, not in this process's CPU time). */
+const cpuSpeed = (m: Measured) => mbPerS(m.bytes, m.cpuMs);
 const measured = (r: ChildReply | undefined) => (r && 'ok' in r ? r.ok : undefined);
 /** Stopped at the time limit: its speed is an upper bound. */
 const stopped = (m: Measured) => m.runs === 0;
@@ -32,21 +34,25 @@ export const repeatable = (first: ChildReply | undefined) => {
 function combine(row: Row): Measured | undefined {
   const ms = row.results.map(measured).filter((m): m is Measured => m !== undefined);
   if (!ms.length) return undefined;
-  return { ...ms[0]!, runs: ms.reduce((n, m) => n + m.runs, 0), medianMs: median(ms.map((m) => m.medianMs)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
+  return { ...ms[0]!, runs: ms.reduce((n, m) => n + m.runs, 0), medianMs: median(ms.map((m) => m.medianMs)), cpuMs: median(ms.map((m) => m.cpuMs)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
 }
 
-/** ours / theirs in speed: the median of per-round ratios where both ran in a round (noise hits both alike), else of the medians. */
-function speedRatio(a: Row, b: Row): { value: number; bound: boolean } | undefined {
+/** ours / theirs: the median of per-round ratios where both ran in a round (noise hits both alike), else of the medians. */
+function pairedRatio(a: Row, b: Row, by: (m: Measured) => number): { value: number; bound: boolean } | undefined {
   const ma = combine(a);
   const mb = combine(b);
   if (!ma || !mb || stopped(ma)) return undefined;
   const paired = a.results.flatMap((r, i) => {
     const x = measured(r);
     const y = measured(b.results[i]);
-    return x && y && !stopped(y) ? [speed(x) / speed(y)] : [];
+    return x && y && !stopped(y) ? [by(x) / by(y)] : [];
   });
-  return { value: paired.length ? median(paired) : speed(ma) / speed(mb), bound: stopped(mb) };
+  const value = paired.length ? median(paired) : by(ma) / by(mb);
+  return Number.isFinite(value) ? { value, bound: stopped(mb) } : undefined;
 }
+
+/** The two ratios a row is compared by: speed per CPU-second (what targets judge) and per wall-clock second. */
+const ratios = (a: Row, b: Row) => ({ cpu: pairedRatio(a, b, cpuSpeed), wall: pairedRatio(a, b, speed) });
 
 const showRatio = (r: { value: number; bound: boolean } | undefined) => (r ? `${r.bound ? '> ' : ''}${ratio(r.value)}` : '—');
 
@@ -62,31 +68,35 @@ export function throughputSection(suite: ThroughputSuite, options: Options, rows
   const body: string[] = [suite.about(options), ''];
   body.push(
     table(
-      ['case', 'job', 'MB/s', 'chunks/s', 'chunks', 'peak RSS (MB)', 'runs'],
+      ['case', 'job', 'MB/s', 'CPU ms per run', 'chunks/s', 'chunks', 'peak RSS (MB)', 'runs'],
       rows.map((r) => {
         const label = r.role === 'ours' ? `**${r.label}**` : r.label;
         const fail = failure(r);
         const m = combine(r);
-        if (fail || !m) return [label, r.job, fail ?? 'no result', '', '', '', ''];
-        if (stopped(m)) return [label, r.job, `< ${num(speed(m))} (stopped after ${Math.round(m.medianMs / 1e3)} s)`, '', '', '', 0];
+        if (fail || !m) return [label, r.job, fail ?? 'no result', '', '', '', '', ''];
+        if (stopped(m)) return [label, r.job, `< ${num(speed(m))} (stopped after ${Math.round(m.medianMs / 1e3)} s)`, '', '', '', '', 0];
         const perS = m.chunks ? num(m.chunks / (m.medianMs / 1e3)) : '—';
-        return [label, r.job, num(speed(m)), perS, m.chunks || '—', num(m.peakRssMb), m.runs];
+        return [label, r.job, num(speed(m)), num(m.cpuMs), perS, m.chunks || '—', num(m.peakRssMb), m.runs];
       }),
     ),
   );
   const pairs: (string | number)[][] = [];
   for (const mine of rows.filter((r) => r.role === 'ours')) {
-    for (const them of rows.filter((r) => r.job === mine.job && r.role !== 'ours')) pairs.push([mine.label, them.label, showRatio(speedRatio(mine, them))]);
+    for (const them of rows.filter((r) => r.job === mine.job && r.role !== 'ours')) {
+      const r = ratios(mine, them);
+      pairs.push([mine.label, them.label, showRatio(r.cpu), showRatio(r.wall)]);
+    }
   }
-  if (pairs.length) body.push('', table(['chunkd', 'vs (same job, same text, same tokenizer)', 'speed ratio'], pairs));
+  if (pairs.length) body.push('', table(['chunkd', 'vs (same job, same text, same tokenizer)', 'speed ratio by CPU time', 'by wall time'], pairs));
   const checks: Check[] = suite.targets.map((t) => {
     const mine = byId.get(t.ours)!;
     const ref = t.ref ? byId.get(t.ref) : undefined;
     const m = combine(mine);
-    const r = ref ? speedRatio(mine, ref) : undefined;
-    const value = ref ? r?.value : m && !stopped(m) ? speed(m) : undefined;
+    // A ratio target judges by CPU time (paired per round), the wall-clock ratio shown beside it.
+    const r = ref ? ratios(mine, ref) : undefined;
+    const value = ref ? r?.cpu?.value : m && !stopped(m) ? speed(m) : undefined;
     const note = [mine, ref].map((x) => x && failure(x)).find(Boolean);
-    const shown = value === undefined ? undefined : ref ? showRatio(r) : `${num(value)} MB/s`;
+    const shown = value === undefined ? undefined : ref ? `${showRatio(r?.cpu)} CPU (wall ${showRatio(r?.wall)})` : `${num(value)} MB/s`;
     return { what: t.what, measured: shown, met: value === undefined ? undefined : value >= t.min, note };
   });
   return { title: suite.title, body: body.join('\n'), checks };
@@ -108,7 +118,7 @@ export function document(info: RunInfo, sections: Section[]): string {
     '',
     '<!-- Generated by `npm run bench` (bench/run.ts); do not edit by hand. -->',
     '',
-    `Measured side by side in one run: every chunker against its peers on the same text with the same tokenizer. Figures are ratios between rows of the same run, not claims about other machines. Each throughput row runs in its own child process (warm-up, then repeated runs; the median is reported); peak RSS is that process's, including about ${num(info.baselineRssMb)} MB that an idle Node process with the TypeScript loader already holds.`,
+    `Measured side by side in one run: every chunker against its peers on the same text with the same tokenizer. Figures are ratios between rows of the same run, not claims about other machines. Each throughput row runs in its own child process (warm-up, then repeated runs; the median is reported), and reports both its wall-clock time and the CPU time its process spent per run; a ratio target is judged by CPU time (a busy neighbour on the shared cores inflates wall time, not this process's CPU time), paired per round with its peer, the wall-clock ratio beside it. Peak RSS is that process's, including about ${num(info.baselineRssMb)} MB that an idle Node process with the TypeScript loader already holds.`,
     '',
     table(['', ''], [
       ['command', `\`${info.command}\``],

@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 /** The chunk object on the wire, in the key order clients see. Unset optional fields are omitted. */
 export const Chunk = Type.Object(
   {
-    id: Type.String({ description: 'Deterministic id derived from content and position: chnk_ + 24 hex digits mixing the SHA-256 of the whole input text with the chunk span (for a chunk a refinery received without an id: of the chunk text and its offsets).' }),
+    id: Type.String({ description: 'Deterministic id derived from content and position: chnk_ + 32 hex digits mixing a 128-bit XXH3 hash of the whole input text with the chunk span (for a chunk a refinery received without an id: of the chunk text and its offsets).' }),
     text: Type.String({ description: 'The chunk text; equals input.slice(start_index, end_index) for chunkers.' }),
     start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),

@@ -30,10 +30,20 @@ function sortedOrder(offsets: readonly number[]): number[] | undefined {
 
 /** `pairs`: the low-half index of each surrogate pair; a pair ends at or before `target` when that index is below it. */
 function toCodePoints(pairs: Uint32Array, offsets: readonly number[], order: number[] | undefined): number[] {
-  const out = new Array<number>(offsets.length);
   let before = 0; // surrogate pairs that end at or before the current offset
+  if (order === undefined) {
+    // Offsets in order (what chunkers emit): one packed array, pushed as it is walked.
+    const out: number[] = [];
+    for (let j = 0; j < offsets.length; j++) {
+      const target = offsets[j]!;
+      while (before < pairs.length && pairs[before]! < target) before++;
+      out.push(target - before);
+    }
+    return out;
+  }
+  const out = new Array<number>(offsets.length);
   for (let j = 0; j < offsets.length; j++) {
-    const k = order ? order[j]! : j;
+    const k = order[j]!;
     const target = offsets[k]!;
     while (before < pairs.length && pairs[before]! < target) before++;
     out[k] = target - before;

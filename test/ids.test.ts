@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { chunkId, sourceKey, standaloneChunkId } from '../kernel/ids.js';
+import { xxhash128 } from 'hash-wasm';
+import { before, describe, test } from 'node:test';
+import { chunkId, idsReady, sourceKey, standaloneChunkId } from '../kernel/ids.js';
 import { chunkMany, refineMany } from '../kernel/run.js';
 import { discover } from '../kernel/discovery.js';
 
-const FORM = /^chnk_[0-9a-f]{24}$/;
+const FORM = /^chnk_[0-9a-f]{32}$/;
 const TEXT = 'The same words. The same words. 日本語。🦛 emoji\r\nand CRLF.';
 
 describe('chunk ids', () => {
-  test('the same input and span give the same id, in the chnk_ + 24 hex form', () => {
+  before(() => idsReady);
+
+  test('the same input and span give the same id, in the chnk_ + 32 hex form', () => {
     const cases: [string, number, number][] = [
       [TEXT, 0, 16],
       [TEXT, 16, TEXT.length],
@@ -20,6 +23,35 @@ describe('chunk ids', () => {
       assert.match(id, FORM);
       assert.equal(chunkId(sourceKey(text), start, end), id, `${JSON.stringify(text)} [${start}, ${end})`);
     }
+  });
+
+  test('ids are stable across releases: these inputs keep these ids (change them only with a note in the README)', () => {
+    const long = 'x'.repeat(100_000);
+    assert.equal(chunkId(sourceKey(TEXT), 0, 16), 'chnk_177a955c7e68c078975145bdeec59f39');
+    assert.equal(chunkId(sourceKey(TEXT), 16, TEXT.length), 'chnk_cb7d978f69514930ac848ac5b1e1df9c');
+    assert.equal(chunkId(sourceKey(long), 0, 1), 'chnk_7746ed13aac8fc1bb36a5e2a7e4202f0');
+  });
+
+  test('the key is the XXH3-128 of the UTF-16LE code units, however long the text (it is hashed in pieces)', async () => {
+    const pair = '🦛';
+    // Pieces are 32,768 code units: put a surrogate pair across that boundary, and text past it.
+    const texts = ['', 'x', TEXT, `${'a'.repeat(32_767)}${pair}${'b'.repeat(40_000)}`, TEXT.repeat(3000)];
+    for (const text of texts) {
+      const hex = await xxhash128(Buffer.from(text, 'utf16le'));
+      const b = Buffer.from(hex, 'hex');
+      const words = Array.from({ length: 4 }, (_, i) => b.readInt32LE(4 * i));
+      assert.deepEqual(Array.from(sourceKey(text)), words, `a text of ${text.length} code units`);
+    }
+  });
+
+  test('texts that differ only in a lone surrogate, or past the first piece, get different ids', () => {
+    const long = 'x'.repeat(100_000);
+    const pairs: [string, string][] = [
+      ['a\uD800', 'a\uDBFF'],
+      ['a\uD800', 'a\uFFFD'],
+      [long, `${long.slice(0, -1)}y`],
+    ];
+    for (const [a, b] of pairs) assert.notEqual(chunkId(sourceKey(a), 0, 1), chunkId(sourceKey(b), 0, 1));
   });
 
   test('every span of one document gets its own id (same text at other positions included)', () => {

@@ -6,6 +6,7 @@ import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
 import { fastSuite } from './fast.js';
 import { httpSuite } from './http.js';
+import { idsSuite } from './ids.js';
 import { jobsSuite } from './jobs.js';
 import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
@@ -17,4 +18,4 @@ import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, qualitySuite, qualityHeldOutSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, qualitySuite, qualityHeldOutSuite];
