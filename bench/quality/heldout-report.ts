@@ -47,7 +47,7 @@ function foldTable(ids: string[], folds: FoldResult[], fold: Fold): string {
   return [table(head, rows), '', missed.length ? `Rows not matched on the corpus left out: ${missed.join('; ')}.` : 'Every row matched on every corpus left out.'].join('\n');
 }
 
-/** No recall ceiling: the set's high-recall member (by training recall) reaches those rows' recall on the corpus left out. */
+/** No recall ceiling: the set's high-recall member (as the selection rule reads it) reaches those rows' recall on the corpus left out. */
 function ceiling(ids: string[], folds: FoldResult[], fold: Fold, locate: LocateMode, r: 'bm25' | 'embeddings'): Check {
   const role = ROLES.find((x) => x.retriever === r && x.head.startsWith('high recall'))!;
   const short: string[] = [];
@@ -62,7 +62,7 @@ function ceiling(ids: string[], folds: FoldResult[], fold: Fold, locate: LocateM
       if (recall < Math.round(ref[r].recall * 10)) short.push(`${f.corpus}: ${g} ${(recall / 10).toFixed(1)} < ${row.replace(/^Chroma /, '')} ${ref[r].recall.toFixed(1)}`);
     }
   }
-  return { what: `held out (${locate}): the high-recall choice reaches the recall of FixedTokenChunker 800/400 and RecursiveTokenChunker 400/0 (where the corpus has them) on every corpus left out, ${LABEL[r]}`, measured: `${compared - short.length} of ${compared}${short.length ? `; short: ${short.join(', ')}` : ''}`, met: !short.length };
+  return { what: `held out (${locate}): the high-recall choice reaches the recall of ${CEILING_ROWS.map((x) => x.replace(/^Chroma /, '')).join(' and ')} (where the corpus has them) on every corpus left out, ${LABEL[r]}`, measured: `${compared - short.length} of ${compared}${short.length ? `; short: ${short.join(', ')}` : ''}`, met: !short.length };
 }
 
 export function heldOutSection(title: string, corpora: Corpus[], grid: QualityCandidate[], measured: Parameters<typeof reproduced>[2], byLocate: Record<LocateMode, { fold: Fold; folds: FoldResult[] }>, presets: { file: string; steps: unknown }[]): Section {
@@ -74,7 +74,7 @@ export function heldOutSection(title: string, corpora: Corpus[], grid: QualityCa
   const parts = [
     `Leave one corpus out over ${corpora.length} corpora (${corpora.map((c) => `${c.id} ${c.questions.length} questions`).join(', ')}), each its own index, k = ${K}, recall / IoU in % (mean over the corpus's questions). ` +
       `For each corpus, at most ${MAX_CHOSEN} pipelines of the grid (${grid.length}: ${names.join('; ')}; bench/quality/grid.ts) are chosen on the other corpora and scored on it. ` +
-      `Selection rule (bench/quality/select.ts): first, per retriever, the pipeline that reaches the recall of FixedTokenChunker 800/400 and RecursiveTokenChunker 400/0 on the most training corpora (ties to the higher mean training recall); then greedily, the pipeline that matches (recall ≥ and IoU ≥, as printed) the most reference rows not yet matched, a row counted once per training corpus and retriever; ties to the one matching more rows in all. ` +
+      `Selection rule (bench/quality/select.ts): first, per retriever, the pipeline that reaches the recall of ${CEILING_ROWS.map((r) => r.replace(/^Chroma /, '')).join(' and ')} on the most training corpora (ties to the higher mean training recall); then greedily, the pipeline that matches (recall ≥ and IoU ≥, as printed) the most reference rows not yet matched, a row counted once per training corpus and retriever; ties to the one matching more rows in all. ` +
       `Reference rows: on ${own.join(', ')} the benchmark's 14 chunkers as measured on that corpus alone (reference-results.md of the data); on ${fixed.join(', ')}, whose data has its reference rows only over one index of all three, its 6 FixedTokenChunker rows, reproduced per corpus by chunkd's token chunker (the same chunks). ` +
       `Where both exist, the token rows reproduce the reference's FixedTokenChunker figures in ${rep.same} of ${rep.compared} cells${rep.differ.length ? ` (differ: ${rep.differ.join('; ')})` : ''}. ` +
       `Roles: in each chosen set, for that retriever, the high-recall member as the selection rule reads it (or the member with the most IoU) on the training corpora; its figures are on the corpus left out.`,
