@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readCorpora } from '../bench/quality/folds.js';
-import { dominance, dominates, select, type Figures, type Fold } from '../bench/quality/select.js';
+import { CEILING_ROWS, dominance, dominates, highRecall, select, type Figures, type Fold } from '../bench/quality/select.js';
 
 const f = (recall: number, iou: number): Figures => ({ bm25: { recall, iou }, embeddings: { recall, iou } });
 const map = <T>(o: Record<string, T>) => new Map(Object.entries(o));
@@ -45,6 +45,35 @@ describe('selection rule', () => {
   test('at most max pipelines, each adding a row', () => {
     assert.deepEqual(select(['odd', 'small', 'big'], ['a', 'b'], fold, 1), ['small']);
     assert.deepEqual(select(['odd'], ['a', 'b'], fold, 8), []);
+  });
+});
+
+describe('high-recall place', () => {
+  // 'wide' matches no row (its IoU is low) but reaches the ceiling row's recall on a and b; 'mid'
+  // matches the row on a and b; 'huge' reaches it on c only, where it is not trained.
+  const [ceilingRow] = CEILING_ROWS;
+  const ceil: Fold = {
+    scores: map({
+      a: map({ mid: f(90, 3), wide: f(97, 1), huge: f(96, 1) }),
+      b: map({ mid: f(91, 3), wide: f(98, 1), huge: f(95, 1) }),
+      c: map({ mid: f(80, 3), wide: f(90, 1), huge: f(99, 1) }),
+    }),
+    targets: map(Object.fromEntries(['a', 'b', 'c'].map((c) => [c, map({ [ceilingRow!]: f(96, 2), 'R mid': f(85, 2) })]))),
+  };
+
+  test('a member that reaches the ceiling rows on the training corpora is chosen first, though it matches no row', () => {
+    assert.equal(highRecall(['mid', 'wide', 'huge'], ['a', 'b'], ceil, 'bm25'), 'wide');
+    assert.deepEqual(select(['mid', 'wide', 'huge'], ['a', 'b'], ceil, 8), ['wide', 'mid']);
+  });
+
+  test('reaching the rows on more corpora wins over a higher mean recall; training corpora only', () => {
+    // On a, b, c: wide reaches on a, b; huge on a, c; mid nowhere. Ties on count go to the higher mean.
+    assert.equal(highRecall(['mid', 'wide', 'huge'], ['a', 'c'], ceil, 'bm25'), 'huge');
+    assert.equal(highRecall(['mid', 'wide'], ['c'], ceil, 'bm25'), 'wide');
+  });
+
+  test('without ceiling rows on the training corpora there is no reserved place', () => {
+    assert.equal(highRecall(['small', 'big'], ['a', 'b'], fold, 'bm25'), undefined);
   });
 });
 

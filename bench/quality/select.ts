@@ -4,6 +4,10 @@
  * matches or beats (recall ≥ and IoU ≥) the most reference rows not yet matched — a row counted
  * once per training corpus and retriever — ties going to the one that matches more in all, then to
  * grid order. It stops when no pipeline adds a row. The set is then scored on the corpus left out.
+ *
+ * Before the greedy part, one place per retriever goes to a high-recall member (`highRecall`):
+ * greedy coverage alone picks what matches many rows at once, and the set's largest member then
+ * fell short of the largest reference rows' recall on the corpus left out.
  */
 import type { Point, Retriever } from './folds.js';
 
@@ -35,11 +39,35 @@ function matched(name: string, corpora: string[], fold: Fold): Set<string> {
   return out;
 }
 
-/** The greedy choice on `train` from `grid` (names in grid order). */
+/** The reference rows whose recall a high-recall choice must reach (where a corpus has them). */
+export const CEILING_ROWS = ['Chroma FixedTokenChunker 800/400', 'Chroma RecursiveTokenChunker 400/0'];
+
+const meanOf = (g: string, corpora: string[], fold: Fold, pick: (f: Figures) => number) => corpora.reduce((s, c) => s + pick(fold.scores.get(c)!.get(g)!), 0) / corpora.length;
+
+/**
+ * For one retriever, the member of `set` that reaches the recall of the ceiling rows on the most
+ * (training corpus, row) pairs, ties to the higher mean recall on `train`; undefined when the
+ * training corpora have none of those rows.
+ */
+export function highRecall(set: string[], train: string[], fold: Fold, r: Retriever): string | undefined {
+  const pairs = train.flatMap((c) => CEILING_ROWS.map((row) => [c, fold.targets.get(c)?.get(row)] as const)).filter(([, ref]) => ref);
+  if (!pairs.length) return undefined;
+  const reached = (g: string) => pairs.filter(([c, ref]) => Math.round(fold.scores.get(c)!.get(g)![r].recall * 10) >= Math.round(ref![r].recall * 10)).length;
+  const score = new Map(set.map((g) => [g, [reached(g), meanOf(g, train, fold, (f) => f[r].recall)] as const]));
+  return [...set].sort((a, b) => score.get(b)![0] - score.get(a)![0] || score.get(b)![1] - score.get(a)![1])[0];
+}
+
+/** The choice on `train` from `grid` (names in grid order): a high-recall member per retriever, then greedy. */
 export function select(grid: string[], train: string[], fold: Fold, max: number): string[] {
   const covers = new Map(grid.map((g) => [g, matched(g, train, fold)]));
   const done = new Set<string>();
   const chosen: string[] = [];
+  for (const r of RETRIEVER_NAMES) {
+    const g = highRecall(grid, train, fold, r);
+    if (!g || chosen.includes(g) || chosen.length >= max) continue;
+    chosen.push(g);
+    for (const t of covers.get(g)!) done.add(t);
+  }
   while (chosen.length < max) {
     let best: string | undefined;
     let bestNew = 0;
@@ -74,6 +102,5 @@ export function dominance(set: string[], corpus: string, fold: Fold): Record<Ret
 
 /** The member of `set` with the highest mean of `pick` over `corpora`. */
 export function bestBy(set: string[], corpora: string[], fold: Fold, pick: (f: Figures) => number): string | undefined {
-  const mean = (g: string) => corpora.reduce((s, c) => s + pick(fold.scores.get(c)!.get(g)!), 0) / corpora.length;
-  return [...set].sort((a, b) => mean(b) - mean(a))[0];
+  return [...set].sort((a, b) => meanOf(b, corpora, fold, pick) - meanOf(a, corpora, fold, pick))[0];
 }
