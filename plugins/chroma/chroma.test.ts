@@ -104,6 +104,27 @@ describe('chroma', () => {
     }
   });
 
+  test('through the Stores service: listed with count, model and dimension; searched; another model is a 409 naming both; deleted', async () => {
+    const stores = Stores.fromSettings(registry, { stores: JSON.stringify([{ name: 'ch', handshake: 'chroma', url: engine.url }]), dataDir: '/nonexistent', databaseUrl: '' });
+    const text = 'alpha beta';
+    const chunks = [
+      { id: 'a', text: 'alpha', start_index: 0, end_index: 5, token_count: 1, embedding: [1, 0, 0] },
+      { id: 'b', text: 'beta', start_index: 6, end_index: 10, token_count: 1, embedding: [0, 1, 0] },
+    ];
+    try {
+      await stores.write('ch', 'svc', 'doc-1', chunks, 'model-x');
+      const [listed] = await stores.list();
+      assert.deepEqual(listed!.collections.find((c) => c.name === 'svc'), { name: 'svc', count: 2, model: 'model-x', dimension: 3 });
+      const hits = await stores.search('ch', { collection: 'svc', embedding: [0, 1, 0.1], k: 1 });
+      assert.deepEqual(hits.map((h) => [h.text, text.slice(h.start_index, h.end_index), h.metadata.document]), [['beta', 'beta', 'doc-1']]);
+      await assert.rejects(stores.write('ch', 'svc', 'doc-2', chunks, 'model-y'), (e: { status: number; message: string }) => e.status === 409 && /model-x/.test(e.message) && /model-y/.test(e.message));
+      assert.equal(await stores.deleteDocument('ch', 'svc', 'doc-1'), 2);
+      assert.deepEqual(await stores.search('ch', { collection: 'svc', embedding: [0, 1, 0], k: 5 }), []);
+    } finally {
+      await stores.close();
+    }
+  });
+
   test('a database the server does not have: the connection fails and names it', async () => {
     await assert.rejects(plugin.connect({ url: engine.url, database: 'missing_db' }), /no database 'missing_db' in the tenant 'default_tenant'/);
   });
