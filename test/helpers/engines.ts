@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromaEngine } from './chroma.js';
 import type { Engine } from './handshake-suite.js';
 import { pgliteEngine } from './pglite.js';
 
@@ -14,4 +15,5 @@ export const ENGINES: Record<string, () => Promise<Engine>> = {
     return { config: { path }, stop: async () => rmSync(path, { recursive: true, force: true }) };
   },
   pgvector: pgliteEngine,
+  chroma: chromaEngine,
 };
