@@ -18,7 +18,7 @@ const LIMITS = { maxOutputBytes: 1 << 24, maxDocumentOutputBytes: 1 << 24, maxCh
 const handshake = { kind: 'handshake', name: 'memory', source: 'memory' } as unknown as Plugin;
 
 class Recorder implements StoreTarget {
-  writes: { index: number; digest: string; chunks: Chunk[] }[] = [];
+  writes: { index: number; digest: string; chunks: (Chunk & { embedding: number[] })[] }[] = [];
   refuse?: number;
   async write(index: number, digest: string, chunks: Chunk[]) {
     if (index === this.refuse) throw new ChunkdError('CONFLICT', 'The collection holds another model.');
