@@ -77,6 +77,8 @@ export interface Prepared {
   list: boolean;
   /** One flat list of every document's chunks (a slug run, server/pipelines/slug-run.ts). */
   flat?: boolean;
+  /** A pipeline run's `document` (the ids its write step writes the documents under). */
+  document?: string | string[];
   docs: Doc[];
 }
 

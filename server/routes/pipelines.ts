@@ -10,6 +10,7 @@ import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from
 import { validateSteps, type Step } from '../pipelines/steps.js';
 import { answerPipelineRun } from '../pooled/pipeline-answer.js';
 import { queryReader } from '../query.js';
+import { STORES, type StoresService } from '../stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../storage/service.js';
@@ -32,7 +33,7 @@ export const PIPELINE_BODY_FACTOR = 4;
 export const pipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
-  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps) };
+  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps, undefined, deps.services[STORES] as StoresService | undefined) };
 
   /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
   async function found(id: string): Promise<PipelineRecord> {
