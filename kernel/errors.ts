@@ -6,7 +6,7 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, meaning: 'A browser on an origin this server does not allow sent a POST, PUT or DELETE; --cors-origins lists the origins allowed.' },
   NOT_FOUND: { status: 404, meaning: 'Unknown route, plugin, pipeline or file (a file expired, deleted or never uploaded); the message suggests the closest name or what to do.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The route exists with another method; the Allow header lists it.' },
-  CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists.' },
+  CONFLICT: { status: 409, meaning: 'A pipeline with this name already exists, or a store collection holds vectors of another embedding model than the one a write or search uses (the message names both).' },
   TOO_LARGE: { status: 413, meaning: 'The request exceeds a limit; the message names the limit and the setting that raises it.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The body has a Content-Encoding other than gzip, deflate, br or identity, or an upload is not multipart/form-data or not a file format chunkd reads.' },
   INTERNAL: { status: 500, meaning: 'A bug in chunkd; nothing internal is on the wire, the server log has the details.' },
