@@ -9,6 +9,7 @@ import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
+import type { StoresService } from '../stores/service.js';
 import type { Settings } from '../settings.js';
 import type { PipelineStore } from '../storage/store.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
@@ -31,6 +32,8 @@ interface Deps {
   settings: Settings;
   pipelines: () => PipelineStore;
   store: JobStore;
+  /** The store connections a write step names (server/stores/service.ts). */
+  stores?: () => StoresService | undefined;
 }
 
 /**
@@ -158,7 +161,7 @@ async function stepsOf(header: Header, deps: Deps): Promise<Step[]> {
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${header.pipeline_id}' not found: GET /v1/pipelines lists them, or send inline steps.`);
     return pipeline.steps;
   }
-  return validateSteps(deps.registry, header.steps!, ['body', 'steps']);
+  return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores?.());
 }
 
 const jobTooLarge = (settings: Settings) =>

@@ -50,6 +50,8 @@ export interface StoresService {
   handshakeOf(store: string): string | undefined;
   /** Replace `document`'s chunks (each with its embedding) in the collection; a 409 naming both models when it holds another's vectors. */
   write(store: string, collection: string, document: string, chunks: Chunk[], model: string): Promise<void>;
+  /** Many documents in one batch (each replaced); optional: a caller may loop over write(). */
+  writeMany?(store: string, collection: string, docs: { document: string; chunks: Chunk[] }[], model: string): Promise<void>;
   search(store: string, query: StoreQuery): Promise<StoreHit[]>;
   deleteDocument(store: string, collection: string, document: string): Promise<number>;
   close(): Promise<void>;
