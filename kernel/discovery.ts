@@ -46,7 +46,7 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
   }
   const manifest = mod.default as AnyManifest | undefined;
   if (!manifest || typeof manifest !== 'object') {
-    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}), defineRefinery({...}) or defineChef({...}).`);
+    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}), defineRefinery({...}), defineChef({...}) or defineHandshake({...}).`);
   }
   try {
     checkMeta(manifest, ['manifest']);
@@ -56,11 +56,15 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
   if (manifest.kind === 'chef' && (!Array.isArray(manifest.mediaTypes) || !Array.isArray(manifest.extensions))) {
     throw new PluginLoadError(`Invalid plugin manifest ${file}: a chef lists the mediaTypes and extensions it reads (either may be empty).`);
   }
+  if (manifest.kind === 'handshake' && !manifest.capabilities) {
+    throw new PluginLoadError(`Invalid plugin manifest ${file}: a handshake declares its capabilities: {vector: boolean, text: boolean}.`);
+  }
   if (typeof manifest.load !== 'function') throw new PluginLoadError(`Invalid plugin manifest ${file}: load must be a function returning import('./impl.js').`);
   for (const [key, field] of Object.entries(manifest.config.properties)) {
     const f = field as { default?: unknown; description?: string };
-    if (f.default === undefined || !f.description) {
-      throw new PluginLoadError(`Invalid plugin manifest ${file}: config field '${key}' needs a default and a description.`);
+    // A handshake's config is a connection: a field with no sensible default (a URL) is required in the connection entry instead.
+    if ((f.default === undefined && manifest.kind !== 'handshake') || !f.description) {
+      throw new PluginLoadError(`Invalid plugin manifest ${file}: config field '${key}' needs ${manifest.kind === 'handshake' ? '' : 'a default and '}a description.`);
     }
   }
   return manifest;

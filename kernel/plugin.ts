@@ -2,6 +2,7 @@ import Type, { type Static, type TObject } from 'typebox';
 import type { ChefDocument, Processed, Structure } from './chef/document.js';
 import type { ExtractLimits } from './chef/limits.js';
 import type { Chunk, Span } from './chunk.js';
+import type { Capabilities, HandshakeImpl } from './handshake.js';
 
 /** An optional npm package group a plugin needs, reported (never imported) when missing. */
 export const Extra = Type.Object({
@@ -17,24 +18,30 @@ export const Extra = Type.Object({
 });
 export type Extra = Static<typeof Extra>;
 
-/** How each kind of plugin is exposed: its route prefix and the request field holding its input. */
+/**
+ * How each kind of plugin is exposed: its route prefix and the request field holding its input.
+ * A handshake (vector store) has no route of its own: requests reach it through the connections
+ * the operator configured (--stores), never by naming the handshake.
+ */
 export const KINDS = {
   chunker: { route: 'chunk', input: 'text' },
   refinery: { route: 'refine', input: 'chunks' },
   chef: { route: 'process', input: 'text' },
+  handshake: { route: null, input: null },
 } as const;
 export type Kind = keyof typeof KINDS;
 
 /** The declarative half of a manifest: readable without running any plugin code. */
 export const ManifestMeta = Type.Object({
   name: Type.String({ pattern: '^[a-z][a-z0-9_-]*$', description: 'Route segment and registry key.' }),
-  kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery'), Type.Literal('chef')]),
+  kind: Type.Union([Type.Literal('chunker'), Type.Literal('refinery'), Type.Literal('chef'), Type.Literal('handshake')]),
   summary: Type.String({ minLength: 1 }),
   extras: Type.Array(Extra),
   aliases: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Config fields clients send under another name: {alias: field}.' })),
   config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
   mediaTypes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), { description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).' })),
   extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' })),
+  capabilities: Type.Optional(Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes: whether they search by vector, by text, or both.' })),
 });
 
 /**
@@ -82,7 +89,7 @@ export interface ChefImpl {
   process(doc: ChefDocument, context: ChefContext): Processed | Promise<Processed>;
 }
 
-type Impl<K extends Kind> = K extends 'chunker' ? ChunkerImpl : K extends 'refinery' ? RefineryImpl : ChefImpl;
+type Impl<K extends Kind> = K extends 'chunker' ? ChunkerImpl : K extends 'refinery' ? RefineryImpl : K extends 'handshake' ? HandshakeImpl : ChefImpl;
 
 export interface ImplModule<C extends TObject, K extends Kind> {
   create(config: Static<C>): Impl<K> | Promise<Impl<K>>;
@@ -134,6 +141,8 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   offLoop?: boolean | 'files';
   /** Chefs: it reads files only; a text sent to it is refused with a 422. */
   bytesOnly?: boolean;
+  /** Handshakes: what they can search by. */
+  capabilities?: Capabilities;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;
@@ -148,4 +157,12 @@ export function defineChef<C extends TObject>(m: Omit<Manifest<C, 'chef'>, 'kind
 
 export function defineRefinery<C extends TObject>(m: Omit<Manifest<C, 'refinery'>, 'kind'>): Manifest<C, 'refinery'> {
   return { ...m, kind: 'refinery' };
+}
+
+/**
+ * A vector store. Its config is the connection (fields without a default are required in a
+ * connection entry; secrets are marked `secret: true`); create() opens the connection.
+ */
+export function defineHandshake<C extends TObject>(m: Omit<Manifest<C, 'handshake'>, 'kind'> & { capabilities: Capabilities }): Manifest<C, 'handshake'> {
+  return { ...m, kind: 'handshake' };
 }

@@ -2,6 +2,7 @@ import type { Static, TObject } from 'typebox';
 import Type from 'typebox';
 import { ChunkdError } from './errors.js';
 import { missingExtraError, missingPackages } from './extras.js';
+import type { HandshakeImpl } from './handshake.js';
 import { KINDS, type AnyManifest, type ChefImpl, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
 import { aliasesOf, bodySchema } from './request.js';
 import { unknownNameMessage } from './suggest.js';
@@ -38,8 +39,10 @@ export class Plugin {
   get kind(): Kind {
     return this.manifest.kind;
   }
-  get route(): string {
-    return `/v1/${KINDS[this.kind].route}/${this.name}`;
+  /** Its POST route; none for a handshake (reached through the configured connections). */
+  get route(): string | undefined {
+    const prefix = KINDS[this.kind].route;
+    return prefix === null ? undefined : `/v1/${prefix}/${this.name}`;
   }
   /** Work per character for a validated config (see Manifest.cost); 1 when the manifest does not say. */
   cost(config: Static<TObject>): number {
@@ -71,12 +74,31 @@ export class Plugin {
   }
 
   private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
+    if (this.kind === 'handshake') throw new Error(`The handshake '${this.name}' is opened with connect(), once per connection.`);
     const missing = this.missing;
     if (missing.length) throw missingExtra(this, missing);
     const mod = await this.manifest.load();
-    return mod.create(config);
+    return mod.create(config) as ChunkerImpl | RefineryImpl | ChefImpl;
+  }
+
+  /**
+   * A handshake's connection for a connection config (validated here: defaults filled in, a bad
+   * field a 422 naming it under `loc`). Not cached: each configured connection is opened once by
+   * its owner, which closes it.
+   */
+  async connect(config: Record<string, unknown>, loc: (string | number)[] = ['connection']): Promise<HandshakeImpl> {
+    if (this.kind !== 'handshake') throw new Error(`The ${this.kind} '${this.name}' is not a handshake.`);
+    const checked = this.validateConfig(structuredClone(config), loc);
+    const missing = this.missing;
+    if (missing.length) throw missingExtra(this, missing);
+    const mod = await this.manifest.load();
+    return (await mod.create(checked)) as HandshakeImpl;
   }
 }
+
+/** The kinds whose plugins each have a POST route (every kind but handshake). */
+export type RoutedKind = Exclude<Kind, 'handshake'>;
+export type RoutedPlugin = Plugin & { readonly route: string };
 
 const missingExtra = (plugin: Plugin, packages: string[]) => missingExtraError(`The ${plugin.kind} '${plugin.name}'`, packages);
 
@@ -101,8 +123,15 @@ export class Registry {
     return this;
   }
 
+  list(kind: RoutedKind): RoutedPlugin[];
+  list(kind?: Kind): Plugin[];
   list(kind?: Kind): Plugin[] {
     return [...this.plugins.values()].filter((p) => !kind || p.kind === kind);
+  }
+
+  /** Every plugin that has a POST route of its own (all but handshakes). */
+  routed(): RoutedPlugin[] {
+    return this.list().filter((p): p is RoutedPlugin => p.route !== undefined);
   }
 
   find(kind: Kind, name: string): Plugin | undefined {

@@ -24,6 +24,7 @@ export const CHEF_REQUEST_FIELDS = {
 /** Request fields that are not plugin config, per kind. */
 export function requestFields(manifest: AnyManifest): Record<string, TSchema> {
   if (manifest.kind === 'chef') return CHEF_REQUEST_FIELDS;
+  if (manifest.kind === 'handshake') return {}; // no request body: its config is a connection, set by the operator
   return manifest.kind === 'chunker' ? CHUNKER_REQUEST_FIELDS : { chunks: ChunksField };
 }
 
@@ -31,7 +32,7 @@ export function requestFields(manifest: AnyManifest): Record<string, TSchema> {
 export function bodySchema(manifest: AnyManifest): TObject {
   const input = KINDS[manifest.kind].input;
   const props = { ...requestFields(manifest), ...manifest.config.properties };
-  return Type.Object(props, { required: [input], additionalProperties: true, examples: manifest.examples }) as TObject;
+  return Type.Object(props, { required: input === null ? [] : [input], additionalProperties: true, examples: manifest.examples }) as TObject;
 }
 
 /** The aliases of a plugin's body: the shared ones and the manifest's own, never shadowing a field the body has. */

@@ -42,7 +42,7 @@ export function routesTable(routes: readonly RouteDef[]): string {
 export function pluginsTable(registry: Registry): string {
   const rows = registry.list().map((p) => {
     const extras = p.manifest.extras.map((e) => `${e.packages.join(', ')}${e.required === false ? ' (optional)' : ''}`).join('; ') || '—';
-    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | \`POST ${p.route}\` | ${escape(p.manifest.summary)} | ${extras} |`;
+    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | ${p.route ? `\`POST ${p.route}\`` : `a connection (\`--stores\`): \`"handshake": "${p.name}"\``} | ${escape(p.manifest.summary)} | ${extras} |`;
   });
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
 }

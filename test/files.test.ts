@@ -84,7 +84,7 @@ describe('upload, then chunk by file', () => {
     assert.deepEqual(entries, [file.name]);
   });
 
-  for (const plugin of registry.list().filter((p) => p.kind === 'chunker')) {
+  for (const plugin of registry.list('chunker')) {
     test(`chunker ${plugin.name}: by file = by text, offsets exact against GET text in every unit`, async () => {
       if (plugin.missing.length) {
         const res = await app.post(plugin.route, { file: ref(file.name) });
@@ -148,7 +148,7 @@ describe('upload, then chunk by file', () => {
 
   test('the OpenAPI document shows file as the alternative to text, and the upload as multipart', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
-    for (const plugin of registry.list().filter((p) => p.kind === 'chunker')) {
+    for (const plugin of registry.list('chunker')) {
       const ref = doc.paths[plugin.route].post.requestBody.content['application/json'].schema.$ref as string;
       const schema = doc.components.schemas[ref.split('/').pop()!];
       assert.equal(schema.properties.file.properties.type.const, 'document', plugin.name);

@@ -34,7 +34,7 @@ async function answers(what: string, ping: () => Promise<void>, logger: Logger):
 const PluginInfo = Type.Object({
   name: Type.String(),
   kind: Type.String(),
-  route: Type.String(),
+  route: Type.Optional(Type.String({ description: 'Its POST route; a handshake has none (requests reach it through a connection, GET /v1/stores).' })),
   summary: Type.String(),
   config: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the config fields, with defaults.' }),
   extras: Type.Array(Type.Intersect([Extra, Type.Object({ installed: Type.Boolean() })])),
@@ -46,6 +46,7 @@ const PluginInfo = Type.Object({
       { description: 'Chefs only: the files an upload is routed to it by.' },
     ),
   ),
+  capabilities: Type.Optional(Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes only: whether it searches by vector, by text, or both.' })),
 });
 
 const AuthStatus = Type.Object({
@@ -78,13 +79,13 @@ export const RootIndex = Type.Object(
     refineries: RoutePaths('refinery'),
     pipelines: Type.String({ description: "The pipelines API (Chonkie's key)." }),
   },
-  { additionalProperties: Type.Array(Type.String(), { description: 'A further plugin kind: the route of each plugin of that kind, under the kind in the plural.' }) },
+  { additionalProperties: Type.Array(Type.String(), { description: 'A further plugin kind, under the kind in the plural: the route of each plugin of that kind, or its name for a kind with no route of its own (handshakes: reached through the connections GET /v1/stores lists).' }) },
 );
 
 /** The answer of GET /, derived from the registry and the routes served. */
 export function rootIndex(registry: Registry, version: string, routes: readonly RouteDef[]): Static<typeof RootIndex> {
   const listed = routes.filter((r) => !r.hidden);
-  const byKind = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((kind) => [kindKey(kind), registry.list(kind).map((p) => p.route)]));
+  const byKind = Object.fromEntries((Object.keys(KINDS) as Kind[]).map((kind) => [kindKey(kind), registry.list(kind).map((p) => p.route ?? p.name)]));
   return {
     name: 'chunkd',
     version,
@@ -165,7 +166,8 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
       ctx.body = registry.list().map((p) => {
         const missing = p.missing;
         const reads = p.kind === 'chef' ? { reads: { extensions: p.manifest.extensions ?? [], media_types: p.manifest.mediaTypes ?? [], bytes_only: p.manifest.bytesOnly === true } } : {};
-        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing, ...reads };
+        const capabilities = p.kind === 'handshake' ? { capabilities: p.manifest.capabilities } : {};
+        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing, ...reads, ...capabilities };
       });
     },
   },

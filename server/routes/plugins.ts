@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { KINDS } from '../../kernel/plugin.js';
 import { runsInline, runsJobs } from '../../kernel/pool.js';
-import type { Plugin } from '../../kernel/registry.js';
+import type { Plugin, RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import { docWeight, recipeCost } from '../../kernel/runner.js';
 import { resolveDocument } from '../files/document-input.js';
@@ -20,7 +20,7 @@ import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 /** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */
 export const pluginRoutes: RouteModule = (deps) => [...deps.registry.list('chunker'), ...deps.registry.list('refinery')].map((p) => pluginRoute(p, deps));
 
-function pluginRoute(plugin: Plugin, deps: AppDeps): RouteDef {
+function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
   const { executor, settings, logger, registry } = deps;
   const extras = plugin.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   return {

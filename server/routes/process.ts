@@ -1,7 +1,7 @@
 import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import { runChef, toWire } from '../../kernel/chef/run.js';
-import type { Plugin } from '../../kernel/registry.js';
+import type { RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import { extractPoolSettings } from '../files/extract-settings.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -13,7 +13,7 @@ import { BODY_ERRORS, errorResponses } from '../schemas.js';
 /** One POST route per chef: /v1/process/<name> answers the processed document (text and structure). */
 export const processRoutes: RouteModule = (deps) => deps.registry.list('chef').map((p) => processRoute(p, deps));
 
-function processRoute(chef: Plugin, { executor, settings, registry }: AppDeps): RouteDef {
+function processRoute(chef: RoutedPlugin, { executor, settings, registry }: AppDeps): RouteDef {
   const extras = chef.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   const reads = [...(chef.manifest.extensions ?? []), ...(chef.manifest.mediaTypes ?? [])].join(', ');
   return {

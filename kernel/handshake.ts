@@ -1,0 +1,81 @@
+import type { TObject, TSchema } from 'typebox';
+import type { Chunk } from './chunk.js';
+import { sourceKey, chunkId } from './ids.js';
+
+/**
+ * The handshake contract: a vector store chunkd writes chunks to and searches. A handshake's config
+ * is a CONNECTION (a path, a URL), set by the operator (--stores), never by a request.
+ */
+
+/** One chunk as stored: its id is storeChunkId(document, chunk), so a re-write replaces rather than adds. */
+export interface StoreRow {
+  id: string;
+  document: string;
+  text: string;
+  start_index: number;
+  end_index: number;
+  token_count: number;
+  metadata: Record<string, unknown>;
+  embedding: number[] | Float32Array;
+}
+
+/** A collection as its store records it: the model its vectors came from and their dimension. */
+export interface CollectionInfo {
+  name: string;
+  count: number;
+  model: string | null;
+  dimension: number | null;
+}
+
+/** A search result, best first; `metadata.document` names the document it came from. */
+export interface StoreHit extends Omit<StoreRow, 'embedding' | 'id'> {
+  id: string;
+  score: number;
+}
+
+export interface WriteMeta {
+  model: string;
+  dimension: number;
+}
+
+export interface StoreQuery {
+  embedding?: number[];
+  text?: string;
+  k: number;
+  filter?: { document?: string };
+}
+
+export interface HandshakeImpl {
+  collections(): Promise<CollectionInfo[]>;
+  /** Replace every row of `document` in `collection` by `rows` (idempotent; creates the collection, recording model and dimension on first write). */
+  write(collection: string, document: string, rows: StoreRow[], meta: WriteMeta): Promise<void>;
+  /** Many documents in one batch (each replaced), for jobs. */
+  writeMany?(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void>;
+  /** Rows removed. */
+  delete(collection: string, document: string): Promise<number>;
+  /** Best first; a `text` query needs the text capability, an `embedding` one the vector capability. */
+  search(collection: string, q: StoreQuery): Promise<StoreHit[]>;
+  close(): Promise<void>;
+}
+
+/** What a handshake can search by. */
+export interface Capabilities {
+  vector: boolean;
+  text: boolean;
+}
+
+/**
+ * The id of a stored chunk: the same document and chunk always give the same id (so writing a
+ * document twice leaves one copy), another document's identical chunk another id. The hash is the
+ * one chunk ids use (kernel/ids.ts), keyed by the document id and the chunk's text, mixed with its span.
+ */
+export function storeChunkId(document: string, chunk: Pick<Chunk, 'text' | 'start_index' | 'end_index'>): string {
+  return chunkId(sourceKey(`${document.length}:${document}\u0000${chunk.text}`), chunk.start_index, chunk.end_index);
+}
+
+/** The connection fields a handshake's schema marks `secret: true`: never listed, logged or put in an error. */
+export function secretFields(config: TObject): string[] {
+  return Object.entries(config.properties as Record<string, TSchema & { secret?: boolean }>)
+    .filter(([, field]) => field.secret === true)
+    .map(([key]) => key);
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { storeChunkId, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
+import type { Plugin } from '../../kernel/registry.js';
+
+/** A running engine for a handshake: the connection config that reaches it, and how to stop it. */
+export interface Engine {
+  config: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+const DIM = 4;
+const META = { model: 'test-model', dimension: DIM };
+
+/** A unit vector per word list, so that a query's nearest row is known: the axis of its first word. */
+const AXES: Record<string, number> = { hippo: 0, river: 1, code: 2, 日本: 3 };
+function vector(text: string): number[] {
+  const v = Array.from({ length: DIM }, () => 0.05);
+  for (const [word, axis] of Object.entries(AXES)) if (text.includes(word)) v[axis]! += 1;
+  return v;
+}
+
+const TEXT = 'The hippo swims. The river is wide. Some code here. 日本 🦛 text.';
+/** The document's chunks, with offsets into TEXT (UTF-16 and code points agree up to the emoji, the last chunk is checked by text). */
+function rows(document: string, text = TEXT): StoreRow[] {
+  const parts = text.match(/[^.]+\./g)!;
+  let at = 0;
+  return parts.map((part, i) => {
+    const start = text.indexOf(part, at);
+    at = start + part.length;
+    const chunk = { text: part, start_index: start, end_index: at };
+    return { id: storeChunkId(document, chunk), document, ...chunk, token_count: part.split(/\s+/).filter(Boolean).length, metadata: { n: i, heading: ['Intro', 'Ünïcode 🦛'] }, embedding: vector(part) };
+  });
+}
+
+const countOf = async (impl: HandshakeImpl, collection: string) => (await impl.collections()).find((c) => c.name === collection)?.count ?? 0;
+
+function checkHits(hits: StoreHit[], document?: string): void {
+  for (const [i, hit] of hits.entries()) {
+    assert.equal(typeof hit.score, 'number');
+    assert.ok(Number.isFinite(hit.score), `score ${hit.score}`);
+    if (i > 0) assert.ok(hits[i - 1]!.score >= hit.score, 'best first');
+    assert.equal(typeof hit.id, 'string');
+    assert.equal(hit.metadata.document, hit.document, 'metadata.document names the document');
+    assert.equal(TEXT.slice(hit.start_index, hit.end_index), hit.text, 'offsets stored as given');
+    assert.ok(Number.isInteger(hit.token_count));
+    if (document) assert.equal(hit.document, document);
+  }
+}
+
+/**
+ * The store contract, run on one handshake against its real engine (`start` brings one up).
+ * Every handshake is held to the same rows, counts and orderings.
+ */
+export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): void {
+  describe(`handshake conformance: ${plugin.name}`, () => {
+    let engine: Engine;
+    let impl: HandshakeImpl;
+    const caps = plugin.manifest.capabilities!;
+    before(async () => {
+      engine = await start();
+      impl = await plugin.connect(engine.config);
+    });
+    after(async () => {
+      await impl?.close();
+      await engine?.stop();
+    });
+
+    test('manifest: capabilities declared, connection fields described', () => {
+      assert.ok(caps.vector || caps.text, 'it searches by something');
+      for (const [key, field] of Object.entries(plugin.manifest.config.properties)) {
+        assert.ok((field as { description?: string }).description, `${key} has no description`);
+        assert.match(key, /^[a-z][a-z0-9_]*$/);
+      }
+    });
+
+    test('writing the same document twice leaves one copy; collections() reports count, model, dimension', async () => {
+      const mine = rows('doc-1');
+      await impl.write('twice', 'doc-1', mine, META);
+      await impl.write('twice', 'doc-1', mine, META);
+      const info = (await impl.collections()).find((c) => c.name === 'twice');
+      assert.deepEqual(info, { name: 'twice', count: mine.length, model: META.model, dimension: DIM });
+    });
+
+    test('a re-write replaces the document; other documents stay', async () => {
+      await impl.write('replace', 'doc-1', rows('doc-1'), META);
+      await impl.write('replace', 'doc-2', rows('doc-2'), META);
+      const shorter = rows('doc-1', 'The hippo swims. Some code here.');
+      await impl.write('replace', 'doc-1', shorter, META);
+      assert.equal(await countOf(impl, 'replace'), shorter.length + rows('doc-2').length);
+      if (caps.vector) {
+        const hits = await impl.search('replace', { embedding: vector('river'), k: 20, filter: { document: 'doc-1' } });
+        assert.deepEqual(hits.map((h) => h.id).sort(), shorter.map((r) => r.id).sort(), 'only the new rows of doc-1');
+      }
+    });
+
+    test('delete removes a document and says how many rows; a second delete removes none', async () => {
+      await impl.write('delete', 'doc-1', rows('doc-1'), META);
+      await impl.write('delete', 'doc-2', rows('doc-2'), META);
+      assert.equal(await impl.delete('delete', 'doc-1'), rows('doc-1').length);
+      assert.equal(await impl.delete('delete', 'doc-1'), 0);
+      assert.equal(await countOf(impl, 'delete'), rows('doc-2').length);
+      const query = caps.vector ? { embedding: vector('hippo') } : { text: 'hippo' };
+      const hits = await impl.search('delete', { ...query, k: 20 });
+      assert.ok(hits.length > 0 && hits.every((h) => h.document === 'doc-2'), 'doc-1 is gone from search');
+    });
+
+    if (caps.vector) {
+      test('vector search: best first, numeric score, offsets, metadata, the nearest row first; filter by document', async () => {
+        await impl.write('search', 'doc-1', rows('doc-1'), META);
+        await impl.write('search', 'doc-2', rows('doc-2'), META);
+        const hits = await impl.search('search', { embedding: vector('river'), k: 3 });
+        assert.equal(hits.length, 3);
+        checkHits(hits);
+        assert.equal(hits[0]!.text, ' The river is wide.');
+        assert.deepEqual(hits[0]!.metadata.heading, ['Intro', 'Ünïcode 🦛'], 'metadata round-trips');
+        const filtered = await impl.search('search', { embedding: vector('日本'), k: 10, filter: { document: 'doc-2' } });
+        assert.equal(filtered.length, rows('doc-2').length);
+        checkHits(filtered, 'doc-2');
+        assert.equal(filtered[0]!.text, ' 日本 🦛 text.');
+        assert.ok(filtered[0]!.score > filtered.at(-1)!.score);
+      });
+    }
+
+    if (caps.text) {
+      test('text search: the chunk holding the word first; filter by document', async () => {
+        await impl.write('text', 'doc-1', rows('doc-1'), META);
+        await impl.write('text', 'doc-2', rows('doc-2'), META);
+        const hits = await impl.search('text', { text: 'river', k: 5 });
+        assert.ok(hits.length >= 1);
+        checkHits(hits);
+        assert.equal(hits[0]!.text, ' The river is wide.');
+        const filtered = await impl.search('text', { text: 'code', k: 5, filter: { document: 'doc-1' } });
+        assert.ok(filtered.length >= 1);
+        checkHits(filtered, 'doc-1');
+      });
+    }
+
+    test('an unknown collection: search finds nothing, delete removes nothing, it is not listed', async () => {
+      const query = caps.vector ? { embedding: vector('hippo') } : { text: 'hippo' };
+      assert.deepEqual(await impl.search('nothing-here', { ...query, k: 5 }), []);
+      assert.equal(await impl.delete('nothing-here', 'doc-1'), 0);
+      assert.ok(!(await impl.collections()).some((c) => c.name === 'nothing-here'));
+    });
+
+    test('writeMany (when offered) replaces each document of the batch', async () => {
+      if (!impl.writeMany) return;
+      await impl.writeMany('many', [{ document: 'a', rows: rows('a') }, { document: 'b', rows: rows('b') }], META);
+      await impl.writeMany('many', [{ document: 'a', rows: rows('a') }, { document: 'b', rows: rows('b', 'The hippo swims.') }], META);
+      assert.equal(await countOf(impl, 'many'), rows('a').length + 1);
+    });
+
+    test('a second connection with the same config reads what the first wrote, model and dimension included', async () => {
+      await impl.write('shared', 'doc-1', rows('doc-1'), META);
+      const other = await plugin.connect(engine.config);
+      try {
+        const info = (await other.collections()).find((c) => c.name === 'shared');
+        assert.deepEqual(info, { name: 'shared', count: rows('doc-1').length, model: META.model, dimension: DIM });
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}
