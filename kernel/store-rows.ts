@@ -28,7 +28,7 @@ export interface StoreRows {
 }
 
 /** Whether a step is a write step: dispatched by its plugin's kind, as every step is. */
-export const isWriteStep = (step: Pick<RunnerStep, 'plugin'>): boolean => (step.plugin.kind as string) === 'handshake';
+export const isWriteStep = (step: Pick<RunnerStep, 'plugin'>): boolean => step.plugin.kind === 'handshake';
 
 /** A document's chunks as rows; every chunk must carry an embedding of one dimension (the recipe puts an embedding step before a write). */
 export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {

@@ -7,7 +7,6 @@ import Type from 'typebox';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
-import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/run.js';
 import type { RunnerStep } from '../../kernel/runner.js';
@@ -103,7 +102,7 @@ export async function writeSteps(
   const { collection, embedding_model } = (step.config ?? {}) as { collection: string; embedding_model?: string };
   if (!stores) throw new ChunkdError('BAD_REQUEST', `${noStores}: the pipeline's write step cannot run on this surface.`);
   const handshake = stores.handshakeOf(store);
-  const plugin = handshake === undefined ? undefined : registry.find('handshake' as Kind, handshake);
+  const plugin = handshake === undefined ? undefined : registry.find('handshake', handshake);
   if (!plugin) throw stale(`writes to the store '${store}', which this server does not have (its connections: ${stores.names().join(', ') || 'none'})`);
   const recorded = await recordedModel(stores, store, collection);
   const out: RunnerStep[] = [];
