@@ -10,7 +10,9 @@ import { discover } from '../kernel/discovery.js';
 import { ChunkdError } from '../kernel/errors.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
 import { inline, parseConfig } from '../kernel/run.js';
+import { WorkerPool } from '../kernel/pool.js';
 import { Runner, type DocResult, type Recipe } from '../kernel/runner.js';
+import { memoryHandshakeDir } from './helpers/memory-handshake.js';
 import type { StoreTarget } from '../kernel/store-rows.js';
 
 const LIMITS = { maxOutputBytes: 1 << 24, maxDocumentOutputBytes: 1 << 24, maxChunks: 10_000 };
@@ -29,7 +31,7 @@ class Recorder implements StoreTarget {
 describe('write step', () => {
   let registry: Registry;
   before(async () => {
-    registry = await discover();
+    registry = await discover([memoryHandshakeDir()]);
   });
   const recipe = (target: StoreTarget, answerEmbeddings: boolean): Recipe => {
     const token = registry.get('chunker', 'token');
@@ -81,5 +83,37 @@ describe('write step', () => {
     assert.ok('error' in first && first.error.code === 'CONFLICT');
     assert.ok('bytes' in results.get(1)!);
     assert.deepEqual(target.writes.map((w) => w.index), [1]);
+  });
+});
+
+describe('write step in a worker', () => {
+  test('the steps run in the pool, the rows come back with their vectors, the write happens here', async () => {
+    const registry = await discover([memoryHandshakeDir()]);
+    const pool = new WorkerPool({ threads: 1 });
+    try {
+      await pool.ready;
+      const token = registry.get('chunker', 'token');
+      const embeddings = registry.get('refinery', 'embeddings');
+      const target = new Recorder();
+      const recipe: Recipe = {
+        steps: [
+          { plugin: token, config: parseConfig(token, { chunk_size: 64 }, []) },
+          { plugin: embeddings, config: parseConfig(embeddings, {}, []) },
+          // The real handshake plugin: the worker loads its manifest by source, and never opens it.
+          { plugin: registry.get('handshake', 'memory'), config: { answer_embeddings: false }, target },
+        ],
+        unit: 'codepoint',
+        returnType: 'chunks',
+      };
+      const text = 'The river flooded the valley. Farmers moved their herds uphill. '.repeat(200);
+      const parts = await new Runner(pool, LIMITS).answer(recipe, [text], { list: false });
+      assert.equal(pool.tasksByKind.run, 1, 'the steps ran in a worker');
+      const answer = JSON.parse(Buffer.concat(parts).toString()) as Chunk[];
+      assert.equal(target.writes.length, 1);
+      assert.deepEqual(target.writes[0]!.chunks.map(({ embedding: _, ...c }) => c), answer);
+      assert.ok(target.writes[0]!.chunks.every((c) => c.embedding.length === 100));
+    } finally {
+      await pool.close();
+    }
   });
 });
