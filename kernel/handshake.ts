@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from 'typebox';
 import type { Chunk } from './chunk.js';
 import { sourceKey, chunkId } from './ids.js';
 
@@ -6,6 +6,12 @@ import { sourceKey, chunkId } from './ids.js';
  * The handshake contract: a vector store chunkd writes chunks to and searches. A handshake's config
  * is a CONNECTION (a path, a URL), set by the operator (--stores), never by a request.
  */
+
+/**
+ * A collection's name: what a request or a pipeline step may name. Handshakes may use it as a table
+ * name as is (it cannot start with `_`, so a store's own tables, named `_chunkd…`, never collide).
+ */
+export const CollectionName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$', description: 'The collection (a table in the store): letters, digits, _ and -, at most 63, starting with a letter or digit.', examples: ['docs'] });
 
 /** One chunk as stored: its id is storeChunkId(document, chunk), so a re-write replaces rather than adds. */
 export interface StoreRow {

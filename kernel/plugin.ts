@@ -143,6 +143,11 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   bytesOnly?: boolean;
   /** Handshakes: what they can search by. */
   capabilities?: Capabilities;
+  /**
+   * Handshakes: whether a connection with this (validated) config keeps its rows on this machine
+   * (an embedded database under a local path), where another replica cannot reach them.
+   */
+  local?(config: Static<C>): boolean;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;

@@ -14,7 +14,10 @@ import { defaultText, SETTINGS } from './settings.js';
 export function configTable(manifest: AnyManifest): string {
   const rows = Object.entries(manifest.config.properties).map(([key, field]) => {
     const f = field as Record<string, unknown> & { default?: unknown; description?: string };
-    return `| \`${key}\` | ${typeName(f)} | \`${JSON.stringify(f.default)}\` | ${escape(f.description ?? '')} |`;
+    // A handshake's connection field with no default (a URL) must be given; a secret one may be "env:VAR".
+    const dflt = f.default === undefined ? 'required' : `\`${JSON.stringify(f.default)}\``;
+    const secret = f.secret === true ? ' Secret: never listed or logged; give it as `"env:VAR"`.' : '';
+    return `| \`${key}\` | ${typeName(f)} | ${dflt} | ${escape((f.description ?? '') + secret)} |`;
   });
   return ['| field | type | default | description |', '|---|---|---|---|', ...rows].join('\n');
 }

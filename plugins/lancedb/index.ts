@@ -1,0 +1,22 @@
+import Type from 'typebox';
+import { defineHandshake } from '../../kernel/index.js';
+
+export const LanceDbConfig = Type.Object({
+  path: Type.String({
+    minLength: 1,
+    description: 'Directory of the database (created on first write), or an object-store URI (s3://, gs://, az://) that every replica reaches.',
+  }),
+});
+
+/** A path with a scheme is object storage, reachable from any replica; anything else is this machine's disk. */
+const OBJECT_STORE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+export default defineHandshake({
+  name: 'lancedb',
+  summary: 'LanceDB, embedded: one table per collection under a directory; cosine vector search and full-text (BM25) search.',
+  extras: [{ name: 'lancedb', packages: ['@lancedb/lancedb', 'apache-arrow'], reason: 'The embedded LanceDB engine (a native module) and the Arrow tables it reads and writes.' }],
+  config: LanceDbConfig,
+  capabilities: { vector: true, text: true },
+  local: ({ path }) => !OBJECT_STORE.test(path),
+  load: () => import('./impl.js'),
+});
