@@ -15,7 +15,7 @@ import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/connection-fields.js';
 import type { StoresService } from '../stores/service.js';
 
-export const CollectionName = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$', description: 'The collection (table) in the store: letters, digits, _ . - (not first).', examples: ['docs'] });
+export const CollectionName = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'The collection (table) in the store: letters, digits, _ and - (not first), at most 63.', examples: ['docs'] });
 
 export const WriteConfig = Type.Object(
   {
