@@ -44,6 +44,6 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
   return { chunks: out, vectors, dimension, digest };
 }
 
-/** The rows as chunks again, each embedding a view of the one buffer (no copy). */
+/** The rows as chunks again (the Chunk contract's embedding is a plain array: one small copy per chunk). */
 export const rowsOf = ({ chunks, vectors, dimension }: StoreRows): Chunk[] =>
-  chunks.map((c, i) => ({ ...c, embedding: vectors.subarray(i * dimension, (i + 1) * dimension) as unknown as number[] }));
+  chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors.subarray(i * dimension, (i + 1) * dimension)) }));
