@@ -49,7 +49,7 @@ export const storeRoutes: RouteModule = (deps) => {
       summary: "The server's store connections and their collections (never a URL, path or secret).",
       responses: { 200: { description: 'Each connection: its handshake, whether it is local to this replica, and its collections.', schema: StoreList }, ...errorResponses('UNAUTHORIZED', 'UNAVAILABLE') },
       async handler(ctx) {
-        ctx.body = (await stores().list()).map(({ name, handshake, local, collections }) => ({ name, handshake, local, collections }));
+        ctx.body = (await stores().list()).map(({ name, handshake, local, collections, error }) => ({ name, handshake, local, collections, ...(error === undefined ? {} : { error }) }));
       },
     }),
     route({

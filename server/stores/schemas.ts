@@ -15,6 +15,7 @@ export const StoreInfo = Type.Object({
   handshake: Type.String({ description: 'The handshake plugin it connects with (GET /v1/plugins lists them).' }),
   local: Type.Boolean({ description: "true: the store lives under this replica's data directory, and other replicas do not see it." }),
   collections: Type.Array(CollectionInfo),
+  error: Type.Optional(Type.String({ description: 'Set when the store did not answer: why (never its URL or a secret); its collections are then empty.' })),
 });
 
 export const StoreList = Type.Array(StoreInfo, { examples: [[{ name: 'default', handshake: 'lancedb', local: true, collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100 }] }]] });

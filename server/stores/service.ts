@@ -20,6 +20,8 @@ export interface StoreListing {
   /** Under this replica's data directory: not shared with other replicas. */
   local: boolean;
   collections: CollectionInfo[];
+  /** Set when the store did not answer. */
+  error?: string;
 }
 
 export interface StoreHit {
