@@ -269,8 +269,9 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
 async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<Chunk[]> {
   const input = docValue(doc);
   const structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
-  let chunks: Chunk[] = [];
   const run = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.slice(0, -1) : steps;
+  // A write step alone is given chunks (already embedded) to write as they are.
+  let chunks: Chunk[] = run.length === 0 && Array.isArray(input) ? input : [];
   for (const [i, { plugin, config }] of run.entries()) {
     const last = i === run.length - 1;
     if (plugin.kind === 'chunker') {

@@ -10,6 +10,7 @@ import { EMBEDDED_MODEL } from '../../kernel/fields.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/run.js';
 import type { RunnerStep } from '../../kernel/runner.js';
+import type { StoreTarget } from '../../kernel/store-rows.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/connection-fields.js';
@@ -112,11 +113,14 @@ export async function writeSteps(
     out.push(embeddingStep(registry, model));
   }
   if (recorded !== null && recorded !== model) throw modelConflict(store, collection, recorded, model);
-  const used = model;
-  const target = { write: (index: number, digest: string, chunks: Chunk[]) => stores.write(store, collection, documentId(index) ?? digest, chunks, used) };
-  out.push({ plugin, config: { answer_embeddings: out.length === 0 }, target });
+  out.push({ plugin, config: { answer_embeddings: out.length === 0 }, target: storeTarget(stores, store, collection, model, documentId) });
   return out;
 }
+
+/** Where a write step's chunks go: this connection's collection, each document under its id (else its text's digest). */
+export const storeTarget = (stores: StoresService, store: string, collection: string, model: string, documentId: (index: number) => string | undefined): StoreTarget => ({
+  write: (index: number, digest: string, chunks: Chunk[]) => stores.write(store, collection, documentId(index) ?? digest, chunks, model),
+});
 
 function embeddingStep(registry: Pick<Registry, 'find'>, model: string): RunnerStep {
   const plugin: Plugin | undefined = registry.find('refinery', 'embeddings');
