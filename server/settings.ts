@@ -18,6 +18,12 @@ export const SETTINGS = {
     secret: true,
     help: 'PostgreSQL URL (postgres://user:password@host:5432/db) holding pipelines, jobs and uploaded files, shared by every replica; unset: an embedded SQLite database and a files folder in --data-dir. Unreachable at start-up: retried until it answers (/ready 503 meanwhile).',
   },
+  stores: {
+    env: 'CHUNKD_STORES',
+    type: 'string',
+    default: '',
+    help: 'Vector store connections: a JSON file (or, starting with `[`, the JSON itself) holding an array of {"name", "handshake", ...its connection settings}; a value "env:VAR" is read from the environment at start. Unset: one connection, default, a LanceDB store under --data-dir/stores/default. A bad entry stops start-up naming it.',
+  },
   'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
   'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },

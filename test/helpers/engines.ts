@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from './handshake-suite.js';
+import { pgliteEngine } from './pglite.js';
 
 /**
  * How a test starts the real engine of each handshake, by handshake name: a handshake whose engine
@@ -12,4 +13,5 @@ export const ENGINES: Record<string, () => Promise<Engine>> = {
     const path = mkdtempSync(join(tmpdir(), 'chunkd-lancedb-'));
     return { config: { path }, stop: async () => rmSync(path, { recursive: true, force: true }) };
   },
+  pgvector: pgliteEngine,
 };

@@ -1,0 +1,138 @@
+import pg from 'pg';
+import { toSql } from 'pgvector';
+import type { Static } from 'typebox';
+import type { CollectionInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
+import type { PgVectorConfig } from './index.js';
+import { createMeta, createRows, tables, textSearch, upsert, vectorSearch } from './sql.js';
+
+const UNDEFINED_TABLE = '42P01';
+
+export async function create(config: Static<typeof PgVectorConfig>): Promise<HandshakeImpl> {
+  const pool = new pg.Pool({ connectionString: config.url, max: config.pool_size });
+  // An idle connection the server drops must not crash the process: the next query fails and is reported by its caller.
+  pool.on('error', () => {});
+  return new PgVectorStore(pool, config.table_prefix);
+}
+
+const isUndefinedTable = (e: unknown) => (e as { code?: string })?.code === UNDEFINED_TABLE;
+
+function toHit(row: Record<string, unknown>): StoreHit {
+  const document = row.document as string;
+  return {
+    id: row.id as string,
+    document,
+    text: row.text as string,
+    start_index: row.start_index as number,
+    end_index: row.end_index as number,
+    token_count: row.token_count as number,
+    metadata: { ...(row.metadata as Record<string, unknown>), document },
+    score: Number(row.score),
+  };
+}
+
+class PgVectorStore implements HandshakeImpl {
+  private extension?: Promise<void>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly prefix: string,
+  ) {}
+
+  /** The extension, once per connection: a database without it (and a role that cannot create it) says what to run. */
+  private ensureExtension(client: pg.PoolClient): Promise<void> {
+    this.extension ??= client.query('CREATE EXTENSION IF NOT EXISTS vector').then(
+      () => undefined,
+      async (e: unknown) => {
+        this.extension = undefined;
+        const found = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'").catch(() => ({ rowCount: 0 }));
+        if (!found.rowCount) throw new Error(`The pgvector extension is not installed in this database and cannot be created by this role (${(e as Error).message}): run CREATE EXTENSION vector as its owner.`);
+      },
+    );
+    return this.extension;
+  }
+
+  async collections(): Promise<CollectionInfo[]> {
+    const { meta } = tables(this.prefix);
+    let rows: { name: string; model: string; dimension: number }[];
+    try {
+      rows = (await this.pool.query(`SELECT name, model, dimension FROM ${meta} ORDER BY name`)).rows;
+    } catch (e) {
+      if (isUndefinedTable(e)) return [];
+      throw e;
+    }
+    return Promise.all(
+      rows.map(async (r) => {
+        const count = await this.pool.query(`SELECT count(*)::int AS n FROM ${tables(this.prefix, r.name).rows}`).then((res) => res.rows[0].n as number, (e) => (isUndefinedTable(e) ? 0 : Promise.reject(e)));
+        return { name: r.name, count, model: r.model, dimension: r.dimension };
+      }),
+    );
+  }
+
+  write(collection: string, document: string, rows: StoreRow[], meta: WriteMeta): Promise<void> {
+    return this.writeMany(collection, [{ document, rows }], meta);
+  }
+
+  /**
+   * One transaction per batch: the collection's tables made if missing (under an advisory lock,
+   * since concurrent CREATE ... IF NOT EXISTS can still collide), its model recorded once, each
+   * document's rows upserted by id and its other rows deleted.
+   */
+  async writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
+    const t = tables(this.prefix, collection);
+    const client = await this.pool.connect();
+    try {
+      await this.ensureExtension(client);
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chunkd-store:${t.rows}`]);
+      await client.query(createMeta(t.meta));
+      await client.query(`INSERT INTO ${t.meta} (name, table_name, model, dimension) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [collection, `${this.prefix}${collection}`, meta.model, meta.dimension]);
+      for (const sql of createRows(t.rows, meta.dimension)) await client.query(sql);
+      for (const { document, rows } of docs) {
+        await client.query(`DELETE FROM ${t.rows} WHERE document = $1 AND NOT (id = ANY($2::text[]))`, [document, rows.map((r) => r.id)]);
+        if (!rows.length) continue;
+        await client.query(upsert(t.rows), [
+          rows.map((r) => r.id),
+          rows.map((r) => r.document),
+          rows.map((r) => r.text),
+          rows.map((r) => r.start_index),
+          rows.map((r) => r.end_index),
+          rows.map((r) => r.token_count),
+          rows.map((r) => JSON.stringify(r.metadata)),
+          rows.map((r) => toSql(Array.from(r.embedding))),
+        ]);
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async delete(collection: string, document: string): Promise<number> {
+    try {
+      return (await this.pool.query(`DELETE FROM ${tables(this.prefix, collection).rows} WHERE document = $1`, [document])).rowCount ?? 0;
+    } catch (e) {
+      if (isUndefinedTable(e)) return 0;
+      throw e;
+    }
+  }
+
+  async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
+    const { rows } = tables(this.prefix, collection);
+    const filtered = q.filter?.document !== undefined;
+    const params: unknown[] = [q.embedding ? toSql(q.embedding) : (q.text ?? ''), q.k, ...(filtered ? [q.filter!.document] : [])];
+    try {
+      const res = await this.pool.query(q.embedding ? vectorSearch(rows, filtered) : textSearch(rows, filtered), params);
+      return res.rows.map(toHit);
+    } catch (e) {
+      if (isUndefinedTable(e)) return [];
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

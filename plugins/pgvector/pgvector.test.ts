@@ -1,0 +1,71 @@
+/** pgvector specifics, on a real PostgreSQL engine with the extension (PGlite over the wire protocol; the shared contract: test/handshake-conformance.test.ts). */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { discover } from '../../kernel/discovery.js';
+import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
+import { Stores } from '../../service/stores/stores.js';
+import { pgliteEngine } from '../../test/helpers/pglite.js';
+
+const registry = await discover();
+const plugin = registry.get('handshake', 'pgvector');
+const META = { model: 'm', dimension: 2 };
+
+function row(document: string, text: string, embedding: number[]): StoreRow {
+  const chunk = { text, start_index: 0, end_index: text.length };
+  return { id: storeChunkId(document, chunk), document, ...chunk, token_count: 1, metadata: { k: "it's" }, embedding };
+}
+
+describe('pgvector', () => {
+  let engine: Awaited<ReturnType<typeof pgliteEngine>>;
+  let store: HandshakeImpl;
+  before(async () => {
+    engine = await pgliteEngine();
+    store = await plugin.connect(engine.config);
+  });
+  after(async () => {
+    await store?.close();
+    await engine?.stop();
+  });
+
+  test('collection names are quoted identifiers: case and - kept, each its own table', async () => {
+    await store.write('Docs-1', 'a', [row('a', 'upper', [1, 0])], META);
+    await store.write('docs-1', 'a', [row('a', 'lower', [1, 0]), row('a', 'more', [0, 1])], META);
+    const counts = Object.fromEntries((await store.collections()).map((c) => [c.name, c.count]));
+    assert.equal(counts['Docs-1'], 1);
+    assert.equal(counts['docs-1'], 2);
+  });
+
+  test('document ids and metadata are parameters, never SQL', async () => {
+    const id = "x'); DROP TABLE \"chunkd_Docs-1\"; --";
+    await store.write('quotes', id, [row(id, 'text', [1, 1])], META);
+    assert.equal(await store.delete('quotes', id), 1);
+    assert.ok((await store.collections()).some((c) => c.name === 'Docs-1'), 'the other table is still there');
+  });
+
+  test('text search ranks the chunk holding the words first', async () => {
+    await store.write('fts', 'a', [row('a', 'the river runs', [1, 0]), row('a', 'a quiet hippo', [0, 1])], META);
+    const hits = await store.search('fts', { text: 'hippo', k: 5 });
+    assert.deepEqual(hits.map((h) => h.text), ['a quiet hippo']);
+    assert.ok(hits[0]!.score > 0);
+  });
+});
+
+test('a bad table prefix is refused before any SQL is made of it', async () => {
+  await assert.rejects(plugin.connect({ url: 'postgres://127.0.0.1:1/x', table_prefix: 'x"; drop' }), (e: { status: number; message: string }) => e.status === 422 && /table_prefix/.test(e.message));
+});
+
+test('a database that does not answer: 503 naming the store, with no URL or password in the answer or the log', async () => {
+  const logged: string[] = [];
+  const stores = Stores.fromSettings(
+    registry,
+    { stores: JSON.stringify([{ name: 'pg', handshake: 'pgvector', url: 'env:TEST_PG_URL', pool_size: 1 }]), dataDir: '/nonexistent', databaseUrl: '' },
+    { log: (_l, msg, fields) => logged.push(msg + JSON.stringify(fields)) },
+    { TEST_PG_URL: 'postgres://chunkd:hunter22secret@127.0.0.1:1/db' },
+  );
+  await assert.rejects(stores.search('pg', { collection: 'docs', query: 'x', k: 1 }), (e: { status: number; message: string }) => e.status === 503 && /'pg'/.test(e.message) && !/hunter22|127\.0\.0\.1|postgres:/.test(e.message));
+  assert.ok(logged.length > 0, 'the failure is logged');
+  assert.doesNotMatch(logged.join('\n'), /hunter22secret/);
+  const [listed] = await stores.list();
+  assert.ok(listed!.error && !/hunter22/.test(JSON.stringify(listed)));
+  await stores.close();
+});

@@ -1,0 +1,34 @@
+import { escapeIdentifier } from 'pg';
+
+/** The quoted table of a collection and of the meta rows: collection names never start with `_`, so they cannot meet `<prefix>_meta`. */
+export const tables = (prefix: string, collection?: string) => ({ meta: escapeIdentifier(`${prefix}_meta`), rows: collection === undefined ? '' : escapeIdentifier(`${prefix}${collection}`) });
+
+/** Above this many dimensions pgvector builds no HNSW index on `vector`: such collections are searched exactly. */
+export const HNSW_MAX_DIMENSIONS = 2000;
+
+export const createMeta = (meta: string) => `CREATE TABLE IF NOT EXISTS ${meta} (name text PRIMARY KEY, table_name text NOT NULL, model text NOT NULL, dimension integer NOT NULL)`;
+
+export function createRows(rows: string, dimension: number): string[] {
+  const index = (suffix: string) => escapeIdentifier(`${rows.slice(1, -1).replaceAll('""', '"')}_${suffix}`);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED)`,
+    `CREATE INDEX IF NOT EXISTS ${index('document')} ON ${rows} (document)`,
+    `CREATE INDEX IF NOT EXISTS ${index('tsv')} ON ${rows} USING gin (tsv)`,
+    ...(dimension <= HNSW_MAX_DIMENSIONS ? [`CREATE INDEX IF NOT EXISTS ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops)`] : []),
+  ];
+}
+
+/** Upsert many rows in one statement: columns as arrays, unnested. */
+export const upsert = (rows: string) =>
+  `INSERT INTO ${rows} (id, document, text, start_index, end_index, token_count, metadata, embedding)
+   SELECT u.id, u.document, u.text, u.s, u.e, u.tc, u.md::jsonb, u.emb::vector
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(id, document, text, s, e, tc, md, emb)
+   ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, text = EXCLUDED.text, start_index = EXCLUDED.start_index, end_index = EXCLUDED.end_index, token_count = EXCLUDED.token_count, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding`;
+
+const COLUMNS = 'id, document, text, start_index, end_index, token_count, metadata';
+
+export const vectorSearch = (rows: string, filtered: boolean) =>
+  `SELECT ${COLUMNS}, 1 - (embedding <=> $1::vector) AS score FROM ${rows} ${filtered ? 'WHERE document = $3' : ''} ORDER BY embedding <=> $1::vector LIMIT $2`;
+
+export const textSearch = (rows: string, filtered: boolean) =>
+  `SELECT ${COLUMNS}, ts_rank(tsv, q) AS score FROM ${rows}, plainto_tsquery('simple', $1) q WHERE tsv @@ q ${filtered ? 'AND document = $3' : ''} ORDER BY score DESC, id LIMIT $2`;

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isChunkdError } from '../../kernel/errors.js';
+import { secretFields } from '../../kernel/handshake.js';
+import type { Registry } from '../../kernel/registry.js';
+import { unknownNameMessage } from '../../kernel/suggest.js';
+
+/**
+ * The vector store connections the operator configured. Connections are server settings, never
+ * request data: a request names a connection, so chunkd only ever connects where the operator said.
+ */
+export interface Connection {
+  name: string;
+  handshake: string;
+  /** The handshake's connection config, `env:` values resolved, defaults filled in. Holds secrets: never listed, logged or put in an error. */
+  config: Record<string, unknown>;
+  /** The values of its secret fields, to strip from anything that could reach a log. */
+  secrets: string[];
+}
+
+/** A connection's name: what a request, a pipeline step or a CLI flag names. */
+export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const DEFAULT_STORE = 'default';
+
+/** A stores setting that cannot be used: start-up stops with this message, which names the file and the entry. */
+export class StoresConfigError extends Error {}
+
+/** The connections of the `--stores` setting (a file, or the JSON itself), or the embedded default. */
+export function readConnections(setting: string, dataDir: string, registry: Registry, env: NodeJS.ProcessEnv = process.env): Connection[] {
+  if (!setting.trim()) return [defaultConnection(dataDir, registry)];
+  const inline = setting.trimStart().startsWith('[');
+  const where = inline ? '--stores (CHUNKD_STORES)' : `--stores file ${setting}`;
+  let text = setting;
+  if (!inline) {
+    try {
+      text = readFileSync(setting, 'utf8');
+    } catch (e) {
+      throw new StoresConfigError(`${where} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give the path of a JSON file, or the JSON array itself.`);
+    }
+  }
+  let entries: unknown;
+  try {
+    entries = JSON.parse(text);
+  } catch (e) {
+    throw new StoresConfigError(`${where} is not valid JSON (${(e as Error).message}): it holds an array of {"name", "handshake", ...connection settings}.`);
+  }
+  if (!Array.isArray(entries) || entries.length === 0) throw new StoresConfigError(`${where} must hold a non-empty JSON array of {"name", "handshake", ...connection settings}.`);
+  const seen = new Set<string>();
+  return entries.map((entry, i) => {
+    const connection = parseEntry(entry, `${where}, entry ${i}`, registry, env);
+    if (seen.has(connection.name)) throw new StoresConfigError(`${where}, entry ${i}: a second connection is named '${connection.name}': connection names are unique.`);
+    seen.add(connection.name);
+    return connection;
+  });
+}
+
+function defaultConnection(dataDir: string, registry: Registry): Connection {
+  return parseEntry({ name: DEFAULT_STORE, handshake: 'lancedb', path: join(resolve(dataDir), 'stores', DEFAULT_STORE) }, 'the default store', registry, {});
+}
+
+function parseEntry(entry: unknown, where: string, registry: Registry, env: NodeJS.ProcessEnv): Connection {
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new StoresConfigError(`${where} must be an object {"name", "handshake", ...connection settings}.`);
+  const { name, handshake, ...rest } = entry as Record<string, unknown>;
+  if (typeof name !== 'string' || !CONNECTION_NAME.test(name)) throw new StoresConfigError(`${where}: "name" must be lower-case letters, digits, _ and - (at most 63), e.g. "docs".`);
+  const at = `${where} ("${name}")`;
+  if (typeof handshake !== 'string') throw new StoresConfigError(`${at}: "handshake" names the kind of store, e.g. "lancedb".`);
+  const plugin = registry.find('handshake', handshake);
+  if (!plugin) throw new StoresConfigError(`${at}: ${registry.unknownMessage('handshake', handshake)}`);
+  const secretKeys = secretFields(plugin.manifest.config);
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) config[key] = fromEnv(value, `${at}, "${key}"`, env);
+  const secrets = secretKeys.map((k) => config[k]).filter((v): v is string => typeof v === 'string' && v.length > 0);
+  try {
+    plugin.validateConfig(config, []);
+  } catch (e) {
+    if (!isChunkdError(e)) throw e;
+    // A validation message may quote the value it refused: a secret one is blanked.
+    const known = Object.keys(plugin.manifest.config.properties);
+    const unknown = Object.keys(rest).filter((k) => !known.includes(k));
+    const hint = unknown.length ? ` (${handshake} has no setting ${unknown.map((k) => `"${k}"`).join(', ')}; its settings: ${known.join(', ')})` : '';
+    throw new StoresConfigError(redact(`${at}: ${e.message}${hint}`, secrets));
+  }
+  return { name, handshake, config, secrets };
+}
+
+/** `"env:VAR"` → the variable's value, read once at start; a missing variable stops start-up. */
+function fromEnv(value: unknown, where: string, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value !== 'string' || !value.startsWith('env:')) return value;
+  const name = value.slice(4);
+  const found = env[name];
+  if (found === undefined || found === '') throw new StoresConfigError(`${where} is "${value}", but the environment variable ${name} is not set: set it, or give the value itself.`);
+  return found;
+}
+
+/** `text` with every secret value (and the URL-encoded form of it) replaced, for logs and errors. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[secret]');
+    // The credentials of a URL secret may appear on their own (a driver's message names the user or password).
+    try {
+      const url = new URL(secret);
+      for (const part of [url.password, decodeURIComponent(url.password)]) if (part.length >= 4) out = out.split(part).join('[secret]');
+    } catch {
+      // not a URL
+    }
+  }
+  return out;
+}

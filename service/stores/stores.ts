@@ -1,0 +1,249 @@
+import type { Chunk } from '../../kernel/chunk.js';
+import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
+import { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { unknownNameMessage } from '../../kernel/suggest.js';
+import { readConnections, redact, type Connection } from './connections.js';
+
+/** Most results one search may ask for. */
+export const MAX_K = 1000;
+const COLLECTION = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
+/** What a store logs: the server's logger fits. */
+export interface StoreLogger {
+  log(level: 'debug' | 'info' | 'warning' | 'error', msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface StoreListing {
+  name: string;
+  handshake: string;
+  /** Its rows are on this machine (an embedded database under a local path): other replicas cannot reach them. */
+  local: boolean;
+  collections: CollectionInfo[];
+  /** Set when the store did not answer: why, with no URL or secret. */
+  error?: string;
+}
+
+export interface SearchRequest {
+  collection: string;
+  /** Embedded with the collection's recorded model (or searched as text by a store without vectors). */
+  query?: string;
+  embedding?: number[];
+  k: number;
+  filter?: { document?: string };
+}
+
+export interface StoresOptions {
+  /** The server runs as one replica of several (--database-url): a local store is refused writes. */
+  replicaSet: boolean;
+  logger?: StoreLogger;
+}
+
+interface Open {
+  connection: Connection;
+  plugin: Plugin;
+  local: boolean;
+  impl?: Promise<HandshakeImpl>;
+}
+
+/**
+ * The store connections of this server, opened on first use (a store that is down does not stop
+ * start-up; its requests answer 503 until it is back). Every check a store request needs is here,
+ * so the HTTP routes, pipelines' write steps, jobs and the CLI share them.
+ */
+export class Stores {
+  private readonly open = new Map<string, Open>();
+
+  constructor(
+    private readonly registry: Registry,
+    connections: readonly Connection[],
+    private readonly options: StoresOptions,
+  ) {
+    for (const connection of connections) {
+      const plugin = registry.get('handshake', connection.handshake);
+      this.open.set(connection.name, { connection, plugin, local: plugin.manifest.local?.(connection.config) ?? false });
+    }
+  }
+
+  /** Stores from the settings (`--stores`, or the default under the data directory); a bad entry throws StoresConfigError. */
+  static fromSettings(registry: Registry, settings: { stores: string; dataDir: string; databaseUrl: string }, logger?: StoreLogger, env: NodeJS.ProcessEnv = process.env): Stores {
+    const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), { replicaSet: settings.databaseUrl !== '', logger });
+    for (const warning of stores.warnings()) logger?.log('warning', warning);
+    return stores;
+  }
+
+  /** What start-up should say: each local store that a replica set will refuse writes to. */
+  warnings(): string[] {
+    if (!this.options.replicaSet) return [];
+    return [...this.open.values()].filter((o) => o.local).map((o) => localMessage(o.connection.name));
+  }
+
+  names(): string[] {
+    return [...this.open.keys()];
+  }
+
+  /** The first connection of a handshake (Chonkie's flat write step names a handshake, not a connection). */
+  byHandshake(handshake: string): string | undefined {
+    return [...this.open.values()].find((o) => o.connection.handshake === handshake)?.connection.name;
+  }
+
+  async list(): Promise<StoreListing[]> {
+    return Promise.all(
+      [...this.open.values()].map(async (o) => {
+        const base = { name: o.connection.name, handshake: o.connection.handshake, local: o.local };
+        try {
+          return { ...base, collections: await this.call(o, (impl) => impl.collections()) };
+        } catch (e) {
+          return { ...base, collections: [], error: isChunkdError(e) ? e.message : String(e) };
+        }
+      }),
+    );
+  }
+
+  /** A collection's count, model and dimension; undefined when it does not exist. */
+  async collection(store: string, collection: string): Promise<CollectionInfo | undefined> {
+    const o = this.get(store);
+    checkCollection(collection);
+    return (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
+  }
+
+  /** Replace `document`'s chunks in the collection; the chunks carry embeddings of `model`. */
+  async write(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string): Promise<void> {
+    await this.writeMany(store, collection, [{ document, chunks }], model);
+  }
+
+  /** Many documents in one batch (jobs), each replaced. */
+  async writeMany(store: string, collection: string, docs: readonly { document: string; chunks: readonly Chunk[] }[], model: string): Promise<void> {
+    const o = this.writable(store);
+    checkCollection(collection);
+    const batch = docs.map(({ document, chunks }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c)) }));
+    const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
+    let meta = { model, dimension: dimension ?? 0 };
+    if (dimension === undefined) {
+      // Documents with no chunks (blank texts): their old rows go; a collection that does not exist stays so.
+      const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
+      if (!info) return;
+      meta = { model: info.model ?? model, dimension: info.dimension ?? 0 };
+    } else await this.checkModel(o, collection, model, dimension);
+    await this.call(o, (impl) => (impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta))));
+  }
+
+  async search(store: string, req: SearchRequest): Promise<StoreHit[]> {
+    const o = this.get(store);
+    checkCollection(req.collection);
+    if (!Number.isInteger(req.k) || req.k < 1 || req.k > MAX_K) throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
+    if ((req.query === undefined) === (req.embedding === undefined)) throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
+    const info = await this.existing(o, req.collection);
+    const caps = o.plugin.manifest.capabilities!;
+    const filter = req.filter?.document === undefined ? undefined : { document: checkDocument(req.filter.document) };
+    if (req.embedding) {
+      if (!caps.vector) throw new ChunkdError('BAD_REQUEST', `The store '${o.connection.name}' (${o.connection.handshake}) searches by text only: send query instead of embedding.`);
+      if (req.embedding.length !== info.dimension) throw validationError(['body', 'embedding'], `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`);
+      return this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter }));
+    }
+    if (caps.vector && info.model) {
+      const embedding = await this.embed(info.model, req.query!);
+      if (embedding.length !== info.dimension) throw new ChunkdError('CONFLICT', `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`);
+      return this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter }));
+    }
+    if (!caps.text) throw new ChunkdError('BAD_REQUEST', `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`);
+    return this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter }));
+  }
+
+  /** Remove a document's chunks; the number of rows removed. */
+  async deleteDocument(store: string, collection: string, document: string): Promise<number> {
+    const o = this.writable(store);
+    checkCollection(collection);
+    await this.existing(o, collection);
+    return this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.open.values()].map(async (o) => (await o.impl?.catch(() => undefined))?.close()));
+  }
+
+  private get(store: string): Open {
+    const o = this.open.get(store);
+    if (!o) throw new ChunkdError('NOT_FOUND', `${unknownNameMessage('store', store, this.names())} This server's stores: ${this.names().join(', ')} (GET /v1/stores).`);
+    return o;
+  }
+
+  /** A store this process may write: in a replica set, not one on this replica's disk. */
+  private writable(store: string): Open {
+    const o = this.get(store);
+    if (this.options.replicaSet && o.local) throw new ChunkdError('CONFLICT', localMessage(store));
+    return o;
+  }
+
+  private async existing(o: Open, collection: string): Promise<CollectionInfo> {
+    const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
+    if (!info) throw new ChunkdError('NOT_FOUND', `The store '${o.connection.name}' has no collection '${collection}': write documents to it first (GET /v1/stores lists the collections).`);
+    return info;
+  }
+
+  /** A collection keeps the model and dimension of its first write: another is a 409 naming both. */
+  private async checkModel(o: Open, collection: string, model: string, dimension: number): Promise<void> {
+    const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
+    if (!info?.model) return;
+    if (info.model !== model) throw new ChunkdError('CONFLICT', `The collection '${collection}' of store '${o.connection.name}' holds vectors of the model '${info.model}'; these chunks were embedded with '${model}'. Embed with '${info.model}', or write to another collection.`);
+    if (info.dimension !== dimension) throw new ChunkdError('CONFLICT', `The collection '${collection}' of store '${o.connection.name}' holds vectors of ${info.dimension} dimensions (model '${info.model}'); these have ${dimension}.`);
+  }
+
+  /** The query's vector, by the embeddings refinery: the same loader, cache and providers as the chunks' vectors. */
+  private async embed(model: string, text: string): Promise<number[]> {
+    const refinery = this.registry.get('refinery', 'embeddings');
+    const config = refinery.validateConfig({ embedding_model: model }, ['collection model']);
+    const impl = (await refinery.instance(config)) as { refine(chunks: Chunk[]): Promise<Chunk[]> };
+    const [chunk] = await impl.refine([{ id: 'query', text, start_index: 0, end_index: text.length, token_count: 0 }]);
+    return chunk!.embedding!;
+  }
+
+  /** Run one call on a store's connection (opened on first use); its failures become a 503 that names the store, never its URL. */
+  private async call<T>(o: Open, work: (impl: HandshakeImpl) => Promise<T>): Promise<T> {
+    if (!o.impl) {
+      o.impl = o.plugin.connect(o.connection.config, ['stores', o.connection.name]);
+      o.impl.catch(() => (o.impl = undefined)); // retried on the next call
+    }
+    try {
+      return await work(await o.impl);
+    } catch (e) {
+      if (isChunkdError(e)) throw e;
+      const { name, handshake } = o.connection;
+      this.options.logger?.log('error', 'store call failed', { store: name, handshake, error: redact(String((e as Error)?.stack ?? e), o.connection.secrets) });
+      throw new ChunkdError('UNAVAILABLE', `The store '${name}' (${handshake}) did not complete the call: retry later; the server log has the details.`, { 'Retry-After': '5' });
+    }
+  }
+}
+
+const localMessage = (store: string) =>
+  `The store '${store}' is on this replica's disk (an embedded database under its data directory), and this server runs as one of several replicas (--database-url): writing to it would split its collections across replicas. Name a store every replica reaches in --stores (CHUNKD_STORES): pgvector, or lancedb on an object-store URI.`;
+
+function checkCollection(collection: string): void {
+  if (typeof collection !== 'string' || !COLLECTION.test(collection)) throw validationError(['body', 'collection'], 'collection must be letters, digits, _ and - (at most 63), starting with a letter or digit');
+}
+
+function checkDocument(document: string): string {
+  if (typeof document !== 'string' || document.length === 0 || document.length > 1024) throw validationError(['body', 'document'], 'document must be a non-empty string of at most 1024 characters');
+  return document;
+}
+
+/** The dimension every chunk's embedding shares; a chunk without one is a 422 that says to embed. */
+function dimensionOf(chunks: readonly Chunk[]): number | undefined {
+  let dimension: number | undefined;
+  for (const [i, c] of chunks.entries()) {
+    if (!Array.isArray(c.embedding) || c.embedding.length === 0) throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
+    if (dimension !== undefined && c.embedding.length !== dimension) throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
+    dimension = c.embedding.length;
+  }
+  return dimension;
+}
+
+function toRow(document: string, c: Chunk): StoreRow {
+  // context (overlap, table headers) is kept with the chunk: a reader of a hit wants it.
+  const metadata = { ...(c.metadata ?? {}), ...(c.context === undefined ? {} : { context: c.context }) };
+  return { id: storeChunkId(document, c), document, text: c.text, start_index: c.start_index, end_index: c.end_index, token_count: c.token_count, metadata, embedding: c.embedding! };
+}
+
+async function sequential<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
+  for (const item of items) await each(item);
+}
