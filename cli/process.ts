@@ -7,8 +7,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { processFile, toWire } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
-import { exportPluginSettings } from '../server/boot.js';
-import { LIMIT_NAMES } from '../server/limits.js';
+import { exportPluginSettings } from '../service/assembly.js';
+import { LIMIT_NAMES } from '../service/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE

@@ -5,7 +5,7 @@
  */
 import { discover } from '../kernel/discovery.js';
 import { isChunkdError } from '../kernel/errors.js';
-import { exportPluginSettings } from '../server/boot.js';
+import { exportPluginSettings } from '../service/assembly.js';
 import { Stores } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';

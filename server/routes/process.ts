@@ -1,11 +1,11 @@
 import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
-import type { StoredDocument } from '../pipelines/execute.js';
+import type { StoredDocument } from '../../service/pipelines/execute.js';
 import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
-import { extractPoolSettings } from '../files/extract-settings.js';
+import { extractPoolSettings } from '../../service/files/extract-settings.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts, LIMIT_NAMES } from '../limits.js';
+import { checkTexts, LIMIT_NAMES } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';

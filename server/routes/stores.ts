@@ -1,11 +1,11 @@
 import { ChunkdError } from '../../kernel/errors.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { bodyReader } from '../pipelines/read.js';
+import { bodyCheck } from '../../service/pipelines/body.js';
+import { bodyReader } from '../ignored-keys.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
-import { connectionFieldIssues } from '../stores/connection-fields.js';
+import { connectionFieldIssues } from '../../service/stores/refuse.js';
 import { SearchResult, StoreList, StoreSearch } from '../stores/schemas.js';
-import { STORES, type StoreHit, type StoreQuery, type StoresService } from '../stores/service.js';
+import { STORES, type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
 
 type SearchBody = Omit<StoreQuery, 'k'> & { k: number };
 const checkSearch = bodyCheck<SearchBody>(StoreSearch);
@@ -33,7 +33,7 @@ export const storeRoutes: RouteModule = (deps) => {
   };
   const readSearch = bodyReader((raw, onIgnored) => {
     // Checked before the schema: a URL or a credential is refused by name whatever else is wrong.
-    const connection = connectionFieldIssues(raw, ['body']);
+    const connection = connectionFieldIssues(raw, deps.registry, ['body']);
     if (connection.length) throw new ChunkdError('VALIDATION', connection);
     const body = checkSearch(raw, onIgnored);
     if ((body.query === undefined) === (body.embedding === undefined)) {
@@ -61,7 +61,7 @@ export const storeRoutes: RouteModule = (deps) => {
       maxBodyBytes: SEARCH_BODY_BYTES,
       responses: { 200: { description: 'The chunks, best first.', schema: SearchResult }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'MISSING_EXTRA', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const body = readSearch(ctx);
+        const body = readSearch(ctx)(ctx.request.body);
         const hits = await stores().search(ctx.params.name!, body);
         ctx.body = hits.map(wireHit);
       },

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CollectionName } from '../pipelines/write-step.js';
+import { CollectionName } from '../../service/pipelines/write-step.js';
 
 /** Wire shapes of the store routes (server/routes/stores.ts). */
 

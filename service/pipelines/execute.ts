@@ -1,0 +1,164 @@
+import type { Chunk } from '../../kernel/chunk.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
+import { runChef } from '../../kernel/chef/run.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
+import type { Doc, Recipe, RunnerStep } from '../../kernel/runner.js';
+import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
+import type { PipelineRecord } from '../storage/store.js';
+import { STORES, type StoresService } from '../stores/service.js';
+import { namedPlugin, type Step } from './steps.js';
+import { writeSteps, type WriteStepShape } from './write-step.js';
+
+export interface ExecuteDeps {
+  /** Only find() is used: a worker passes the few plugins a pipeline names (service/pooled/pipeline-job.ts). */
+  registry: Pick<Registry, 'find'>;
+  executor: Executor;
+  settings: Limits;
+  /** The server's services: a write step writes through its STORES (absent in a worker, which never writes). */
+  services?: Record<string, unknown>;
+}
+
+/** Document i's id in a store, or undefined for its text's digest. */
+export type DocumentIds = (index: number) => string | undefined;
+export const noDocumentIds: DocumentIds = () => undefined;
+
+/** The ids a run's body gives its documents: `document` (a string for one text, a list for a list), else an uploaded file's id. */
+export function documentIds(body: { document?: string | string[] }, file?: StoredDocument): DocumentIds {
+  const { document } = body;
+  if (Array.isArray(document)) return (i) => document[i];
+  const one = document ?? file?.id;
+  return (i) => (i === 0 ? one : undefined);
+}
+
+/** Whether a pipeline ends in a write step (it then runs where the store connections are: the main thread). */
+export const writes = (pipeline: Pick<PipelineRecord, 'steps'>): boolean => pipeline.steps.some((s) => s.type === 'write');
+
+/**
+ * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
+ * (kernel/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
+ * text, a list one list of chunks per text.
+ */
+export async function answerPipeline(
+  pipeline: PipelineRecord,
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] },
+  deps: ExecuteDeps,
+  signal?: AbortSignal,
+  file?: StoredDocument,
+): Promise<Uint8Array[]> {
+  checkTexts(body.text, deps.settings);
+  const texts = Array.isArray(body.text) ? body.text : [body.text];
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
+  const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
+  return runnerOf(deps.executor, deps.settings).answer(recipe, docs, { list: Array.isArray(body.text), signal });
+}
+
+/**
+ * The same run as chunk objects, for a caller that works on them (evaluation scores them): the
+ * runner's bytes parsed back, under the same caps. A string gives Chunk[], a list one Chunk[] per text.
+ */
+export async function executePipeline(
+  pipeline: PipelineRecord,
+  input: string | string[],
+  unit: OffsetUnit,
+  deps: ExecuteDeps,
+  signal?: AbortSignal,
+  file?: StoredDocument,
+): Promise<Chunk[] | Chunk[][]> {
+  const parts = await answerPipeline(pipeline, { text: input, offset_unit: unit, return_type: 'chunks' }, deps, signal, file);
+  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Chunk[] | Chunk[][];
+}
+
+/**
+ * A pipeline's chunk and refine steps as a recipe, every step resolved (a process step too) and
+ * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
+ * process step is not part of the recipe: it makes the documents (pipelineInputs).
+ */
+export async function pipelineRecipe(
+  pipeline: PipelineRecord,
+  unit: OffsetUnit,
+  returnType: 'chunks' | 'texts',
+  deps: Pick<ExecuteDeps, 'registry' | 'services'>,
+  build = true,
+  documentId: DocumentIds = noDocumentIds,
+): Promise<Recipe> {
+  const resolved = pipeline.steps.map((step, i) => (step.type === 'write' ? undefined : resolveStep(deps.registry, pipeline, step, i)));
+  const steps = resolved.filter((r, i) => r !== undefined && pipeline.steps[i]!.type !== 'process') as RunnerStep[];
+  const w = pipeline.steps.findIndex((s) => s.type === 'write');
+  if (w >= 0) {
+    const stores = deps.services?.[STORES] as StoresService | undefined;
+    steps.push(...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })));
+  }
+  if (build) for (const { plugin, config, target } of steps) if (!target) await plugin.instance(config);
+  return { steps, unit, returnType };
+}
+
+/** Whether the pipeline has a process step (its documents are a chef's: text and structure). */
+export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.some((s) => s.type === 'process');
+
+/**
+ * The documents the recipe runs on: with a process step, each text as its chef read it (text
+ * and structure); without one, the texts as they come, a file's with the structure its chef
+ * found at upload.
+ */
+export async function pipelineInputs(pipeline: PipelineRecord, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
+  const i = pipeline.steps.findIndex((s) => s.type === 'process');
+  if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
+  const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
+  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file });
+  return docs.map((d) => ({ text: d.text, structure: d.structure }));
+}
+
+/** A step that no longer fits this server: a 400 that says to update the pipeline. */
+const staleStep = (pipeline: PipelineRecord, i: number) => (why: string) =>
+  new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: update the pipeline's steps (PUT /v1/pipelines/${pipeline.id}).`);
+
+/** A stored file as a pipeline run by `file` sees it: its id, the chef that read it, and the structure it found. */
+export interface StoredDocument {
+  id?: string;
+  format: string;
+  structure?: Structure;
+}
+
+/**
+ * A process step on each text: the chef's document. A file already read by this very chef at
+ * upload is not read again (its stored text and structure are the chef's answer).
+ */
+async function processTexts(
+  chef: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  { executor, settings, signal, file }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument },
+): Promise<Processed[]> {
+  if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
+  const out: Processed[] = [];
+  for (const text of texts) {
+    signal?.throwIfAborted();
+    const doc = await runChef(chef, config, { text }, { executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
+    out.push(doc);
+  }
+  checkTexts(out.map((d) => d.text), settings);
+  return out;
+}
+
+/**
+ * Steps were checked when written; this server may since have lost a plugin or changed its
+ * schema. The stored config is checked again (which also fills in any field added since), and a
+ * step that no longer fits is a 400 that says to update the pipeline.
+ */
+export function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
+  const stale = staleStep(pipeline, i);
+  const named = namedPlugin(step);
+  if (!named) throw stale('is a write step, which runs only as the last step');
+  const { kind, name } = named;
+  const plugin = registry.find(kind, name);
+  if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
+  try {
+    return { plugin, config: parseConfig(plugin, step.config, ['steps', i, 'config']) };
+  } catch (e) {
+    if (isChunkdError(e) && e.code === 'VALIDATION') throw stale(`has a config the ${kind} '${name}' no longer accepts (${e.message})`);
+    throw e;
+  }
+}
