@@ -3,19 +3,19 @@
  * Writes N chunks (100-dimensional vectors, 100 chunks a document, 50 documents a writeMany call)
  * into each handshake's engine through its plugin, as a job's batches do, then runs 200 searches
  * of k = 10: write throughput (chunks/s), the process RSS after the writes, search p50/p99 (ms).
- * Never part of `npm test`. lancedb: embedded, under a temporary directory.
+ * Never part of `npm test`. Each engine is started as the tests start it (test/helpers/engines.ts):
+ * lancedb embedded under a temporary directory, pgvector on PGlite (PostgreSQL with the vector
+ * extension, in this process) over the wire protocol, one connection.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { discover } from '../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../kernel/handshake.js';
+import { ENGINES } from '../test/helpers/engines.js';
 
 const DIM = 100;
 const PER_DOC = 100;
-const DOCS_PER_CALL = 50;
+const DOCS_PER_CALL = Number(process.env.BENCH_DOCS_PER_CALL ?? 50);
 const SEARCHES = 200;
 
 /** A deterministic pseudo-random stream (xorshift), so every run writes the same vectors. */
@@ -33,7 +33,7 @@ function rows(document: string, next: () => number): StoreRow[] {
   return Array.from({ length: PER_DOC }, (_, i) => {
     const text = `Chunk ${i} of ${document}: words about rivers, honey and valleys number ${i * 7}.`;
     const chunk = { text, start_index: i * 80, end_index: i * 80 + text.length };
-    return { id: storeChunkId(document, chunk), document, ...chunk, token_count: 16, metadata: {}, embedding: Float32Array.from({ length: DIM }, next) };
+    return { id: storeChunkId(document, chunk), document, ...chunk, token_count: 16, metadata: {}, embedding: Array.from({ length: DIM }, next) };
   });
 }
 
@@ -70,14 +70,13 @@ async function main() {
   const wanted = positionals.length ? positionals : ['lancedb'];
   const out = [];
   for (const name of wanted) {
-    const dir = mkdtempSync(join(tmpdir(), `chunkd-bench-${name}-`));
-    const plugin = registry.get('handshake', name);
-    const impl = await plugin.connect({ path: join(dir, 'db') });
+    const engine = await ENGINES[name]!();
+    const impl = await registry.get('handshake', name).connect(engine.config);
     try {
       out.push(await bench(name, impl, chunks));
     } finally {
       await impl.close();
-      rmSync(dir, { recursive: true, force: true });
+      await engine.stop();
     }
   }
   console.log('| handshake | chunks | write (chunks/s) | RSS after writes (MiB) | search k=10 p50 (ms) | p99 (ms) |\n|---|---|---|---|---|---|');
