@@ -11,15 +11,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startChild, type ChildServer } from './helpers/child.js';
+import { memoryHandshakeDir } from './helpers/memory-handshake.js';
+import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { writeModel2Vec } from './helpers/tiny-models.js';
 import { corpus, jobResults, jobStatus, submitJob, waitForJob, type ResultLine } from './helpers/jobs.js';
 
 const TINY = 'minishlab/potion-base-8M';
 const steps = (collection: string) => [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection } }];
 
-async function count(url: string, collection: string): Promise<number> {
+async function count(url: string, collection: string, store = 'default'): Promise<number> {
   const stores = (await (await fetch(`${url}/v1/stores`)).json()) as { name: string; collections: { name: string; count: number }[] }[];
-  return stores.find((s) => s.name === 'default')!.collections.find((c) => c.name === collection)?.count ?? 0;
+  return stores.find((s) => s.name === store)!.collections.find((c) => c.name === collection)?.count ?? 0;
 }
 
 const chunksIn = (lines: ResultLine[]) => lines.reduce((n, l) => n + (l.chunks?.length ?? 0), 0);
@@ -98,5 +100,49 @@ describe('kill -9 mid-job, then a restart on the same data directory', () => {
     assert.equal(lines.length, 120);
     assert.equal(await count(server.url, 'killed'), chunksIn(lines), `rows = chunks of every document once (killed after ${seen.documents.done} done)`);
     assert.equal((await jobStatus(server.url, id)).body.documents.failed, 0);
+  });
+});
+
+describe('the PostgreSQL job back-end', () => {
+  // In a replica set (--database-url) a store on one replica's disk is refused writes, so the store
+  // here is one every replica would reach: the dropped-in memory handshake (test/helpers/memory-handshake.ts).
+  let postgres: TestPostgres;
+  let app: TestApp;
+  before(async () => {
+    postgres = await startPostgres();
+    app = await startApp({ 'database-url': await postgres.createDatabase(), 'job-batch-size': '6', 'plugins-dir': memoryHandshakeDir(), stores: JSON.stringify([
+        { name: 'shared', handshake: 'memory', space: 'pg-jobs' },
+        { name: 'disk', handshake: 'lancedb', path: mkdtempSync(join(tmpdir(), 'chunkd-disk-')) },
+      ]) });
+  });
+  after(async () => {
+    await app?.close();
+    await postgres?.close();
+  });
+
+  test('a job with a write step fills the store once; its rerun replaces', async () => {
+    const docs = corpus(20);
+    const write = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'shared', config: { collection: 'pg' } }];
+    const submitted = await submitJob(app.url, { steps: write, documents: docs });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const done = await waitForJob(app.url, submitted.body.id);
+    assert.deepEqual([done.status, done.documents.done], ['done', 20]);
+    const { lines } = await jobResults(app.url, submitted.body.id);
+    assert.equal(await count(app.url, 'pg', 'shared'), chunksIn(lines));
+    const again = await submitJob(app.url, { steps: write, documents: docs });
+    await waitForJob(app.url, again.body.id);
+    assert.equal(await count(app.url, 'pg', 'shared'), chunksIn(lines));
+  });
+
+  test('the local default store is refused in a replica set: the job fails its documents with the 409 naming --stores', async () => {
+    const local = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'disk', config: { collection: 'local' } }];
+    const submitted = await submitJob(app.url, { steps: local, documents: corpus(2) });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    await waitForJob(app.url, submitted.body.id);
+    const { lines } = await jobResults(app.url, submitted.body.id);
+    for (const l of lines) {
+      assert.equal(l.error?.code, 'CONFLICT');
+      assert.match(String(l.error?.detail), /--stores/);
+    }
   });
 });
