@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
 import { CHUNK_HELP, chunkCommand } from './chunk.js';
 import { EVAL_HELP, evalCommand } from './eval.js';
+import { INGEST_HELP, ingestCommand } from './ingest.js';
+import { SEARCH_HELP, searchCommand } from './search.js';
 import { PROCESS_HELP, processCommand } from './process.js';
 import { serve } from '../server/serve.js';
 import { VERSION } from '../service/version.js';
@@ -12,12 +14,12 @@ import { createLogger, type Level } from '../service/logger.js';
 import { startupLine } from '../service/startup-line.js';
 import { helpText, resolveSettings, SETTINGS } from '../service/settings.js';
 
-const COMMANDS = ['serve', 'chunk', 'eval', 'process'];
+const COMMANDS = ['serve', 'chunk', 'eval', 'process', 'ingest', 'search'];
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\nchunkd --version prints the version.`);
+    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\nchunkd --version prints the version.`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -27,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'chunk') return chunkCommand(rest);
   if (command === 'eval') return evalCommand(rest);
   if (command === 'process') return processCommand(rest);
+  if (command === 'ingest') return ingestCommand(rest);
+  if (command === 'search') return searchCommand(rest);
   if (command !== 'serve') {
     const guess = closest(command, [...COMMANDS, '--version', '--help']);
     console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd serve --help`);

@@ -101,7 +101,7 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
   summary: string;
   extras: Extra[];
   config: C;
-  /** A chunker that sets `embedding` on every chunk it returns (late chunking); others never do. */
+  /** A plugin that sets `embedding` on every chunk it returns (the embeddings refinery, late chunking; its model is its `embedding_model`); others never do. */
   embeds?: boolean;
   /**
    * Config fields clients send under another name (`{alias: field}`), e.g. a client that names

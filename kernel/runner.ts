@@ -35,10 +35,17 @@ import { listWeight, runsInline, runsJobs, split } from './pool.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
 import type { ChunkContext } from './plugin.js';
+import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './store-rows.js';
 
 export interface RunnerStep {
   plugin: Plugin;
   config: Record<string, unknown>;
+  /**
+   * A write step (a handshake plugin, the last step): where its chunks go. It lives on the calling
+   * thread and is never sent to a worker: the steps before it run where the runner puts them, and
+   * each document's chunks come back as compact rows for this to write (kernel/store-rows.ts).
+   */
+  target?: StoreTarget;
 }
 
 export interface Recipe {
@@ -90,6 +97,9 @@ export const CHUNKS_SETTING: Setting = { flag: 'max-chunks', env: 'CHUNKD_MAX_CH
 /** One document's result: its JSON (a list of chunks or texts), or why it failed (`bug`: not the client's doing; log it). */
 export type DocResult = { bytes: Uint8Array } | { error: ChunkdError } | { bug: unknown };
 
+/** A result as it comes from runHere: with a write step, the document's rows for the store beside its JSON. */
+type Ran = DocResult | { bytes: Uint8Array; rows: StoreRows };
+
 /** A cap on the bytes of JSON produced: per document, or over all the documents of one call. */
 export interface Cap {
   bytes: number;
@@ -109,7 +119,7 @@ export interface RunOptions {
 }
 
 /** A result as it crosses threads: an error as data, a bug as its stack. */
-export type WireResult = { bytes: Uint8Array } | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> } } | { bug: unknown };
+export type WireResult = { bytes: Uint8Array; rows?: StoreRows } | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> } } | { bug: unknown };
 
 export class Runner {
   constructor(
@@ -127,7 +137,7 @@ export class Runner {
     const cost = recipeCost(recipe);
     const groups = runsJobs(this.executor) ? (split(docs, docWeight, this.executor.threads, cost) ?? [docs]) : [docs];
     const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
-    const results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined)))).flat();
+    const results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined, firsts[i])))).flat();
     let total = 2 + Math.max(0, results.length - 1);
     for (const r of results) {
       if ('error' in r) throw r.error;
@@ -163,7 +173,7 @@ export class Runner {
         const index = next++;
         let result: DocResult;
         try {
-          result = (await this.run(recipe, [docs[index]!], cap, signal))[0]!;
+          result = (await this.run(recipe, [docs[index]!], cap, signal, undefined, index))[0]!;
         } catch (e) {
           if (isInterruption(e, signal)) throw e;
           result = isChunkdError(e) ? { error: e } : { bug: e };
@@ -175,8 +185,12 @@ export class Runner {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, docs.length)) }, lane));
   }
 
-  /** One group of documents, here or in one worker task, by cost. */
-  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number): Promise<DocResult[]> {
+  /**
+   * One group of documents (the first being document `first` of the call), here or in one worker
+   * task, by cost; with a write step, each document's chunks are then written, and its result is
+   * given only once the store has confirmed them (or the store's error is its result).
+   */
+  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number, first = 0): Promise<DocResult[]> {
     const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks, ...(markFrom === undefined ? {} : { markFrom }) };
     const pool = this.executor;
     const weight = docs.reduce((n, d) => n + docWeight(d), 0);
@@ -189,12 +203,27 @@ export class Runner {
             signal,
           )
         : await runHere(recipe.steps, docs, options, signal);
-    return wire.map(fromWire);
+    const target = recipe.steps.at(-1)?.target;
+    const results: DocResult[] = [];
+    for (const [i, r] of wire.map(fromWire).entries()) results.push(target && 'rows' in r ? await written(target, first + i, r, signal) : r);
+    return results;
+  }
+}
+
+/** A document's rows handed to the store; the store's refusal (a 409, a store that is down) is the document's result. */
+async function written(target: StoreTarget, index: number, { bytes, rows }: { bytes: Uint8Array; rows: StoreRows }, signal?: AbortSignal): Promise<DocResult> {
+  try {
+    signal?.throwIfAborted();
+    await target.write(index, rows.digest, rowsOf(rows));
+    return { bytes };
+  } catch (e) {
+    if (isInterruption(e, signal)) throw e;
+    return isChunkdError(e) ? { error: e } : { bug: e };
   }
 }
 
 /** Work per character through every step (kernel/cost.ts). */
-export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + s.plugin.cost(s.config), 0);
+export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + (isWriteStep(s) ? 0 : s.plugin.cost(s.config)), 0);
 
 /** Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. */
 export const docWeight = (d: Doc): number =>
@@ -221,10 +250,14 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
     signal?.throwIfAborted();
     try {
       let chunks = await runSteps(steps, doc, options, budget, context, signal);
+      const write = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.at(-1)! : undefined;
+      // The store's rows are taken before the answer's marks; an embedding the write step added is not part of the answer.
+      const rows = write ? storeRows(chunks, docValue(doc)) : undefined;
+      if (write && write.config.answer_embeddings === false) chunks = chunks.map(({ embedding: _, ...c }) => c);
       if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
       const bytes = encodeList(chunks, options, budget);
       if (options.cap.over === 'answer') budget.used += bytes.length + 1;
-      out.push({ bytes });
+      out.push(rows ? { bytes, rows } : { bytes });
     } catch (e) {
       if (signal?.aborted) throw e;
       out.push(isChunkdError(e) ? { error: { code: e.code, detail: e.detail, headers: e.headers } } : { bug: e });
@@ -236,9 +269,11 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
 async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<Chunk[]> {
   const input = docValue(doc);
   const structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
-  let chunks: Chunk[] = [];
-  for (const [i, { plugin, config }] of steps.entries()) {
-    const last = i === steps.length - 1;
+  const run = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.slice(0, -1) : steps;
+  // A write step alone is given chunks (already embedded) to write as they are.
+  let chunks: Chunk[] = run.length === 0 && Array.isArray(input) ? input : [];
+  for (const [i, { plugin, config }] of run.entries()) {
+    const last = i === run.length - 1;
     if (plugin.kind === 'chunker') {
       if (i > 0 || typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' can only be a first step, given a text.`);
       chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
@@ -323,8 +358,8 @@ function encodeList(chunks: Chunk[], { returnType, cap }: RunOptions, budget: { 
   return out;
 }
 
-function fromWire(r: WireResult): DocResult {
-  if ('bytes' in r) return r;
+function fromWire(r: WireResult): Ran {
+  if ('bytes' in r) return r.rows ? { bytes: r.bytes, rows: r.rows } : { bytes: r.bytes };
   if ('error' in r) return { error: new ChunkdError(r.error.code, r.error.detail, r.error.headers) };
   if (typeof r.bug === 'string') return { bug: Object.assign(new Error('A worker failed on a document.'), { stack: r.bug }) };
   return r;

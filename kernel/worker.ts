@@ -68,7 +68,7 @@ export default async function run(task: Task): Promise<Outcome> {
     if (task.kind === 'run') {
       const steps = await Promise.all(task.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
       const results: WireResult[] = (await runHere(steps, task.docs, task.options)).map((r) => ('bug' in r ? { bug: stackOf(r.bug) } : r));
-      const transfer = results.flatMap((r) => ('bytes' in r ? [r.bytes.buffer as ArrayBuffer] : []));
+      const transfer = results.flatMap((r) => ('bytes' in r ? [r.bytes.buffer as ArrayBuffer, ...(r.rows ? [r.rows.vectors.buffer as ArrayBuffer] : [])] : []));
       return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: results } } as never) as unknown as Outcome;
     }
     const p = await plugin(task.source);

@@ -58,6 +58,21 @@ export const DOC_EXAMPLES: DocExample[] = [
       },
     ],
   },
+  {
+    name: 'example:store-write', file: 'docs/stores.md',
+    requests: [
+      {
+        path: '/v1/pipelines',
+        body: { name: 'docs-stored', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection: 'docs' } }] },
+        capture: 'id',
+        show: 'none',
+      },
+      { path: '/v1/pipelines/$id/execute', body: { text: 'Rivers flood valleys. Bees make honey in summer.', document: 'doc-1' } },
+    ],
+  },
+  { name: 'example:store-list', file: 'docs/stores.md', requests: [{ path: '/v1/stores' }] },
+  { name: 'example:store-search', file: 'docs/stores.md', requests: [{ path: '/v1/stores/default/search', body: { collection: 'docs', query: 'honey', k: 1 } }] },
+  { name: 'example:store-delete', file: 'docs/stores.md', requests: [{ method: 'DELETE', path: '/v1/stores/default/collections/docs/documents/doc-1' }] },
   { name: 'example:error-validation', file: 'docs/errors.md', requests: [{ path: '/v1/chunk/token', body: { text: 5, chunk_size: 0 } }] },
   { name: 'example:auth-validate', file: 'docs/clients.md', requests: [{ path: '/v1/auth/validate', headers: { authorization: 'Bearer my-key' } }] },
   {

@@ -29,11 +29,12 @@ import { playgroundRoutes } from './routes/playground.js';
 import { pluginRoutes } from './routes/plugins.js';
 import { processRoutes } from './routes/process.js';
 import { slugPipelineRoutes } from './routes/slug-pipelines.js';
+import { storeRoutes } from './routes/stores.js';
 
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, jobRoutes, fileRoutes, evaluateRoutes, docsRoutes, playgroundRoutes];
+export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, storeRoutes, jobRoutes, fileRoutes, evaluateRoutes, docsRoutes, playgroundRoutes];
 
 export interface App {
   koa: Koa;

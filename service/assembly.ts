@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
+import { STORES } from './stores/service.js';
+import { Stores } from './stores/stores.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
 import { defaultThreads, WorkerPool } from '../kernel/pool.js';
@@ -67,7 +69,9 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
   exportPluginSettings(settings);
   await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
-  const opened: Service[] = [];
+  // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use.
+  const stores = Stores.fromSettings(registry, settings, logger);
+  const opened: Service[] = [{ name: STORES, value: stores, close: () => stores.close() }];
   const services = () => Object.fromEntries(opened.map((s) => [s.name, s.value]));
   /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
   const openDatabase = async (): Promise<Service[]> => {

@@ -12,6 +12,7 @@ import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
 import type { Settings } from '../../service/settings.js';
 import type { PipelineStore } from '../../service/storage/store.js';
+import type { StoresService } from '../../service/stores/service.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
 import { JobHeader, JobDocumentInput } from '../../service/jobs/schemas.js';
 import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from '../../service/jobs/store.js';
@@ -32,6 +33,8 @@ interface Deps {
   settings: Settings;
   pipelines: () => PipelineStore;
   store: JobStore;
+  /** The store connections a write step names (server/stores/service.ts). */
+  stores?: () => StoresService | undefined;
 }
 
 /**
@@ -161,7 +164,7 @@ async function stepsOf(header: Header, deps: Deps): Promise<Step[]> {
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${header.pipeline_id}' not found: GET /v1/pipelines lists them, or send inline steps.`);
     return pipeline.steps;
   }
-  return validateSteps(deps.registry, header.steps!, ['body', 'steps']);
+  return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores?.());
 }
 
 const jobTooLarge = (settings: Settings) =>

@@ -3,9 +3,8 @@ import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kern
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
 import type { LocateMode } from '../../service/evaluation/locate.js';
-import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
-import type { RetrieverName } from '../../service/evaluation/score.js';
-import { checkBudget, checkSpec, type EvalQuestion, type EvalSpec } from '../../service/evaluation/spec.js';
+import { evalServices, stepsCandidate, storeRanker, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import { checkBudget, checkSpec, storeOf, type EvalQuestion, type EvalRetriever, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
 import { FILE_STORE } from '../../service/files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -23,7 +22,7 @@ interface EvaluateBody {
   documents: { id: string; text?: string; file?: string }[];
   questions: EvalQuestion[];
   candidates: (Step[] | string)[];
-  retriever: RetrieverName;
+  retriever: EvalRetriever;
   embedding_model: string;
   k: number | number[];
   locate: LocateMode;
@@ -35,7 +34,7 @@ const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
-  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
+  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings, services: deps.services };
 
   /** Each document's text: its own, or an uploaded file's. */
   async function readDocuments(docs: EvaluateBody['documents']): Promise<{ id: string; text: string }[]> {
@@ -110,6 +109,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         checkSpec(spec);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
         const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
+        if (storeOf(body.retriever) !== undefined) services.storeRank = storeRanker(runtime, body.embedding_model);
         const signal = ctx.state.signal as AbortSignal | undefined;
         if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });

@@ -5,6 +5,7 @@ import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody }
 import { JOB_STORE } from '../../service/jobs/service.js';
 import type { JobStore, JobView } from '../../service/jobs/store.js';
 import { queryReader } from '../query.js';
+import { STORES, type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../../service/storage/service.js';
@@ -47,7 +48,7 @@ export const jobRoutes: RouteModule = (deps) => {
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
       responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE') },
       async handler(ctx) {
-        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store() });
+        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store(), stores: () => deps.services[STORES] as StoresService | undefined });
         ctx.status = 202;
         ctx.set('Location', `/v1/jobs/${view.id}`);
         ctx.body = { id: view.id, status: view.status };

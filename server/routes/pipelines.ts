@@ -12,6 +12,7 @@ import { checkNotAbandoned } from '../middleware/deadline.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
+import { STORES, type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../../service/storage/service.js';
@@ -34,7 +35,7 @@ export const PIPELINE_BODY_FACTOR = 4;
 export const pipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
-  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps) };
+  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps, undefined, deps.services[STORES] as StoresService | undefined) };
 
   /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
   async function found(id: string): Promise<PipelineRecord> {

@@ -14,6 +14,7 @@ import { listPage } from '../../service/pipelines/page.js';
 import { checkStoredSize } from '../../service/pipelines/size.js';
 import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
 import { SlugRunRequest } from '../../service/pipelines/slug-run.js';
+import { STORES, type StoresService } from '../../service/stores/service.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -43,7 +44,7 @@ const VALIDATE_KEYS = new Set(Object.keys(StepsValidate.properties));
 const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive", "chunk_size": 512}]}';
 
 /** A stored pipeline as the slug API shows it. */
-const shown = (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map(toFlat), created_at: p.created_at, updated_at: p.updated_at });
+const shownWith = (stores: StoresService | undefined) => (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map((s) => toFlat(s, stores)), created_at: p.created_at, updated_at: p.updated_at });
 
 /** A 422 of the slug API: each problem names its step (service/pipelines/flat-steps.ts). */
 async function explained<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
@@ -75,7 +76,9 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
  */
 export const slugPipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
-  const writer: PipelineWriter<Flat[]> = { nameKey: 'slug', checkSteps: (steps) => checkFlatSteps(deps.registry, steps) };
+  const stores = () => deps.services[STORES] as StoresService | undefined;
+  const shown = (p: PipelineRecord) => shownWith(stores())(p);
+  const writer: PipelineWriter<Flat[]> = { nameKey: 'slug', checkSteps: (steps) => checkFlatSteps(deps.registry, steps, undefined, stores()) };
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
 
   /**
@@ -153,8 +156,8 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         if (ignored.length) setIgnoredKeys(ctx, ignored);
         let issues: Issue[];
         try {
-          const steps = await checkFlatSteps(deps.registry, checkStepsShape({ steps: body.steps }).steps);
-          ctx.body = { valid: true, message: 'The steps are valid.', errors: null, steps: steps.map(toFlat) };
+          const steps = await checkFlatSteps(deps.registry, checkStepsShape({ steps: body.steps }).steps, undefined, stores());
+          ctx.body = { valid: true, message: 'The steps are valid.', errors: null, steps: steps.map((s) => toFlat(s, stores())) };
           return;
         } catch (e) {
           if (!isChunkdError(e) || e.code !== 'VALIDATION' || !Array.isArray(e.detail)) throw e;

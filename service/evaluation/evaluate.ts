@@ -8,7 +8,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { locateChunks } from './locate.js';
 import type { Range } from './ranges.js';
 import type { KScores, QuestionDetail, RetrieverName, ScorePayload } from './score.js';
-import type { EvalSpec } from './spec.js';
+import { storeOf, type EvalRetriever, type EvalSpec } from './spec.js';
 import type { Summary } from './metrics.js';
 import { utf16Slicer } from './slice.js';
 
@@ -23,6 +23,12 @@ export interface EvalServices {
   /** Unit-length embedding of each list of texts, list by list (a list is one refinery call). */
   embed?(lists: string[][], signal?: AbortSignal): Promise<number[][][]>;
   score(payload: ScorePayload, signal?: AbortSignal): Promise<KScores[]>;
+  /**
+   * A store retriever: write the candidate's chunks (each with its vector, one list per document)
+   * to a fresh collection of the store, search it with each question's vector, and answer each
+   * question's chunk indices best first (then remove what it wrote).
+   */
+  storeRank?(store: string, input: { lists: { document: string; chunks: Chunk[] }[]; questionVectors: number[][]; k: number }, signal?: AbortSignal): Promise<number[][]>;
   progress?(event: Progress): void;
   signal?: AbortSignal;
 }
@@ -37,7 +43,7 @@ export interface Progress {
 
 export interface CandidateResult {
   candidate: unknown;
-  retriever: RetrieverName;
+  retriever: EvalRetriever;
   k: number;
   recall: Summary;
   precision: Summary;
@@ -84,12 +90,29 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
       chunkVectors = (await services.embed!(byDoc, signal)).flat();
       services.progress?.({ done: c, total: candidates.length, stage: 'embedded', candidate: c });
     }
-    const scores = await services.score({ retriever: spec.retriever, ks: spec.k, chunks, questions, chunkVectors, questionVectors, detail: spec.detail }, signal);
+    const store = storeOf(spec.retriever);
+    const runs: { retriever: EvalRetriever; scores: KScores[] }[] = [];
+    if (store !== undefined) {
+      if (!services.storeRank) throw new Error('A store retriever needs a storeRank service.');
+      // Each chunk carries its index in `chunks` (where it is scored), and the vector the exact-cosine figure uses.
+      let at = 0;
+      const indexed = lists.map((l, d) => {
+        const from = at;
+        at += l.length;
+        return { document: spec.documents[d]!.id, chunks: l.map((ch, i) => ({ ...ch, embedding: chunkVectors![from + i]!, metadata: { ...ch.metadata, eval_index: from + i } })) };
+      });
+      const rankings = await services.storeRank(store, { lists: indexed, questionVectors: questionVectors!, k: Math.max(...spec.k) }, signal);
+      runs.push({ retriever: spec.retriever, scores: await services.score({ retriever: 'embeddings', ks: spec.k, chunks, questions, rankings, detail: spec.detail }, signal) });
+      // The exact-cosine figure beside it: what the index's approximation costs.
+      runs.push({ retriever: 'embeddings', scores: await services.score({ retriever: 'embeddings', ks: spec.k, chunks, questions, chunkVectors, questionVectors, detail: spec.detail }, signal) });
+    } else {
+      runs.push({ retriever: spec.retriever, scores: await services.score({ retriever: spec.retriever as RetrieverName, ks: spec.k, chunks, questions, chunkVectors, questionVectors, detail: spec.detail }, signal) });
+    }
     const time_ms = Math.round(performance.now() - started);
-    for (const s of scores) {
+    for (const { retriever, scores } of runs) for (const s of scores) {
       const row: CandidateResult = {
         candidate: candidate.label,
-        retriever: spec.retriever,
+        retriever,
         k: s.k,
         recall: s.recall,
         precision: s.precision,

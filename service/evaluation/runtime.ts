@@ -14,6 +14,12 @@ import type { Limits } from '../limits.js';
 import { executePipeline } from '../pipelines/execute.js';
 import type { Step } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
+import { randomUUID } from 'node:crypto';
+import type { Recipe } from '../../kernel/runner.js';
+import { unknownNameMessage } from '../../kernel/suggest.js';
+import { runnerOf } from '../limits.js';
+import { storeTarget } from '../pipelines/write-step.js';
+import { STORES, type StoresService } from '../stores/service.js';
 import type { Candidate, EvalServices } from './evaluate.js';
 import { scoreCandidate } from './score.js';
 
@@ -23,6 +29,8 @@ export interface RuntimeDeps {
   registry: Registry;
   executor: Executor;
   settings: Limits;
+  /** The server's services: a store retriever writes and searches through its STORES. */
+  services?: Record<string, unknown>;
 }
 
 /** A candidate from validated steps (or a stored pipeline's): run through the pipeline executor, as POST /v1/pipelines/{id}/execute does. */
@@ -69,6 +77,32 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
     return chunks.map((l) => (l.length ? out[at++]!.map((c) => unit(c.embedding ?? [])) : []));
   };
   return { score, embed };
+}
+
+/**
+ * A store retriever's ranking: the candidate's chunks written through the runner's write step to a
+ * fresh collection of the store (each document under its id), each question searched by its
+ * vector, the hits mapped back to where they are scored; the documents removed afterwards.
+ */
+export function storeRanker(deps: RuntimeDeps, model: string): EvalServices['storeRank'] {
+  return async (store, { lists, questionVectors, k }, signal) => {
+    const stores = deps.services?.[STORES] as StoresService | undefined;
+    if (!stores?.names().includes(store)) {
+      const names = stores?.names() ?? [];
+      throw new ChunkdError('NOT_FOUND', names.length ? `${unknownNameMessage('store', store, names)} (GET /v1/stores lists them).` : 'This server has no store connections (--stores FILE, CHUNKD_STORES).');
+    }
+    const plugin = deps.registry.get('handshake', stores.handshakeOf(store) ?? '');
+    const collection = `eval-${randomUUID().slice(0, 8)}`;
+    const recipe: Recipe = { steps: [{ plugin, config: { answer_embeddings: false }, target: storeTarget(stores, store, collection, model, (i) => lists[i]?.document) }], unit: 'utf16', returnType: 'texts' };
+    try {
+      await runnerOf(deps.executor, deps.settings).answer(recipe, lists.map((l) => l.chunks), { list: true, signal });
+      const out: number[][] = [];
+      for (const vector of questionVectors) out.push((await stores.search(store, { collection, embedding: vector, k })).map((h) => h.metadata.eval_index as number));
+      return out;
+    } finally {
+      for (const { document, chunks } of lists) if (chunks.length) await stores.deleteDocument(store, collection, document).catch(() => 0);
+    }
+  };
 }
 
 function unit(v: number[]): number[] {

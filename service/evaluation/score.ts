@@ -21,6 +21,8 @@ export interface ScorePayload {
   /** Unit vectors, one per chunk and one per question, for `embeddings` and `hybrid`. */
   chunkVectors?: number[][];
   questionVectors?: number[][];
+  /** Retrieved elsewhere (a store's index): each question's chunk indices, best first; used instead of `retriever`'s own ranking. */
+  rankings?: number[][];
   detail: boolean;
 }
 
@@ -83,6 +85,7 @@ export function scoreCandidate(p: ScorePayload): KScores[] {
 
 /** The retriever: the indices of the best chunks for a question, best first; equal scores keep chunk order. */
 function ranker(p: ScorePayload): (question: string, i: number, k: number) => number[] {
+  if (p.rankings) return (_q, i, k) => p.rankings![i]!.slice(0, k);
   const bm25 = p.retriever === 'embeddings' ? undefined : new Bm25Index(p.chunks.map((c) => c.index));
   const cosine = (i: number) => {
     const q = p.questionVectors![i]!;

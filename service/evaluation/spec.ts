@@ -23,11 +23,17 @@ export interface EvalQuestion {
   references: EvalReference[];
 }
 
+export type EvalRetriever = RetrieverName | `store:${string}`;
+
+/** The store connection a `store:NAME` retriever names, else undefined. */
+export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);
+
 export interface EvalSpec {
   documents: EvalDocument[];
   questions: EvalQuestion[];
-  retriever: RetrieverName;
-  /** The embedding model of `embeddings` and `hybrid`. */
+  /** `store:NAME`: retrieved through that store connection's index, the exact-cosine figure reported beside it. */
+  retriever: EvalRetriever;
+  /** The embedding model of `embeddings`, `hybrid` and a store. */
   embeddingModel: string;
   k: number[];
   locate: LocateMode;

@@ -56,7 +56,7 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   delete b.file;
   // The chef's structure, stored beside the text by the upload (null for a file stored without one).
   const structure = (await store.structure(content)) as Structure | null | undefined;
-  return { format: record.format, structure: structure ?? undefined };
+  return { id: content, format: record.format, structure: structure ?? undefined };
 }
 
 const shown = (v: unknown) => {

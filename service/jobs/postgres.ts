@@ -7,7 +7,7 @@ import type { ExecuteDeps } from '../pipelines/execute.js';
 import type { Migration } from '../storage/migrations.js';
 import { migratePg, withMigrationLock } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
-import { runBatch } from './run.js';
+import { runBatch, storeWait } from './run.js';
 import { contiguous } from './sqlite.js';
 import {
   capped, documentBytes, errorLine, FAILURES_MAX, gaveUp, JobQuotaError, quotaReached, RETRY_LIMIT,
@@ -355,6 +355,7 @@ export class PgJobStore implements JobStore {
     const lines = await runBatch(run, docs, this.deps!, {
       stopping: () => this.closed,
       onBug: (d, e) => this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
+      onStoreWait: storeWait(this.options.logger, job_id),
     });
     if (lines.length) await this.store(job_id, lines);
   }

@@ -1,7 +1,10 @@
 import { isChunkdError } from '../../kernel/errors.js';
 import { isInterruption, type Doc } from '../../kernel/runner.js';
 import { checkTexts, runnerOf } from '../limits.js';
-import { pipelineInputs, pipelineRecipe, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
+import { pipelineInputs, pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
+import { STORES, type StoresService } from '../stores/service.js';
+import { WriteBatch } from '../stores/write-batch.js';
+import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
 
 export interface BatchDocument {
@@ -16,6 +19,8 @@ export interface RunOptions {
   stopping?: () => boolean;
   /** Told of each document a bug failed (for the server log; nothing internal goes on the wire). */
   onBug?: (document: BatchDocument, error: unknown) => void;
+  /** Told each time a write step's store was found down and the batch waits for it (for the server log). */
+  onStoreWait?: (error: unknown, pauseMs: number) => void;
 }
 
 /**
@@ -40,16 +45,20 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     options.onBug?.(d, e);
     out.push(failed(d, BUG));
   };
+  // A write step's writes are held and made together once the batch has run (server/stores/write-batch.ts).
+  const stores = deps.services?.[STORES] as StoresService | undefined;
+  const batch = stores && writes(pipeline) ? new WriteBatch(stores) : undefined;
+  const fit: BatchDocument[] = [];
   let recipe;
   try {
-    recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', deps);
+    const services = batch ? { ...deps.services, [STORES]: batch.service } : deps.services;
+    recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', { ...deps, services }, true, (i) => fit[i]?.id);
   } catch (e) {
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
     return out;
   }
   // Each document is checked as one text of a request (--max-text-chars): one too long fails alone,
   // and so does one its process step's chef refuses (the chef runs first, making the document).
-  const fit: BatchDocument[] = [];
   const inputs: Doc[] = [];
   for (const d of docs) {
     try {
@@ -71,8 +80,21 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     },
     { concurrency: Math.max(1, deps.executor.threads), signal },
   );
+  if (batch) {
+    // Nothing of this batch is recorded done before the store has confirmed its writes.
+    const stopping = () => signal?.aborted === true || options.stopping?.() === true;
+    const refused = await batch.flush(stopping, options.onStoreWait);
+    for (const [i, line] of out.entries()) {
+      const e = line.ok ? refused.get(fit.find((d) => d.index === line.index)!.id) : undefined;
+      if (e) out[i] = failed({ index: line.index, id: fit.find((d) => d.index === line.index)!.id, text: '' }, e);
+    }
+  }
   return out.sort((a, b) => a.index - b.index);
 }
+
+/** The log line of a batch waiting for its write step's store (the error is the store's own message: no URL, no secret). */
+export const storeWait = (logger: { log(level: 'warning', msg: string, fields?: Record<string, unknown>): void }, job: string) => (e: unknown, pauseMs: number) =>
+  logger.log('warning', 'job batch waits for its store', { job, retry_in_ms: pauseMs, error: (e as Error)?.message ?? String(e) });
 
 /** The line of a document a bug failed: what the client can do, nothing internal. */
 export const BUG = { code: 'INTERNAL', detail: 'A bug in chunkd failed this document (the server log has the details): report it; the other documents are not affected.' };

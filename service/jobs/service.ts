@@ -26,7 +26,7 @@ export const jobStore: ServiceFactory = async (settings, logger, services) => {
     name: JOB_STORE,
     value: store,
     close: () => store.close(),
-    start: ({ registry, executor, settings: s }) => store.start({ registry, executor, settings: s }),
+    start: ({ registry, executor, settings: s, services: all }) => store.start({ registry, executor, settings: s, services: all }),
   };
 };
 

@@ -4,7 +4,7 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
-import { runBatch } from './run.js';
+import { runBatch, storeWait } from './run.js';
 import {
   capped, documentBytes, errorLine, FAILURES_MAX, gaveUp, JobQuotaError, quotaReached, RETRY_LIMIT,
   type JobDocument, type JobIntake, type JobMeta, type JobRun, type JobStore, type JobView, type ResultLine, type StoreLimits,
@@ -236,7 +236,7 @@ export class SqliteJobStore implements JobStore {
         job.id, from, to,
       );
       const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
-      const lines = await runBatch(run, docs, this.deps!, { stopping: () => this.closed, onBug: this.onBug });
+      const lines = await runBatch(run, docs, this.deps!, { stopping: () => this.closed, onBug: this.onBug, onStoreWait: storeWait(this.options.logger, job.id) });
       await this.store(job.id, lines);
       this.failedRuns.delete(`${job.id}:${from}`);
     } catch (e) {

@@ -21,5 +21,5 @@ export function bodyCheck<T>(schema: TObject) {
   };
 }
 
-export type ExecuteBody = { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' };
+export type ExecuteBody = { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] };
 export const checkExecute = bodyCheck<ExecuteBody>(PipelineExecute);

@@ -5,10 +5,12 @@ import { emptyStructure, type Processed, type Structure } from '../../kernel/che
 import { runChef, type RunChefOptions } from '../../kernel/chef/run.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
-import type { Doc, Recipe } from '../../kernel/runner.js';
+import type { Doc, Recipe, RunnerStep } from '../../kernel/runner.js';
 import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { STEP_KINDS, type Step } from './steps.js';
+import { STORES, type StoresService } from '../stores/service.js';
+import { namedPlugin, type Step } from './steps.js';
+import { writeSteps, type WriteStepShape } from './write-step.js';
 
 /**
  * A pipeline as it is run: a stored one, or steps run under another name (a job's own steps), which
@@ -23,7 +25,24 @@ export interface ExecuteDeps {
   settings: Limits;
   /** How a process step runs its chef, beyond the executor (the CLI: isolated, under --max-extract-ms). */
   chefs?: Pick<RunChefOptions, 'isolate' | 'pool'>;
+  /** The server's services: a write step writes through its STORES (absent in a worker, which never writes). */
+  services?: Record<string, unknown>;
 }
+
+/** Document i's id in a store, or undefined for its text's digest. */
+export type DocumentIds = (index: number) => string | undefined;
+export const noDocumentIds: DocumentIds = () => undefined;
+
+/** The ids a run's body gives its documents: `document` (a string for one text, a list for a list), else an uploaded file's id. */
+export function documentIds(body: { document?: string | string[] }, file?: StoredDocument): DocumentIds {
+  const { document } = body;
+  if (Array.isArray(document)) return (i) => document[i];
+  const one = document ?? file?.id;
+  return (i) => (i === 0 ? one : undefined);
+}
+
+/** Whether a pipeline ends in a write step (it then runs where the store connections are: the main thread). */
+export const writes = (pipeline: Pick<PipelineRecord, 'steps'>): boolean => pipeline.steps.some((s) => s.type === 'write');
 
 /**
  * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
@@ -32,14 +51,14 @@ export interface ExecuteDeps {
  */
 export async function answerPipeline(
   pipeline: PipelineRecord,
-  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' },
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] },
   deps: ExecuteDeps,
   signal?: AbortSignal,
   file?: StoredDocument,
 ): Promise<Uint8Array[]> {
   checkTexts(body.text, deps.settings);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
-  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
   const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
   return runnerOf(deps.executor, deps.settings).answer(recipe, docs, { list: Array.isArray(body.text), signal });
 }
@@ -65,10 +84,22 @@ export async function executePipeline(
  * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
  * process step is not part of the recipe: it makes the documents (pipelineInputs).
  */
-export async function pipelineRecipe(pipeline: RunPipeline, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
-  const resolved = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
-  const steps = resolved.filter((_, i) => pipeline.steps[i]!.type !== 'process');
-  if (build) for (const { plugin, config } of steps) await plugin.instance(config);
+export async function pipelineRecipe(
+  pipeline: RunPipeline,
+  unit: OffsetUnit,
+  returnType: 'chunks' | 'texts',
+  deps: Pick<ExecuteDeps, 'registry' | 'services'>,
+  build = true,
+  documentId: DocumentIds = noDocumentIds,
+): Promise<Recipe> {
+  const resolved = pipeline.steps.map((step, i) => (step.type === 'write' ? undefined : resolveStep(deps.registry, pipeline, step, i)));
+  const steps = resolved.filter((r, i) => r !== undefined && pipeline.steps[i]!.type !== 'process') as RunnerStep[];
+  const w = pipeline.steps.findIndex((s) => s.type === 'write');
+  if (w >= 0) {
+    const stores = deps.services?.[STORES] as StoresService | undefined;
+    steps.push(...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })));
+  }
+  if (build) for (const { plugin, config, target } of steps) if (!target) await plugin.instance(config);
   return { steps, unit, returnType };
 }
 
@@ -88,8 +119,13 @@ export async function pipelineInputs(pipeline: RunPipeline, texts: string[], dep
   return docs.map((d) => ({ text: d.text, structure: d.structure }));
 }
 
-/** A stored file as a pipeline run by `file` sees it: the chef that read it, and the structure it found. */
+/** A step that no longer fits this server: a 400 that says to update the pipeline. */
+const staleStep = (pipeline: RunPipeline, i: number) => (why: string) =>
+  new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
+
+/** A stored file as a pipeline run by `file` sees it: its id, the chef that read it, and the structure it found. */
 export interface StoredDocument {
+  id?: string;
   format: string;
   structure?: Structure;
 }
@@ -121,10 +157,10 @@ async function processTexts(
  * step that no longer fits is a 400 that says to update the pipeline.
  */
 export function resolveStep(registry: ExecuteDeps['registry'], pipeline: RunPipeline, step: Step, i: number) {
-  const kind = STEP_KINDS[step.type];
-  const name = step[kind] ?? '';
-  const stale = (why: string) =>
-    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
+  const stale = staleStep(pipeline, i);
+  const named = namedPlugin(step);
+  if (!named) throw stale('is a write step, which runs only as the last step');
+  const { kind, name } = named;
   const plugin = registry.find(kind, name);
   if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
   try {

@@ -3,43 +3,77 @@ import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { FlatStep } from './slug-schemas.js';
 import { SLUG_RULE } from './slug.js';
+import type { StoresService } from '../stores/service.js';
 import { STEP_KINDS, validateSteps, type Step } from './steps.js';
 
 export type Flat = Static<typeof FlatStep>;
 
 /**
+ * The key Chonkie's handshake of that name takes the collection under (`store_in("lancedb",
+ * table_name=…)`); the others take collection_name. Both are accepted in a flat write step.
+ */
+const COLLECTION_KEY: Record<string, string> = { lancedb: 'table_name' };
+
+/**
  * The one place where the slug API's flat steps (`{type, component, ...params}`, as Chonkie's
  * clients send them) meet the stored shape (`{type, chef | chunker | refinery, config}`), both ways.
+ * A flat write step names a handshake (`{"type": "write", "component": "lancedb", "table_name":
+ * "docs"}`): it is stored as a write to the server's first connection of that handshake.
  */
-export function toStored({ type, component, ...params }: Flat): Step {
+export function toStored({ type, component, ...params }: Flat, stores?: StoresService): Step {
+  if (type === 'write') {
+    const { table_name, collection_name, ...rest } = params as Record<string, unknown>;
+    const collection = table_name ?? collection_name;
+    return { type, store: stores?.byHandshake(component) ?? '', config: { ...(collection === undefined ? {} : { collection }), ...rest } };
+  }
   return { type, [STEP_KINDS[type]]: component, config: params };
 }
 
 /** A stored step, flat. A plugin config field named `type` or `component` cannot be shown beside them, nor sent flat: it keeps its default. */
-export function toFlat(step: Step): Flat {
+export function toFlat(step: Step, stores?: StoresService): Flat {
   const { type: _type, component: _component, ...params } = (step.config ?? {}) as Record<string, unknown>;
+  if (step.type === 'write') {
+    const { collection, ...rest } = params;
+    const handshake = stores?.handshakeOf(step.store ?? '') ?? step.store ?? '';
+    return { type: 'write', component: handshake, [COLLECTION_KEY[handshake] ?? 'collection_name']: collection, ...rest };
+  }
   return { type: step.type, component: step[STEP_KINDS[step.type]] ?? '', ...params };
 }
 
 /**
  * Flat steps (of the right shape) checked by the very code that checks /v1/pipelines' steps,
  * returned as stored (defaults filled in). A problem's loc is moved to where it is in the flat
- * step: `config.<field>` → `<field>`, `chunker`/`refinery` → `component`.
+ * step: `config.<field>` → `<field>`, `chunker`/`refinery`/`store` → `component`.
  */
-export async function checkFlatSteps(registry: Registry, steps: readonly Flat[], loc: (string | number)[] = ['body', 'steps']): Promise<Step[]> {
+export async function checkFlatSteps(registry: Registry, steps: readonly Flat[], loc: (string | number)[] = ['body', 'steps'], stores?: StoresService): Promise<Step[]> {
+  const issues: Issue[] = [];
+  for (const [i, step] of steps.entries()) {
+    if (step.type === 'write' && !stores?.byHandshake(step.component)) issues.push({ loc: [...loc, i, 'component'], msg: noConnection(step.component, stores), type: 'unknown_store' });
+  }
   try {
-    return await validateSteps(registry, steps.map(toStored), loc);
+    const stored = await validateSteps(registry, steps.map((s) => toStored(s, stores)), loc, stores);
+    if (issues.length) throw new ChunkdError('VALIDATION', issues);
+    return stored;
   } catch (e) {
     if (!isChunkdError(e) || !Array.isArray(e.detail)) throw e;
-    throw new ChunkdError('VALIDATION', e.detail.map((issue) => ({ ...issue, loc: flatLoc(issue.loc, loc.length) })));
+    // A write step with no connection of its handshake has one problem: that one (not the empty store name it was given).
+    const mine = new Set(issues.map((x) => x.loc[loc.length]));
+    const theirs = e.detail.filter((x) => !(mine.has(x.loc[loc.length]) && x.loc[loc.length + 1] === 'store'));
+    throw new ChunkdError('VALIDATION', [...issues, ...theirs.filter((x) => !issues.includes(x))].map((issue) => ({ ...issue, loc: flatLoc(issue.loc, loc.length) })));
   }
+}
+
+function noConnection(handshake: string, stores?: StoresService): string {
+  const names = stores?.names() ?? [];
+  const listed = names.map((n) => `${n} (${stores!.handshakeOf(n)})`).join(', ');
+  return `This server has no store connection of the handshake '${handshake}'${names.length ? `; its connections are ${listed}` : ' (it has no store connections)'}. Connections are server settings (--stores FILE, CHUNKD_STORES): the write step goes to the first one of its handshake.`;
 }
 
 function flatLoc(loc: (string | number)[], at: number): (string | number)[] {
   if (typeof loc[at] !== 'number') return loc;
   const rest = loc.slice(at + 1);
   if (rest[0] === 'config') rest.shift();
-  else if (rest[0] === 'chunker' || rest[0] === 'refinery' || rest[0] === 'chef') rest[0] = 'component';
+  else if (rest[0] === 'chunker' || rest[0] === 'refinery' || rest[0] === 'chef' || rest[0] === 'store') rest[0] = 'component';
   return [...loc.slice(0, at + 1), ...rest];
 }
 

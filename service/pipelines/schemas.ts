@@ -5,17 +5,22 @@ import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
 
 export const PipelineStep = Type.Object(
   {
-    type: Type.Union([Type.Literal('process'), Type.Literal('chunk'), Type.Literal('refine')], {
-      description: "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far.",
+    type: Type.Union([Type.Literal('process'), Type.Literal('chunk'), Type.Literal('refine'), Type.Literal('write')], {
+      description:
+        "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far; " +
+        "'write' (last) writes the chunks to a collection of one of the server's store connections, each document's replacing what it held (embedding them first when no step before does).",
     }),
     chef: Type.Optional(Type.String({ description: 'For a process step: the chef (GET /v1/plugins lists them).', examples: ['markdown'] })),
     chunker: Type.Optional(Type.String({ description: 'For a chunk step: the chunker (GET /v1/plugins lists them).', examples: ['token'] })),
     refinery: Type.Optional(Type.String({ description: 'For a refine step: the refinery.' })),
+    store: Type.Optional(Type.String({ description: 'For a write step: one of the server’s store connections (GET /v1/stores lists them); never a URL, host, path or credential.', examples: ['default'] })),
     config: Type.Optional(
       Type.Object({}, {
         additionalProperties: true,
         default: {},
-        description: "The plugin's config fields, as its endpoint takes them. Checked against the plugin's schema when the pipeline is written, and stored with the defaults filled in.",
+        description:
+          "The plugin's config fields, as its endpoint takes them. Checked against the plugin's schema when the pipeline is written, and stored with the defaults filled in. " +
+          'A write step: {"collection": …} (and optionally "embedding_model", used when no step before it embeds).',
       }),
     ),
   },
@@ -28,7 +33,7 @@ export const Description = (options: { default?: null } = {}) => Type.Union([Typ
 export const STEP_COUNT = { minItems: 1, maxItems: 100 } as const;
 const Steps = Type.Array(PipelineStep, {
   ...STEP_COUNT,
-  description: 'At most one process step, then one chunk step, then any refine steps, run in this order.',
+  description: 'At most one process step, then one chunk step, then any refine steps, then at most one write step, run in this order.',
 });
 
 export const PipelineCreate = Type.Object(
@@ -50,8 +55,17 @@ export const Pipeline = Type.Object({
   updated_at: Type.String({ format: 'date-time', description: 'ISO 8601, UTC; changes on every update.' }),
 });
 
+/** The id under which a run's documents are written by a write step. */
+export const DocumentField = Type.Optional(
+  Type.Union([Type.String({ minLength: 1, maxLength: 400 }), Type.Array(Type.String({ minLength: 1, maxLength: 400 }))], {
+    description:
+      "For a pipeline with a write step: the document's id in the store (a list: one per text), whose chunks a new run replaces. Without it, an uploaded file's id, else the SHA-256 of the text.",
+    examples: ['doc-1'],
+  }),
+);
+
 export const PipelineExecute = Type.Object(
-  CHUNKER_REQUEST_FIELDS,
+  { ...CHUNKER_REQUEST_FIELDS, document: DocumentField },
   { required: ['text'], additionalProperties: true, examples: [{ text: 'First sentence. Second sentence.' }] },
 );
 

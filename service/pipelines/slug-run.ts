@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { orderChunk, type Chunk } from '../../kernel/chunk.js';
 import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
 import { bodyCheck, type ExecuteBody } from './body.js';
+import { DocumentField } from './schemas.js';
 
 /**
  * A slug pipeline run (POST /v1/pipeline/{slug}) as Chonkie's Python client reads it: its
@@ -12,6 +13,7 @@ import { bodyCheck, type ExecuteBody } from './body.js';
 export const SlugRunRequest = Type.Object(
   {
     ...CHUNKER_REQUEST_FIELDS,
+    document: DocumentField,
     nested: Type.Boolean({
       default: false,
       description:

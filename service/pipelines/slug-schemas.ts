@@ -9,10 +9,17 @@ import { SLUG_PATTERN, SLUG_RULE } from './slug.js';
 
 export const FlatStep = Type.Object(
   {
-    type: Type.Union([Type.Literal('process'), Type.Literal('chunk'), Type.Literal('refine')], {
-      description: "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far.",
+    type: Type.Union([Type.Literal('process'), Type.Literal('chunk'), Type.Literal('refine'), Type.Literal('write')], {
+      description:
+        "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far; " +
+        "'write' (last) writes the chunks to the collection `table_name` (or `collection_name`) of the server's first store connection of the handshake `component`.",
     }),
-    component: Type.String({ minLength: 1, maxLength: 200, description: 'The chef of a process step, the chunker of a chunk step, the refinery of a refine step (GET /v1/plugins lists them).', examples: ['recursive'] }),
+    component: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The chef of a process step, the chunker of a chunk step, the refinery of a refine step, the handshake of a write step (GET /v1/plugins lists them).',
+      examples: ['recursive'],
+    }),
   },
   {
     additionalProperties: true,
@@ -23,7 +30,7 @@ export const FlatStep = Type.Object(
 );
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: SLUG_PATTERN, description: `The pipeline's name (its name in /v1/pipelines): ${SLUG_RULE}.`, examples: ['docs-512'] });
-const FlatSteps = Type.Array(FlatStep, { ...STEP_COUNT, description: 'At most one process step, then one chunk step, then any refine steps, run in this order.' });
+const FlatSteps = Type.Array(FlatStep, { ...STEP_COUNT, description: 'At most one process step, then one chunk step, then any refine steps, then at most one write step, run in this order.' });
 const EXAMPLE_STEPS = [{ type: 'chunk', component: 'recursive', chunk_size: 512 }];
 
 export const SlugPipelineCreate = Type.Object(

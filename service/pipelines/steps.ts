@@ -3,12 +3,18 @@ import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kern
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/run.js';
+import type { StoresService } from '../stores/service.js';
 import type { PipelineStep } from './schemas.js';
+import { checkWriteStep, type WriteStepShape } from './write-step.js';
 
 export type Step = Static<typeof PipelineStep>;
 
-/** What each step type runs, and the step field naming it. */
-export const STEP_KINDS = { process: 'chef', chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Step['type'], Kind>;
+/** What each step type that runs a plugin named in the step runs, and the step field naming it (a write step names a store connection instead). */
+export const STEP_KINDS = { process: 'chef', chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Exclude<Step['type'], 'write'>, Kind>;
+
+/** A step's plugin kind and name, for the steps that name one (not a write step). */
+export const namedPlugin = (step: Step): { kind: Kind; name: string } | undefined =>
+  step.type === 'write' ? undefined : { kind: STEP_KINDS[step.type], name: step[STEP_KINDS[step.type]] ?? '' };
 
 /**
  * Check steps (already of the right shape) against the registry, so a pipeline that was stored
@@ -18,13 +24,24 @@ export const STEP_KINDS = { process: 'chef', chunk: 'chunker', refine: 'refinery
  * Returns the steps as stored: the plugin's name and its config with the defaults filled in.
  * Every problem of every step is reported at once, each with its loc.
  */
-export async function validateSteps(registry: Registry, steps: readonly Step[], loc: (string | number)[] = ['body', 'steps']): Promise<Step[]> {
+export async function validateSteps(registry: Registry, steps: readonly Step[], loc: (string | number)[] = ['body', 'steps'], stores?: StoresService): Promise<Step[]> {
   const issues: Issue[] = [];
   const out: Step[] = [];
   let chunkAt = -1;
   let processAt = -1;
   for (const [i, step] of steps.entries()) {
     const at = (...rest: (string | number)[]) => [...loc, i, ...rest];
+    if (step.type === 'write') {
+      for (const other of Object.values(STEP_KINDS)) {
+        if (step[other] !== undefined) issues.push({ loc: at(other), msg: `A write step names a store connection, not a ${other}: remove '${other}'.`, type: 'extra_forbidden' });
+      }
+      if (i !== steps.length - 1) issues.push({ loc: at('type'), msg: 'A write step is the last step: move it to the end (a pipeline writes to one store).', type: 'value_error' });
+      if (chunkAt < 0) issues.push({ loc: at('type'), msg: 'A write step needs a chunk step before it: add one.', type: 'value_error' });
+      const checked = checkWriteStep(step as WriteStepShape & Record<string, unknown>, at, stores, issues);
+      if (checked) out.push(checked as Step);
+      continue;
+    }
+    if (step.store !== undefined) issues.push({ loc: at('store'), msg: `Only a write step names a store: remove 'store' or make this a write step.`, type: 'extra_forbidden' });
     const kind = STEP_KINDS[step.type];
     for (const other of Object.values(STEP_KINDS)) {
       if (other !== kind && step[other] !== undefined) issues.push({ loc: at(other), msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`, type: 'extra_forbidden' });

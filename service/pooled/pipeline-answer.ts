@@ -3,7 +3,7 @@ import { isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
-import { STEP_KINDS } from '../pipelines/steps.js';
+import { namedPlugin } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { runPooled, type Pooled, type RawRequest } from './answer.js';
 import type { PipelinePayload } from './pipeline-job.js';
@@ -13,7 +13,7 @@ import { resolveDocument } from '../files/document-input.js';
 import { FILE_STORE } from '../files/service.js';
 import type { FileStore } from '../files/store.js';
 import { checkExecute } from '../pipelines/body.js';
-import { pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
+import { documentIds, pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { AppDeps } from '../deps.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
@@ -31,9 +31,9 @@ export async function pipelinePooled(raw: RawRequest, pool: WorkerPool, find: ()
   }
   const sources: Record<string, string> = {};
   for (const step of 'steps' in pipeline ? pipeline.steps : []) {
-    const kind = STEP_KINDS[step.type];
-    const plugin = registry.find(kind, step[kind] ?? '');
-    if (plugin) sources[`${kind}:${plugin.name}`] = plugin.source;
+    const named = namedPlugin(step);
+    const plugin = named && registry.find(named.kind, named.name);
+    if (named && plugin) sources[`${named.kind}:${plugin.name}`] = plugin.source;
   }
   return runPooled(raw, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true, slug }) satisfies PipelinePayload);
 }
@@ -68,7 +68,8 @@ export async function runPipeline(req: RunRequest, deps: AppDeps, find: () => Pr
     if ('bytes' in pooled) return { bytes: pooled.bytes };
     if ('prepared' in pooled) {
       const { unit, returnType, list, docs: texts } = pooled.prepared;
-      const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false), texts, list, executor, settings);
+      const ids = documentIds({ document: pooled.prepared.document }, document);
+      const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false, ids), texts, list, executor, settings);
       return { docs, flat: pooled.prepared.flat === true };
     }
     document = await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file

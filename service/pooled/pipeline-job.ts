@@ -11,7 +11,7 @@ import { inline, isBlank } from '../../kernel/run.js';
 import type { Job } from '../../kernel/worker.js';
 import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
-import { pipelineInputs, pipelineRecipe, processes } from '../pipelines/execute.js';
+import { pipelineInputs, pipelineRecipe, processes, writes } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
@@ -40,10 +40,12 @@ const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
     const texts = Array.isArray(req.text) ? req.text : [req.text];
     const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
-    const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
-    const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat };
+    const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat, ...(req.document === undefined ? {} : { document: req.document }) };
     // A process step's chef runs here, on each text; its documents (text and structure) then run whole in this worker.
     const docs = await pipelineInputs(pipeline, texts, { registry, executor: inline, settings: limits });
+    // A write step writes through the store connections, which live on the main thread: its runner runs these documents.
+    if (writes(pipeline)) return prepared(ready, docs, ignored);
+    const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
     return (await answerHere(payload, recipe, docs, list, ignored, flat, processes(pipeline))) ?? prepared(ready, docs, ignored);
   } catch (e) {
     return moved<PooledResult>({ error: errorData(e), ignored });

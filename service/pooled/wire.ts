@@ -60,6 +60,8 @@ export interface Prepared {
   list: boolean;
   /** One flat list of every document's chunks (a slug run, service/pipelines/slug-run.ts). */
   flat?: boolean;
+  /** A pipeline run's `document` (the ids its write step writes the documents under). */
+  document?: string | string[];
   docs: Doc[];
 }
 

@@ -82,6 +82,11 @@ export class Stores {
     return [...this.open.keys()];
   }
 
+  /** The handshake of a connection (a flat write step shows it in place of the connection). */
+  handshakeOf(store: string): string | undefined {
+    return this.open.get(store)?.connection.handshake;
+  }
+
   /** The first connection of a handshake (Chonkie's flat write step names a handshake, not a connection). */
   byHandshake(handshake: string): string | undefined {
     return [...this.open.values()].find((o) => o.connection.handshake === handshake)?.connection.name;

@@ -14,7 +14,7 @@ import { chunkLists, isBlank, type Executor, type ParsedRequest } from '../../ke
 import { docWeight, type Doc, type Recipe, type Runner } from '../../kernel/runner.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { Structure } from '../../kernel/chef/document.js';
-import { pipelineInputs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
+import { documentIds, pipelineInputs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 
 /** A batch split into documents, each run by the document runner (kernel/runner.ts) with `recipe`. */
@@ -37,7 +37,7 @@ function documents(runner: Runner, recipe: Recipe, docs: Doc[], list: boolean): 
 
 /** Documents a worker parsed and checked (service/pooled/): only the steps' configs are built here, so a refused one is the whole request's error. */
 export async function preparedDocuments(recipe: Recipe, docs: Doc[], list: boolean, executor: Executor, limits: Limits): Promise<Documents> {
-  if (docs.some((d) => typeof d !== 'string' || !isBlank(d))) for (const { plugin, config } of recipe.steps) await plugin.instance(config);
+  if (docs.some((d) => typeof d !== 'string' || !isBlank(d))) for (const { plugin, config, target } of recipe.steps) if (!target) await plugin.instance(config);
   return documents(runnerOf(executor, limits), recipe, docs, list);
 }
 
@@ -68,14 +68,14 @@ export async function refineryDocuments(plugin: Plugin, req: ParsedRequest, exec
  */
 export async function pipelineDocuments(
   pipeline: PipelineRecord,
-  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' },
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] },
   deps: ExecuteDeps,
   signal?: AbortSignal,
   file?: StoredDocument,
 ): Promise<Documents> {
   checkTexts(body.text, deps.settings);
   const texts = list(body.text);
-  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
   const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
   return documents(runnerOf(deps.executor, deps.settings), recipe, docs, Array.isArray(body.text));
 }

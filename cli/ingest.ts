@@ -1,0 +1,166 @@
+/**
+ * `chunkd ingest DIR --pipeline FILE`: every file under DIR through a pipeline whose last step
+ * writes to a store (a connection of this server's settings), without a server, through the very
+ * runner and Stores service the HTTP routes use. A document's id is its path under DIR.
+ * Resumable: each document written is recorded with its content's SHA-256 in the data directory
+ * (ingest/<store>/<collection>.ndjson, appended once the store confirmed), and a later run skips a
+ * document whose content has not changed.
+ */
+import { hash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { discover } from '../kernel/discovery.js';
+import { ChunkdError, isChunkdError } from '../kernel/errors.js';
+import { inline } from '../kernel/run.js';
+import { exportPluginSettings } from '../service/assembly.js';
+import { bodyCheck } from '../service/pipelines/body.js';
+import { PipelineUpdate } from '../service/pipelines/schemas.js';
+import { validateSteps, type Step } from '../service/pipelines/steps.js';
+import { STORES } from '../service/stores/service.js';
+import type { Settings } from '../service/settings.js';
+import { eachDocument, pipelineDocuments } from '../service/stream/documents.js';
+import { Stores } from '../service/stores/stores.js';
+import { readSettings, Usage } from './chunk.js';
+import { cliArgs } from './cli-args.js';
+import { Progress } from './progress.js';
+import { invalidUtf8At } from './utf8.js';
+
+export const INGEST_HELP = `Usage: chunkd ingest DIR --pipeline FILE.json
+
+Write every file under DIR (UTF-8 text) to a store: FILE holds the pipeline's "steps", the last a
+write step ({"type": "write", "store": "default", "config": {"collection": "docs"}}). A document's
+id is its path under DIR; a file whose content was already written is skipped, so an interrupted
+run picks up where it stopped. Stores are the server's settings (CHUNKD_STORES, CHUNKD_DATA_DIR).`;
+
+export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let stores: Stores | undefined;
+  try {
+    const { positional, flags } = cliArgs(args, ['pipeline'], ['help'], 'chunkd ingest --help');
+    if (flags.help) {
+      process.stdout.write(`${INGEST_HELP}\n`);
+      return 0;
+    }
+    const [dir, ...extra] = positional;
+    if (dir === undefined || extra.length) throw new Usage('Name one directory to ingest. Run: chunkd ingest --help');
+    if (flags.pipeline === undefined) throw new Usage('--pipeline is required: a JSON file with the steps, the last a write step. Run: chunkd ingest --help');
+    const settings = readSettings(env);
+    exportPluginSettings(settings);
+    const registry = await discover(settings.pluginsDir);
+    stores = Stores.fromSettings(registry, settings);
+    const steps = await readPipeline(String(flags.pipeline), registry, stores);
+    const write = steps.at(-1)!;
+    const files = listFiles(dir);
+    const record = new IngestLog(settings, write.store!, (write.config as { collection: string }).collection);
+    const pipeline = { id: String(flags.pipeline), name: basename(String(flags.pipeline)), description: null, steps, created_at: '', updated_at: '' };
+    const deps = { registry, executor: inline, settings, services: { [STORES]: stores } };
+    const progress = process.stderr.isTTY ? new Progress(process.stderr, files.length, files.map((f) => f.size)) : undefined;
+    const counts = { written: 0, skipped: 0, failed: 0 };
+    for (const [i, file] of files.entries()) {
+      const failed = (why: string) => {
+        counts.failed++;
+        progress?.clear();
+        process.stderr.write(`${file.id}: ${why}\n`);
+      };
+      const bytes = readFileSync(file.path);
+      const digest = hash('sha256', bytes, 'hex');
+      if (record.has(file.id, digest)) {
+        counts.skipped++;
+      } else if (invalidUtf8At(bytes) >= 0) {
+        failed('not valid UTF-8: skipped (convert it to UTF-8 to ingest it).');
+      } else {
+        const docs = await pipelineDocuments(pipeline, { text: [bytes.toString('utf8')], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] }, deps);
+        let error: string | undefined;
+        await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
+        if (error === undefined) {
+          record.add(file.id, digest);
+          counts.written++;
+        } else failed(error);
+      }
+      progress?.done(i);
+    }
+    progress?.finish();
+    process.stdout.write(`${JSON.stringify({ files: files.length, ...counts, store: write.store, collection: (write.config as { collection: string }).collection })}\n`);
+    return counts.failed ? 1 : 0;
+  } catch (e) {
+    if (e instanceof Usage) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    if (isChunkdError(e)) {
+      process.stderr.write(`${message(e)}\n`);
+      return e.status >= 500 ? 1 : 2;
+    }
+    throw e;
+  } finally {
+    await stores?.close();
+  }
+}
+
+const message = (e: ChunkdError) => (typeof e.detail === 'string' ? e.detail : e.detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n'));
+
+async function readPipeline(file: string, registry: Awaited<ReturnType<typeof discover>>, stores: Stores): Promise<Step[]> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Usage(`Cannot read the pipeline ${file}: ${(e as Error).message}. It must be a JSON object with "steps", as POST /v1/pipelines takes.`);
+  }
+  const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(raw, () => {});
+  if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
+  const steps = await validateSteps(registry, body.steps, ['steps'], stores);
+  if (steps.at(-1)?.type !== 'write') throw new Usage(`The pipeline ${file} does not end in a write step: add {"type": "write", "store": "default", "config": {"collection": "docs"}}.`);
+  return steps;
+}
+
+/** Every regular file under `dir`, by path (sorted, so runs and their progress are repeatable); its id is its path under `dir`, with /. */
+function listFiles(dir: string): { path: string; id: string; size: number }[] {
+  const root = resolve(dir);
+  let entries: string[];
+  try {
+    if (!statSync(root).isDirectory()) throw new Usage(`${dir} is not a directory: name the directory to ingest.`);
+    entries = readdirSync(root, { recursive: true }) as string[];
+  } catch (e) {
+    if (e instanceof Usage) throw e;
+    throw new Usage(`Cannot read ${dir}: ${(e as Error).message}.`);
+  }
+  return entries
+    .map((e) => join(root, e))
+    .filter((p) => statSync(p).isFile())
+    .sort()
+    .map((p) => ({ path: p, id: relative(root, p).split(sep).join('/'), size: statSync(p).size }));
+}
+
+/** What earlier runs wrote to this collection: document id → content SHA-256, appended once written (a torn last line is ignored). */
+class IngestLog {
+  private readonly file: string;
+  private readonly seen = new Map<string, string>();
+
+  constructor(settings: Settings, store: string, collection: string) {
+    const dir = join(settings.dataDir, 'ingest', store);
+    mkdirSync(dir, { recursive: true });
+    this.file = join(dir, `${collection}.ndjson`);
+    let text = '';
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      // first run
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const { document, sha256 } = JSON.parse(line) as { document: string; sha256: string };
+        this.seen.set(document, sha256);
+      } catch {
+        // a blank or torn line
+      }
+    }
+  }
+
+  has(document: string, digest: string): boolean {
+    return this.seen.get(document) === digest;
+  }
+
+  add(document: string, digest: string): void {
+    appendFileSync(this.file, `${JSON.stringify({ document, sha256: digest })}\n`);
+    this.seen.set(document, digest);
+  }
+}
