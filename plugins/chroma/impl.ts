@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import { ChunkdError, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
 import type { ChromaConfig } from './index.js';
 import { chromaName } from './names.js';
+import { KeyedQueue } from '../../kernel/keyed-queue.js';
 
 /** Keys of a collection's metadata: the chunkd name (a Chroma name may carry a suffix), the model and dimension of its vectors. */
 const NAME = 'chunkd:collection';
@@ -85,19 +86,11 @@ const toMetadata = (row: StoreRow): Metadata => ({
 
 class ChromaStore implements HandshakeImpl {
   /** Writes to one collection, one at a time in this process: a write deletes the document's rows it did not just upsert, which two interleaved writes of one document would do to each other. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
   private maxBatch?: Promise<number>;
   private readonly vectors = new ChunkdVectors();
 
   constructor(private readonly client: ChromaClient) {}
-
-  private serial<T>(collection: string, work: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(collection) ?? Promise.resolve()).then(work, work);
-    const settled = run.catch(() => {});
-    this.queues.set(collection, settled);
-    void settled.then(() => this.queues.get(collection) === settled && this.queues.delete(collection));
-    return run;
-  }
 
   /** The collection chunkd made under this name; undefined when there is none. */
   private async find(collection: string): Promise<Collection | undefined> {
@@ -143,7 +136,7 @@ class ChromaStore implements HandshakeImpl {
    * next write of the document removes), never a document without its rows.
    */
   writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
-    return this.serial(collection, async () => {
+    return this.queue.run(collection, async () => {
       const name = chromaName(collection);
       const target = await this.client.getOrCreateCollection({
         name,
@@ -176,7 +169,7 @@ class ChromaStore implements HandshakeImpl {
   }
 
   delete(collection: string, document: string): Promise<number> {
-    return this.serial(collection, async () => {
+    return this.queue.run(collection, async () => {
       const target = await this.find(collection);
       if (!target) return 0;
       const ids = await this.idsOf(target, [document]);

@@ -3,6 +3,7 @@ import type { CollectionInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, Wri
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
 import { documentIs } from './sql.js';
+import { KeyedQueue } from '../../kernel/keyed-queue.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
@@ -53,20 +54,12 @@ export async function create({ path }: Static<typeof LanceDbConfig>): Promise<Ha
 
 class LanceStore implements HandshakeImpl {
   /** Writes to one table, one at a time in this process: concurrent merge commits on one table conflict. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
 
   constructor(private readonly db: Connection) {}
 
   private async table(name: string): Promise<Table | undefined> {
     return (await this.db.tableNames()).includes(name) ? this.db.openTable(name) : undefined;
-  }
-
-  private serial<T>(collection: string, work: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(collection) ?? Promise.resolve()).then(work, work);
-    const settled = run.catch(() => {});
-    this.queues.set(collection, settled);
-    void settled.then(() => this.queues.get(collection) === settled && this.queues.delete(collection));
-    return run;
   }
 
   async collections(): Promise<CollectionInfo[]> {
@@ -117,7 +110,7 @@ class LanceStore implements HandshakeImpl {
    * replaced and a re-run of the batch changes nothing.
    */
   writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
-    return this.serial(collection, async () => {
+    return this.queue.run(collection, async () => {
       const rows = docs.flatMap((d) => d.rows.map(toLance));
       const ofBatch = docs.length ? docs.map((d) => documentIs(d.document)).join(' OR ') : 'false';
       let table = await this.table(collection);
@@ -138,7 +131,7 @@ class LanceStore implements HandshakeImpl {
   }
 
   delete(collection: string, document: string): Promise<number> {
-    return this.serial(collection, async () => {
+    return this.queue.run(collection, async () => {
       const table = await this.table(collection);
       if (!table) return 0;
       try {

@@ -13,7 +13,7 @@ interface Pending {
   store: string;
   collection: string;
   model: string;
-  docs: Map<string, { index: number; chunks: Chunk[] }>;
+  docs: Map<string, { index: number; chunks: readonly Chunk[] }>;
 }
 
 /** Longest pause between two tries of a store that is down. */
@@ -42,7 +42,7 @@ export class WriteBatch {
     };
   }
 
-  private hold(store: string, collection: string, document: string, chunks: Chunk[], model: string): void {
+  private hold(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string): void {
     const key = JSON.stringify([store, collection, model]);
     let p = this.pending.get(key);
     if (!p) this.pending.set(key, (p = { store, collection, model, docs: new Map() }));
