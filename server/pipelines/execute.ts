@@ -1,12 +1,11 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
-import { runChef } from '../../kernel/chef/run.js';
-import type { Plugin, Registry } from '../../kernel/registry.js';
+import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
+import type { Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
-import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
+import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STEP_KINDS, type Step } from './steps.js';
 
@@ -32,8 +31,7 @@ export async function answerPipeline(
   checkTexts(body.text, deps.settings);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
   const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
-  const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
-  return runnerOf(deps.executor, deps.settings).answer(recipe, docs, { list: Array.isArray(body.text), signal });
+  return runnerOf(deps.executor, deps.settings).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
 }
 
 /**
@@ -53,14 +51,13 @@ export async function executePipeline(
 }
 
 /**
- * A pipeline's chunk and refine steps as a recipe, every step resolved (a process step too) and
- * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
- * process step is not part of the recipe: it makes the documents (pipelineInputs).
+ * A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step
+ * or a refused config is the whole request's 400. A process step is the recipe's first step: the
+ * runner runs its chef where it places the work (kernel/runner.ts).
  */
 export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
-  const resolved = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
-  const steps = resolved.filter((_, i) => pipeline.steps[i]!.type !== 'process');
-  if (build) for (const { plugin, config } of steps) await plugin.instance(config);
+  const steps = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
+  if (build) for (const { plugin, config } of steps) if (plugin.kind !== 'chef') await plugin.instance(config);
   return { steps, unit, returnType };
 }
 
@@ -68,43 +65,17 @@ export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit,
 export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.some((s) => s.type === 'process');
 
 /**
- * The documents the recipe runs on: with a process step, each text as its chef read it (text
- * and structure); without one, the texts as they come, a file's with the structure its chef
- * found at upload.
+ * The documents a pipeline runs on: the texts as they come, or a stored file's text with the
+ * structure its chef found at upload (a process step of that same chef does not read it again).
  */
-export async function pipelineInputs(pipeline: PipelineRecord, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
-  const i = pipeline.steps.findIndex((s) => s.type === 'process');
-  if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
-  const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
-  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file });
-  return docs.map((d) => ({ text: d.text, structure: d.structure }));
+export function pipelineDocs(texts: string[], file?: StoredDocument): Doc[] {
+  return file && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), chef: file.format }] : texts;
 }
 
 /** A stored file as a pipeline run by `file` sees it: the chef that read it, and the structure it found. */
 export interface StoredDocument {
   format: string;
   structure?: Structure;
-}
-
-/**
- * A process step on each text: the chef's document. A file already read by this very chef at
- * upload is not read again (its stored text and structure are the chef's answer).
- */
-async function processTexts(
-  chef: Plugin,
-  config: Record<string, unknown>,
-  texts: string[],
-  { executor, settings, signal, file }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument },
-): Promise<Processed[]> {
-  if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
-  const out: Processed[] = [];
-  for (const text of texts) {
-    signal?.throwIfAborted();
-    const doc = await runChef(chef, config, { text }, { executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
-    out.push(doc);
-  }
-  checkTexts(out.map((d) => d.text), settings);
-  return out;
 }
 
 /**
