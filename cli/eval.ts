@@ -24,7 +24,7 @@ import { evaluate, type Candidate, type CandidateResult } from '../evaluation/ev
 import type { LocateMode } from '../evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../evaluation/runtime.js';
 import type { RetrieverName } from '../evaluation/score.js';
-import { checkBudget, checkSpec, type EvalSpec } from '../evaluation/spec.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../evaluation/spec.js';
 import { resultsTable } from '../evaluation/table.js';
 import { Progress } from './progress.js';
 
@@ -102,6 +102,7 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     checkSpec(spec, []);
     const raw = values.candidate?.length ? values.candidate : [DEFAULT_CANDIDATE];
     checkBudget(documents.length, raw.length, questions.length, settings.maxEvalWork);
+    checkRetrieval(spec, raw.length, settings);
     const deps: RuntimeDeps = { registry, executor: inline, settings };
     const candidates = await readCandidates(raw, registry, settings, deps);
     const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel);
@@ -176,7 +177,7 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
       }
       const checked = bodyCheck<{ steps: Step[] }>(PipelineUpdate)({ steps }, () => {});
       const valid = await validateSteps(registry, checked.steps!, ['candidate', i + 1]);
-      out.push(stepsCandidate(label, valid, 'codepoint', deps));
+      out.push(await stepsCandidate(label, valid, 'codepoint', deps));
     }
     return out;
   } finally {

@@ -77,6 +77,8 @@ export interface FileDoc {
 export interface StructuredDoc {
   text: string;
   structure: Structure;
+  /** The chef that made it (a stored upload's): a process step of this very chef answers it as it is, not read again. */
+  chef?: string;
 }
 
 /** A text as UTF-16 bytes in a buffer of its own (transferable: never Node's shared pool). */
@@ -293,6 +295,25 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
   return out;
 }
 
+/**
+ * Each document's chunks as objects, for a caller on this thread that works on them where they
+ * are made (evaluation scores them in the same worker task, never handing a chunk graph back):
+ * the same steps and caps as runHere, the answer cap counted by the chunks' least JSON.
+ */
+export async function chunksHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<Chunk[][]> {
+  const budget = { used: 0 };
+  const context: ChunkContext = { signal };
+  const out: Chunk[][] = [];
+  for (const doc of docs) {
+    signal?.throwIfAborted();
+    const result = await runSteps(steps, doc, options, budget, context, signal);
+    if ('document' in result) throw new Error('A recipe that ends with a chef makes a document, not chunks: end it with a chunk or refine step.');
+    if (options.cap.over === 'answer') budget.used += result.chunks.reduce((n, c) => n + c.text.length + MIN_CHUNK_BYTES, 1);
+    out.push(result.chunks);
+  }
+  return out;
+}
+
 /** What a document's steps made: its chunks, or (a chef the last step) the processed document. */
 type StepsResult = { chunks: Chunk[] } | { document: Processed };
 
@@ -306,8 +327,9 @@ async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budg
     if (plugin.kind === 'chef') {
       if (i > 0 || Array.isArray(input)) throw new Error(`The chef '${plugin.name}' can only be a first step, given a text or a file.`);
       const given: ChefDocument = typeof input === 'string' ? { text: input } : input;
-      checkChef(plugin, given);
-      const processed = await processHere(plugin, config, given, options.chef.limits, signal);
+      const made = typeof doc === 'object' && 'chef' in doc && doc.chef === plugin.name ? doc : undefined;
+      if (!made) checkChef(plugin, given);
+      const processed: Processed = made ? { text: made.text, structure: made.structure, metadata: {} } : await processHere(plugin, config, given, options.chef.limits, signal);
       if (last) return { document: processed };
       input = processed.text;
       structure = [processed.structure];

@@ -32,6 +32,13 @@ export const SETTINGS = {
     help: "Most spans of each kind (headings, tables, code blocks, images, pages) a chef keeps of one document, wherever it runs (process routes, pipelines, jobs, uploads): past it, that kind's further spans are dropped and counted in the document's metadata.dropped_spans, and the text is still answered.",
   },
   'max-eval-work': { env: 'CHUNKD_MAX_EVAL_WORK', type: 'integer', default: 1_000_000, min: 1, help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).' },
+  'max-eval-retrieved': {
+    env: 'CHUNKD_MAX_EVAL_RETRIEVED',
+    type: 'integer',
+    default: 2_000_000,
+    min: 1,
+    help: 'Most chunks an evaluation may retrieve, counted before any chunking as questions × candidates × the sum of k (each k capped by the most chunks the documents could give, one per character); more → 413. With detail, every retrieved chunk is also written out, and the answer must fit --max-output-bytes.',
+  },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'max-file-bytes': { env: 'CHUNKD_MAX_FILE_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).' },
   'max-upload-bytes-in-flight': {

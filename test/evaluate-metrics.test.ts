@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Bm25Index, tokenize, topK } from '../evaluation/bm25.js';
 import { parseCsv } from '../evaluation/csv.js';
-import { retrievable } from '../evaluation/evaluate.js';
+import { retrievable } from '../evaluation/candidate.js';
 import { locateChunks } from '../evaluation/locate.js';
 import { precisionOmega, scoreQuestion, summarize } from '../evaluation/metrics.js';
 import { subtract, union, type Range } from '../evaluation/ranges.js';

@@ -5,7 +5,7 @@ import { evaluate, type Candidate, type EvalServices } from '../../evaluation/ev
 import type { LocateMode } from '../../evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../../evaluation/runtime.js';
 import type { RetrieverName } from '../../evaluation/score.js';
-import { checkBudget, checkSpec, type EvalQuestion, type EvalSpec } from '../../evaluation/spec.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../evaluation/spec.js';
 import type { FileStore } from '../files/store.js';
 import { FILE_STORE } from '../files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -73,9 +73,9 @@ export const evaluateRoutes: RouteModule = (deps) => {
             issues.push({ loc, msg: `Candidate ${i}: no stored pipeline has the id '${c}' (GET /v1/pipelines lists them).`, type: 'value_error' });
             continue;
           }
-          out.push(stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
+          out.push(await stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
         } else {
-          out.push(stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
+          out.push(await stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
         }
       } catch (e) {
         gatherIssues(issues, e);
@@ -93,7 +93,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
       summary: 'Compare chunking candidates by how well their chunks retrieve the evidence of questions (recall, precision, IoU, precision Ω).',
       description:
         'Every candidate chunks every document into one index; each question retrieves its k best chunks (BM25, embeddings or hybrid), scored against its reference spans with the definitions of Chroma’s chunking evaluation. ' +
-        'Bounded: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK), else 413. With `Accept: application/x-ndjson`: progress lines, then the result.',
+        'Bounded, before any chunking: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK); chunks retrieved (questions × candidates × Σk) at most --max-eval-retrieved (CHUNKD_MAX_EVAL_RETRIEVED); with `detail`, the listed chunks within --max-output-bytes; else 413. Each candidate chunks and is scored in one pool task. With `Accept: application/x-ndjson`: progress lines, then the result.',
       body: EvaluateRequest,
       bodyName: 'EvaluateRequest',
       responses: {
@@ -108,6 +108,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         checkTexts(documents.map((d) => d.text), deps.settings);
         const spec: EvalSpec = { documents, questions: body.questions, retriever: body.retriever, embeddingModel: body.embedding_model, k, locate: body.locate, unit: body.offset_unit, detail: body.detail };
         checkSpec(spec);
+        checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
         const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
         const signal = ctx.state.signal as AbortSignal | undefined;
