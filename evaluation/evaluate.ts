@@ -32,7 +32,8 @@ export interface Progress {
   /** Candidates done so far, and how many in all. */
   done: number;
   total: number;
-  stage: 'embedded questions' | 'scored';
+  /** `started`: a candidate's task began (it chunks and scores in one go); `scored`: it is done. */
+  stage: 'embedded questions' | 'started' | 'scored';
   candidate?: number;
 }
 
@@ -63,6 +64,7 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
   const results: CandidateResult[] = [];
   for (const [c, candidate] of candidates.entries()) {
     const started = performance.now();
+    services.progress?.({ done: c, total: candidates.length, stage: 'started', candidate: c });
     const { scores, chunks, tokens } = await services.run(candidate.steps, input, signal);
     const time_ms = Math.round(performance.now() - started);
     for (const s of scores) {
