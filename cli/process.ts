@@ -5,10 +5,12 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { processFile, toWire } from '../kernel/chef/run.js';
+import { chefFor, unsupportedFile } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
+import { inline } from '../kernel/run.js';
+import type { Recipe } from '../kernel/runner.js';
 import { exportPluginSettings } from '../server/boot.js';
-import { LIMIT_NAMES } from '../server/limits.js';
+import { runnerOf } from '../server/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE
@@ -36,8 +38,16 @@ export async function processCommand(args: string[], env: NodeJS.ProcessEnv = pr
     }
     if (size > settings.maxFileBytes) throw new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`);
     const bytes = new Uint8Array(readFileSync(file));
-    const doc = await processFile(registry, bytes, { filename: basename(file), chef: chef === 'auto' ? undefined : chef }, { limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
-    process.stdout.write(`${JSON.stringify({ chef: doc.format, ...toWire(doc, 'codepoint') })}\n`);
+    const facts = { filename: basename(file) };
+    const plugin = chef === 'auto' ? chefFor(registry, facts, bytes) : registry.get('chef', chef);
+    if (!plugin) throw unsupportedFile(registry, facts);
+    // The chef is a runner step, as on the server: its document bounded by the same limits (--max-output-bytes, --max-structure-spans).
+    const recipe: Recipe = { steps: [{ plugin, config: plugin.validateConfig({}) }], unit: 'codepoint', returnType: 'chunks' };
+    const [doc] = await runnerOf(inline, settings).answer(recipe, [{ file: bytes, filename: facts.filename }], { list: false });
+    // The document's JSON object, with the chef's name first.
+    process.stdout.write(`{"chef":${JSON.stringify(plugin.name)},`);
+    process.stdout.write(doc!.subarray(1));
+    process.stdout.write('\n');
     return 0;
   } catch (e) {
     return fail(e);
