@@ -18,7 +18,8 @@ const HELP = `Usage: npm run bench -- [--quick] [--out FILE] [suite ...]
   suites: ${SUITES.map((s) => s.name).join(', ')} (default: all)
   --quick  small inputs, one timed run per case: a smoke run, not results
   --out    write the markdown there (default: bench/results.md for a full run of every suite)
-  --data   the quality suite's benchmark data folder (or CHUNKD_QUALITY_DATA): corpora/*.md, questions.csv`;
+  --data   the quality suites' benchmark data folder (or CHUNKD_QUALITY_DATA): corpora/*.md, questions.csv;
+           quality-heldout takes several, joined with the path delimiter (DIR1:DIR2)`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

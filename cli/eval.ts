@@ -1,7 +1,7 @@
 /**
  * `chunkd eval`: which chunking retrieves best, on the user's own documents and questions, in the
  * format of Chroma's chunking evaluation (a folder of <corpus_id>.md files and a questions CSV).
- * The same evaluation POST /v1/evaluate runs (evaluation/), here inline. Bad input: the message on
+ * The same evaluation POST /v1/evaluate runs (service/evaluation/), here inline. Bad input: the message on
  * stderr and exit code 2.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,20 +12,20 @@ import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import type { Registry } from '../kernel/registry.js';
 import { inline } from '../kernel/run.js';
-import { exportPluginSettings } from '../server/boot.js';
-import { bodyCheck } from '../server/pipelines/body.js';
-import { PipelineUpdate } from '../server/pipelines/schemas.js';
-import { validateSteps, type Step } from '../server/pipelines/steps.js';
-import { resolveSettings, type Settings } from '../server/settings.js';
-import { DATABASE_FILE } from '../server/storage/service.js';
-import { SqliteStore } from '../server/storage/sqlite.js';
-import { BenchmarkFormatError, readBenchmark } from '../evaluation/benchmark-files.js';
-import { evaluate, type Candidate, type CandidateResult } from '../evaluation/evaluate.js';
-import type { LocateMode } from '../evaluation/locate.js';
-import { evalServices, stepsCandidate, type RuntimeDeps } from '../evaluation/runtime.js';
-import type { RetrieverName } from '../evaluation/score.js';
-import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../evaluation/spec.js';
-import { resultsTable } from '../evaluation/table.js';
+import { exportPluginSettings } from '../service/assembly.js';
+import { bodyCheck } from '../service/pipelines/body.js';
+import { PipelineUpdate } from '../service/pipelines/schemas.js';
+import { validateSteps, type Step } from '../service/pipelines/steps.js';
+import { resolveSettings, type Settings } from '../service/settings.js';
+import { DATABASE_FILE } from '../service/storage/service.js';
+import { SqliteStore } from '../service/storage/sqlite.js';
+import { BenchmarkFormatError, readBenchmark } from '../service/evaluation/benchmark-files.js';
+import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
+import type { LocateMode } from '../service/evaluation/locate.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
+import type { RetrieverName } from '../service/evaluation/score.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../service/evaluation/spec.js';
+import { resultsTable } from '../service/evaluation/table.js';
 import { Progress } from './progress.js';
 
 const RETRIEVERS = ['bm25', 'embeddings', 'hybrid'] as const;

@@ -7,11 +7,10 @@ import { CHUNK_HELP, chunkCommand } from './chunk.js';
 import { EVAL_HELP, evalCommand } from './eval.js';
 import { PROCESS_HELP, processCommand } from './process.js';
 import { serve } from '../server/serve.js';
-import { VERSION } from '../server/version.js';
-import { createLogger, type Level } from '../server/logger.js';
-import { pagesOf } from '../server/app.js';
-import { startupLine } from '../server/startup-line.js';
-import { helpText, resolveSettings, SETTINGS } from '../server/settings.js';
+import { VERSION } from '../service/version.js';
+import { createLogger, type Level } from '../service/logger.js';
+import { startupLine } from '../service/startup-line.js';
+import { helpText, resolveSettings, SETTINGS } from '../service/settings.js';
 
 const COMMANDS = ['serve', 'chunk', 'eval', 'process'];
 
@@ -59,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(settings.logLevel as Level);
   const running = await serve(settings, logger);
   // For people, on stdout: stderr carries only the JSON log lines, for machines.
-  console.log(startupLine(settings.host, running.port, pagesOf(running.booted.app.routes)));
+  console.log(startupLine(settings.host, running.port, running.pages));
   const onSignal = (signal: NodeJS.Signals) => {
     process.once(signal, () => process.exit(1)); // a second signal while draining: stop now
     void running.stop(signal).then(() => process.exit(0));

@@ -9,8 +9,8 @@ import { chefFor, unsupportedFile } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
 import { inline } from '../kernel/run.js';
 import type { Recipe } from '../kernel/runner.js';
-import { exportPluginSettings } from '../server/boot.js';
-import { runnerOf } from '../server/limits.js';
+import { exportPluginSettings } from '../service/assembly.js';
+import { runnerOf } from '../service/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE

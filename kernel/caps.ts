@@ -2,7 +2,7 @@ import { ChunkdError } from './errors.js';
 
 /**
  * The one 413 of every limit: what is too large, the limit, and the setting that raises it
- * (`--flag (ENV)`). Limits on requests (server/limits.ts), bodies (server/middleware/body.ts),
+ * (`--flag (ENV)`). Limits on requests (service/limits.ts), bodies (server/middleware/body.ts),
  * stored pipelines and answers (kernel/runner.ts) all speak through it.
  */
 export function tooLarge(what: string, limit: number | string, setting: Setting, advice = 'Send less per request'): ChunkdError {

@@ -111,7 +111,7 @@ export interface ChefLimits {
   pool?: ExtractPoolOptions;
 }
 
-/** The settings that raise the caps, as the server names them (server/settings.ts). */
+/** The settings that raise the caps, as the server names them (service/settings.ts). */
 export const OUTPUT_SETTING: Setting = { flag: 'max-output-bytes', env: 'CHUNKD_MAX_OUTPUT_BYTES' };
 export const DOCUMENT_OUTPUT_SETTING: Setting = { flag: 'max-document-output-bytes', env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES' };
 export const CHUNKS_SETTING: Setting = { flag: 'max-chunks', env: 'CHUNKD_MAX_CHUNKS' };

@@ -1,13 +1,30 @@
 import type { Example } from '../server/doc-examples.js';
 
 /**
- * The READMEs' request examples, in README order and run in that order on one fresh server: the
- * pipeline examples use the id the create example captured, as a reader pasting them would.
+ * An example written by hand in its page, for shell lines a request cannot render (an upload, a
+ * wait for a job, jq): `npm run docs` leaves it alone, and test/readme-examples.test.ts runs it and
+ * checks the answer it shows like any other.
  */
-export const DOC_EXAMPLES: Example[] = [
-  { name: 'example:quick-start', requests: [{ path: '/v1/chunk/token', body: { text: 'hello world', chunk_size: 5 } }] },
+export interface HandWritten {
+  name: string;
+  file: string;
+  handWritten: true;
+}
+
+export type DocExample = Example | HandWritten;
+
+/**
+ * The request examples of README.md, docs/ and the plugin READMEs. Each page's examples run in
+ * this order, which is the page's, on a fresh server of their own (in one bash session in the
+ * examples test), as a reader pasting that page would run them: a pipeline example uses the id the
+ * create example before it captured. `npm run docs` runs the generated ones on one server, in this
+ * order, so a generated example may depend only on what its own page did before it (the pipeline
+ * count of example:pipeline-page); the hand-written ones, which only the test runs, come last.
+ */
+export const DOC_EXAMPLES: DocExample[] = [
+  { name: 'example:quick-start', file: 'README.md', requests: [{ path: '/v1/chunk/token', body: { text: 'hello world', chunk_size: 5 } }] },
   {
-    name: 'example:pipeline-create',
+    name: 'example:pipeline-create', file: 'docs/pipelines.md',
     requests: [
       {
         path: '/v1/pipelines',
@@ -18,22 +35,22 @@ export const DOC_EXAMPLES: Example[] = [
       { path: '/v1/pipelines/$id' },
     ],
   },
-  { name: 'example:pipeline-list', requests: [{ path: '/v1/pipelines', show: 'none' }] },
+  { name: 'example:pipeline-list', file: 'docs/pipelines.md', requests: [{ path: '/v1/pipelines', show: 'none' }] },
   {
-    name: 'example:pipeline-page',
+    name: 'example:pipeline-page', file: 'docs/pipelines.md',
     requests: [
       { path: '/v1/pipelines', body: { name: 'docs-paragraphs', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 256 } }] }, show: 'quiet' },
       { path: '/v1/pipelines?limit=1', show: { headers: ['X-Total-Count', 'Link'] } },
     ],
   },
   {
-    name: 'example:pipeline-update',
+    name: 'example:pipeline-update', file: 'docs/pipelines.md',
     requests: [{ method: 'PUT', path: '/v1/pipelines/$id', body: { steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 8, chunk_overlap: 2 } }] }, show: 'none' }],
   },
-  { name: 'example:pipeline-execute', requests: [{ path: '/v1/pipelines/$id/execute', body: { text: 'hello pipeline world' } }] },
-  { name: 'example:pipeline-delete', requests: [{ method: 'DELETE', path: '/v1/pipelines/$id' }] },
+  { name: 'example:pipeline-execute', file: 'docs/pipelines.md', requests: [{ path: '/v1/pipelines/$id/execute', body: { text: 'hello pipeline world' } }] },
+  { name: 'example:pipeline-delete', file: 'docs/pipelines.md', requests: [{ method: 'DELETE', path: '/v1/pipelines/$id' }] },
   {
-    name: 'example:pipeline-invalid',
+    name: 'example:pipeline-invalid', file: 'docs/pipelines.md',
     requests: [
       {
         path: '/v1/pipelines',
@@ -41,10 +58,11 @@ export const DOC_EXAMPLES: Example[] = [
       },
     ],
   },
-  { name: 'example:error-validation', requests: [{ path: '/v1/chunk/token', body: { text: 5, chunk_size: 0 } }] },
-  { name: 'example:auth-validate', requests: [{ path: '/v1/auth/validate', headers: { authorization: 'Bearer my-key' } }] },
+  { name: 'example:error-validation', file: 'docs/errors.md', requests: [{ path: '/v1/chunk/token', body: { text: 5, chunk_size: 0 } }] },
+  { name: 'example:auth-validate', file: 'docs/clients.md', requests: [{ path: '/v1/auth/validate', headers: { authorization: 'Bearer my-key' } }] },
   {
     name: 'example:client-default-model',
+    file: 'docs/clients.md',
     requests: [{ path: '/v1/chunk/semantic', body: { text: 'Knead the dough. Bake the bread.', embedding_model: 'minishlab/potion-base-8M' } }],
   },
   {
@@ -70,4 +88,32 @@ export const DOC_EXAMPLES: Example[] = [
       },
     ],
   },
+  {
+    name: 'example:readme-pipeline',
+    file: 'README.md',
+    requests: [
+      {
+        path: '/v1/pipelines',
+        body: { name: 'short-paragraphs', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 40 } }] },
+        capture: 'pipeline',
+        show: 'none',
+      },
+      { path: '/v1/pipelines/$pipeline/execute', body: { text: 'A first paragraph, short.\n\nA second paragraph, a little longer.' } },
+    ],
+  },
+  ...handWritten('README.md', 'readme-upload', 'readme-job', 'readme-evaluate'),
+  ...handWritten('docs/wire.md', 'ndjson'),
+  ...handWritten('docs/pipelines.md', 'slug-create'),
+  ...handWritten('docs/files.md', 'files-upload', 'files-chunk', 'process-markdown'),
+  ...handWritten('docs/jobs.md', 'jobs-submit', 'jobs-status', 'jobs-results', 'jobs-cancel'),
+  ...handWritten('docs/evaluation.md', 'evaluate'),
+  ...handWritten('docs/cli.md', 'cli-chunk', 'cli-unknown-chunker'),
+  ...handWritten('docs/tutorial.md', 'tutorial-health', 'tutorial-upload', 'tutorial-text', 'tutorial-create', 'tutorial-run', 'tutorial-list', 'tutorial-clean-up'),
 ];
+
+function handWritten(file: string, ...names: string[]): HandWritten[] {
+  return names.map((name) => ({ name: `example:${name}`, file, handWritten: true }));
+}
+
+/** The examples `npm run docs` runs and writes. */
+export const GENERATED: Example[] = DOC_EXAMPLES.filter((e): e is Example => !('handWritten' in e));

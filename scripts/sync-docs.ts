@@ -1,23 +1,35 @@
 /**
- * Rewrite the derived tables in the READMEs (`npm run docs`): the routes, plugins, errors and
- * settings of the top-level README, its request examples with the answers of a real run, and
- * each plugin's config table. test/parity.test.ts fails
- * when one is out of step.
+ * Rewrite the derived tables in README.md, docs/ and the plugin READMEs (`npm run docs`): the
+ * routes, plugins, errors, formats, settings and client models, the request examples with the
+ * answers of a real run, and each plugin's config table. test/parity.test.ts fails when one is out
+ * of step.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
 import { runExamples } from '../server/doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
-import { DOC_EXAMPLES } from './docs-examples.js';
+import { GENERATED } from './docs-examples.js';
+import { presetsTable } from './presets-table.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
-import { silentLogger } from '../server/logger.js';
+import { silentLogger } from '../service/logger.js';
 import { clientModelsTable } from '../plugins/embeddings/known-models.js';
-import { resolveSettings } from '../server/settings.js';
+import { resolveSettings } from '../service/settings.js';
+
+/**
+ * The page of README.md and docs/ whose markers hold a table, so a table moves with its section:
+ * README.md when none has them yet (the run then asks for markers), an error when two have.
+ */
+export function pageHolding(marker: string): string {
+  const pages = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+  const holding = pages.filter((f) => readFileSync(f, 'utf8').includes(`<!-- ${marker}:start -->`));
+  if (holding.length > 1) throw new Error(`The ${marker} table has markers in ${holding.map((f) => relative(ROOT, f)).join(' and ')}: keep them in one page.`);
+  return holding[0] ?? pages[0]!;
+}
 
 /** The marker of a file written whole (the OpenAPI response examples), not a table between markers. */
 export const WHOLE_FILE = '';
@@ -36,19 +48,20 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
   const booted = await boot(resolveSettings({ 'data-dir': dataDir, workers: '0' }, {}), silentLogger);
   try {
     const { registry } = booted.deps;
-    const readme = join(ROOT, 'README.md');
-    const examples = await runExamples(booted.app.koa.callback(), DOC_EXAMPLES, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
-    const fileOf = new Map(DOC_EXAMPLES.map((e) => [e.name, join(ROOT, e.file ?? 'README.md')]));
-    const answers = await makeExampleAnswers(registry, booted.deps.executor);
+    const page = (file: string) => join(ROOT, file);
+    const examples = await runExamples(booted.app.koa.callback(), GENERATED, [[hubCacheDir(), '~/.cache/huggingface/hub']]);
+    const fileOf = new Map(GENERATED.map((e) => [e.name, page(e.file ?? 'README.md')]));
+    const answers = await makeExampleAnswers(registry, booted.deps.executor, booted.deps.settings);
     return [
       [EXAMPLES_FILE, WHOLE_FILE, `${JSON.stringify(answers, null, 1)}\n`],
       ...examples.map(([name, block]): [string, string, string] => [fileOf.get(name)!, name, block]),
-      [readme, 'routes', routesTable(booted.app.routes)],
-      [readme, 'plugins', pluginsTable(registry)],
-      [readme, 'errors', errorsTable()],
-      [readme, 'formats', formatsTable(registry)],
-      [readme, 'settings', settingsTable()],
-      [readme, 'client-models', clientModelsTable()],
+      [pageHolding('routes'), 'routes', routesTable(booted.app.routes)],
+      [pageHolding('plugins'), 'plugins', pluginsTable(registry)],
+      [pageHolding('errors'), 'errors', errorsTable()],
+      [pageHolding('formats'), 'formats', formatsTable(registry)],
+      [pageHolding('settings'), 'settings', settingsTable()],
+      [pageHolding('client-models'), 'client-models', clientModelsTable()],
+      [pageHolding('presets'), 'presets', presetsTable()],
       ...registry.list().map((p): [string, string, string] => [join(p.source, '..', 'README.md'), 'config', configTable(p.manifest)]),
       ...(await pluginDocTables(registry.list().map((p) => p.source))),
     ];

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * README examples as data: each request renders to the curl line the README shows and is sent to a
+ * Documentation examples as data: each request renders to the curl line the page shows and is sent to a
  * real server by `npm run docs`, which writes the answer under it, so neither can drift (the
  * parity test reruns them). Ids and times that change on every run are normalised.
  */
@@ -25,9 +25,9 @@ export interface ExampleRequest {
 }
 
 export interface Example {
-  /** The README marker: <!-- example:NAME:start --> … <!-- example:NAME:end -->. */
+  /** The page's marker: <!-- example:NAME:start --> … <!-- example:NAME:end -->. */
   name: string;
-  /** The README holding it, relative to the repository root (default README.md). */
+  /** The page holding it (README.md, a page of docs/ or a plugin README), relative to the repository root (default README.md). */
   file?: string;
   requests: ExampleRequest[];
 }
@@ -61,7 +61,7 @@ export function renderCurl(r: ExampleRequest): string {
   return `${r.capture}=$(${line} | jq -r .id)`;
 }
 
-/** An answer laid out as the README shows it: a list one item per line; an object one key per line, its lists of objects one per line. */
+/** An answer laid out as the pages show it: a list one item per line; an object one key per line, its lists of objects one per line. */
 export function formatAnswer(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v)).join(',\n ')}]`;
   if (value && typeof value === 'object') {
@@ -95,7 +95,7 @@ class Normaliser {
 
 /**
  * Run the examples in order against the Koa callback on a free port (shared variables carry
- * captured ids from one example to the next) and return each example's README block.
+ * captured ids from one example to the next) and return each example's block.
  * `replacements` turns machine-specific text (e.g. a cache path) into what a default install shows.
  */
 export async function runExamples(callback: Parameters<typeof createServer>[1], examples: Example[], replacements: [string, string][] = []): Promise<[name: string, block: string][]> {

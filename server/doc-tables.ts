@@ -4,7 +4,7 @@ import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
 import { chefInfo } from '../kernel/chef/run.js';
 import type { RouteDef } from './route.js';
-import { defaultText, SETTINGS } from './settings.js';
+import { defaultText, SETTINGS } from '../service/settings.js';
 
 /**
  * Markdown tables derived from the schemas and the settings list. READMEs hold them between

@@ -5,3 +5,8 @@ import { IGNORED_KEYS_HEADER, ignoredKeysHeader } from '../kernel/request.js';
 export function setIgnoredKeys(ctx: Context, keys: readonly string[]): void {
   if (keys.length) ctx.set(IGNORED_KEYS_HEADER, ignoredKeysHeader(keys));
 }
+
+/** A validated request body (service/ checks it): defaults filled in, unknown keys named in a header (as on the plugin routes). */
+export function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
+  return (ctx: Context) => (body: unknown): T => check(body, (ignored) => setIgnoredKeys(ctx, ignored));
+}

@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
 import type { Chunk } from '../kernel/chunk.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
-import { asTexts, parseRequest, runChunker, runRefinery, type Executor } from '../kernel/run.js';
+import { parseRequest, type Executor } from '../kernel/run.js';
 import { runChef, toWire } from '../kernel/chef/run.js';
+import type { Limits } from '../service/limits.js';
+import { chunkerDocuments, refineryDocuments } from '../service/stream/documents.js';
 import type { ResponseDef, RouteDef } from './route.js';
 
 /** Where `npm run docs` writes the answers; test/parity.test.ts fails when it is out of step. */
@@ -34,11 +36,11 @@ export const firstChunkerAnswer = (registry: Registry): unknown =>
   [...exampleAnswers(registry).entries()].find(([key]) => key.startsWith('chunker:'))?.[1];
 
 /** Run each plugin on its example body, as `npm run docs` does to write EXAMPLES_FILE. */
-export async function makeExampleAnswers(registry: Registry, executor: Executor): Promise<Record<string, unknown>> {
-  return Object.fromEntries(await run(registry, executor));
+export async function makeExampleAnswers(registry: Registry, executor: Executor, limits: Limits): Promise<Record<string, unknown>> {
+  return Object.fromEntries(await run(registry, executor, limits));
 }
 
-async function run(registry: Registry, executor: Executor): Promise<Map<string, unknown>> {
+async function run(registry: Registry, executor: Executor, limits: Limits): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   let chunks: Chunk[] | undefined; // a refinery's example body holds its config only: it refines a chunker's example answer
   for (const plugin of [...registry.list('chunker'), ...registry.list('refinery'), ...registry.list('chef')]) {
@@ -46,7 +48,7 @@ async function run(registry: Registry, executor: Executor): Promise<Map<string, 
     if (plugin.manifest.network) continue;
     const body = { ...(plugin.kind === 'refinery' && chunks ? { chunks } : {}), ...structuredClone(plugin.manifest.examples?.[0] ?? {}) };
     try {
-      const answer = await answerOf(plugin, body, executor);
+      const answer = await answerOf(plugin, body, executor, limits);
       if (answer === undefined) continue;
       out.set(`${plugin.kind}:${plugin.name}`, answer);
       if (!chunks && plugin.kind === 'chunker' && Array.isArray(answer) && answer.length > 1 && typeof answer[0] === 'object') chunks = answer as Chunk[];
@@ -57,15 +59,14 @@ async function run(registry: Registry, executor: Executor): Promise<Map<string, 
   return out;
 }
 
-async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor: Executor): Promise<unknown> {
+/** A plugin's answer to its example body, made as its route makes it: through the document runner (kernel/runner.ts). */
+async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor: Executor, limits: Limits): Promise<unknown> {
   if (plugin.kind === 'refinery' && !('chunks' in body)) return undefined;
   const req = parseRequest(plugin, body);
   if (plugin.kind === 'chef') return toWire(await runChef(plugin, req.config, { text: req.input as string }, { executor }), req.unit);
-  const result =
-    plugin.kind === 'chunker'
-      ? await runChunker(plugin, req.config, req.input as string | string[], req.unit, executor)
-      : await runRefinery(plugin, req.config, req.input as (Chunk | Chunk[])[], executor);
-  return req.returnType === 'texts' ? asTexts(result) : result;
+  const docs = plugin.kind === 'chunker' ? await chunkerDocuments(plugin, req, executor, limits) : await refineryDocuments(plugin, req, executor, limits);
+  const parts = await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list });
+  return JSON.parse(Buffer.concat(parts).toString('utf8'));
 }
 
 /** Every route's response examples, made by their `example()` (server/route.ts); one that fails is left out. */

@@ -1,22 +1,9 @@
 import type { Context } from 'koa';
 import type { TObject, TSchema } from 'typebox';
-import type { Registry } from '../kernel/registry.js';
-import type { Executor } from '../kernel/run.js';
-import type { Logger } from './logger.js';
-import type { Settings } from './settings.js';
+import type { AppDeps } from '../service/deps.js';
 
-/** What route modules receive: the frozen registry and everything built at start-up. */
-export interface AppDeps {
-  registry: Registry;
-  settings: Settings;
-  logger: Logger;
-  /** Runs plugin work: inline for small inputs, in the worker pool for large ones. */
-  executor: Executor;
-  /** Set while the server shuts down: new requests get 503. */
-  draining?: boolean;
-  /** Services added by later modules (e.g. pipeline storage), keyed by name. */
-  services: Record<string, unknown>;
-}
+/** What route modules receive (declared with the services, which receive it too). */
+export type { AppDeps };
 
 export interface ResponseDef {
   description: string;
@@ -59,7 +46,7 @@ export interface RouteDef {
   streamedBody?: { mediaType: string; schema: TSchema };
   /**
    * The route takes `file: {type: "document", content: <name>}` instead of `text`: the named
-   * upload's text is put in `text` before the handler runs (server/files/document-input.ts).
+   * upload's text is put in `text` before the handler runs (server/middleware/document-input.ts).
    */
   documentInput?: boolean;
   /** Served without an API key on a keyed server; every other route needs one (server/middleware/auth.ts). */

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { Chunk, ChunkInput } from '../kernel/chunk.js';
 import { ERRORS, type ErrorCode } from '../kernel/errors.js';
-import { Pipeline, PipelineStep } from './pipelines/schemas.js';
-import { FlatStep, SlugPipeline } from './pipelines/slug-schemas.js';
+import { Pipeline, PipelineStep } from '../service/pipelines/schemas.js';
+import { FlatStep, SlugPipeline } from '../service/pipelines/slug-schemas.js';
 
 /** Response shapes shared by several routes. */
 export const ChunkList = Type.Array(Chunk);
@@ -15,7 +15,7 @@ export const ErrorBody = Type.Object({
     Type.String(),
     Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
   ]),
-  code: Type.Union(Object.keys(ERRORS).map((c) => Type.Literal(c)), { description: 'Stable error code; see the README for each.' }),
+  code: Type.Union(Object.keys(ERRORS).map((c) => Type.Literal(c)), { description: 'Stable error code; docs/errors.md lists each with its status.' }),
   message: Type.String({ description: 'The error in one readable line: detail itself, or for a list its first problem with its field and a count of the others.' }),
 });
 

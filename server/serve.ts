@@ -1,13 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pagesOf } from './app.js';
 import { boot, type Booted } from './boot.js';
-import type { Logger } from './logger.js';
-import type { Settings } from './settings.js';
+import type { Logger } from '../service/logger.js';
+import type { Settings } from '../service/settings.js';
 
 export interface Running {
   server: Server;
   port: number;
   booted: Booted;
+  /** The pages for a browser, by short name (for the start-up line, service/startup-line.ts). */
+  pages: Record<string, string>;
   /** Graceful stop: refuse new work, let in-flight requests finish within the grace period, close resources. */
   stop(reason: string): Promise<void>;
 }
@@ -60,5 +63,5 @@ export async function serve(settings: Settings, logger: Logger, onFatal: (e: Err
     logger.log('error', 'cannot open the database; stopping', { error: e.message });
     void stop('start-up failed').then(() => onFatal(e));
   });
-  return { server, port, booted, stop };
+  return { server, port, booted, pages: pagesOf(booted.app.routes), stop };
 }

@@ -12,12 +12,12 @@ import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hubCacheDir } from '../kernel/model-files.js';
-import { resolveSettings } from '../server/settings.js';
+import { resolveSettings } from '../service/settings.js';
 import { boot } from '../server/boot.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { CLASSIFIER_PIECES, MODELS_ROOT, writeModel2Vec, writeTokenClassifier } from './helpers/tiny-models.js';
-import { silentLogger, type Logger } from '../server/logger.js';
+import { silentLogger, type Logger } from '../service/logger.js';
 
 const TEXT =
   'The meeting starts at nine. Bring the quarterly figures.\n\nAfter lunch we review the roadmap for next year. ' +

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { typedValue } from '../cli/field-flags.js';
 import { Progress } from '../cli/progress.js';
-import { resolveSettings, SETTINGS } from '../server/settings.js';
+import { resolveSettings, SETTINGS } from '../service/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startChild } from './helpers/child.js';
 

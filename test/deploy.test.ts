@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { ROOT } from '../kernel/paths.js';
 import type { AppDeps } from '../server/route.js';
 import { metaRoutes } from '../server/routes/meta.js';
-import { resolveSettings, SETTINGS } from '../server/settings.js';
+import { resolveSettings, SETTINGS } from '../service/settings.js';
 
 const DEPLOY = join(ROOT, 'deploy');
 const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');
@@ -34,7 +34,7 @@ describe('deploy/', () => {
   test('every CHUNKD_* variable the files name is a real setting, and every value they set parses', () => {
     const names = files().flatMap((f) => [...read(f).matchAll(/\bCHUNKD_[A-Z0-9_]+/g)].map((m) => `${m[0]} (${f})`));
     assert.ok(names.length > 0);
-    for (const n of names) assert.ok(ENV_NAMES.has(n.split(' ')[0]!), `${n} is not a setting in server/settings.ts`);
+    for (const n of names) assert.ok(ENV_NAMES.has(n.split(' ')[0]!), `${n} is not a setting in service/settings.ts`);
     for (const [file, text] of [['docker-compose.yml', compose], ['kubernetes', kubernetes]] as const) {
       const set = assignments(text);
       assert.ok(set.has('CHUNKD_DATABASE_URL'), `${file} sets CHUNKD_DATABASE_URL`);

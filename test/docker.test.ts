@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT } from '../kernel/paths.js';
-import { SETTINGS } from '../server/settings.js';
+import { SETTINGS } from '../service/settings.js';
 
 interface Instruction {
   op: string;
@@ -130,10 +130,10 @@ describe('.dockerignore', () => {
   });
 });
 
-test('the README explains the image, the volume, and that CI checks the Dockerfile without running Docker', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const from = readme.indexOf('## Docker');
+test('docs/docker.md explains the image, the volume, and that CI checks the Dockerfile without running Docker', () => {
+  const page = readFileSync(join(ROOT, 'docs/docker.md'), 'utf8');
+  const from = page.indexOf('## Docker');
   assert.ok(from >= 0, 'a Docker section');
-  const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
+  const section = page.slice(from, page.indexOf('\n## ', from + 1));
   for (const needle of ['docker build', '-v chunkd-data:/data', 'EXTRAS=none', 'Docker cannot run', 'test/docker.test.ts']) assert.ok(section.includes(needle), needle);
 });

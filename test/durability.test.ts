@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { DATABASE_FILE } from '../server/storage/service.js';
+import { DATABASE_FILE } from '../service/storage/service.js';
 import { startChild } from './helpers/child.js';
 import { inspectDataDir } from './helpers/sqlite.js';
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Bm25Index, tokenize, topK } from '../evaluation/bm25.js';
-import { parseCsv } from '../evaluation/csv.js';
-import { retrievable } from '../evaluation/candidate.js';
-import { locateChunks } from '../evaluation/locate.js';
-import { precisionOmega, scoreQuestion, summarize } from '../evaluation/metrics.js';
-import { subtract, union, type Range } from '../evaluation/ranges.js';
-import { RRF_K, scoreCandidate } from '../evaluation/score.js';
+import { Bm25Index, tokenize, topK } from '../service/evaluation/bm25.js';
+import { parseCsv } from '../service/evaluation/csv.js';
+import { retrievable } from '../service/evaluation/candidate.js';
+import { locateChunks } from '../service/evaluation/locate.js';
+import { precisionOmega, scoreQuestion, summarize } from '../service/evaluation/metrics.js';
+import { subtract, union, type Range } from '../service/evaluation/ranges.js';
+import { RRF_K, scoreCandidate } from '../service/evaluation/score.js';
 
 const r = (start: number, end: number, doc = 'a'): Range => ({ doc, start, end });
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { WorkerPool } from '../kernel/pool.js';
-import { SqliteStore } from '../server/storage/sqlite.js';
+import { SqliteStore } from '../service/storage/sqlite.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const run = promisify(execFile);

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type pg from 'pg';
-import { DataDirFileStore } from '../server/files/data-dir.js';
-import { FILE_MIGRATIONS, PgFileStore, type PgFileOptions } from '../server/files/postgres.js';
-import { encodedText, InvalidFileCursorError, newFileName, QuotaError, type FileQuota, type FileRecord, type FileStore } from '../server/files/store.js';
-import { createPool } from '../server/storage/pg-pool.js';
+import { DataDirFileStore } from '../service/files/data-dir.js';
+import { FILE_MIGRATIONS, PgFileStore, type PgFileOptions } from '../service/files/postgres.js';
+import { encodedText, InvalidFileCursorError, newFileName, QuotaError, type FileQuota, type FileRecord, type FileStore } from '../service/files/store.js';
+import { createPool } from '../service/storage/pg-pool.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'chunkd-file-storage-'));

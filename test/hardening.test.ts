@@ -6,9 +6,9 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
-import { createLogger } from '../server/logger.js';
+import { createLogger } from '../service/logger.js';
 import { serve } from '../server/serve.js';
-import { resolveSettings } from '../server/settings.js';
+import { resolveSettings } from '../service/settings.js';
 import { startApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 

@@ -7,8 +7,8 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { gatePluginDir } from './helpers/gate-plugin.js';
 import { assertBadIdsRefused, corpus, jobResults, jobStatus, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { sliceIn } from './helpers/units.js';
-import { JOB_STORE } from '../server/jobs/service.js';
-import type { JobStore } from '../server/jobs/store.js';
+import { JOB_STORE } from '../service/jobs/service.js';
+import type { JobStore } from '../service/jobs/store.js';
 
 /** Jobs on the default back-end: SQLite, run in this process. */
 describe('jobs (SQLite, in-process)', () => {

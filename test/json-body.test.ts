@@ -15,7 +15,7 @@ import { requestBody } from '../server/middleware/body.js';
 import { OWN_BUFFER_MIN_BYTES, readBody } from '../server/read-body.js';
 import fc from 'fast-check';
 import { errorMiddleware } from '../server/middleware/errors.js';
-import { silentLogger } from '../server/logger.js';
+import { silentLogger } from '../service/logger.js';
 import { PIPELINE_BODY_FACTOR } from '../server/routes/pipelines.js';
 import type { RouteDef } from '../server/route.js';
 import { startApp, type TestApp } from './helpers/app.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../service/logger.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 import { gatePluginDir } from './helpers/gate-plugin.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { startApp } from './helpers/app.js';
-import { browserUrl, startupLine } from '../server/startup-line.js';
+import { browserUrl, startupLine } from '../service/startup-line.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

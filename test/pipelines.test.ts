@@ -7,7 +7,7 @@ import { beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ROOT } from '../kernel/paths.js';
 import type { WorkerPool } from '../kernel/pool.js';
-import { PAGE_MAX } from '../server/pipelines/schemas.js';
+import { PAGE_MAX } from '../service/pipelines/schemas.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
 import { slowBuildPluginDir } from './helpers/slow-build-plugin.js';
@@ -249,7 +249,7 @@ describe('the list, a page at a time', () => {
   });
 
   test(`with no query, a page holds at most ${PAGE_MAX}: the answer is bounded however many are stored`, async () => {
-    const store = app.booted.deps.services.pipelines as import('../server/storage/store.js').PipelineStore;
+    const store = app.booted.deps.services.pipelines as import('../service/storage/store.js').PipelineStore;
     const now = new Date().toISOString();
     for (let i = 0; i <= PAGE_MAX; i++) await store.create({ id: randomUUID(), name: `n${i}`, description: null, steps: [chunk()] as never, created_at: now, updated_at: now });
     const first = await app.request('GET', '/v1/pipelines');
@@ -264,7 +264,7 @@ describe('the list, a page at a time', () => {
     const plugins = tagPluginDir();
     const small = await startApp({ 'max-pipeline-bytes': '1000', 'plugins-dir': plugins });
     try {
-      const store = small.booted.deps.services.pipelines as import('../server/storage/store.js').PipelineStore;
+      const store = small.booted.deps.services.pipelines as import('../service/storage/store.js').PipelineStore;
       const now = new Date().toISOString();
       // 100 × 1000 bytes is the page budget: pipelines of 40 KB fill it two at a time.
       for (let i = 0; i < 5; i++) {
@@ -502,11 +502,10 @@ describe('OpenAPI', () => {
   });
 });
 
-test('the README shows a curl example for every pipeline route', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const from = readme.indexOf('## Pipelines');
+test('docs/pipelines.md shows a curl example for every pipeline route', () => {
+  const page = readFileSync(join(ROOT, 'docs/pipelines.md'), 'utf8');
   // A line may capture an answer (id=$(curl …)); an id in a path is the captured `$id`, quoted.
-  const curls = readme.slice(from, readme.indexOf('\n## ', from + 1)).split('\n').filter((l) => /^(\w+=\$\()?curl /.test(l));
+  const curls = page.split('\n').filter((l) => /^(\w+=\$\()?curl /.test(l));
   for (const r of app.booted.app.routes.filter((x) => x.path.startsWith('/v1/pipelines'))) {
     const path = new RegExp(`localhost:8000${r.path.replace(':id', '\\$id')}("| |$)`);
     // curl's default is GET, and POST when it sends a body (-d): only PUT and DELETE need -X.

@@ -1,14 +1,14 @@
 /**
  * A large chunk request is parsed, validated, chunked and serialized in a worker
- * (server/pooled/): its answer must be the inline route's answer byte for byte — status, the
+ * (service/pooled/): its answer must be the inline route's answer byte for byte — status, the
  * headers a client sees, and body — for successes and for every kind of error.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { WorkerPool } from '../kernel/pool.js';
-import { PIPELINE_STORE } from '../server/storage/service.js';
-import type { PipelineStore } from '../server/storage/store.js';
+import { PIPELINE_STORE } from '../service/storage/service.js';
+import type { PipelineStore } from '../service/storage/store.js';
 import { INLINE_BODY_MAX_BYTES as RAW_BODY_MIN_BYTES } from '../server/middleware/body.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { FIXTURES } from './helpers/fixtures.js';

@@ -1,14 +1,17 @@
 /**
- * The README's request examples run as pasted: their shell lines, in README order, in one bash
- * session (so `$id` from the create reaches the others), with curl and jq against a real server,
- * and what they print is what the README shows under them (ids and times aside, which the README
- * replaces by stand-ins). test/parity.test.ts checks the same answers against an in-process run;
- * this checks the commands themselves.
+ * The request examples of README.md and docs/ run as pasted: their shell lines, in the order of
+ * scripts/docs-examples.ts, in one bash session (so `$id` from a create reaches the others), with
+ * curl and jq against a real server, in an empty folder (uploads write their file there), and what
+ * they print is what the page shows under them (ids and times aside, which the pages replace by
+ * stand-ins). test/parity.test.ts checks the generated answers against an in-process run; this
+ * checks the commands themselves, and the hand-written examples too.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
@@ -17,26 +20,30 @@ import { startApp, type TestApp } from './helpers/app.js';
 
 const missingTools = ['curl', 'jq', 'bash'].filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
 
+/** The pages whose examples run here; the plugin READMEs show spans as comments, checked by the parity test. */
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const page = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
 interface Block {
   name: string;
+  file: string;
   sh: string;
   answers: { lang: string; text: string }[];
 }
 
-function readmeBlocks(): Block[] {
-  const doc = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return DOC_EXAMPLES.filter((e) => !e.file).map(({ name }) => {
-    const m = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(doc);
-    assert.ok(m, `README has no ${name} block`);
+function docBlocks(): Block[] {
+  return DOC_EXAMPLES.filter((e) => PAGES.includes(e.file ?? 'README.md')).map(({ name, file = 'README.md' }) => {
+    const m = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(page(file));
+    assert.ok(m, `${file} has no ${name} block`);
     const fences = [...m[1]!.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((f) => ({ lang: f[1]!, text: f[2]! }));
     assert.equal(fences[0]?.lang, 'sh', `${name} opens with a sh block`);
-    return { name, sh: fences[0]!.text, answers: fences.slice(1) };
+    return { name, file, sh: fences[0]!.text, answers: fences.slice(1) };
   });
 }
 
-function run(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(script: string, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -49,46 +56,89 @@ function run(script: string): Promise<{ status: number | null; stdout: string; s
 const stable = (s: string) =>
   s
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>')
+    .replace(/\bfile_[0-9a-f]{32}\b/g, '<file>')
     .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\b/g, '<time>');
 
-describe('README examples, pasted into bash', { skip: missingTools.length ? `needs ${missingTools.join(', ')} on PATH` : false }, () => {
-  let app: TestApp;
+const parseLines = (text: string) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+
+describe('documentation examples, pasted into bash', { skip: missingTools.length ? `needs ${missingTools.join(', ')} on PATH` : false }, () => {
   const out = new Map<string, { stdout: string; stderr: string }>();
+  /** The pipelines each page's examples left on its server. */
+  const left = new Map<string, string[]>();
   let blocks: Block[];
 
+  // Each page runs on a fresh server, in an empty folder, as a reader pasting it would.
   before(async () => {
-    app = await startApp();
-    blocks = readmeBlocks();
-    const host = app.url.replace('http://', '');
-    const script = ['set -eu', ...blocks.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}; printf '\\n@@%s\\n' ${b.name} >&2`, b.sh.replaceAll('localhost:8000', host)])].join('\n');
-    // Not spawnSync: the server answers from this process's event loop.
-    const res = await run(script);
-    assert.equal(res.status, 0, res.stderr);
-    const split = (text: string) => text.split(/^@@/m).slice(1).map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)] as const);
-    const stderr = new Map(split(res.stderr));
-    for (const [name, stdout] of split(res.stdout)) out.set(name, { stdout, stderr: stderr.get(name) ?? '' });
+    blocks = docBlocks();
+    // `chunkd` is the installed command; from the sources it is the CLI under tsx, as docs/cli.md says.
+    const tsx = fileURLToPath(import.meta.resolve('tsx'));
+    const chunkd = `chunkd() { node --import '${tsx}' '${join(ROOT, 'cli/index.ts')}' "$@"; }`;
+    for (const file of new Set(blocks.map((b) => b.file))) {
+      const app = await startApp();
+      const cwd = mkdtempSync(join(tmpdir(), 'chunkd-examples-'));
+      try {
+        const host = app.url.replace('http://', '');
+        const mine = blocks.filter((b) => b.file === file);
+        const script = ['set -eu', chunkd, ...mine.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}; printf '\\n@@%s\\n' ${b.name} >&2`, b.sh.replaceAll('localhost:8000', host)])].join('\n');
+        // Not spawnSync: the server answers from this process's event loop.
+        const res = await run(script, cwd);
+        assert.equal(res.status, 0, `${file}: ${res.stderr}`);
+        const split = (text: string) => text.split(/^@@/m).slice(1).map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)] as const);
+        const stderr = new Map(split(res.stderr));
+        for (const [name, stdout] of split(res.stdout)) out.set(name, { stdout, stderr: stderr.get(name) ?? '' });
+        left.set(file, (await app.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name).sort());
+      } finally {
+        await app.close();
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    }
   });
-  after(() => app?.close());
 
-  test('every example ran', () => {
-    assert.deepEqual([...out.keys()], blocks.map((b) => b.name));
-    assert.equal(execFileSync('jq', ['--version']).length > 0, true);
+  test('every example ran, and each page lists its examples in the order it shows them', () => {
+    assert.deepEqual([...out.keys()].sort(), blocks.map((b) => b.name).sort());
+    for (const file of new Set(blocks.map((b) => b.file))) {
+      const listed = blocks.filter((b) => b.file === file).map((b) => b.name);
+      const shown = [...page(file).matchAll(/<!-- (example:[\w-]+):start -->/g)].map((m) => m[1]);
+      assert.deepEqual(listed, shown, `${file}: DOC_EXAMPLES lists its examples in another order than the page`);
+    }
   });
 
-  test('each shown JSON answer is what the pasted commands print', () => {
+  test('every example block of README.md and docs/ is listed in scripts/docs-examples.ts, and so runs here', () => {
+    const listed = new Set(DOC_EXAMPLES.map((e) => `${e.file ?? 'README.md'} ${e.name}`));
+    for (const file of PAGES) {
+      for (const [, name] of page(file).matchAll(/<!-- (example:[\w-]+):start -->/g)) assert.ok(listed.has(`${file} ${name}`), `${file}: ${name} is not in DOC_EXAMPLES`);
+    }
+  });
+
+  test('every shell line that calls the server is in an example block', () => {
+    for (const file of PAGES) {
+      const outside = page(file).replace(/<!-- (example:[\w-]+):start -->[\s\S]*?<!-- \1:end -->/g, '');
+      for (const [, lang, body] of outside.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)) {
+        if (['sh', 'bash'].includes(lang!)) assert.ok(!/curl [^\n]*localhost:8000/.test(body!), `${file}: an untested request:\n${body}`);
+      }
+    }
+  });
+
+  test('each shown answer is what the pasted commands print (JSON, NDJSON lines or text)', () => {
     for (const b of blocks) {
-      const json = b.answers.filter((a) => a.lang === 'json');
-      if (!json.length) continue;
-      assert.equal(json.length, 1, `${b.name}: one JSON answer per example`);
+      const shown = b.answers.filter((a) => ['json', 'ndjson', 'text'].includes(a.lang));
+      if (!shown.length) continue;
+      assert.equal(shown.length, 1, `${b.name}: one answer per example`);
+      const [{ lang, text }] = shown as [{ lang: string; text: string }];
       const { stdout, stderr } = out.get(b.name)!;
-      const printed = (stdout + stderr).split(hubCacheDir()).join('~/.cache/huggingface/hub');
+      const printed = stable((stdout + stderr).split(hubCacheDir()).join('~/.cache/huggingface/hub'));
+      const where = `${b.file} ${b.name}: the page's answer differs from what the commands print`;
+      if (lang === 'text') {
+        assert.equal(printed.trim(), stable(text).trim(), where);
+        continue;
+      }
       let actual: unknown;
       try {
-        actual = JSON.parse(stable(printed));
+        actual = lang === 'json' ? JSON.parse(printed) : parseLines(printed);
       } catch {
-        assert.fail(`${b.name}: the commands printed no single JSON answer: ${printed}`);
+        assert.fail(`${b.name}: the commands printed no ${lang} answer: ${printed}`);
       }
-      assert.deepEqual(actual, JSON.parse(stable(json[0]!.text)), `${b.name}: the README's answer differs from what the commands print`);
+      assert.deepEqual(actual, lang === 'json' ? JSON.parse(stable(text)) : parseLines(stable(text)), where);
     }
   });
 
@@ -104,9 +154,11 @@ describe('README examples, pasted into bash', { skip: missingTools.length ? `nee
     }
   });
 
-  test('the pipeline examples used the id the create captured (the execute answered chunks, the delete left none)', async () => {
+  test('the pipeline examples used the ids they captured (the execute answered chunks, the deletes left none behind)', () => {
     assert.ok(Array.isArray(JSON.parse(out.get('example:pipeline-execute')!.stdout)));
-    const names = (await app.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name);
-    assert.deepEqual(names, ['docs-paragraphs']);
+    // docs-small is deleted by id, then made again by slug.
+    assert.deepEqual(left.get('docs/pipelines.md'), ['docs-paragraphs', 'docs-small']);
+    assert.deepEqual(left.get('docs/tutorial.md'), [], 'the tutorial deletes what it made');
+    assert.deepEqual(left.get('README.md'), ['short-paragraphs']);
   });
 });

@@ -15,7 +15,7 @@ import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptio
 import { runChef } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
 import { WorkerPool } from '../kernel/pool.js';
-import { encodedText } from '../server/files/store.js';
+import { encodedText } from '../service/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);

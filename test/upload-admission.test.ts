@@ -8,11 +8,10 @@
 import assert from 'node:assert/strict';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { UploadAdmission } from '../server/files/admission.js';
-import { AUTO_UPLOADS_IN_FLIGHT, FILE_STORE, UPLOAD_ADMISSION } from '../server/files/service.js';
-import type { FileStore } from '../server/files/store.js';
-import { uploadLimit } from '../server/files/upload.js';
-import { resolveSettings } from '../server/settings.js';
+import { UploadAdmission, uploadLimit } from '../service/files/admission.js';
+import { AUTO_UPLOADS_IN_FLIGHT, FILE_STORE, UPLOAD_ADMISSION } from '../service/files/service.js';
+import type { FileStore } from '../service/files/store.js';
+import { resolveSettings } from '../service/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const B = 'AdmissionBoundary';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { uploadLimit } from '../server/files/upload.js';
+import { uploadLimit } from '../service/files/admission.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const B = 'XyZboundary';

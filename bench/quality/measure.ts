@@ -9,14 +9,15 @@ import { EMBEDDED_MODEL } from '../../kernel/fields.js';
 import { inline } from '../../kernel/run.js';
 import { chunksHere } from '../../kernel/runner.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
-import { readBenchmark } from '../../evaluation/benchmark-files.js';
-import { scoreLists } from '../../evaluation/candidate.js';
-import { locateChunks, type LocateMode } from '../../evaluation/locate.js';
-import type { Summary } from '../../evaluation/metrics.js';
-import { candidateOptions, evalServices, stepsCandidate, type RuntimeDeps } from '../../evaluation/runtime.js';
-import type { RetrieverName } from '../../evaluation/score.js';
-import { validateSteps, type Step } from '../../server/pipelines/steps.js';
-import { resolveSettings } from '../../server/settings.js';
+import { readBenchmark } from '../../service/evaluation/benchmark-files.js';
+import { scoreLists } from '../../service/evaluation/candidate.js';
+import { locateChunks, type LocateMode } from '../../service/evaluation/locate.js';
+import type { Summary } from '../../service/evaluation/metrics.js';
+import { candidateOptions, evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import type { RetrieverName } from '../../service/evaluation/score.js';
+import type { EvalDocument, EvalQuestion } from '../../service/evaluation/spec.js';
+import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import { resolveSettings } from '../../service/settings.js';
 import type { QualityCandidate } from './candidates.js';
 
 export const K = 5;
@@ -42,13 +43,16 @@ export interface QualityRow {
   seconds: number;
 }
 
-export async function measure(dataDir: string, candidates: QualityCandidate[], log: (line: string) => void): Promise<{ rows: QualityRow[]; questions: number; documents: string[] }> {
-  const { documents, questions } = readBenchmark(join(dataDir, 'corpora'), join(dataDir, 'questions.csv'));
+/** Scores one candidate on given documents and questions (one index over the documents). */
+export type Measurer = (candidate: QualityCandidate, documents: EvalDocument[], questions: EvalQuestion[]) => Promise<QualityRow>;
+
+/** The registry, the retrievers and the tokenizer, set up once for many measurements. */
+export async function measurer(): Promise<Measurer> {
   const settings = resolveSettings({}, { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(64 * 1024 * 1024) });
   const registry = await discover(settings.pluginsDir);
   const deps: RuntimeDeps = { registry, executor: inline, settings };
   const model = await evalServices(deps, EMBEDDED_MODEL);
-  // Chunk texts repeat across locate modes: each is embedded once.
+  // Chunk texts repeat across locate modes and candidates: each is embedded once.
   const vectors = new Map<string, number[]>();
   const embed = async (lists: string[][]) => {
     const todo = [...new Set(lists.flat().filter((t) => !vectors.has(t)))];
@@ -56,16 +60,14 @@ export async function measure(dataDir: string, candidates: QualityCandidate[], l
     return lists.map((l) => l.map((t) => vectors.get(t)!));
   };
   const cl100k = await loadTokenizer('cl100k_base');
-  const rows: QualityRow[] = [];
-  let questionVectors: number[][] | undefined;
-  for (const c of candidates) {
+  return async (c, documents, questions) => {
     const started = performance.now();
     const steps = await validateSteps(registry, c.steps as Step[], [c.name]);
     const { steps: resolved } = await stepsCandidate(c.name, steps, 'codepoint', deps);
     // Chunked once, here: every locate mode and retriever scores the same lists.
     const lists = await chunksHere(resolved, documents.map((d) => d.text), candidateOptions(settings, 'codepoint'));
     const ranges = questions.map((q) => ({ question: q.question, references: q.references.map((r) => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
-    questionVectors ??= (await embed(questions.map((q) => [q.question]))).map((l) => l[0]!);
+    const questionVectors = (await embed(questions.map((q) => [q.question]))).map((l) => l[0]!);
     const scores = {} as QualityRow['scores'];
     for (const locate of LOCATES) {
       scores[locate] = {} as QualityRow['scores'][LocateMode];
@@ -77,7 +79,16 @@ export async function measure(dataDir: string, candidates: QualityCandidate[], l
     }
     const all = lists.flat();
     const moved = lists.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
-    const row: QualityRow = { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
+    return { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
+  };
+}
+
+export async function measure(dataDir: string, candidates: QualityCandidate[], log: (line: string) => void): Promise<{ rows: QualityRow[]; questions: number; documents: string[] }> {
+  const { documents, questions } = readBenchmark(join(dataDir, 'corpora'), join(dataDir, 'questions.csv'));
+  const one = await measurer();
+  const rows: QualityRow[] = [];
+  for (const c of candidates) {
+    const row = await one(c, documents, questions);
     rows.push(row);
     log(`  ${c.name}: ${row.chunks} chunks, BM25 recall ${row.scores.text.bm25.recall.mean.toFixed(1)} IoU ${row.scores.text.bm25.iou.mean.toFixed(2)} (${row.seconds.toFixed(1)} s)`);
   }

@@ -1,6 +1,6 @@
 /** The quality section of bench/results.md: chunkd's rows beside the reference rows, and the checks they answer. */
 import type { Check, Section } from '../harness.js';
-import { pm } from '../../evaluation/table.js';
+import { pm } from '../../service/evaluation/table.js';
 import { CONSISTENCY } from './candidates.js';
 import { K, type QualityRow, type Scores } from './measure.js';
 import type { Reference, ReferenceTable } from './reference.js';
@@ -27,9 +27,10 @@ export function qualitySection(title: string, m: { rows: QualityRow[]; questions
   const { rows } = m;
   const chroma = [...(ref.text?.rows ?? new Map<string, string[]>()).entries()].filter(([name]) => !name.startsWith('chunkd'));
   const parts = [
-    `${m.questions} questions over one index of ${m.documents.length} corpora (${m.documents.join(', ')}), k = ${K}, metrics as in the README's "Evaluating retrieval quality" (evaluation/): mean ± standard deviation over questions, in %. ` +
+    `${m.questions} questions over one index of ${m.documents.length} corpora (${m.documents.join(', ')}), k = ${K}, metrics as in the README's "Evaluating retrieval quality" (service/evaluation/): mean ± standard deviation over questions, in %. ` +
       `Retrievers: BM25 (k1 1.2, b 0.75, Lucene idf) and the built-in model chunkd/glove-sif-100d (exact cosine). Data: the folder CHUNKD_QUALITY_DATA names. ${CANDIDATES_NOTE}` +
-      (extra.length ? ` Rows from EXTRA: ${extra.join(', ')}.` : ''),
+      (extra.length ? ` Rows from EXTRA: ${extra.join(', ')}.` : '') +
+      ' These figures are in-sample: the EXTRA settings were tuned on these corpora. Held-out figures (settings chosen on other corpora) are in "Retrieval quality held out".',
     '',
     `### k = ${K}, chunks placed by text search (the benchmark's way)`,
     '',
@@ -83,7 +84,7 @@ function sameRows(rows: QualityRow[], ref: Reference): string | undefined {
 function goals(rows: QualityRow[], chroma: [string, string[]][]): Check[] {
   return (['bm25', 'embeddings'] as const).map((retriever) => {
     const label = retriever === 'bm25' ? 'BM25' : 'the built-in model';
-    const what = `every benchmark chunker row is matched or beaten on recall and IoU by a chunkd configuration, with ${label}`;
+    const what = `in-sample: every benchmark chunker row is matched or beaten on recall and IoU by a chunkd configuration, with ${label}`;
     if (!chroma.length) return { what, measured: undefined, met: undefined, note: 'no reference rows in the data folder' };
     const [ri, ii] = retriever === 'bm25' ? [2, 4] : [5, 7];
     const ours = rows.map((r) => ({ name: r.name, cells: textCells(r) }));

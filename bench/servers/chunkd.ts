@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { WorkerPool } from '../../kernel/pool.js';
-import { createLogger, type Level } from '../../server/logger.js';
+import { createLogger, type Level } from '../../service/logger.js';
 import { serve } from '../../server/serve.js';
-import { resolveSettings } from '../../server/settings.js';
+import { resolveSettings } from '../../service/settings.js';
 
 export type ServerMessage = { port: number } | { delay: { maxMs: number; p99Ms: number; meanMs: number }; peakRssMb: number };
 

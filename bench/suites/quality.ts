@@ -39,7 +39,7 @@ export const qualitySuite: CustomSuite = {
 };
 
 /** Put the section into bench/results.md: replace the one there, or add it before "Not benchmarked" (or at the end). */
-function splice(section: Section): void {
+export function splice(section: Section): void {
   if (!existsSync(RESULTS)) return;
   const md = readFileSync(RESULTS, 'utf8');
   const text = `## ${section.title}\n\n${section.body}\n\n`;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ChunkdError } from '../../kernel/index.js';
 
-/** How to reach the LLM, read from the environment server/llm-settings.ts fills in at boot. */
+/** How to reach the LLM, read from the environment service/llm-settings.ts fills in at boot. */
 export interface LlmConfig {
   /** The chat-completions root, without a trailing slash: requests go to `${baseUrl}/chat/completions`. */
   baseUrl: string;

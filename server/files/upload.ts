@@ -1,7 +1,8 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
+import { tooLarge, type Setting } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import type { Reservation } from './admission.js';
+import { FRAMING_BYTES, uploadLimit, type Reservation } from '../../service/files/admission.js';
 
 /** The one file part of an upload. */
 export interface Upload {
@@ -17,22 +18,13 @@ export interface Upload {
 export const FILE_PART = 'file';
 const EXAMPLE = "curl -F 'file=@notes.md' …/v1/files";
 
-/** Room for the multipart framing and a few small fields around the largest file. */
-export const FRAMING_BYTES = 2 * 1024 * 1024;
-
-/**
- * The most of a multipart body read off the wire: the file limit plus framing, counted over the
- * whole body (a preamble, text fields, other parts, anything after the closing boundary).
- */
-export const uploadLimit = (maxFileBytes: number) => maxFileBytes + FRAMING_BYTES;
-
 /**
  * Read a multipart/form-data upload with exactly one file part named `file` (other text fields
  * are ignored), at most maxBytes long; every other shape is refused with the reason. The body as
  * a whole is read up to uploadLimit(maxBytes) and no further: the byte past it is a 413, and the
  * rest is left unread (the route closes the connection after its answer).
  *
- * With a `reservation` (admission.ts), every byte read is covered by it first: a body that grows
+ * With a `reservation` (service/files/admission.ts), every byte read is covered by it first: a body that grows
  * past what the reservation may take is cut off with the reservation's refusal. With a
  * Content-Length, the file is copied once into a buffer of that size as it arrives, instead of
  * kept in pieces and joined at the end (which held the body twice); that buffer is a
@@ -114,7 +106,7 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       if (settled) return;
       read += chunk.length;
       if (read > limit) {
-        return fail(new ChunkdError('TOO_LARGE', `The multipart body is larger than the limit of ${limit} bytes (the file limit, --max-file-bytes or CHUNKD_MAX_FILE_BYTES, plus ${FRAMING_BYTES} bytes for the framing and small fields): upload a smaller file, without large fields or data around it.`));
+        return fail(tooLarge(`The multipart body is larger than the file limit plus ${FRAMING_BYTES} bytes for the framing and small fields`, `${limit} bytes`, MAX_FILE_BYTES, 'Upload a smaller file, without large fields or data around it'));
       }
       try {
         reservation?.cover(read);
@@ -138,4 +130,6 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
 const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');
 
 /** The 413 of a file over --max-file-bytes, whether its Content-Length says so up front or its bytes do as they arrive. */
-export const fileTooLarge = (max: number) => new ChunkdError('TOO_LARGE', `The file is larger than the limit of ${max} bytes (--max-file-bytes, CHUNKD_MAX_FILE_BYTES): upload a smaller file.`);
+export const fileTooLarge = (max: number) => tooLarge('The file is larger than this server accepts', `${max} bytes`, MAX_FILE_BYTES, 'Upload a smaller file');
+
+const MAX_FILE_BYTES: Setting = { flag: 'max-file-bytes', env: 'CHUNKD_MAX_FILE_BYTES' };

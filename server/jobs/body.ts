@@ -8,12 +8,12 @@ import { ChunkdError, gatherIssues, validationError, type Issue } from '../../ke
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
-import { validateSteps, type Step } from '../pipelines/steps.js';
-import type { Settings } from '../settings.js';
-import type { PipelineStore } from '../storage/store.js';
+import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import type { Settings } from '../../service/settings.js';
+import type { PipelineStore } from '../../service/storage/store.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
-import { JobHeader, JobDocumentInput } from './schemas.js';
-import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from './store.js';
+import { JobHeader, JobDocumentInput } from '../../service/jobs/schemas.js';
+import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from '../../service/jobs/store.js';
 
 type Header = { pipeline_id?: string; steps?: Step[]; offset_unit: OffsetUnit };
 type DocIn = { id?: string; text: string };

@@ -86,3 +86,11 @@ export function deadline(ms: number, setting: string) {
 }
 
 const noop = () => {};
+
+/**
+ * Checking steps may build plugins (slow ones load models). When that outlasts the request deadline
+ * the client has had its 504: nothing may then be stored behind its back.
+ */
+export function checkNotAbandoned(ctx: Context): void {
+  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
+}

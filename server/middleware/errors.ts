@@ -1,7 +1,7 @@
 import { bodyTooLarge } from './body.js';
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../service/logger.js';
 import { closeIfUnread } from './body.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
 import { matchedRoute } from '../dispatch.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../service/logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 const CLIENT_ID = /^[\w.:-]{1,128}$/;

@@ -1,21 +1,21 @@
 import type { Context } from 'koa';
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { evaluate, type Candidate, type EvalServices } from '../../evaluation/evaluate.js';
-import type { LocateMode } from '../../evaluation/locate.js';
-import { evalServices, stepsCandidate, type RuntimeDeps } from '../../evaluation/runtime.js';
-import type { RetrieverName } from '../../evaluation/score.js';
-import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../evaluation/spec.js';
-import type { FileStore } from '../files/store.js';
-import { FILE_STORE } from '../files/service.js';
+import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
+import type { LocateMode } from '../../service/evaluation/locate.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import type { RetrieverName } from '../../service/evaluation/score.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../service/evaluation/spec.js';
+import type { FileStore } from '../../service/files/store.js';
+import { FILE_STORE } from '../../service/files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts } from '../limits.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { validateSteps, type Step } from '../pipelines/steps.js';
+import { checkTexts } from '../../service/limits.js';
+import { bodyCheck } from '../../service/pipelines/body.js';
+import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import type { RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import type { PipelineStore } from '../storage/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import type { PipelineStore } from '../../service/storage/store.js';
 import { NDJSON, wantsNdjson } from '../stream/ndjson.js';
 import { EvaluateLine, EvaluateRequest, EvaluateResponse } from './evaluate-schemas.js';
 
@@ -33,7 +33,7 @@ interface EvaluateBody {
 
 const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
-/** POST /v1/evaluate: the evaluation of evaluation/, read from a JSON body; progress as NDJSON on request. */
+/** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
   const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
 

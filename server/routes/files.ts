@@ -1,13 +1,15 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
+import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { processFile } from '../../kernel/chef/run.js';
 import { codePointCount } from '../../kernel/chef/document.js';
-import type { UploadAdmission } from '../files/admission.js';
-import { extractPoolSettings } from '../files/extract-settings.js';
-import { FILE_STORE, UPLOAD_ADMISSION } from '../files/service.js';
-import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../files/store.js';
-import { FILE_PART, fileTooLarge, readUpload, uploadLimit, type Upload } from '../files/upload.js';
+import type { UploadAdmission } from '../../service/files/admission.js';
+import { extractPoolSettings } from '../../service/files/extract-settings.js';
+import { FILE_STORE, UPLOAD_ADMISSION } from '../../service/files/service.js';
+import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../../service/files/store.js';
+import { uploadLimit } from '../../service/files/admission.js';
+import { FILE_PART, fileTooLarge, readUpload, type Upload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
@@ -88,7 +90,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         pool: extractPoolSettings(settings),
       });
       if (text.length > settings.maxTextChars) {
-        throw new ChunkdError('TOO_LARGE', `The file's text is ${text.length} characters, more than the limit of ${settings.maxTextChars} (--max-text-chars, CHUNKD_MAX_TEXT_CHARS): upload a smaller file.`);
+        throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
       }
       const now = Date.now();
       const record: FileRecord = {

@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
 import { receiveJob, NDJSON } from '../jobs/body.js';
-import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../jobs/schemas.js';
-import { JOB_STORE } from '../jobs/service.js';
-import type { JobStore, JobView } from '../jobs/store.js';
+import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../../service/jobs/schemas.js';
+import { JOB_STORE } from '../../service/jobs/service.js';
+import type { JobStore, JobView } from '../../service/jobs/store.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import type { PipelineStore } from '../storage/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import type { PipelineStore } from '../../service/storage/store.js';
 
 /** A job id as randomUUID makes them (lower case). */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,12 +2,12 @@ import Type, { type Static } from 'typebox';
 import { isInstalled } from '../../kernel/extras.js';
 import { Extra, KINDS, type Kind } from '../../kernel/plugin.js';
 import type { Registry } from '../../kernel/registry.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../service/logger.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { JOB_STORE } from '../jobs/service.js';
-import type { JobStore } from '../jobs/store.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import type { PipelineStore } from '../storage/store.js';
+import { JOB_STORE } from '../../service/jobs/service.js';
+import type { JobStore } from '../../service/jobs/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import type { PipelineStore } from '../../service/storage/store.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import { errorResponses } from '../schemas.js';
 

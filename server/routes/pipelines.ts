@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { timestamp } from '../pipelines/clock.js';
-import { listPage } from '../pipelines/page.js';
-import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../pipelines/schemas.js';
-import { checkStoredSize } from '../pipelines/size.js';
-import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
-import { validateSteps, type Step } from '../pipelines/steps.js';
-import { answerPipelineRun } from '../pooled/pipeline-answer.js';
+import { bodyCheck } from '../../service/pipelines/body.js';
+import { timestamp } from '../../service/pipelines/clock.js';
+import { listPage } from '../../service/pipelines/page.js';
+import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../../service/pipelines/schemas.js';
+import { checkStoredSize } from '../../service/pipelines/size.js';
+import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
+import { bodyReader } from '../ignored-keys.js';
+import { checkNotAbandoned } from '../middleware/deadline.js';
+import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { firstChunkerAnswer } from '../openapi-examples.js';
 import { NDJSON_NOTE, NdjsonLine, wantsNdjson } from '../stream/ndjson.js';
 
@@ -55,7 +57,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const { name, description, steps: checked } = await readPipeline(ctx, readCreate, writer);
+        const { name, description, steps: checked } = await readPipeline(ctx.request.body, readCreate(ctx), writer);
         const steps = checked!;
         checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
@@ -111,7 +113,7 @@ export const pipelineRoutes: RouteModule = (deps) => {
       async handler(ctx) {
         const stored = await found(ctx.params.id!);
         const { id } = stored;
-        const body = await readPipeline(ctx, readUpdate, writer);
+        const body = await readPipeline(ctx.request.body, readUpdate(ctx), writer);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.name !== undefined) changes.name = body.name;
         if (body.description !== undefined) changes.description = body.description;

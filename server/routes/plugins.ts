@@ -4,16 +4,17 @@ import { runsInline, runsJobs } from '../../kernel/pool.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import { docWeight, recipeCost } from '../../kernel/runner.js';
-import { resolveDocument } from '../files/document-input.js';
-import { FILE_STORE } from '../files/service.js';
-import type { FileStore } from '../files/store.js';
+import { resolveDocument } from '../../service/files/document-input.js';
+import { FILE_STORE } from '../../service/files/service.js';
+import type { FileStore } from '../../service/files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { exampleAnswers } from '../openapi-examples.js';
-import { pluginPooled } from '../pooled/answer.js';
-import { sendJsonBytes } from '../pooled/wire.js';
-import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../stream/documents.js';
+import { pluginPooled } from '../../service/pooled/answer.js';
+import { takeRawBody } from '../raw-request.js';
+import { sendJsonBytes } from '../stream/json-bytes.js';
+import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../../service/stream/documents.js';
 import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
-import type { StoredDocument } from '../pipelines/execute.js';
+import type { StoredDocument } from '../../service/pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 
@@ -44,7 +45,7 @@ function pluginRoute(plugin: Plugin, deps: AppDeps): RouteDef {
       let docs: Documents;
       if (ctx.state.rawBody && runsJobs(executor)) {
         // A large body: parsed and checked in a worker, whatever it holds or the client accepts.
-        const pooled = await pluginPooled(ctx, plugin, executor, settings, ndjson ? 'documents' : 'answer', plugin.kind === 'chunker');
+        const pooled = await pluginPooled(takeRawBody(ctx), plugin, executor, settings, ndjson ? 'documents' : 'answer', plugin.kind === 'chunker');
         if ('bytes' in pooled) return sendJsonBytes(ctx, [pooled.bytes]);
         if ('prepared' in pooled) {
           const { config, unit, returnType, list, docs: items } = pooled.prepared;

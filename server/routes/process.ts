@@ -1,12 +1,12 @@
 import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
-import type { StoredDocument } from '../pipelines/execute.js';
+import type { StoredDocument } from '../../service/pipelines/execute.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts, runnerOf } from '../limits.js';
-import { sendJsonBytes } from '../pooled/wire.js';
+import { checkTexts, runnerOf } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
+import { sendJsonBytes } from '../stream/json-bytes.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 

@@ -4,15 +4,16 @@ import Type from 'typebox';
 import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
-import { setIgnoredKeys } from '../ignored-keys.js';
-import { bodyCheck } from '../pipelines/body.js';
-import { timestamp } from '../pipelines/clock.js';
-import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../pipelines/flat-steps.js';
-import { bodyReader, checkNotAbandoned, readPipeline, type PipelineWriter } from '../pipelines/read.js';
-import { listPage } from '../pipelines/page.js';
-import { checkStoredSize } from '../pipelines/size.js';
-import { isSlug, slugPathProblem } from '../pipelines/slug.js';
-import { SlugRunRequest } from '../pipelines/slug-run.js';
+import { bodyReader, setIgnoredKeys } from '../ignored-keys.js';
+import { bodyCheck } from '../../service/pipelines/body.js';
+import { timestamp } from '../../service/pipelines/clock.js';
+import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../../service/pipelines/flat-steps.js';
+import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
+import { checkNotAbandoned } from '../middleware/deadline.js';
+import { listPage } from '../../service/pipelines/page.js';
+import { checkStoredSize } from '../../service/pipelines/size.js';
+import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
+import { SlugRunRequest } from '../../service/pipelines/slug-run.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -21,13 +22,13 @@ import {
   SlugPipelineUpdate,
   StepsValidate,
   StepsValidation,
-} from '../pipelines/slug-schemas.js';
-import { answerPipelineRun } from '../pooled/pipeline-answer.js';
+} from '../../service/pipelines/slug-schemas.js';
+import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../storage/service.js';
-import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../storage/store.js';
+import { PIPELINE_STORE } from '../../service/storage/service.js';
+import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
 
 type CreateBody = { slug: string; description: string | null; steps: Flat[] };
@@ -44,7 +45,7 @@ const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive",
 /** A stored pipeline as the slug API shows it. */
 const shown = (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map(toFlat), created_at: p.created_at, updated_at: p.updated_at });
 
-/** A 422 of the slug API: each problem names its step (server/pipelines/flat-steps.ts). */
+/** A 422 of the slug API: each problem names its step (service/pipelines/flat-steps.ts). */
 async function explained<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -69,7 +70,7 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
 /**
  * Chonkie's cloud pipeline API (slug-based, `/v1/pipeline`), on the store and the checks of
  * /v1/pipelines: a slug is a stored pipeline's name, steps are converted to and from the stored
- * shape in one place (server/pipelines/flat-steps.ts), and a run goes through the document runner
+ * shape in one place (service/pipelines/flat-steps.ts), and a run goes through the document runner
  * (pooled for large bodies) as /v1/pipelines/{id}/execute does.
  */
 export const slugPipelineRoutes: RouteModule = (deps) => {
@@ -107,7 +108,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx, readCreate, writer));
+        const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx.request.body, readCreate(ctx), writer));
         const record = { name: slug, description, steps: steps! };
         checkStoredSize(record, deps.settings.maxPipelineBytes);
         checkNotAbandoned(ctx);
@@ -182,7 +183,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { ...one, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const body = await explained(ctx, () => readPipeline(ctx, readUpdate, writer));
+        const body = await explained(ctx, () => readPipeline(ctx.request.body, readUpdate(ctx), writer));
         const stored = await bySlug(ctx);
         const changes: Omit<PipelinePatch, 'updated_at'> = {};
         if (body.slug !== undefined) changes.name = body.slug;

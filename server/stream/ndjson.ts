@@ -10,9 +10,9 @@ import { once } from 'node:events';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError } from '../../kernel/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../service/logger.js';
 import { ChunkList, ErrorBody } from '../schemas.js';
-import { eachDocument, type Documents, type DocumentLine } from './documents.js';
+import { eachDocument, type Documents, type DocumentLine } from '../../service/stream/documents.js';
 
 export const NDJSON = 'application/x-ndjson';
 

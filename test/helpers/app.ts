@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boot, type Booted } from '../../server/boot.js';
-import { silentLogger, type Logger } from '../../server/logger.js';
-import { resolveSettings, type Settings } from '../../server/settings.js';
+import { silentLogger, type Logger } from '../../service/logger.js';
+import { resolveSettings, type Settings } from '../../service/settings.js';
 import { DEFAULT_MODEL as NEURAL_DEFAULT_MODEL } from '../../plugins/neural/index.js';
 import { tinyHubCache } from './tiny-models.js';
 

@@ -90,7 +90,7 @@ export async function startFakeLlm(rule: (passages: string[]) => number = headin
 }
 
 /**
- * Run fn with a fake LLM configured through the environment, as server/boot.ts would configure it:
+ * Run fn with a fake LLM configured through the environment, as service/assembly.ts would configure it:
  * for tests that run every chunker through the kernel directly, without an app.
  */
 export async function withFakeLlmEnv<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { open } from 'sqlite';
 import sqlite3 from 'sqlite3';
-import { DATABASE_FILE } from '../../server/storage/service.js';
+import { DATABASE_FILE } from '../../service/storage/service.js';
 
 /** Open a data directory's database on a connection of its own, run `PRAGMA integrity_check`, and list the pipeline names. */
 export async function inspectDataDir(dataDir: string): Promise<{ integrity: string; names: string[] }> {

@@ -1,0 +1,13 @@
+import type { Context } from 'koa';
+import type { RawRequest } from '../service/pooled/answer.js';
+import { setIgnoredKeys } from './ignored-keys.js';
+
+/**
+ * A large body left unparsed by the body rule (server/middleware/body.ts), handed to a service
+ * that moves it to a worker: taken out of the context, since it is detached on this thread once moved.
+ */
+export function takeRawBody(ctx: Context): RawRequest {
+  const body = ctx.state.rawBody as Buffer;
+  ctx.state.rawBody = undefined;
+  return { body, signal: ctx.state.signal as AbortSignal | undefined, onIgnored: (keys) => setIgnoredKeys(ctx, keys) };
+}

@@ -1,0 +1,169 @@
+import { resolve } from 'node:path';
+import { discover } from '../kernel/discovery.js';
+import { ChunkdError } from '../kernel/errors.js';
+import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
+import { defaultThreads, WorkerPool } from '../kernel/pool.js';
+import { exportLlmSettings } from './llm-settings.js';
+import type { Logger } from './logger.js';
+import { POOLED_JOB } from './pooled/answer.js';
+import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
+import type { AppDeps, Service, ServiceFactory } from './deps.js';
+import { postgresPool, unreachableReason } from './storage/pg-pool.js';
+import { PIPELINE_STORE, pipelineStore } from './storage/service.js';
+import { FILE_STORE, fileStore, uploadAdmission } from './files/service.js';
+import { JOB_STORE, jobStore } from './jobs/service.js';
+import type { Settings } from './settings.js';
+
+export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipelineStore, fileStore, jobStore];
+/**
+ * The services that live in PostgreSQL with --database-url, by the name each is offered under:
+ * while the database cannot be reached at start-up, each name holds a stand-in that answers 503.
+ */
+const DATABASE_SERVICES: readonly [string, ServiceFactory][] = [
+  [PIPELINE_STORE, pipelineStore],
+  [FILE_STORE, fileStore],
+  [JOB_STORE, jobStore],
+];
+
+/** Waits between two attempts to reach the database at start-up: doubling from the first to the last. */
+export const DATABASE_RETRY_MS = { first: 250, max: 10_000 };
+
+/** Closes in reverse order of opening: a service may still use those opened before it. */
+async function closeAll(opened: Service[]): Promise<void> {
+  for (const s of [...opened].reverse()) await s.close().catch(() => {});
+}
+
+export interface Assembled {
+  deps: AppDeps;
+  /**
+   * Resolves once every service is open: at once, unless the database could not be reached at
+   * start-up (then the server answers meanwhile, and keeps trying). Rejects when opening fails
+   * for a reason retrying cannot fix (a schema newer than this chunkd, a failing migration).
+   */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Why a start-up failure is the database being out of reach (safe to log), or undefined when it is not. */
+function unreachable(e: unknown): string | undefined {
+  for (let at = e, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const reason = unreachableReason(at);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/** What stands in for a database service until the database answers: every call is a 503 saying so. */
+function standIn(state: { reason: string; attempt: number }): unknown {
+  const refuse = () =>
+    Promise.reject(
+      new ChunkdError('UNAVAILABLE', `The database is not reachable yet (${state.reason}); this replica keeps trying to connect (attempt ${state.attempt}): retry in a moment.`, { 'Retry-After': '5' }),
+    );
+  return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) });
+}
+
+/** Discover plugins, open services and start the worker pool: everything a server or the CLI needs once per process. */
+export async function assemble(settings: Settings, logger: Logger): Promise<Assembled> {
+  exportPluginSettings(settings);
+  await checkModelMap(settings, logger);
+  const registry = await discover(settings.pluginsDir);
+  const opened: Service[] = [];
+  const services = () => Object.fromEntries(opened.map((s) => [s.name, s.value]));
+  /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
+  const openDatabase = async (): Promise<Service[]> => {
+    const mine: Service[] = [];
+    try {
+      for (const [, open] of DATABASE_SERVICES) mine.push(await open(settings, logger, { ...services(), ...Object.fromEntries(mine.map((s) => [s.name, s.value])) }));
+      return mine;
+    } catch (e) {
+      await closeAll(mine);
+      throw e;
+    }
+  };
+  let waiting: { reason: string; attempt: number } | undefined;
+  try {
+    for (const open of SERVICES.filter((f) => !DATABASE_SERVICES.some(([, d]) => d === f))) opened.push(await open(settings, logger, services()));
+    try {
+      opened.push(...(await openDatabase()));
+    } catch (e) {
+      const reason = settings.databaseUrl ? unreachable(e) : undefined;
+      if (reason === undefined) throw e;
+      waiting = { reason, attempt: 1 };
+    }
+  } catch (e) {
+    await closeAll(opened);
+    throw e;
+  }
+  const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
+  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
+  const deps: AppDeps = { registry, settings, logger, executor: pool, services: services() };
+  for (const s of opened) s.start?.(deps);
+
+  let closed = false;
+  let wake: (() => void) | undefined;
+  let ready: Promise<void> = Promise.resolve();
+  if (waiting) {
+    const state = waiting;
+    for (const [name] of DATABASE_SERVICES) deps.services[name] = standIn(state);
+    // Keeps trying, with a doubling wait, until the database answers (or the server stops); each
+    // attempt is logged with its reason, never the URL or its password.
+    ready = (async () => {
+      for (let wait = DATABASE_RETRY_MS.first; ; wait = Math.min(DATABASE_RETRY_MS.max, wait * 2)) {
+        logger.log('warning', 'database unreachable; retrying', { attempt: state.attempt, reason: state.reason, retry_in_ms: wait });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          wake = () => (clearTimeout(timer), resolve());
+        });
+        if (closed) return;
+        state.attempt++;
+        let mine: Service[];
+        try {
+          mine = await openDatabase();
+        } catch (e) {
+          const reason = unreachable(e);
+          if (reason === undefined) throw e;
+          state.reason = reason;
+          continue;
+        }
+        if (closed) return void (await closeAll(mine));
+        opened.push(...mine);
+        for (const s of mine) deps.services[s.name] = s.value;
+        for (const s of mine) s.start?.(deps);
+        logger.log('info', 'database ready', { attempts: state.attempt });
+        return;
+      }
+    })();
+    ready.catch(() => {}); // observed by serve(); never an unhandled rejection
+  }
+  return {
+    deps,
+    ready,
+    close: async () => {
+      closed = true;
+      wake?.();
+      await ready.catch(() => {});
+      await Promise.allSettled([pool.close(), closeAll(opened)]);
+    },
+  };
+}
+
+/** The settings plugins read from the environment (also `chunkd chunk`, which runs them without a server). */
+export function exportPluginSettings(settings: Settings): void {
+  // Plugins read the recipes folder from the environment: worker threads copy it when they start.
+  if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
+  else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
+  // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
+  if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
+  exportModelMap(parseModelMap(settings.modelMap));
+  exportLlmSettings(settings);
+}
+
+/** Every model --model-map serves must be installed: checked once at start, and the map logged. */
+async function checkModelMap(settings: Settings, logger: Logger): Promise<void> {
+  const modelMap = parseModelMap(settings.modelMap);
+  const missing = await missingTargets(modelMap);
+  if (missing.length) {
+    throw new ChunkdError('BAD_REQUEST', `--model-map (CHUNKD_MODEL_MAP) names models that are not installed: ${missing.join(', ')}. Install them under --models-dir or the Hugging Face cache, or fix the mapping.`);
+  }
+  if (modelMap.size) logger.log('info', 'model map', { model_map: Object.fromEntries(modelMap) });
+}

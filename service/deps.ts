@@ -1,0 +1,33 @@
+import type { Registry } from '../kernel/registry.js';
+import type { Executor } from '../kernel/run.js';
+import type { Logger } from './logger.js';
+import type { Settings } from './settings.js';
+
+/** What the services, the routes and the CLI are given: the frozen registry and everything built at start-up. */
+export interface AppDeps {
+  registry: Registry;
+  settings: Settings;
+  logger: Logger;
+  /** Runs plugin work: inline for small inputs, in the worker pool for large ones. */
+  executor: Executor;
+  /** Set while the server shuts down: new requests get 503. */
+  draining?: boolean;
+  /** Services added by later modules (e.g. pipeline storage), keyed by name. */
+  services: Record<string, unknown>;
+}
+
+/** A long-lived resource opened at start-up and closed at shutdown, offered under `name` in AppDeps.services. */
+export interface Service {
+  name: string;
+  value: unknown;
+  close(): Promise<void>;
+  /** Called once the deps exist (the worker pool among them): e.g. job consumers start here. */
+  start?(deps: AppDeps): void;
+}
+
+/**
+ * Opens a Service (e.g. the pipeline store). Declared here, below the assembly
+ * (service/assembly.ts), so a store's module never imports the module that lists it. A factory
+ * sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
+ */
+export type ServiceFactory = (settings: Settings, logger: Logger, services: Readonly<Record<string, unknown>>) => Promise<Service>;

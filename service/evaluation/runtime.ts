@@ -1,0 +1,81 @@
+/**
+ * The one place evaluation calls the plugin runner (kernel/runner.ts, kernel/pool.ts): resolving a
+ * candidate's steps as a pipeline run does, embedding the questions through the embeddings
+ * refinery, and running each candidate whole (chunking and scoring, evaluation/candidate.ts) in
+ * one pool task when the executor has workers. Everything else in service/evaluation/ is plain computation.
+ */
+import { ChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { runsJobs } from '../../kernel/pool.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import type { Chunk } from '../../kernel/chunk.js';
+import { parseConfig, runRefinery, type Executor } from '../../kernel/run.js';
+import { OUTPUT_SETTING, type RunOptions } from '../../kernel/runner.js';
+import { DEFAULT_LIMITS } from '../../kernel/chef/limits.js';
+import { LIMIT_NAMES, type Limits } from '../limits.js';
+import { pipelineRecipe } from '../pipelines/execute.js';
+import type { Step } from '../pipelines/steps.js';
+import type { PipelineRecord } from '../storage/store.js';
+import { embedHere, runCandidate, textChunks, unitVector, type CandidateOutcome, type CandidatePayload } from './candidate.js';
+import type { Candidate, EvalServices } from './evaluate.js';
+
+export const CANDIDATE_JOB = new URL(`./candidate-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+export interface RuntimeDeps {
+  registry: Registry;
+  executor: Executor;
+  settings: Limits;
+}
+
+/** A candidate from validated steps (or a stored pipeline's), resolved as POST /v1/pipelines/{id}/execute resolves them: a stale step is a 400 now. */
+export async function stepsCandidate(label: unknown, steps: Step[], unit: OffsetUnit, deps: RuntimeDeps, name = 'candidate'): Promise<Candidate> {
+  const pipeline: PipelineRecord = { id: typeof label === 'string' ? label : 'inline', name, description: null, steps, created_at: '', updated_at: '' };
+  return { label, steps: (await pipelineRecipe(pipeline, unit, 'chunks', deps)).steps };
+}
+
+/** A candidate's chunks are held to the caps of a pipeline run's JSON answer, as if they were one. */
+export const candidateOptions = (settings: Limits, unit: OffsetUnit): RunOptions => ({
+  unit,
+  returnType: 'chunks',
+  cap: { bytes: settings.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' },
+  maxChunks: settings.maxChunks,
+  chef: { limits: { ...DEFAULT_LIMITS, maxTextChars: settings.maxTextChars, maxStructureSpans: settings.maxStructureSpans }, names: LIMIT_NAMES },
+});
+
+/**
+ * The services of an evaluation. The embedding model is checked here, before any work: an unknown
+ * model is the embeddings refinery's own 400 (with what to install or configure), missing extras its 501.
+ */
+export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
+  const { executor, settings } = deps;
+  const options = candidateOptions(settings, 'codepoint');
+  let embedding: { plugin: Plugin; config: Record<string, unknown> } | undefined;
+  if (embeddingModel !== undefined) {
+    const plugin = deps.registry.find('refinery', 'embeddings');
+    if (!plugin) throw new ChunkdError('BAD_REQUEST', 'This server has no embeddings refinery, which the embeddings and hybrid retrievers use: use the bm25 retriever.');
+    const config = parseConfig(plugin, { embedding_model: embeddingModel }, ['body', 'embedding_model']);
+    await plugin.instance(config); // an unknown model or a missing extra answers now, not mid-run
+    embedding = { plugin, config };
+  }
+  const bySource = new Map(deps.registry.list().map((p) => [p.source, p]));
+  const run: EvalServices['run'] = (steps, input, signal) => {
+    const payload: CandidatePayload = {
+      steps: steps.map((s) => ({ source: s.plugin.source, config: s.config })),
+      input,
+      options: { ...options, unit: input.unit },
+      ...(embedding ? { embedding: { source: embedding.plugin.source, config: embedding.config } } : {}),
+    };
+    return runsJobs(executor) ? executor.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
+  };
+  if (!embedding) return { run };
+  const { plugin, config } = embedding;
+  // The questions, embedded where the executor places the refinery (their chunks' vectors are made in the candidate's task).
+  const embed: EvalServices['embed'] = async (lists, signal) => {
+    if (!runsJobs(executor)) return embedHere(plugin, config, lists);
+    const chunks = lists.map(textChunks);
+    const out = (await runRefinery(plugin, config, chunks.filter((l) => l.length), executor, signal)) as Chunk[][];
+    let at = 0;
+    return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
+  };
+  return { run, embed };
+}

@@ -1,0 +1,105 @@
+/**
+ * Scoring one candidate's chunks against the questions: retrieval (BM25, embeddings or both fused)
+ * over one index of every document's chunks, then the metrics per question and k. Plain data in
+ * and out, so it runs in a worker as it does inline (service/evaluation/score-job.ts).
+ */
+import { Bm25Index, topK } from './bm25.js';
+import { precisionOmega, scoreQuestion, summarize, type Summary } from './metrics.js';
+import type { Range } from './ranges.js';
+
+export type RetrieverName = 'bm25' | 'embeddings' | 'hybrid';
+
+/** Reciprocal-rank fusion constant of the hybrid retriever: score = Σ 1 / (RRF_K + rank), rank from 1. */
+export const RRF_K = 60;
+
+export interface ScorePayload {
+  retriever: RetrieverName;
+  ks: number[];
+  /** Every chunk of every document, in document order: where it is scored, and what the retriever reads. */
+  chunks: { range: Range; index: string }[];
+  questions: { question: string; references: Range[] }[];
+  /** Unit vectors, one per chunk and one per question, for `embeddings` and `hybrid`. */
+  chunkVectors?: number[][];
+  questionVectors?: number[][];
+  detail: boolean;
+}
+
+export interface QuestionDetail {
+  recall: number;
+  precision: number;
+  iou: number;
+  precision_omega: number;
+  /** The retrieved chunks, best first, where they were scored. */
+  retrieved: { document: string; start_index: number; end_index: number }[];
+}
+
+export interface KScores {
+  k: number;
+  recall: Summary;
+  precision: Summary;
+  iou: Summary;
+  precision_omega: Summary;
+  questions?: QuestionDetail[];
+}
+
+/** Scores per k (as given), in percent. */
+export function scoreCandidate(p: ScorePayload): KScores[] {
+  const maxK = Math.max(...p.ks);
+  const rank = ranker(p);
+  const omega = p.questions.map((q) => precisionOmega(
+    p.chunks.map((c) => c.range),
+    q.references,
+  ));
+  const rankings = p.questions.map((q, i) => rank(q.question, i, maxK));
+  return p.ks.map((k) => {
+    const per = p.questions.map((q, i) => {
+      const retrieved = rankings[i]!.slice(0, k).map((c) => p.chunks[c]!.range);
+      return { ...scoreQuestion(retrieved, q.references), retrieved };
+    });
+    const pct = (values: number[]) => {
+      const s = summarize(values);
+      return { mean: 100 * s.mean, std: 100 * s.std };
+    };
+    const out: KScores = {
+      k,
+      recall: pct(per.map((s) => s.recall)),
+      precision: pct(per.map((s) => s.precision)),
+      iou: pct(per.map((s) => s.iou)),
+      precision_omega: pct(omega),
+    };
+    if (p.detail) {
+      out.questions = per.map((s, i) => ({
+        recall: 100 * s.recall,
+        precision: 100 * s.precision,
+        iou: 100 * s.iou,
+        precision_omega: 100 * omega[i]!,
+        retrieved: s.retrieved.map((r) => ({ document: r.doc, start_index: r.start, end_index: r.end })),
+      }));
+    }
+    return out;
+  });
+}
+
+/** The retriever: the indices of the best chunks for a question, best first; equal scores keep chunk order. */
+function ranker(p: ScorePayload): (question: string, i: number, k: number) => number[] {
+  const bm25 = p.retriever === 'embeddings' ? undefined : new Bm25Index(p.chunks.map((c) => c.index));
+  const cosine = (i: number) => {
+    const q = p.questionVectors![i]!;
+    return p.chunkVectors!.map((v) => dot(v, q));
+  };
+  if (p.retriever === 'bm25') return (question, _i, k) => bm25!.top(question, k);
+  if (p.retriever === 'embeddings') return (_q, i, k) => topK(cosine(i), k);
+  return (question, i, k) => {
+    const fused = new Float64Array(p.chunks.length);
+    for (const scores of [bm25!.scores(question), cosine(i)]) {
+      topK(scores, scores.length).forEach((c, r) => (fused[c]! += 1 / (RRF_K + r + 1)));
+    }
+    return topK(fused, k);
+  };
+}
+
+function dot(a: readonly number[], b: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}

@@ -1,0 +1,50 @@
+import { tooLarge as capped } from '../kernel/caps.js';
+import { CHUNKS_SETTING, Runner } from '../kernel/runner.js';
+import { DEFAULT_POOL } from '../kernel/chef/pool.js';
+import type { Executor } from '../kernel/run.js';
+import { extractPoolSettings } from './files/extract-settings.js';
+import type { Settings } from './settings.js';
+
+const tooLarge = (what: string, limit: number, flag: string, env: string) => capped(what, limit, { flag, env });
+
+/**
+ * The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). The
+ * extraction pool's settings are there where a runner may place an offLoop chef in that pool.
+ */
+export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &
+  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>>;
+
+/** The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its chef steps under the chefs' limits. */
+export const runnerOf = (executor: Executor, limits: Limits): Runner =>
+  new Runner(executor, {
+    ...limits,
+    chef: {
+      limits: { maxTextChars: limits.maxTextChars, maxStructureSpans: limits.maxStructureSpans },
+      names: LIMIT_NAMES,
+      ...(limits.maxExtractMs === undefined ? {} : { pool: { ...DEFAULT_POOL, ...extractPoolSettings(limits as Required<Limits>) } }),
+    },
+  });
+
+/** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
+export function checkTexts(input: string | string[], settings: Limits): void {
+  const texts = Array.isArray(input) ? input : [input];
+  if (texts.length > settings.maxTexts) throw tooLarge(`The batch has ${texts.length.toLocaleString('en')} texts`, settings.maxTexts, 'max-texts', 'CHUNKD_MAX_TEXTS');
+  texts.forEach((t, i) => {
+    if (t.length > settings.maxTextChars) {
+      const which = Array.isArray(input) ? `Text ${i}` : 'The text';
+      throw tooLarge(`${which} has ${t.length.toLocaleString('en')} characters`, settings.maxTextChars, 'max-text-chars', 'CHUNKD_MAX_TEXT_CHARS');
+    }
+  });
+}
+
+/** The limit of a refinery request: chunks in one call, over all lists. */
+export function checkChunks(input: unknown[], settings: Limits): void {
+  checkChunkCount(input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0), settings);
+}
+
+function checkChunkCount(count: number, settings: Limits): void {
+  if (count > settings.maxChunks) throw capped(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, CHUNKS_SETTING);
+}
+
+/** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
+export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };

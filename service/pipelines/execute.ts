@@ -1,0 +1,99 @@
+import type { Chunk } from '../../kernel/chunk.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
+import type { Registry } from '../../kernel/registry.js';
+import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
+import type { Doc, Recipe } from '../../kernel/runner.js';
+import { checkTexts, runnerOf, type Limits } from '../limits.js';
+import type { PipelineRecord } from '../storage/store.js';
+import { STEP_KINDS, type Step } from './steps.js';
+
+export interface ExecuteDeps {
+  /** Only find() is used: a worker passes the few plugins a pipeline names (service/pooled/pipeline-job.ts). */
+  registry: Pick<Registry, 'find'>;
+  executor: Executor;
+  settings: Limits;
+}
+
+/**
+ * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
+ * (kernel/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
+ * text, a list one list of chunks per text.
+ */
+export async function answerPipeline(
+  pipeline: PipelineRecord,
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts' },
+  deps: ExecuteDeps,
+  signal?: AbortSignal,
+  file?: StoredDocument,
+): Promise<Uint8Array[]> {
+  checkTexts(body.text, deps.settings);
+  const texts = Array.isArray(body.text) ? body.text : [body.text];
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank));
+  return runnerOf(deps.executor, deps.settings).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
+}
+
+/**
+ * The same run as chunk objects, for a caller that works on them (evaluation scores them): the
+ * runner's bytes parsed back, under the same caps. A string gives Chunk[], a list one Chunk[] per text.
+ */
+export async function executePipeline(
+  pipeline: PipelineRecord,
+  input: string | string[],
+  unit: OffsetUnit,
+  deps: ExecuteDeps,
+  signal?: AbortSignal,
+  file?: StoredDocument,
+): Promise<Chunk[] | Chunk[][]> {
+  const parts = await answerPipeline(pipeline, { text: input, offset_unit: unit, return_type: 'chunks' }, deps, signal, file);
+  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Chunk[] | Chunk[][];
+}
+
+/**
+ * A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step
+ * or a refused config is the whole request's 400. A process step is the recipe's first step: the
+ * runner runs its chef where it places the work (kernel/runner.ts).
+ */
+export async function pipelineRecipe(pipeline: PipelineRecord, unit: OffsetUnit, returnType: 'chunks' | 'texts', deps: Pick<ExecuteDeps, 'registry'>, build = true): Promise<Recipe> {
+  const steps = pipeline.steps.map((step, i) => resolveStep(deps.registry, pipeline, step, i));
+  if (build) for (const { plugin, config } of steps) if (plugin.kind !== 'chef') await plugin.instance(config);
+  return { steps, unit, returnType };
+}
+
+/** Whether the pipeline has a process step (its documents are a chef's: text and structure). */
+export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.some((s) => s.type === 'process');
+
+/**
+ * The documents a pipeline runs on: the texts as they come, or a stored file's text with the
+ * structure its chef found at upload (a process step of that same chef does not read it again).
+ */
+export function pipelineDocs(texts: string[], file?: StoredDocument): Doc[] {
+  return file && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), chef: file.format }] : texts;
+}
+
+/** A stored file as a pipeline run by `file` sees it: the chef that read it, and the structure it found. */
+export interface StoredDocument {
+  format: string;
+  structure?: Structure;
+}
+
+/**
+ * Steps were checked when written; this server may since have lost a plugin or changed its
+ * schema. The stored config is checked again (which also fills in any field added since), and a
+ * step that no longer fits is a 400 that says to update the pipeline.
+ */
+export function resolveStep(registry: ExecuteDeps['registry'], pipeline: PipelineRecord, step: Step, i: number) {
+  const kind = STEP_KINDS[step.type];
+  const name = step[kind] ?? '';
+  const stale = (why: string) =>
+    new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: update the pipeline's steps (PUT /v1/pipelines/${pipeline.id}).`);
+  const plugin = registry.find(kind, name);
+  if (!plugin) throw stale(`uses the ${kind} '${name}', which this server does not have`);
+  try {
+    return { plugin, config: parseConfig(plugin, step.config, ['steps', i, 'config']) };
+  } catch (e) {
+    if (isChunkdError(e) && e.code === 'VALIDATION') throw stale(`has a config the ${kind} '${name}' no longer accepts (${e.message})`);
+    throw e;
+  }
+}
