@@ -23,8 +23,6 @@ import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.j
 import { Progress } from './progress.js';
 import { invalidUtf8At } from './utf8.js';
 import { readRegularFile, UnreadableFile } from './read-file.js';
-import { extractPoolSettings } from '../service/files/extract-settings.js';
-import type { RunChefOptions } from '../kernel/chef/run.js';
 
 export const DEFAULT_CHUNKER = 'recursive';
 const FORMATS = ['ndjson', 'json'] as const;
@@ -154,7 +152,6 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
  * How the CLI runs a chef: in one extraction worker (the rest of the CLI runs inline), so the
  * server's --max-extract-ms (CHUNKD_MAX_EXTRACT_MS) stops it as it stops an upload's.
  */
-export const cliChefOptions = (settings: Settings): Pick<RunChefOptions, 'isolate' | 'pool'> => ({ isolate: true, pool: { ...extractPoolSettings(settings), threads: 1 } });
 
 /** Bytes a text of `maxTextChars` characters may take in UTF-8 (4 per character at most). */
 const byteCap = (settings: Settings) => settings.maxTextChars * 4;
@@ -292,7 +289,7 @@ async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settin
   if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
   const steps = await validateSteps(registry, body.steps, ['steps']);
   const pipeline = { id: file, name: body.name ?? basename(file), description: null, steps, created_at: '', updated_at: '' };
-  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings, chefs: cliChefOptions(settings) });
+  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings, isolate: true });
 }
 
 /** Run the documents, writing chunks as they come (ndjson) or all at the end (json). Exit 2 when a document failed on its input. */

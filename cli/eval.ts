@@ -23,12 +23,10 @@ import { BenchmarkFormatError, readBenchmark, type ReadFile } from '../service/e
 import { readRegularFile, UnreadableFile } from './read-file.js';
 import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import type { LocateMode } from '../service/evaluation/locate.js';
-import { evalServices, stepsCandidate, storeRanker, type RuntimeDeps } from '../service/evaluation/runtime.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
 import type { RetrieverName } from '../service/evaluation/score.js';
-import { checkBudget, checkSpec, storeOf, type EvalRetriever, type EvalSpec } from '../service/evaluation/spec.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../service/evaluation/spec.js';
 import { resultsTable } from '../service/evaluation/table.js';
-import { STORES } from '../service/stores/service.js';
-import { Stores } from '../service/stores/stores.js';
 import { Progress } from './progress.js';
 
 const RETRIEVERS = ['bm25', 'embeddings', 'hybrid'] as const;
@@ -48,8 +46,7 @@ Options:
   --candidate C        What to evaluate, repeatable: pipeline steps as JSON ('[{"type": "chunk",
                        "chunker": "token", "config": {"chunk_size": 200}}]'), a pipeline JSON file,
                        or the id or name of a pipeline stored in --data-dir. Default: ${DEFAULT_CANDIDATE}.
-  --retriever R        bm25 (default), embeddings (exact cosine), hybrid (reciprocal-rank fusion, k = 60), or
-                       store:NAME (through that store connection's index; the exact-cosine rows beside it).
+  --retriever R        bm25 (default), embeddings (exact cosine) or hybrid (reciprocal-rank fusion, k = 60).
   --embedding-model M  The model of embeddings and hybrid (default ${EMBEDDED_MODEL}).
   --k N                Chunks retrieved per question, repeatable or comma-separated (default 5).
   --locate L           text (default): score a chunk where its text first occurs in the corpus, as the
@@ -89,7 +86,7 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
       process.stdout.write(`${EVAL_HELP}\n`);
       return 0;
     }
-    const retriever: EvalRetriever = /^store:./.test(values.retriever!) ? (values.retriever as EvalRetriever) : oneOf(values.retriever!, RETRIEVERS, '--retriever');
+    const retriever = oneOf(values.retriever!, RETRIEVERS, '--retriever');
     const locate = oneOf(values.locate!, LOCATES, '--locate');
     const format = oneOf(values.format!, FORMATS, '--format');
     if (!values.corpora || !values.questions) throw new Usage('Name the documents and the questions: chunkd eval --corpora DIR --questions FILE.csv. Run: chunkd eval --help');
@@ -106,17 +103,15 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     checkSpec(spec, []);
     const raw = values.candidate?.length ? values.candidate : [DEFAULT_CANDIDATE];
     checkBudget(documents.length, raw.length, questions.length, settings.maxEvalWork);
-    const stores = storeOf(retriever) === undefined ? undefined : Stores.fromSettings(registry, settings);
-    const deps: RuntimeDeps = { registry, executor: inline, settings, services: stores ? { [STORES]: stores } : {} };
+    checkRetrieval(spec, raw.length, settings);
+    const deps: RuntimeDeps = { registry, executor: inline, settings };
     const candidates = await readCandidates(raw, registry, settings, deps);
     const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel);
-    if (stores) services.storeRank = storeRanker(deps, spec.embeddingModel);
     // Each candidate chunks every document: the rate is of document bytes through chunking and scoring.
     const bytes = documents.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
     const bar = process.stderr.isTTY ? new Progress(process.stderr, candidates.length, candidates.map(() => bytes), 'candidates') : undefined;
     const { results } = await evaluate(spec, candidates, { ...services, progress: (p) => p.stage === 'scored' && bar?.done(p.candidate!) });
     bar?.finish();
-    await stores?.close();
     process.stdout.write(format === 'json' ? `${JSON.stringify({ results: results.map(jsonRow) })}\n` : `${resultsTable(results)}\n`);
     return 0;
   } catch (e) {
@@ -197,7 +192,7 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
       }
       const checked = bodyCheck<{ steps: Step[] }>(PipelineUpdate)({ steps }, () => {});
       const valid = await validateSteps(registry, checked.steps!, ['candidate', i + 1]);
-      out.push(stepsCandidate(label, valid, 'codepoint', deps));
+      out.push(await stepsCandidate(label, valid, 'codepoint', deps));
     }
     return out;
   } finally {

@@ -4,11 +4,13 @@
  * answers it. CHEF `auto` picks the chef for the file's extension, as an upload does.
  */
 import { basename } from 'node:path';
-import { processFile, toWire } from '../kernel/chef/run.js';
+import { chefFor, unsupportedFile } from '../kernel/chef/run.js';
 import { discover } from '../kernel/discovery.js';
+import { inline } from '../kernel/run.js';
+import type { Recipe } from '../kernel/runner.js';
 import { exportPluginSettings } from '../service/assembly.js';
-import { LIMIT_NAMES } from '../service/limits.js';
-import { cliChefOptions, fail, readSettings, Usage } from './chunk.js';
+import { runnerOf } from '../service/limits.js';
+import { fail, readSettings, Usage } from './chunk.js';
 import { readRegularFile } from './read-file.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE
@@ -31,10 +33,17 @@ export async function processCommand(args: string[], env: NodeJS.ProcessEnv = pr
     const bytes = new Uint8Array(
       readRegularFile(file, settings.maxFileBytes, (size) => new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`)),
     );
-    // In an extraction worker, as an upload is: the chef is stopped at --max-extract-ms (CHUNKD_MAX_EXTRACT_MS).
-    const options = { limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, ...cliChefOptions(settings) };
-    const doc = await processFile(registry, bytes, { filename: basename(file), chef: chef === 'auto' ? undefined : chef }, options);
-    process.stdout.write(`${JSON.stringify({ chef: doc.format, ...toWire(doc, 'codepoint') })}\n`);
+    const facts = { filename: basename(file) };
+    const plugin = chef === 'auto' ? chefFor(registry, facts, bytes) : registry.get('chef', chef);
+    if (!plugin) throw unsupportedFile(registry, facts);
+    // The chef is a runner step, as on the server: its document bounded by the same limits (--max-output-bytes,
+    // --max-structure-spans), in an extraction worker stopped at --max-extract-ms (CHUNKD_MAX_EXTRACT_MS).
+    const recipe: Recipe = { steps: [{ plugin, config: plugin.validateConfig({}) }], unit: 'codepoint', returnType: 'chunks' };
+    const [doc] = await runnerOf(inline, settings, true).answer(recipe, [{ file: bytes, filename: facts.filename }], { list: false });
+    // The document's JSON object, with the chef's name first.
+    process.stdout.write(`{"chef":${JSON.stringify(plugin.name)},`);
+    process.stdout.write(doc!.subarray(1));
+    process.stdout.write('\n');
     return 0;
   } catch (e) {
     return fail(e);

@@ -13,4 +13,4 @@ export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenize
 export { tokenWindows } from './tokenizers/windows.js';
 export { floorFraction } from './fraction.js';
 export { groupEnds, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
-export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, tokenizerCost } from './cost.js';
+export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';

@@ -8,14 +8,19 @@
  *     // (flat: true: one list of every document's chunks, each marked with its index in metadata.document)
  *   await runner.each(recipe, docs, (index, result) => …, { concurrency, signal }); // one result per document
  *
- * - A recipe is a list of steps, each a plugin and its validated config: the first step takes each
- *   document (a text for a chunker, a list of chunks for a refinery), each later step the chunks
- *   of the step before. A document may also be given as its JSON bytes (`{json}`), parsed where it runs,
- *   or as a processed document (`{text, structure}`, a chef's output): the chunker is given its
- *   structure (ChunkContext.structure) and its chunks carry their headings, blocks and pages.
+ * - A recipe is a list of steps, each a plugin and its validated config, run by the plugin's kind:
+ *   a chef processes (only as the first step: a text, or a file's bytes, into a text and its
+ *   structure), a chunker chunks (a text, or the chef's document), a refinery refines (a list of
+ *   chunks, or the chunks of the step before). A recipe whose last step is a chef answers the
+ *   processed document (text, structure in the request's unit, metadata). A document may also be
+ *   given as its JSON bytes (`{json}`), parsed where it runs, or as a processed document
+ *   (`{text, structure}`, e.g. a stored upload's): the chunker is given its structure
+ *   (ChunkContext.structure) and its chunks carry their headings, blocks and pages.
  * - Where work runs: under INLINE_MAX_CHARS (characters × the steps' cost, kernel/cost.ts) on the
  *   calling thread, else in the executor's workers (kernel/pool.ts); answer() splits a batch into
- *   one group per thread, each() runs documents `concurrency` at a time.
+ *   one group per thread, each() runs documents `concurrency` at a time. A first step that is a
+ *   chef marked offLoop runs, with the steps after it, in the extraction pool instead
+ *   (kernel/chef/pool.ts: capped heap, --max-extract-ms), always for a file's bytes.
  * - Output: a document's result is turned into JSON where it ran (in the worker) and handed back as
  *   bytes, moved and not copied: the calling thread never stringifies a large object graph. Callers
  *   write those bytes as they are (a JSON answer, an NDJSON line, a job's result).
@@ -30,12 +35,17 @@ import { tooLarge, type Setting } from './caps.js';
 import { orderChunk, type Chunk } from './chunk.js';
 import { ChunkdError, isChunkdError, type ErrorCode, type Issue } from './errors.js';
 import type { OffsetUnit } from './offsets.js';
-import type { Structure } from './chef/document.js';
+import type { ChefDocument, Processed, Structure } from './chef/document.js';
+import { renameLimit } from './chef/errors.js';
+import { DEFAULT_LIMITS, type ExtractLimits } from './chef/limits.js';
+import { runExtractTask, type ExtractPoolOptions } from './chef/pool.js';
+import { checkChef, processHere, toWire } from './chef/run.js';
 import { listWeight, runsInline, runsJobs, split } from './pool.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
 import type { ChunkContext } from './plugin.js';
 import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './store-rows.js';
+import type { Outcome } from './worker.js';
 
 export interface RunnerStep {
   plugin: Plugin;
@@ -61,12 +71,21 @@ export interface Recipe {
  * output). Bytes are moved to a worker, never copied; a text given as a string is turned into
  * UTF-16 bytes before it goes to one (a native copy, not a clone).
  */
-export type Doc = string | Chunk[] | { json: Uint8Array } | { utf16: Uint8Array } | StructuredDoc;
+export type Doc = string | Chunk[] | { json: Uint8Array } | { utf16: Uint8Array } | StructuredDoc | FileDoc;
+
+/** A file's bytes, for a recipe whose first step is a chef (what is known of the file beside them). */
+export interface FileDoc {
+  file: Uint8Array;
+  filename?: string;
+  mime?: string;
+}
 
 /** A processed document: its text, and the structure its chef found (UTF-16 spans of the text). */
 export interface StructuredDoc {
   text: string;
   structure: Structure;
+  /** The chef that made it (a stored upload's): a process step of this very chef answers it as it is, not read again. */
+  chef?: string;
 }
 
 /** A text as UTF-16 bytes in a buffer of its own (transferable: never Node's shared pool). */
@@ -78,7 +97,7 @@ export function utf16Doc(text: string): { utf16: Uint8Array } {
 
 /** The buffers of documents given as bytes, to move along with them. */
 export const docBuffers = (docs: Doc[]): ArrayBuffer[] =>
-  docs.flatMap((d) => (typeof d !== 'object' || Array.isArray(d) || 'text' in d ? [] : ['json' in d ? (d.json.buffer as ArrayBuffer) : (d.utf16.buffer as ArrayBuffer)]));
+  docs.flatMap((d) => (typeof d !== 'object' || Array.isArray(d) || 'text' in d ? [] : [('json' in d ? d.json : 'file' in d ? d.file : d.utf16).buffer as ArrayBuffer]));
 
 export interface RunnerLimits {
   /** Largest JSON answer (answer()), in bytes. */
@@ -87,6 +106,21 @@ export interface RunnerLimits {
   maxDocumentOutputBytes: number;
   /** Most chunks a document may hand to a refine step after the first step. */
   maxChunks: number;
+  /** For a chef step: the limits of its work (kernel/chef/limits.ts) and the pool offLoop chefs run in. */
+  chef?: ChefLimits;
+}
+
+export interface ChefLimits {
+  limits?: Partial<ExtractLimits>;
+  /** How a 413 names a limit a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
+  names?: Partial<Record<keyof ExtractLimits, string>>;
+  /** The extraction pool (kernel/chef/pool.ts); without it offLoop chefs are placed like any step. */
+  pool?: ExtractPoolOptions;
+  /**
+   * An offLoop chef always runs in the extraction pool, even where the executor runs everything on
+   * the calling thread (the CLI): its wall-time budget (--max-extract-ms) then holds there too.
+   */
+  isolate?: boolean;
 }
 
 /** The settings that raise the caps, as the server names them (service/settings.ts). */
@@ -116,6 +150,8 @@ export interface RunOptions {
   maxChunks: number;
   /** Mark each document's chunks with its index (`metadata.document`), the first document of the call being this one (a flat answer). */
   markFrom?: number;
+  /** A chef step's limits, and the names the 413s give them. */
+  chef: { limits: ExtractLimits; names?: Partial<Record<keyof ExtractLimits, string>> };
 }
 
 /** A result as it crosses threads: an error as data, a bug as its stack. */
@@ -187,22 +223,36 @@ export class Runner {
 
   /**
    * One group of documents (the first being document `first` of the call), here or in one worker
-   * task, by cost; with a write step, each document's chunks are then written, and its result is
-   * given only once the store has confirmed them (or the store's error is its result).
+   * task, by cost (an offLoop chef first: in the extraction pool); with a write step, each
+   * document's chunks are then written, and its result is given only once the store has confirmed
+   * them (or the store's error is its result).
    */
   private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number, first = 0): Promise<DocResult[]> {
-    const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks, ...(markFrom === undefined ? {} : { markFrom }) };
+    const chef = this.limits.chef;
+    const options: RunOptions = {
+      unit: recipe.unit,
+      returnType: recipe.returnType,
+      cap,
+      maxChunks: this.limits.maxChunks,
+      ...(markFrom === undefined ? {} : { markFrom }),
+      chef: { limits: { ...DEFAULT_LIMITS, ...chef?.limits }, ...(chef?.names ? { names: chef.names } : {}) },
+    };
     const pool = this.executor;
     const weight = docs.reduce((n, d) => n + docWeight(d), 0);
-    const wire =
-      runsJobs(pool) && !runsInline(weight, recipeCost(recipe), pool.threads)
-        ? await pool.documents(
-            recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config })),
-            docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d)),
-            options,
-            signal,
-          )
-        : await runHere(recipe.steps, docs, options, signal);
+    const head = recipe.steps[0]?.plugin;
+    const offPlace = runsJobs(pool) && !runsInline(weight, recipeCost(recipe), pool.threads);
+    const files = docs.some((d) => typeof d === 'object' && 'file' in d);
+    const steps = () => recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config }));
+    const moved = () => docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d));
+    let wire: WireResult[];
+    if (head?.kind === 'chef' && chef?.pool && extracts(head, files) && (chef.isolate || (runsJobs(pool) && (files || offPlace)))) {
+      const task = { kind: 'run' as const, steps: steps(), docs: moved(), options };
+      wire = unwrapExtract(await runExtractTask(task, weight, chef.pool, signal, docBuffers(task.docs)), options);
+    } else if (offPlace) {
+      wire = await pool.documents(steps(), moved(), options, signal);
+    } else {
+      wire = await runHere(recipe.steps, docs, options, signal);
+    }
     const target = recipe.steps.at(-1)?.target;
     const results: DocResult[] = [];
     for (const [i, r] of wire.map(fromWire).entries()) results.push(target && 'rows' in r ? await written(target, first + i, r, signal) : r);
@@ -222,16 +272,28 @@ async function written(target: StoreTarget, index: number, { bytes, rows }: { by
   }
 }
 
+/** Whether a chef runs in the extraction pool when off the event loop: offLoop, or offLoop for files and given one. */
+const extracts = (chef: Plugin, files: boolean): boolean => chef.manifest.offLoop === true || (chef.manifest.offLoop === 'files' && files);
+
+/** The extraction pool's answer as the runner's results; a failure of the whole task (its 413 past --max-extract-ms) is every document's. */
+function unwrapExtract(outcome: Outcome, options: RunOptions): WireResult[] {
+  if ('done' in outcome) return outcome.done as WireResult[];
+  if ('error' in outcome) throw renameLimit(new ChunkdError(outcome.error.code, outcome.error.detail), options.chef.names ?? {});
+  if ('bug' in outcome) throw Object.assign(new Error('An extraction worker failed on a document.'), { stack: outcome.bug });
+  throw new Error('The extraction worker answered nothing.');
+}
+
 /** Work per character through every step (kernel/cost.ts). */
 export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + (isWriteStep(s) ? 0 : s.plugin.cost(s.config)), 0);
 
 /** Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. */
 export const docWeight = (d: Doc): number =>
-  typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : 'text' in d ? d.text.length : 'json' in d ? d.json.byteLength : d.utf16.byteLength / 2;
+  typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : 'text' in d ? d.text.length : 'json' in d ? d.json.byteLength : 'file' in d ? d.file.byteLength : d.utf16.byteLength / 2;
 
-function docValue(d: Doc): string | Chunk[] {
+function docValue(d: Doc): string | Chunk[] | ChefDocument {
   if (typeof d === 'string' || Array.isArray(d)) return d;
   if ('text' in d) return d.text;
+  if ('file' in d) return { bytes: d.file, filename: d.filename ?? '', ...(d.mime ? { mime: d.mime } : {}) };
   if ('utf16' in d) return Buffer.from(d.utf16.buffer, d.utf16.byteOffset, d.utf16.byteLength).toString('utf16le');
   return JSON.parse(new TextDecoder().decode(d.json)) as string | Chunk[];
 }
@@ -249,41 +311,92 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
   for (const [i, doc] of docs.entries()) {
     signal?.throwIfAborted();
     try {
-      let chunks = await runSteps(steps, doc, options, budget, context, signal);
-      const write = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.at(-1)! : undefined;
-      // The store's rows are taken before the answer's marks; an embedding the write step added is not part of the answer.
-      const rows = write ? storeRows(chunks, docValue(doc)) : undefined;
-      if (write && write.config.answer_embeddings === false) chunks = chunks.map(({ embedding: _, ...c }) => c);
-      if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
-      const bytes = encodeList(chunks, options, budget);
+      const result = await runSteps(steps, doc, options, budget, context, signal);
+      let bytes: Uint8Array;
+      let rows: StoreRows | undefined;
+      if ('document' in result) bytes = encodeDocument(result.document, options, budget);
+      else {
+        let { chunks } = result;
+        const write = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.at(-1)! : undefined;
+        // The store's rows are taken before the answer's marks; an embedding the write step added is not part of the answer.
+        rows = write ? storeRows(chunks, result.source) : undefined;
+        if (write && write.config.answer_embeddings === false) chunks = chunks.map(({ embedding: _, ...c }) => c);
+        if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
+        bytes = encodeList(chunks, options, budget);
+      }
       if (options.cap.over === 'answer') budget.used += bytes.length + 1;
       out.push(rows ? { bytes, rows } : { bytes });
     } catch (e) {
       if (signal?.aborted) throw e;
-      out.push(isChunkdError(e) ? { error: { code: e.code, detail: e.detail, headers: e.headers } } : { bug: e });
+      const named = renameLimit(e, options.chef.names ?? {});
+      out.push(isChunkdError(named) ? { error: { code: named.code, detail: named.detail, headers: named.headers } } : { bug: e });
     }
   }
   return out;
 }
 
-async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<Chunk[]> {
-  const input = docValue(doc);
-  const structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
+/**
+ * Each document's chunks as objects, for a caller on this thread that works on them where they
+ * are made (evaluation scores them in the same worker task, never handing a chunk graph back):
+ * the same steps and caps as runHere, the answer cap counted by the chunks' least JSON.
+ */
+export async function chunksHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<Chunk[][]> {
+  const budget = { used: 0 };
+  const context: ChunkContext = { signal };
+  const out: Chunk[][] = [];
+  for (const doc of docs) {
+    signal?.throwIfAborted();
+    const result = await runSteps(steps, doc, options, budget, context, signal);
+    if ('document' in result) throw new Error('A recipe that ends with a chef makes a document, not chunks: end it with a chunk or refine step.');
+    if (options.cap.over === 'answer') budget.used += result.chunks.reduce((n, c) => n + c.text.length + MIN_CHUNK_BYTES, 1);
+    out.push(result.chunks);
+  }
+  return out;
+}
+
+/** What a document's steps made: its chunks and the text (or chunks) they came from, or (a chef the last step) the processed document. */
+type StepsResult = { chunks: Chunk[]; source: string | Chunk[] } | { document: Processed };
+
+/** Each step by its plugin's kind: a chef processes (first only), a chunker chunks, a refinery refines; a write step (last) is the caller's. */
+async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<StepsResult> {
+  let input = docValue(doc);
+  let structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
   const run = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.slice(0, -1) : steps;
   // A write step alone is given chunks (already embedded) to write as they are.
   let chunks: Chunk[] = run.length === 0 && Array.isArray(input) ? input : [];
   for (const [i, { plugin, config }] of run.entries()) {
     const last = i === run.length - 1;
-    if (plugin.kind === 'chunker') {
-      if (i > 0 || typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' can only be a first step, given a text.`);
+    if (plugin.kind === 'chef') {
+      if (i > 0 || Array.isArray(input)) throw new Error(`The chef '${plugin.name}' can only be a first step, given a text or a file.`);
+      const given: ChefDocument = typeof input === 'string' ? { text: input } : input;
+      const made = typeof doc === 'object' && 'chef' in doc && doc.chef === plugin.name ? doc : undefined;
+      if (!made) checkChef(plugin, given);
+      const processed: Processed = made ? { text: made.text, structure: made.structure, metadata: {} } : await processHere(plugin, config, given, options.chef.limits, signal);
+      if (last) return { document: processed };
+      input = processed.text;
+      structure = [processed.structure];
+    } else if (plugin.kind === 'chunker') {
+      if (i > 0 && steps[i - 1]!.plugin.kind !== 'chef') throw new Error(`The chunker '${plugin.name}' can only follow a chef, given a text.`);
+      if (typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' is given a text, not ${Array.isArray(input) ? 'chunks' : 'a file'}: put a chef before it.`);
       chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
     } else {
+      if (i > 0 && steps[i - 1]!.plugin.kind === 'chef') throw new Error(`The refinery '${plugin.name}' is given chunks, not a chef's document: put a chunker between them.`);
       const list = i === 0 ? (input as Chunk[]) : chunks;
       if (i > 0 && list.length > options.maxChunks) throw chunksError(list.length, options.maxChunks);
       chunks = (await refineMany(plugin, config, [list]))[0]!;
     }
   }
-  return chunks;
+  return { chunks, source: typeof input === 'string' ? input : (input as Chunk[]) };
+}
+
+/** A processed document as its wire JSON (offsets in the request's unit), refused once past the cap; its text alone is refused before any JSON is made. */
+function encodeDocument(doc: Processed, options: RunOptions, budget: { used: number }): Uint8Array {
+  const room = options.cap.bytes - budget.used;
+  // Every character of the text is at least a byte of JSON.
+  if (doc.text.length > room) throw capError(options.cap, budget.used + doc.text.length, true);
+  const bytes = encoder.encode(JSON.stringify(toWire(doc, options.unit)));
+  if (bytes.length > room) throw capError(options.cap, budget.used + bytes.length, false);
+  return bytes;
 }
 
 /** The fewest bytes of JSON a chunk takes (`{"id":"chnk_…","text":"","start_index":0,…}`), and a text of a `texts` answer (`""` and its comma). */

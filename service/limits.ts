@@ -1,15 +1,30 @@
 import { tooLarge as capped } from '../kernel/caps.js';
 import { CHUNKS_SETTING, Runner } from '../kernel/runner.js';
+import { DEFAULT_POOL } from '../kernel/chef/pool.js';
 import type { Executor } from '../kernel/run.js';
+import { extractPoolSettings } from './files/extract-settings.js';
 import type { Settings } from './settings.js';
 
 const tooLarge = (what: string, limit: number, flag: string, env: string) => capped(what, limit, { flag, env });
 
-/** The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). */
-export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes'>;
+/**
+ * The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). The
+ * extraction pool's settings are there where a runner may place an offLoop chef in that pool.
+ */
+export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &
+  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>>;
 
-/** The document runner (kernel/runner.ts) on this executor, under these limits' output caps. */
-export const runnerOf = (executor: Executor, limits: Limits): Runner => new Runner(executor, limits);
+/** The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its chef steps under the chefs' limits. */
+export const runnerOf = (executor: Executor, limits: Limits, isolate = false): Runner =>
+  new Runner(executor, {
+    ...limits,
+    chef: {
+      ...(isolate ? { isolate } : {}),
+      limits: { maxTextChars: limits.maxTextChars, maxStructureSpans: limits.maxStructureSpans },
+      names: LIMIT_NAMES,
+      ...(limits.maxExtractMs === undefined ? {} : { pool: { ...DEFAULT_POOL, ...extractPoolSettings(limits as Required<Limits>) } }),
+    },
+  });
 
 /** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
 export function checkTexts(input: string | string[], settings: Limits): void {

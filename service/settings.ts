@@ -30,7 +30,21 @@ export const SETTINGS = {
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
   'max-output-bytes': { env: 'CHUNKD_MAX_OUTPUT_BYTES', type: 'integer', default: 64 * 1024 * 1024, min: 1, help: 'Largest JSON answer of a chunk, refine or pipeline run, in bytes (larger → 413; an NDJSON stream is not one answer).' },
   'max-document-output-bytes': { env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: "Largest result of one document in an NDJSON stream or a job, in bytes of JSON (larger → that document's line is a 413 error; the others go on)." },
+  'max-structure-spans': {
+    env: 'CHUNKD_MAX_STRUCTURE_SPANS',
+    type: 'integer',
+    default: 100_000,
+    min: 0,
+    help: "Most spans of each kind (headings, tables, code blocks, images, pages) a chef keeps of one document, wherever it runs (process routes, pipelines, jobs, uploads): past it, that kind's further spans are dropped and counted in the document's metadata.dropped_spans, and the text is still answered.",
+  },
   'max-eval-work': { env: 'CHUNKD_MAX_EVAL_WORK', type: 'integer', default: 1_000_000, min: 1, help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).' },
+  'max-eval-retrieved': {
+    env: 'CHUNKD_MAX_EVAL_RETRIEVED',
+    type: 'integer',
+    default: 2_000_000,
+    min: 1,
+    help: 'Most chunks an evaluation may retrieve, counted before any chunking as questions × candidates × the sum of k (each k capped by the most chunks the documents could give, one per character); more → 413. With detail, every retrieved chunk is also written out, and the answer must fit --max-output-bytes.',
+  },
   'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
   'max-file-bytes': { env: 'CHUNKD_MAX_FILE_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).' },
   'max-upload-bytes-in-flight': {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Bm25Index, tokenize, topK } from '../service/evaluation/bm25.js';
 import { parseCsv } from '../service/evaluation/csv.js';
-import { retrievable } from '../service/evaluation/evaluate.js';
+import { retrievable } from '../service/evaluation/candidate.js';
 import { locateChunks } from '../service/evaluation/locate.js';
 import { precisionOmega, scoreQuestion, summarize } from '../service/evaluation/metrics.js';
 import { subtract, union, type Range } from '../service/evaluation/ranges.js';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import type { WorkerPool } from '../kernel/pool.js';
 import { SqliteStore } from '../service/storage/sqlite.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
@@ -109,7 +110,7 @@ describe('POST /v1/evaluate', () => {
     assert.equal(res.headers.get('content-type'), 'application/x-ndjson; charset=utf-8');
     const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
     const progress = lines.slice(0, -1);
-    assert.deepEqual(progress.map((l) => `${l.progress.stage} ${l.progress.done}/${l.progress.total}`), ['chunked 0/2', 'scored 1/2', 'chunked 1/2', 'scored 2/2']);
+    assert.deepEqual(progress.map((l) => `${l.progress.stage} ${l.progress.done}/${l.progress.total}`), ['started 0/2', 'scored 1/2', 'started 1/2', 'scored 2/2']);
     checkResults(lines.at(-1).results);
   });
 
@@ -166,15 +167,47 @@ describe('POST /v1/evaluate limits and the pool', () => {
     }
   });
 
-  test('with workers, scoring runs as pool tasks and gives the same figures', async () => {
+  test('with workers, each candidate chunks and is scored in one pool task, and gives the same figures', async () => {
     const app = await startApp({ workers: '1' });
     try {
-      const pool = (app.booted.deps.executor as unknown as { pool: { completed: number } }).pool;
-      const before = pool.completed;
+      const pool = app.booted.deps.executor as WorkerPool;
+      const before = { ...pool.tasksByKind };
       const res = await app.post('/v1/evaluate', body());
       assert.equal(res.status, 200, JSON.stringify(res.body));
       checkResults(res.body.results);
-      assert.ok(pool.completed - before >= 2, `${pool.completed - before} pool tasks`); // one scoring task per candidate
+      // One job task per candidate; no runner, chunk or refine task hands chunks back to this thread.
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(pool.tasksByKind).map(([k, n]) => [k, n - before[k as keyof typeof before]])),
+        { job: 2, run: 0, chunk: 0, refine: 0 },
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('413 before any chunking for retrieved chunks over --max-eval-retrieved, and detail over --max-output-bytes', async () => {
+    const app = await startApp({ workers: '1', 'max-eval-retrieved': '1000', 'max-output-bytes': '200000' });
+    try {
+      const pool = app.booted.deps.executor as WorkerPool;
+      const tasks = pool.tasksRun;
+      // 30 KB, 1,000 questions, k 100,000: k is capped by the documents' 30,000 characters, still far over.
+      const big = { documents: [{ id: 'big', text: 'word '.repeat(6_000) }], questions: Array.from({ length: 1_000 }, () => ({ question: 'word', references: [{ document: 'big', start_index: 0, end_index: 4 }] })), candidates: [token(30)], k: [100_000], detail: true };
+      const over = await app.post('/v1/evaluate', big);
+      assert.equal(over.status, 413);
+      assert.match(over.body.detail, /1,000 questions × 1 candidates × 30,000 chunks .* = 30,000,000 chunks; the limit is 1,000\..*--max-eval-retrieved \(CHUNKD_MAX_EVAL_RETRIEVED\)/);
+      // Under the retrieval cap, detail that could not fit the answer cap is refused as well.
+      const detail = await startApp({ workers: '1', 'max-output-bytes': '200000' });
+      try {
+        const res = await detail.post('/v1/evaluate', { ...big, k: [10] }); // 10,000 retrieved chunks listed: ≥ 490,000 bytes
+        assert.equal(res.status, 413);
+        assert.match(res.body.detail, /With detail, the answer would take at least [\d,]+ bytes.*--max-output-bytes \(CHUNKD_MAX_OUTPUT_BYTES\)/);
+        assert.equal((await detail.post('/v1/evaluate', { ...big, k: [10], detail: false })).status, 200, 'the same without detail runs');
+      } finally {
+        await detail.close();
+      }
+      assert.equal(pool.tasksRun, tasks, 'refused before any chunking: no pool task ran');
+      const fits = await app.post('/v1/evaluate', body()); // 1 question × 2 candidates × (1 + 2)
+      assert.equal(fits.status, 200);
     } finally {
       await app.close();
     }

@@ -150,6 +150,22 @@ for (const backend of backends) {
       }
     });
 
+    test('a structure is paid for: its JSON bytes count in usage, and a structure past the byte quota is a QuotaError', async () => {
+      const s = await backend.fresh({ maxFiles: 10, maxBytes: 2_000 });
+      try {
+        const structure = { headings: Array.from({ length: 10 }, (_, i) => ({ level: 1, text: '', start: i, end: i })), tables: [], code: [], images: [], pages: [] };
+        await store(s, 'é', { bytes: Buffer.from('abc'), structure }); // 3 + 2 + the JSON
+        assert.deepEqual(await s.usage(), { count: 1, bytes: 5 + Buffer.byteLength(JSON.stringify(structure)) });
+        // The same file with ten times the headings would pass 2,000 bytes: refused, and its room given back.
+        const many = { ...structure, headings: Array.from({ length: 100 }, (_, i) => ({ level: 1, text: '', start: i, end: i })) };
+        const held = await s.reserve(newFileName(), 5);
+        await assert.rejects(s.put(held, record(held.name), { bytes: Buffer.from('abc'), text: 'é', structure: many }), (e: unknown) => e instanceof QuotaError && e.limit === 'bytes');
+        assert.deepEqual(await s.usage(), { count: 1, bytes: 5 + Buffer.byteLength(JSON.stringify(structure)) });
+      } finally {
+        await s.close();
+      }
+    });
+
     test('the count quota: reserve refuses one file too many with QuotaError(count); release gives the room back', async () => {
       const s = await backend.fresh({ maxFiles: 2, maxBytes: 1000 });
       try {

@@ -4,18 +4,18 @@
  * corpora, as reference-results.md was measured).
  */
 import { join } from 'node:path';
-import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
 import { inline } from '../../kernel/run.js';
+import { chunksHere } from '../../kernel/runner.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { readBenchmark } from '../../service/evaluation/benchmark-files.js';
-import { evaluate, type Candidate } from '../../service/evaluation/evaluate.js';
+import { scoreLists } from '../../service/evaluation/candidate.js';
 import { locateChunks, type LocateMode } from '../../service/evaluation/locate.js';
 import type { Summary } from '../../service/evaluation/metrics.js';
-import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import { candidateOptions, evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
 import type { RetrieverName } from '../../service/evaluation/score.js';
-import type { EvalDocument, EvalQuestion, EvalSpec } from '../../service/evaluation/spec.js';
+import type { EvalDocument, EvalQuestion } from '../../service/evaluation/spec.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { resolveSettings } from '../../service/settings.js';
 import type { QualityCandidate } from './candidates.js';
@@ -51,7 +51,6 @@ export async function measurer(): Promise<Measurer> {
   const settings = resolveSettings({}, { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(64 * 1024 * 1024) });
   const registry = await discover(settings.pluginsDir);
   const deps: RuntimeDeps = { registry, executor: inline, settings };
-  const bm25 = await evalServices(deps, undefined);
   const model = await evalServices(deps, EMBEDDED_MODEL);
   // Chunk texts repeat across locate modes and candidates: each is embedded once.
   const vectors = new Map<string, number[]>();
@@ -64,21 +63,22 @@ export async function measurer(): Promise<Measurer> {
   return async (c, documents, questions) => {
     const started = performance.now();
     const steps = await validateSteps(registry, c.steps as Step[], [c.name]);
-    const inner = stepsCandidate(c.name, steps, 'codepoint', deps);
-    let lists: Chunk[][] | undefined;
-    const once: Candidate = { label: c.name, chunk: async (texts) => (lists ??= await inner.chunk(texts)) };
+    const { steps: resolved } = await stepsCandidate(c.name, steps, 'codepoint', deps);
+    // Chunked once, here: every locate mode and retriever scores the same lists.
+    const lists = await chunksHere(resolved, documents.map((d) => d.text), candidateOptions(settings, 'codepoint'));
+    const ranges = questions.map((q) => ({ question: q.question, references: q.references.map((r) => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
+    const questionVectors = (await embed(questions.map((q) => [q.question]))).map((l) => l[0]!);
     const scores = {} as QualityRow['scores'];
     for (const locate of LOCATES) {
       scores[locate] = {} as QualityRow['scores'][LocateMode];
       for (const retriever of RETRIEVERS) {
-        const spec: EvalSpec = { documents, questions, retriever, embeddingModel: EMBEDDED_MODEL, k: [K], locate, unit: 'codepoint', detail: false };
-        const services = retriever === 'bm25' ? bm25 : { ...model, embed };
-        const [r] = (await evaluate(spec, [once], services)).results;
+        const input = { documents, unit: 'codepoint' as const, locate, retriever, ks: [K], detail: false, questions: ranges, ...(retriever === 'bm25' ? {} : { questionVectors }) };
+        const [r] = (await scoreLists(lists, input, retriever === 'bm25' ? undefined : embed)).scores;
         scores[locate][retriever] = { recall: r!.recall, precision: r!.precision, iou: r!.iou, precision_omega: r!.precision_omega };
       }
     }
-    const all = lists!.flat();
-    const moved = lists!.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
+    const all = lists.flat();
+    const moved = lists.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
     return { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
   };
 }

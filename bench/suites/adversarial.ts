@@ -235,7 +235,7 @@ export const adversarialSuite: CustomSuite = {
  * server's RSS (its worker threads included) is read from /proc each poll. Targets: worst
  * /health under 100 ms, RSS under 1 GB.
  */
-interface UploadAttack {
+export interface UploadAttack {
   label: string;
   /** Builds the file(s) (before the clock starts), then the sender: it answers the status(es) as the table shows them, and the bytes sent. */
   prepare(): Promise<(server: BenchServer) => Promise<{ status: string; bytes: number; ok: boolean }>>;
@@ -244,7 +244,7 @@ interface UploadAttack {
 const RSS_MB = 1024;
 const MiB = 1024 * 1024;
 
-async function uploadFile(server: BenchServer, content: Uint8Array | string, filename: string): Promise<{ status: number; at: number }> {
+export async function uploadFile(server: BenchServer, content: Uint8Array | string, filename: string): Promise<{ status: number; at: number }> {
   const form = new FormData();
   form.append('file', new Blob([content]), filename);
   const res = await fetch(`${server.url}/v1/files`, { method: 'POST', body: form }).catch(() => undefined);
@@ -368,7 +368,7 @@ const UPLOADS = (): UploadAttack[] => [
   },
 ];
 
-interface UploadOutcome {
+export interface UploadOutcome {
   label: string;
   bytes: number;
   status: string;
@@ -390,7 +390,7 @@ const rssMb = (pid: number): number => {
   }
 };
 
-async function uploadAttack(server: BenchServer, a: UploadAttack): Promise<UploadOutcome> {
+export async function uploadAttack(server: BenchServer, a: UploadAttack): Promise<UploadOutcome> {
   const send = await a.prepare();
   for (let i = 0; i < 3; i++) await fetch(`${server.url}/health`).then((r) => r.arrayBuffer());
   const poller = await startHealthPoller(server.url, server.child.pid!);

@@ -1,6 +1,7 @@
 /** Every suite, in the order of results.md. A suite is one file; add it here. */
 import type { Suite } from '../harness.js';
 import { adversarialSuite, adversarialUploadsSuite } from './adversarial.js';
+import { adversarialChefsSuite } from './adversarial-chefs.js';
 import { capacitySuite } from './capacity.js';
 import { codeSuite } from './code.js';
 import { encodeSuite } from './encode.js';
@@ -18,4 +19,4 @@ import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, qualitySuite, qualityHeldOutSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite];

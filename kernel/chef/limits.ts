@@ -27,6 +27,13 @@ export interface ExtractLimits {
    * (pdf-budget.ts): a small file that inflates to gigabytes is refused at this many.
    */
   maxPdfDecodedBytes: number;
+  /**
+   * Spans of each kind (headings, tables, code, images, pages) one document's structure keeps:
+   * past it, further spans of that kind are dropped and counted (metadata.dropped_spans), and the
+   * text is still answered. What a chef finds is otherwise unbounded by its text's size
+   * (`#\n` × 2,000,000 is two million headings, ~130 MB of JSON from 4 MB).
+   */
+  maxStructureSpans: number;
 }
 
 export const DEFAULT_LIMITS: ExtractLimits = {
@@ -37,4 +44,5 @@ export const DEFAULT_LIMITS: ExtractLimits = {
   maxHtmlDepth: 1024,
   maxTableCells: 25_000_000,
   maxPdfDecodedBytes: 256 * 1024 * 1024,
+  maxStructureSpans: 100_000,
 };

@@ -69,13 +69,13 @@ class ExtractPool {
     });
   }
 
-  async run(task: Task, bytes: number, signal?: AbortSignal): Promise<Outcome> {
+  async run(task: Task, bytes: number, signal?: AbortSignal, transfer: ArrayBuffer[] = []): Promise<Outcome> {
     const lane = await this.acquire(bytes <= SMALL_FILE_BYTES, signal);
     this.started[lane]++;
     const budget = AbortSignal.timeout(this.options.maxMs);
     const both = signal ? AbortSignal.any([signal, budget]) : budget;
     try {
-      return await this.piscina.run(task, { signal: both });
+      return await this.piscina.run(task, { signal: both, transferList: transfer });
     } catch (e) {
       if (budget.aborted && !signal?.aborted) throw this.tooSlow();
       throw e;
@@ -241,9 +241,21 @@ export function extractPool(options: ExtractPoolOptions): ExtractPool {
 
 /** Run a job module (kernel/worker.ts) for one file of `bytes` bytes in an extraction worker. */
 export async function runCapped<R>(module: string, payload: unknown, bytes: number, options: ExtractPoolOptions, signal?: AbortSignal): Promise<R> {
-  let outcome: Outcome;
+  const outcome = await runExtractTask({ kind: 'job', module, payload }, bytes, options, signal);
+  if ('done' in outcome) return outcome.done as R;
+  if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
+  if ('bug' in outcome) throw new Error(`The extraction worker failed: ${outcome.bug}`);
+  throw new Error('The extraction worker answered nothing.');
+}
+
+/**
+ * Run a task in an extraction worker (heap-capped, timed by maxMs): a job module, or the document
+ * runner's steps (kernel/runner.ts) when their first step is a chef that needs it. `transfer`
+ * names buffers moved there, not copied.
+ */
+export async function runExtractTask(task: Task, bytes: number, options: ExtractPoolOptions, signal?: AbortSignal, transfer?: ArrayBuffer[]): Promise<Outcome> {
   try {
-    outcome = await extractPool(options).run({ kind: 'job', module, payload }, bytes, signal);
+    return await extractPool(options).run(task, bytes, signal, transfer);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       const name = options.names?.memoryMb ? `, limit ${options.names.memoryMb}` : '';
@@ -251,10 +263,6 @@ export async function runCapped<R>(module: string, payload: unknown, bytes: numb
     }
     throw e;
   }
-  if ('done' in outcome) return outcome.done as R;
-  if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
-  if ('bug' in outcome) throw new Error(`The extraction worker failed: ${outcome.bug}`);
-  throw new Error('The extraction worker answered nothing.');
 }
 
 /** Stop the extraction workers (tests; a server lets idle ones exit by themselves). */

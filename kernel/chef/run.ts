@@ -5,10 +5,11 @@ import type { ChefImpl } from '../plugin.js';
 import { runsJobs } from '../pool.js';
 import type { Plugin, Registry } from '../registry.js';
 import type { Executor } from '../run.js';
-import { allSpans, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
+import { allSpans, emptyStructure, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
 import { asTextRefusal, checkTextLength, renameLimit, unreadable } from './errors.js';
 import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
+import { capStructure } from './structure-cap.js';
 
 export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
 
@@ -102,41 +103,53 @@ export interface ChefPayload {
  * text sent to a chef that reads files only, 413 past a limit (limits.ts).
  */
 export async function runChef(plugin: Plugin, config: Record<string, unknown>, doc: ChefDocument, options: RunChefOptions = {}): Promise<Processed> {
-  const missing = plugin.missing;
-  if (missing.length) throw missingExtraError(`The chef '${plugin.name}'`, missing);
-  if (doc.bytes === undefined && plugin.manifest.bytesOnly) {
-    throw new ChunkdError('VALIDATION', `The chef '${plugin.name}' reads files, not text: upload the file (POST /v1/files, or multipart to POST ${plugin.route}).`);
-  }
+  checkChef(plugin, doc);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { executor, signal } = options;
   const pool = { ...DEFAULT_POOL, ...options.pool, memoryMb: options.maxMemoryMb ?? DEFAULT_POOL.memoryMb };
   const size = doc.bytes?.byteLength ?? doc.text?.length ?? 0;
   const offLoop = plugin.manifest.offLoop === true || (plugin.manifest.offLoop === 'files' && doc.bytes !== undefined);
   try {
-    const out =
-      offLoop && (options.isolate || (executor && runsJobs(executor)))
-        ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
-        : doc.bytes && size > SMALL_FILE_BYTES
-          ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
-          : await processHere(plugin, config, doc, limits, signal);
-    checkTextLength(out.text.length, limits);
-    checkProcessed(plugin, out);
-    return out;
+    return offLoop && (options.isolate || (executor && runsJobs(executor)))
+      ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
+      : doc.bytes && size > SMALL_FILE_BYTES
+        ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
+        : await processHere(plugin, config, doc, limits, signal);
   } catch (e) {
     const named = options.limitNames ? renameLimit(e, options.limitNames) : e;
     throw doc.bytes === undefined ? asTextRefusal(named) : named;
   }
 }
 
-/** Run a chef on this thread; a library's own error (a corrupt file) becomes the 422 that says so. */
+/** A chef whose extra is missing (501), or that reads files only and was sent a text (422). */
+export function checkChef(plugin: Plugin, doc: { bytes?: Uint8Array }): void {
+  const missing = plugin.missing;
+  if (missing.length) throw missingExtraError(`The chef '${plugin.name}'`, missing);
+  if (doc.bytes === undefined && plugin.manifest.bytesOnly) {
+    throw new ChunkdError('VALIDATION', `The chef '${plugin.name}' reads files, not text: upload the file (POST /v1/files, or multipart to POST ${plugin.route}).`);
+  }
+}
+
+/**
+ * Run a chef on this thread, wherever that is (the event loop, a pool worker, an extraction
+ * worker): a library's own error (a corrupt file) becomes the 422 that says so; the text is
+ * held to maxTextChars, and the structure to maxStructureSpans per kind (the spans past it are
+ * dropped and counted in metadata.dropped_spans), so what leaves here is bounded by the limits.
+ */
 export async function processHere(plugin: Plugin, config: Record<string, unknown>, doc: ChefDocument, limits: ExtractLimits, signal?: AbortSignal): Promise<Processed> {
   const impl = (await plugin.instance(config)) as ChefImpl;
+  let out: Processed;
   try {
-    return await impl.process(doc, { limits, signal });
+    out = await impl.process(doc, { limits, signal });
   } catch (e) {
     if (signal?.aborted && e === signal.reason) throw e;
     throw unreadable(plugin.name, e);
   }
+  checkTextLength(out.text.length, limits);
+  const { structure, dropped } = capStructure(out.structure ?? emptyStructure(), limits.maxStructureSpans);
+  const capped = { ...out, structure, metadata: dropped ? { ...out.metadata, dropped_spans: dropped } : out.metadata };
+  checkProcessed(plugin, capped);
+  return capped;
 }
 
 /**

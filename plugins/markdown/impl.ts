@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
+import { cappedStructure } from '../../kernel/chef/structure-cap.js';
 import type { ChefImpl } from '../../kernel/plugin.js';
 import type { MarkdownConfig } from './index.js';
 import { markdownStructure } from './structure.js';
@@ -7,9 +8,10 @@ import { markdownStructure } from './structure.js';
 /** The markdown unchanged as the text; its headings, tables, fenced code and images as spans of it. */
 export function create(_config: Static<typeof MarkdownConfig>): ChefImpl {
   return {
-    process(doc) {
+    process(doc, { limits }) {
       const text = doc.text ?? decodeUtf8(doc.bytes ?? new Uint8Array());
-      const structure = markdownStructure(text);
+      // Built capped: past maxStructureSpans a kind's spans are counted, not kept (kernel/chef/structure-cap.ts).
+      const structure = markdownStructure(text, {}, cappedStructure(limits.maxStructureSpans));
       const metadata = { headings: structure.headings.length, tables: structure.tables.length, code_blocks: structure.code.length, images: structure.images.length };
       // The text is the file's bytes decoded and nothing else: a store may write those bytes as they are.
       return doc.text === undefined && doc.bytes ? { text, structure, metadata, utf8From: utf8TextStart(doc.bytes) } : { text, structure, metadata };

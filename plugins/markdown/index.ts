@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineChef } from '../../kernel/index.js';
+import { defineChef, STRUCTURE_COST } from '../../kernel/index.js';
 
 export const MarkdownConfig = Type.Object({});
 
@@ -12,6 +12,7 @@ export default defineChef({
   mediaTypes: ['text/markdown', 'text/x-markdown'],
   // Its scan takes ~3 s on 16 MiB: in the extraction worker when the server has workers.
   offLoop: true,
+  cost: () => STRUCTURE_COST,
   examples: [{ text: '# Install\n\n## From source\n\n```sh\nnpm install\n```\n' }],
   load: () => import('./impl.js'),
 });

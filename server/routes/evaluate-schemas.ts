@@ -41,11 +41,9 @@ export const EvaluateRequest = Type.Object(
       minItems: 1,
       description: 'What to compare: inline steps (one chunk step, then any refine steps, checked as a pipeline’s) or stored pipeline ids.',
     }),
-    retriever: Type.Union([Type.Literal('bm25'), Type.Literal('embeddings'), Type.Literal('hybrid'), Type.String({ pattern: '^store:[a-z0-9][a-z0-9_-]{0,62}$' })], {
+    retriever: Type.Union([Type.Literal('bm25'), Type.Literal('embeddings'), Type.Literal('hybrid')], {
       default: 'bm25',
-      description:
-        `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank). ` +
-        'store:NAME: through the index of that store connection (GET /v1/stores): each candidate’s chunks written to a fresh collection, searched by the questions’ vectors, then removed; the exact-cosine (embeddings) rows come beside it.',
+      description: `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank).`,
     }),
     embedding_model: Type.String({ default: EMBEDDED_MODEL, description: 'Any model the embeddings refinery serves; for embeddings and hybrid.' }),
     k: Type.Union([Type.Integer(), Type.Array(Type.Integer(), { minItems: 1, maxItems: 20 })], { default: [5], description: 'Chunks retrieved per question: one k or several (each ≥ 1).' }),

@@ -3,8 +3,9 @@ import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kern
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
 import type { LocateMode } from '../../service/evaluation/locate.js';
-import { evalServices, stepsCandidate, storeRanker, type RuntimeDeps } from '../../service/evaluation/runtime.js';
-import { checkBudget, checkSpec, storeOf, type EvalQuestion, type EvalRetriever, type EvalSpec } from '../../service/evaluation/spec.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import type { RetrieverName } from '../../service/evaluation/score.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
 import { FILE_STORE } from '../../service/files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -22,7 +23,7 @@ interface EvaluateBody {
   documents: { id: string; text?: string; file?: string }[];
   questions: EvalQuestion[];
   candidates: (Step[] | string)[];
-  retriever: EvalRetriever;
+  retriever: RetrieverName;
   embedding_model: string;
   k: number | number[];
   locate: LocateMode;
@@ -34,7 +35,7 @@ const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
-  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings, services: deps.services };
+  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
 
   /** Each document's text: its own, or an uploaded file's. */
   async function readDocuments(docs: EvaluateBody['documents']): Promise<{ id: string; text: string }[]> {
@@ -72,9 +73,9 @@ export const evaluateRoutes: RouteModule = (deps) => {
             issues.push({ loc, msg: `Candidate ${i}: no stored pipeline has the id '${c}' (GET /v1/pipelines lists them).`, type: 'value_error' });
             continue;
           }
-          out.push(stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
+          out.push(await stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
         } else {
-          out.push(stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
+          out.push(await stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
         }
       } catch (e) {
         gatherIssues(issues, e);
@@ -92,7 +93,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
       summary: 'Compare chunking candidates by how well their chunks retrieve the evidence of questions (recall, precision, IoU, precision Ω).',
       description:
         'Every candidate chunks every document into one index; each question retrieves its k best chunks (BM25, embeddings or hybrid), scored against its reference spans with the definitions of Chroma’s chunking evaluation. ' +
-        'Bounded: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK), else 413. With `Accept: application/x-ndjson`: progress lines, then the result.',
+        'Bounded, before any chunking: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK); chunks retrieved (questions × candidates × Σk) at most --max-eval-retrieved (CHUNKD_MAX_EVAL_RETRIEVED); with `detail`, the listed chunks within --max-output-bytes; else 413. Each candidate chunks and is scored in one pool task. With `Accept: application/x-ndjson`: progress lines, then the result.',
       body: EvaluateRequest,
       bodyName: 'EvaluateRequest',
       responses: {
@@ -107,9 +108,9 @@ export const evaluateRoutes: RouteModule = (deps) => {
         checkTexts(documents.map((d) => d.text), deps.settings);
         const spec: EvalSpec = { documents, questions: body.questions, retriever: body.retriever, embeddingModel: body.embedding_model, k, locate: body.locate, unit: body.offset_unit, detail: body.detail };
         checkSpec(spec);
+        checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
         const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
-        if (storeOf(body.retriever) !== undefined) services.storeRank = storeRanker(runtime, body.embedding_model);
         const signal = ctx.state.signal as AbortSignal | undefined;
         if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });

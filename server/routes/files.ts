@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { processFile } from '../../kernel/chef/run.js';
+import { allSpans } from '../../kernel/chef/document.js';
 import { codePointCount } from '../../kernel/chef/document.js';
 import type { UploadAdmission } from '../../service/files/admission.js';
 import { extractPoolSettings } from '../../service/files/extract-settings.js';
@@ -104,7 +105,8 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       };
       // A text that is the file's bytes decoded is stored as those bytes, not encoded again.
       const textUtf8 = utf8From === undefined ? undefined : upload.bytes.subarray(utf8From);
-      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, structure }).catch(asInsufficientStorage);
+      // A structure without spans is not stored: it would cost quota (--max-files-bytes) and say nothing.
+      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, structure: allSpans(structure).length ? structure : undefined }).catch(asInsufficientStorage);
       ctx.status = 201;
       ctx.set('Location', `/v1/files/${record.name}`);
       ctx.body = fileInfo(record);

@@ -1,12 +1,12 @@
 import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
 import type { StoredDocument } from '../../service/pipelines/execute.js';
-import { runChef, toWire } from '../../kernel/chef/run.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
-import { extractPoolSettings } from '../../service/files/extract-settings.js';
+import type { Doc, Recipe } from '../../kernel/runner.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
-import { checkTexts, LIMIT_NAMES } from '../../service/limits.js';
+import { checkTexts, runnerOf } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
+import { sendJsonBytes } from '../stream/json-bytes.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 
@@ -41,13 +41,12 @@ function processRoute(chef: RoutedPlugin, { executor, settings, registry }: AppD
       setIgnoredKeys(ctx, req.ignored);
       const text = req.input as string;
       checkTexts(text, settings);
-      // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again.
+      // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again (kernel/runner.ts).
       const stored = ctx.state.document as StoredDocument | undefined;
-      const doc =
-        stored?.format === chef.name
-          ? { text, structure: stored.structure ?? emptyStructure(), metadata: {} }
-          : await runChef(chef, req.config, { text }, { executor, signal: ctx.state.signal as AbortSignal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES, pool: extractPoolSettings(settings) });
-      ctx.body = toWire(doc, req.unit);
+      const doc: Doc = stored?.format === chef.name ? { text, structure: stored.structure ?? emptyStructure(), chef: chef.name } : text;
+      // The chef is the recipe's one step: run where the runner places it, its document serialised there under --max-output-bytes.
+      const recipe: Recipe = { steps: [{ plugin: chef, config: req.config }], unit: req.unit, returnType: 'chunks' };
+      sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, [doc], { list: false, signal: ctx.state.signal as AbortSignal }));
     },
   };
 }

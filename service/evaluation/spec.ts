@@ -2,6 +2,7 @@
  * An evaluation's input once read (from an HTTP body or from the benchmark's files), and the checks
  * every input gets: references inside known documents, k ≥ 1, and the work budget.
  */
+import { tooLarge, type Setting } from '../../kernel/caps.js';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { LocateMode } from './locate.js';
@@ -23,17 +24,11 @@ export interface EvalQuestion {
   references: EvalReference[];
 }
 
-export type EvalRetriever = RetrieverName | `store:${string}`;
-
-/** The store connection a `store:NAME` retriever names, else undefined. */
-export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);
-
 export interface EvalSpec {
   documents: EvalDocument[];
   questions: EvalQuestion[];
-  /** `store:NAME`: retrieved through that store connection's index, the exact-cosine figure reported beside it. */
-  retriever: EvalRetriever;
-  /** The embedding model of `embeddings`, `hybrid` and a store. */
+  retriever: RetrieverName;
+  /** The embedding model of `embeddings` and `hybrid`. */
   embeddingModel: string;
   k: number[];
   locate: LocateMode;
@@ -98,5 +93,45 @@ export function checkBudget(documents: number, candidates: number, questions: nu
       'TOO_LARGE',
       `The evaluation is ${documents.toLocaleString('en')} documents × ${candidates.toLocaleString('en')} candidates × ${questions.toLocaleString('en')} questions = ${work.toLocaleString('en')}; the limit is ${limit.toLocaleString('en')}. Send fewer, or raise ${setting}.`,
     );
+  }
+}
+
+/** The caps on what an evaluation retrieves and writes (server settings). */
+export interface RetrievalCaps {
+  maxEvalRetrieved: number;
+  maxOutputBytes: number;
+}
+
+const RETRIEVED_SETTING: Setting = { flag: 'max-eval-retrieved', env: 'CHUNKD_MAX_EVAL_RETRIEVED' };
+const OUTPUT: Setting = { flag: 'max-output-bytes', env: 'CHUNKD_MAX_OUTPUT_BYTES' };
+/** The least JSON of one retrieved chunk in `detail` (`{"document":"","start_index":0,"end_index":0}` and a comma), before its document id. */
+const RETRIEVED_BYTES = 46;
+/** The least JSON of one question's entry in `detail`, before its retrieved chunks. */
+const QUESTION_BYTES = 70;
+
+/**
+ * What an evaluation retrieves, checked before any chunking: every question retrieves, for each k,
+ * at most k chunks of each candidate, and at most as many as the documents can give (a chunk holds
+ * at least one character). Over --max-eval-retrieved is a 413; with `detail`, every retrieved chunk is
+ * written out too, and an answer that could not fit --max-output-bytes is a 413 now, not after the work.
+ */
+export function checkRetrieval(spec: Pick<EvalSpec, 'documents' | 'questions' | 'k' | 'detail'>, candidates: number, caps: RetrievalCaps): void {
+  const chunks = spec.documents.reduce((n, d) => n + d.text.length, 0);
+  const perQuestion = spec.k.reduce((n, k) => n + Math.min(k, chunks), 0);
+  const retrieved = spec.questions.length * candidates * perQuestion;
+  const shown = (n: number) => n.toLocaleString('en');
+  if (retrieved > caps.maxEvalRetrieved) {
+    throw tooLarge(
+      `The evaluation would retrieve up to ${shown(spec.questions.length)} questions × ${shown(candidates)} candidates × ${shown(perQuestion)} chunks (the sum of k, each at most the ${shown(chunks)} characters of the documents) = ${shown(retrieved)} chunks`,
+      caps.maxEvalRetrieved,
+      RETRIEVED_SETTING,
+      'Send fewer questions, candidates or smaller k',
+    );
+  }
+  if (!spec.detail) return;
+  const id = spec.documents.reduce((n, d) => Math.min(n, Buffer.byteLength(JSON.stringify(d.id)) - 2), Infinity);
+  const bytes = retrieved * (RETRIEVED_BYTES + id) + spec.questions.length * candidates * spec.k.length * QUESTION_BYTES;
+  if (bytes > caps.maxOutputBytes) {
+    throw tooLarge(`With detail, the answer would take at least ${shown(bytes)} bytes of JSON (each of up to ${shown(retrieved)} retrieved chunks listed)`, caps.maxOutputBytes, OUTPUT, 'Send detail: false, fewer questions or smaller k');
   }
 }

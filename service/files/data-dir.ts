@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import { isFileName, QuotaError, structureJsonOf, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
 
 const META = 'meta.json';
 const ORIGINAL = 'original';
@@ -79,11 +79,12 @@ export class DataDirFileStore implements FileStore {
   }
 
   async put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void> {
-    const { bytes, structure } = content;
+    const { bytes } = content;
     const { name } = reservation;
     if (record.name !== name || !this.pending.has(name)) throw new Error(`No reservation for ${record.name}: reserve before put.`);
     const textBytes = textBytesOf(content);
-    const size = bytes.length + textBytes.length;
+    const structure = structureJsonOf(content);
+    const size = bytes.length + textBytes.length + (structure === null ? 0 : Buffer.byteLength(structure));
     const tmp = join(this.dir, `.tmp-${name}`);
     try {
       // Grown to the stored size in one synchronous step with the check: concurrent puts cannot overshoot together.
@@ -91,7 +92,7 @@ export class DataDirFileStore implements FileStore {
       await mkdir(tmp);
       await writeFile(join(tmp, ORIGINAL), bytes);
       await writeFile(join(tmp, TEXT), textBytes);
-      if (structure !== undefined && structure !== null) await writeFile(join(tmp, STRUCTURE), JSON.stringify(structure));
+      if (structure !== null) await writeFile(join(tmp, STRUCTURE), structure);
       await writeFile(join(tmp, META), JSON.stringify({ ...record, stored_bytes: size }));
       await rename(tmp, join(this.dir, name));
       this.index.set(name, { record, bytes: size });

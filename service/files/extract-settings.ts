@@ -2,7 +2,7 @@ import type { ExtractPoolOptions } from '../../kernel/chef/pool.js';
 import type { Settings } from '../settings.js';
 
 /** The extraction pool as the server settings size it (kernel/chef/pool.ts), for every route that runs a chef. */
-export function extractPoolSettings(settings: Settings): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {
+export function extractPoolSettings(settings: Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {
   return {
     ...(settings.extractThreads === 'auto' ? {} : { threads: settings.extractThreads }),
     maxMs: settings.maxExtractMs,

@@ -4,7 +4,7 @@ import type { Migration } from '../storage/migrations.js';
 import { migratePg } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import { isFileName, QuotaError, structureJsonOf, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
 
 /**
  * The files schema, as numbered steps (recorded in chunkd_migrations under 'files'; only ever
@@ -161,11 +161,12 @@ export class PgFileStore implements FileStore {
   }
 
   async put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void> {
-    const { bytes, structure } = content;
+    const { bytes } = content;
     const { name } = reservation;
     if (record.name !== name) throw new Error(`The record ${record.name} is not the reservation ${name}.`);
     const textBytes = textBytesOf(content);
-    const size = bytes.length + textBytes.length;
+    const structure = structureJsonOf(content);
+    const size = bytes.length + textBytes.length + (structure === null ? 0 : Buffer.byteLength(structure));
     let quota: QuotaError | undefined;
     try {
       await this.transaction(async (c) => {
@@ -182,7 +183,7 @@ export class PgFileStore implements FileStore {
         await c.query(
           `UPDATE chunkd_files SET stored = true, filename = $2, size = $3, format = $4, text_chars = $5, created_at = $6, expires_at = $7,
              stored_bytes = $8, text = $9, structure = $10::json WHERE name = $1`,
-          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, structure === undefined || structure === null ? null : JSON.stringify(structure)],
+          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, structure],
         );
         await this.blobs.put(c, name, bytes);
       });

@@ -85,7 +85,7 @@ export interface FileStore {
   reserve(name: string, bytes: number): Promise<FileReservation>;
   /**
    * Store the file under its reservation, which grows (or shrinks) to the file's stored size:
-   * its bytes plus its text's UTF-8 bytes. QuotaError when the growth does not fit; the
+   * its bytes plus its text's UTF-8 bytes plus its structure's JSON bytes. QuotaError when the growth does not fit; the
    * reservation is released then, and on any other failure too.
    */
   put(reservation: FileReservation, record: FileRecord, content: FileContent): Promise<void>;
@@ -119,6 +119,15 @@ export function textBytesOf({ text, textUtf8 }: Pick<FileContent, 'text' | 'text
   encodedText.files++;
   encodedText.bytes += bytes.length;
   return bytes;
+}
+
+/**
+ * The structure as it is stored (its JSON), or null when there is none: made once, and its bytes
+ * count in the file's stored size (--max-files-bytes) like the bytes and the text, since a small
+ * file's structure can be many times its size.
+ */
+export function structureJsonOf({ structure }: Pick<FileContent, 'structure'>): string | null {
+  return structure === undefined || structure === null ? null : JSON.stringify(structure);
 }
 
 /** A cursor that is not one the store handed out: a 422 on the query. */

@@ -1,7 +1,7 @@
 import { isChunkdError } from '../../kernel/errors.js';
 import { isInterruption, type Doc } from '../../kernel/runner.js';
 import { checkTexts, runnerOf } from '../limits.js';
-import { pipelineInputs, pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
+import { pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
 import { STORES, type StoresService } from '../stores/service.js';
 import { WriteBatch } from '../stores/write-batch.js';
 import type { PipelineRecord } from '../storage/store.js';
@@ -57,13 +57,13 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
     return out;
   }
-  // Each document is checked as one text of a request (--max-text-chars): one too long fails alone,
-  // and so does one its process step's chef refuses (the chef runs first, making the document).
+  // Each document is checked as one text of a request (--max-text-chars): one too long fails alone.
+  // A process step is the recipe's first step, run by the runner where it places the document.
   const inputs: Doc[] = [];
   for (const d of docs) {
     try {
       checkTexts(d.text, deps.settings);
-      inputs.push(...(await pipelineInputs(pipeline, [d.text], deps, signal)));
+      inputs.push(d.text);
       fit.push(d);
     } catch (e) {
       fail(d, e);

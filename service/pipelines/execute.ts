@@ -1,12 +1,11 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
-import { runChef, type RunChefOptions } from '../../kernel/chef/run.js';
-import type { Plugin, Registry } from '../../kernel/registry.js';
+import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
+import type { Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
 import type { Doc, Recipe, RunnerStep } from '../../kernel/runner.js';
-import { checkTexts, LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
+import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STORES, type StoresService } from '../stores/service.js';
 import { namedPlugin, type Step } from './steps.js';
@@ -23,8 +22,8 @@ export interface ExecuteDeps {
   registry: Pick<Registry, 'find'>;
   executor: Executor;
   settings: Limits;
-  /** How a process step runs its chef, beyond the executor (the CLI: isolated, under --max-extract-ms). */
-  chefs?: Pick<RunChefOptions, 'isolate' | 'pool'>;
+  /** An offLoop chef always runs in the extraction pool, under --max-extract-ms (the CLI, whose executor runs inline). */
+  isolate?: boolean;
   /** The server's services: a write step writes through its STORES (absent in a worker, which never writes). */
   services?: Record<string, unknown>;
 }
@@ -59,8 +58,7 @@ export async function answerPipeline(
   checkTexts(body.text, deps.settings);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
   const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
-  const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
-  return runnerOf(deps.executor, deps.settings).answer(recipe, docs, { list: Array.isArray(body.text), signal });
+  return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
 }
 
 /**
@@ -80,9 +78,9 @@ export async function executePipeline(
 }
 
 /**
- * A pipeline's chunk and refine steps as a recipe, every step resolved (a process step too) and
- * (when `build`) built once: a stale step or a refused config is the whole request's 400. A
- * process step is not part of the recipe: it makes the documents (pipelineInputs).
+ * A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step
+ * or a refused config is the whole request's 400. A process step is the recipe's first step: the
+ * runner runs its chef where it places the work (kernel/runner.ts).
  */
 export async function pipelineRecipe(
   pipeline: RunPipeline,
@@ -92,14 +90,13 @@ export async function pipelineRecipe(
   build = true,
   documentId: DocumentIds = noDocumentIds,
 ): Promise<Recipe> {
-  const resolved = pipeline.steps.map((step, i) => (step.type === 'write' ? undefined : resolveStep(deps.registry, pipeline, step, i)));
-  const steps = resolved.filter((r, i) => r !== undefined && pipeline.steps[i]!.type !== 'process') as RunnerStep[];
+  const steps = pipeline.steps.flatMap((step, i) => (step.type === 'write' ? [] : [resolveStep(deps.registry, pipeline, step, i)])) as RunnerStep[];
   const w = pipeline.steps.findIndex((s) => s.type === 'write');
   if (w >= 0) {
     const stores = deps.services?.[STORES] as StoresService | undefined;
     steps.push(...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })));
   }
-  if (build) for (const { plugin, config, target } of steps) if (!target) await plugin.instance(config);
+  if (build) for (const { plugin, config, target } of steps) if (!target && plugin.kind !== 'chef') await plugin.instance(config);
   return { steps, unit, returnType };
 }
 
@@ -107,16 +104,11 @@ export async function pipelineRecipe(
 export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.some((s) => s.type === 'process');
 
 /**
- * The documents the recipe runs on: with a process step, each text as its chef read it (text
- * and structure); without one, the texts as they come, a file's with the structure its chef
- * found at upload.
+ * The documents a pipeline runs on: the texts as they come, or a stored file's text with the
+ * structure its chef found at upload (a process step of that same chef does not read it again).
  */
-export async function pipelineInputs(pipeline: RunPipeline, texts: string[], deps: ExecuteDeps, signal?: AbortSignal, file?: StoredDocument): Promise<Doc[]> {
-  const i = pipeline.steps.findIndex((s) => s.type === 'process');
-  if (i < 0) return file?.structure && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure }] : texts;
-  const { plugin, config } = resolveStep(deps.registry, pipeline, pipeline.steps[i]!, i);
-  const docs = await processTexts(plugin, config, texts, { executor: deps.executor, settings: deps.settings, signal, file, chefs: deps.chefs });
-  return docs.map((d) => ({ text: d.text, structure: d.structure }));
+export function pipelineDocs(texts: string[], file?: StoredDocument): Doc[] {
+  return file && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), chef: file.format }] : texts;
 }
 
 /** A step that no longer fits this server: a 400 that says to update the pipeline. */
@@ -128,27 +120,6 @@ export interface StoredDocument {
   id?: string;
   format: string;
   structure?: Structure;
-}
-
-/**
- * A process step on each text: the chef's document. A file already read by this very chef at
- * upload is not read again (its stored text and structure are the chef's answer).
- */
-async function processTexts(
-  chef: Plugin,
-  config: Record<string, unknown>,
-  texts: string[],
-  { executor, settings, signal, file, chefs }: { executor: Executor; settings: Limits; signal?: AbortSignal; file?: StoredDocument; chefs?: ExecuteDeps['chefs'] },
-): Promise<Processed[]> {
-  if (file && file.format === chef.name && texts.length === 1) return [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), metadata: {} }];
-  const out: Processed[] = [];
-  for (const text of texts) {
-    signal?.throwIfAborted();
-    const doc = await runChef(chef, config, { text }, { ...chefs, executor, signal, limits: { maxTextChars: settings.maxTextChars }, limitNames: LIMIT_NAMES });
-    out.push(doc);
-  }
-  checkTexts(out.map((d) => d.text), settings);
-  return out;
 }
 
 /**

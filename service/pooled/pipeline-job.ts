@@ -1,17 +1,16 @@
 /**
  * The worker side of a pooled pipeline run (service/pooled/pipeline-answer.ts is the main-thread
  * side): a large body arrives as bytes and is parsed and checked here, then run through the
- * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker (or has a
- * process step, whose chef runs here first), or handed back as its documents for the runner on
+ * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker, or handed back as its documents for the runner on
  * the main thread to spread over the pool (or stream).
  */
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { inline, isBlank } from '../../kernel/run.js';
+import { isBlank } from '../../kernel/run.js';
 import type { Job } from '../../kernel/worker.js';
 import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
-import { pipelineInputs, pipelineRecipe, processes, writes } from '../pipelines/execute.js';
+import { pipelineRecipe, writes } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
@@ -41,12 +40,11 @@ const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
     const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
     const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat, ...(req.document === undefined ? {} : { document: req.document }) };
-    // A process step's chef runs here, on each text; its documents (text and structure) then run whole in this worker.
-    const docs = await pipelineInputs(pipeline, texts, { registry, executor: inline, settings: limits });
     // A write step writes through the store connections, which live on the main thread: its runner runs these documents.
-    if (writes(pipeline)) return prepared(ready, docs, ignored);
+    if (writes(pipeline)) return prepared(ready, texts, ignored);
     const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));
-    return (await answerHere(payload, recipe, docs, list, ignored, flat, processes(pipeline))) ?? prepared(ready, docs, ignored);
+    // A process step is the recipe's first step: the runner runs its chef with the rest, here or where the main thread's runner places it.
+    return (await answerHere(payload, recipe, texts, list, ignored, flat)) ?? prepared(ready, texts, ignored);
   } catch (e) {
     return moved<PooledResult>({ error: errorData(e), ignored });
   }

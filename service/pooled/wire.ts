@@ -36,7 +36,7 @@ export function errorData(e: unknown): ErrorData {
 export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, transfer: buffers.map((b) => b.buffer as ArrayBuffer) });
 
 /** Only the limits, from the settings: what a worker needs to check them. */
-export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes });
+export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans });
 
 /** What both pooled jobs (service/pooled/job.ts, pipeline-job.ts) are given. */
 export interface PooledPayload {

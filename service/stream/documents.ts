@@ -14,7 +14,7 @@ import { chunkLists, isBlank, type Executor, type ParsedRequest } from '../../ke
 import { docWeight, type Doc, type Recipe, type Runner } from '../../kernel/runner.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { Structure } from '../../kernel/chef/document.js';
-import { documentIds, pipelineInputs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
+import { documentIds, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 
 /** A batch split into documents, each run by the document runner (kernel/runner.ts) with `recipe`. */
@@ -62,9 +62,9 @@ export async function refineryDocuments(plugin: Plugin, req: ParsedRequest, exec
 }
 
 /**
- * A pipeline run: each text goes through every step on its own. A process step runs first, here
- * (its chef's documents, text and structure, are what the runner chunks); without one, an
- * uploaded file (`file`) is chunked with the structure its chef found at upload.
+ * A pipeline run: each text goes through every step on its own, a process step first (the runner
+ * runs its chef where it places the document); an uploaded file (`file`) comes with the structure
+ * its chef found at upload.
  */
 export async function pipelineDocuments(
   pipeline: PipelineRecord,
@@ -76,8 +76,7 @@ export async function pipelineDocuments(
   checkTexts(body.text, deps.settings);
   const texts = list(body.text);
   const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
-  const docs = await pipelineInputs(pipeline, texts, deps, signal, file);
-  return documents(runnerOf(deps.executor, deps.settings), recipe, docs, Array.isArray(body.text));
+  return documents(runnerOf(deps.executor, deps.settings, deps.isolate), recipe, pipelineDocs(texts, file), Array.isArray(body.text));
 }
 
 /** One answered document: its result as JSON bytes (a list of chunks or texts), or the error body the JSON answer would have had for it alone. */

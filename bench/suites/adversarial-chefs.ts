@@ -1,0 +1,129 @@
+/**
+ * Adversarial chef and evaluation requests (issue 30, rows 1, 2, 3 and 5; row 4's patterns are
+ * measured too): a chef's structure blown up by a small text, the same stored by an upload and
+ * read by reference, a process step as a job's, an NDJSON run's and an evaluation's first step,
+ * and an evaluation whose retrieval would be enormous. Each is sent while /health is polled every
+ * 10 ms from a separate process and the server's RSS is read; targets: /health < 100 ms, RSS < 1 GB.
+ */
+import type { Check, CustomSuite, Section } from '../harness.js';
+import { startServer, type BenchServer } from '../servers/spawn.js';
+import { fmtSize, num, table } from '../table.js';
+import { uploadAttack, uploadFile, type UploadAttack, type UploadOutcome } from './adversarial.js';
+
+const HEADINGS = '#\n'.repeat(2_000_000); // 4 MB: two million empty headings
+const json = { 'content-type': 'application/json' };
+
+async function post(server: BenchServer, path: string, body: unknown, headers: Record<string, string> = json): Promise<number> {
+  const res = await fetch(server.url + path, { method: 'POST', headers, body: JSON.stringify(body) }).catch(() => undefined);
+  await res?.arrayBuffer().catch(() => undefined);
+  return res?.status ?? 0;
+}
+
+/** A job's final state: 413 when its document failed (its line says why), 200 when it was answered. */
+async function job(server: BenchServer, body: unknown): Promise<number> {
+  const res = await fetch(`${server.url}/v1/jobs`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    await new Promise((w) => setTimeout(w, 100));
+    const j = (await (await fetch(`${server.url}/v1/jobs/${id}`)).json()) as { status: string; documents: { failed: number } };
+    if (j.status !== 'queued' && j.status !== 'running') return j.documents.failed ? 413 : 200;
+  }
+}
+
+const row = (label: string, bytes: number, send: (server: BenchServer) => Promise<string>, ok: (status: string) => boolean): UploadAttack => ({
+  label,
+  async prepare() {
+    return async (server) => {
+      const status = await send(server);
+      return { status, bytes, ok: ok(status) };
+    };
+  },
+});
+
+const processThenChunk = [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: {} }];
+const fine = (s: string) => s.split(/[ ,;]+/).every((x) => !/^5/.test(x) && x !== '0');
+
+const ROWS = (): UploadAttack[] => [
+  row('1. process/markdown: "#\\n" × 2,000,000 (4 MB)', HEADINGS.length, async (s) => String(await post(s, '/v1/process/markdown', { text: HEADINGS })), fine),
+  row(
+    '2. upload 8 MB of empty headings, then process and chunk it by file reference',
+    8e6,
+    async (s) => {
+      const up = await fetch(`${s.url}/v1/files`, { method: 'POST', body: (() => { const f = new FormData(); f.append('file', new Blob(['#\n'.repeat(4_000_000)]), 'headings.md'); return f; })() });
+      const { name } = (await up.json()) as { name: string };
+      const processed = await post(s, '/v1/process/markdown', { file: name });
+      const chunked = await post(s, '/v1/chunk/recursive', { file: name });
+      return `upload ${up.status}, process ${processed}, chunk ${chunked}`;
+    },
+    fine,
+  ),
+  row('3a. job: process (markdown) then chunk, 4 MB of headings', HEADINGS.length, async (s) => String(await job(s, { steps: processThenChunk, documents: [{ text: HEADINGS }] })), fine),
+  row(
+    '3b. NDJSON pipeline run: process (markdown) then chunk, 4 MB of headings',
+    HEADINGS.length,
+    async (s) => {
+      const created = await fetch(`${s.url}/v1/pipelines`, { method: 'POST', headers: json, body: JSON.stringify({ name: `headings-${Date.now()}`, steps: processThenChunk }) });
+      const { id } = (await created.json()) as { id: string };
+      return String(await post(s, `/v1/pipelines/${id}/execute`, { text: [HEADINGS] }, { ...json, accept: 'application/x-ndjson' }));
+    },
+    fine,
+  ),
+  row(
+    '3c. evaluate: a process (markdown) candidate on 4 MB of headings',
+    HEADINGS.length,
+    async (s) => String(await post(s, '/v1/evaluate', { documents: [{ id: 'h', text: HEADINGS }], questions: [{ question: 'x', references: [{ document: 'h', start_index: 0, end_index: 1 }] }], candidates: [processThenChunk], k: [5] })),
+    fine,
+  ),
+  row('4. process/markdown: "```" + "a" × 200,000 + "`"', 200_004, async (s) => String(await post(s, '/v1/process/markdown', { text: '```' + 'a'.repeat(200_000) + '`' })), fine),
+  row(
+    '5. evaluate: 300 KB document, 1,000 questions, k [100000], detail',
+    300_000,
+    async (s) =>
+      String(
+        await post(s, '/v1/evaluate', {
+          documents: [{ id: 'd', text: 'ab '.repeat(100_000) }],
+          questions: Array.from({ length: 1_000 }, (_, i) => ({ question: `ab ${i}`, references: [{ document: 'd', start_index: 0, end_index: 2 }] })),
+          candidates: [[{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }]],
+          k: [100_000],
+          detail: true,
+        }),
+      ),
+    (st) => st === '413',
+  ),
+];
+
+const RSS_MB = 1024;
+const HEALTH_MS = 100;
+
+export const adversarialChefsSuite: CustomSuite = {
+  kind: 'custom',
+  name: 'adversarial-chefs',
+  title: 'Adversarial chef and evaluation requests: every step kind under the runner',
+  async run(): Promise<Section> {
+    const server = await startServer('chunkd', ['2']);
+    const outcomes: UploadOutcome[] = [];
+    try {
+      await uploadFile(server, '# warm\n', 'warm.md');
+      const only = process.env.CHUNKD_BENCH_ROWS;
+      for (const a of ROWS().filter((r) => !only || r.label.includes(only))) outcomes.push(await uploadAttack(server, a));
+    } finally {
+      await server.stop();
+    }
+    const body = [
+      'Each row sends its request(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30\'s table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.',
+      '',
+      table(
+        ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
+        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
+      ),
+    ].join('\n');
+    const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
+    const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
+    const checks: Check[] = [
+      { what: `no adversarial chef or evaluation request holds /health for ${HEALTH_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < HEALTH_MS) },
+      { what: `none takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
+      { what: 'each is answered without a 5xx (row 5: a 413 before any chunking)', measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
+    ];
+    return { title: this.title, body, checks };
+  },
+};

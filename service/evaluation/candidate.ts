@@ -1,0 +1,117 @@
+/**
+ * One candidate of an evaluation, whole: its steps chunk every document, the chunks are placed
+ * and indexed, embedded when the retriever needs vectors, and scored, all in one place (one pool
+ * task when the executor has workers: service/evaluation/candidate-job.ts). Only the scores leave it, never
+ * the chunk graph.
+ */
+import type { Chunk } from '../../kernel/chunk.js';
+import { renameLimit } from '../../kernel/chef/errors.js';
+import type { Plugin } from '../../kernel/registry.js';
+import { refineMany } from '../../kernel/run.js';
+import { chunksHere, type RunOptions } from '../../kernel/runner.js';
+import { locateChunks, type LocateMode } from './locate.js';
+import type { Range } from './ranges.js';
+import { scoreCandidate, type KScores, type RetrieverName, type ScorePayload } from './score.js';
+import { utf16Slicer } from './slice.js';
+import type { EvalDocument } from './spec.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+
+/** What every candidate of one evaluation is scored on (plain data: it crosses to a worker). */
+export interface SharedInput {
+  documents: EvalDocument[];
+  unit: OffsetUnit;
+  locate: LocateMode;
+  retriever: RetrieverName;
+  ks: number[];
+  detail: boolean;
+  questions: { question: string; references: Range[] }[];
+  /** Unit vectors of the questions, for `embeddings` and `hybrid`. */
+  questionVectors?: number[][];
+}
+
+/** A plugin step as it crosses threads: its manifest's source and its validated config. */
+export interface StepSource {
+  source: string;
+  config: Record<string, unknown>;
+}
+
+export interface CandidatePayload {
+  steps: StepSource[];
+  input: SharedInput;
+  /** The embeddings refinery and its config, when the retriever needs vectors. */
+  embedding?: StepSource;
+  /** The runner's caps on the chunks (kernel/runner.ts). */
+  options: RunOptions;
+}
+
+export interface CandidateOutcome {
+  scores: KScores[];
+  chunks: number;
+  tokens: number;
+}
+
+/** Embed lists of texts, list by list (a list is one refinery call), as unit vectors. */
+export type Embed = (lists: string[][]) => Promise<number[][][]>;
+
+/** Run one candidate here: chunk, locate, embed, score. */
+export async function runCandidate(p: CandidatePayload, plugin: (source: string) => Promise<Plugin>, signal?: AbortSignal): Promise<CandidateOutcome> {
+  try {
+    const steps = await Promise.all(p.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
+    const lists = await chunksHere(steps, p.input.documents.map((d) => d.text), p.options, signal);
+    const embedding = p.embedding && { plugin: await plugin(p.embedding.source), config: p.embedding.config };
+    return await scoreLists(lists, p.input, embedding && ((texts) => embedHere(embedding.plugin, embedding.config, texts)));
+  } catch (e) {
+    throw renameLimit(e, p.options.chef.names ?? {});
+  }
+}
+
+/** Score a candidate's chunk lists (one per document): place each chunk, index what the retriever reads, embed when needed. */
+export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: Embed): Promise<CandidateOutcome> {
+  const chunks: ScorePayload['chunks'] = [];
+  let tokens = 0;
+  lists.forEach((list, d) => {
+    const doc = input.documents[d]!;
+    const slice = utf16Slicer(doc.text, input.unit);
+    const spans = list.map((ch) => slice(ch.start_index, ch.end_index));
+    const located = locateChunks(doc.text, list.map((ch, i) => ({ ...ch, text: spans[i]! })), input.locate, input.unit);
+    list.forEach((ch, i) => {
+      const [start, end] = located.ranges[i]!;
+      chunks.push({ range: { doc: doc.id, start, end }, index: retrievable(ch, spans[i]!) });
+      tokens += ch.token_count;
+    });
+  });
+  let chunkVectors: number[][] | undefined;
+  if (input.retriever !== 'bm25') {
+    if (!embed) throw new Error('An embeddings retriever needs an embed service.');
+    let at = 0;
+    chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();
+  }
+  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail });
+  return { scores, chunks: chunks.length, tokens };
+}
+
+/** Embed lists of texts with the embeddings refinery on this thread. */
+export async function embedHere(plugin: Plugin, config: Record<string, unknown>, lists: string[][]): Promise<number[][][]> {
+  const chunks = lists.map(textChunks);
+  const out = await refineMany(plugin, config, chunks.filter((l) => l.length));
+  let at = 0;
+  return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
+}
+
+/** Texts as the chunks a refinery takes. */
+export const textChunks = (texts: string[]): Chunk[] => texts.map((text) => ({ id: '', text, start_index: 0, end_index: text.length, token_count: 0 }));
+
+export function unitVector(v: number[]): number[] {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return norm > 0 ? v.map((x) => x / norm) : v;
+}
+
+/**
+ * What the retriever reads of a chunk: its context (text outside the span that gives it meaning, a
+ * heading path or a neighbour's words) before its span text, unless a refinery has already merged
+ * the context into the text. The chunk is still scored on its span alone.
+ */
+export function retrievable(chunk: Chunk, span: string): string {
+  if (!chunk.context || chunk.text !== span) return chunk.text;
+  return `${chunk.context}\n${chunk.text}`;
+}
