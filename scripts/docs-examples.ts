@@ -117,6 +117,20 @@ export const DOC_EXAMPLES: DocExample[] = [
     ],
   },
   ...handWritten('README.md', 'readme-upload', 'readme-job', 'readme-evaluate'),
+  {
+    name: 'example:readme-store',
+    file: 'README.md',
+    requests: [
+      {
+        path: '/v1/pipelines',
+        body: { name: 'notes-stored', steps: [{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 24 } }, { type: 'write', store: 'default', config: { collection: 'notes' } }] },
+        capture: 'stored',
+        show: 'none',
+      },
+      { path: '/v1/pipelines/$stored/execute', body: { text: 'Rivers flood valleys. Bees make honey in summer.', document: 'doc-1' }, show: 'quiet' },
+      { path: '/v1/stores/default/search', body: { collection: 'notes', query: 'honey', k: 1 } },
+    ],
+  },
   ...handWritten('docs/wire.md', 'ndjson'),
   ...handWritten('docs/pipelines.md', 'slug-create'),
   ...handWritten('docs/files.md', 'files-upload', 'files-chunk', 'process-markdown'),
