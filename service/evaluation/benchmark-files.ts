@@ -60,7 +60,13 @@ export function readBenchmark(corporaDir: string, questionsFile: string, read: R
     if (inside.startsWith('..') || isAbsolute(inside)) {
       throw new BenchmarkFormatError(`The questions name corpus '${id}', which is outside ${corporaDir}: a corpus_id is the name of a file in that folder, without .md.`);
     }
-    return { id, text: read(file, `corpus '${id}'`).toString('utf8') };
+    try {
+      return { id, text: read(file, `corpus '${id}'`).toString('utf8') };
+    } catch (e) {
+      // A missing file is most often a corpus_id written with its extension or another name.
+      if (e instanceof Error && / does not exist/.test(e.message)) throw new BenchmarkFormatError(`${e.message.replace(/\.?\s*$/, '')}: the corpus_id is the file name without .md.`);
+      throw e;
+    }
   });
   return { documents, questions };
 }
