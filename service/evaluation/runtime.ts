@@ -4,13 +4,13 @@
  * refinery, and running each candidate whole (chunking and scoring, evaluation/candidate.ts) in
  * one pool task when the executor has workers. Everything else in service/evaluation/ is plain computation.
  */
-import { ChunkdError } from '../../kernel/errors.js';
+import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { runsJobs } from '../../kernel/pool.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { parseConfig, runRefinery, type Executor } from '../../kernel/run.js';
-import { OUTPUT_SETTING, type RunOptions } from '../../kernel/runner.js';
+import { ANSWER_ADVICE, OUTPUT_SETTING, type RunOptions } from '../../kernel/runner.js';
 import { DEFAULT_LIMITS } from '../../kernel/chef/limits.js';
 import { LIMIT_NAMES, type Limits } from '../limits.js';
 import { pipelineRecipe } from '../pipelines/execute.js';
@@ -65,7 +65,10 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
       options: { ...options, unit: input.unit },
       ...(embedding ? { embedding: { source: embedding.plugin.source, config: embedding.config } } : {}),
     };
-    return runsJobs(executor) ? executor.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
+    const outcome = runsJobs(executor) ? executor.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
+    return outcome.catch((e: unknown) => {
+      throw chunksRefusal(e);
+    });
   };
   if (!embedding) return { run };
   const { plugin, config } = embedding;
@@ -78,4 +81,14 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
     return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
   };
   return { run, embed };
+}
+
+/**
+ * A candidate's chunks over --max-output-bytes: evaluation answers scores, not chunks, and its
+ * NDJSON streams only progress, so the 413 says to evaluate less, not to stream the chunks.
+ */
+function chunksRefusal(e: unknown): unknown {
+  if (!isChunkdError(e) || e.code !== 'TOO_LARGE' || typeof e.detail !== 'string' || !e.detail.includes(ANSWER_ADVICE)) return e;
+  const detail = e.detail.replace(/^The answer would take/, "A candidate's chunks would take").replace(ANSWER_ADVICE, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+  return new ChunkdError('TOO_LARGE', detail);
 }
