@@ -4,6 +4,7 @@ import { headingPath } from '../kernel/chef/annotate.js';
 import { ApiError, apiKey, call, runBatch, type Issue, type Pipeline, type PluginInfo, type Processed, type Step } from './api.js';
 import { ConfigForm, configOf, initialRaw, rawFromConfig, type Raw } from './form.js';
 import { ChunkDetails, Histogram, ListView, SpansView } from './results.js';
+import { digestOf, SearchPanel } from './search.js';
 import type { Chunk } from './spans.js';
 import './style.css';
 
@@ -69,6 +70,9 @@ function App() {
   const fileInput = useRef<HTMLInputElement>(null);
   // Stops a running batch: closing the request is what tells a streaming server to stop working.
   const batch = useRef<AbortController | undefined>();
+  // Texts this page wrote through a pipeline's write step, by their document id (the text's digest): search draws hits on them.
+  const written = useRef(new Map<string, string>());
+  const [writes, setWrites] = useState(0);
 
   const chunkers = plugins.filter((p) => p.kind === 'chunker');
   const refineries = plugins.filter((p) => p.kind === 'refinery');
@@ -218,6 +222,13 @@ function App() {
       }
       setResult({ docs, ms: performance.now() - started, label, chunkSize });
       setDocIndex(0);
+      if (pipeline?.steps.some((s) => s.type === 'write')) {
+        for (const d of docs) {
+          const id = d.chunks && (await digestOf(d.text));
+          if (id) written.current.set(id, d.text);
+        }
+        setWrites((n) => n + 1);
+      }
     } catch (e) {
       if ((e as Error).name === 'AbortError') setMessage({ kind: 'error', text: 'Stopped.' });
       else placeIssues(e, [chunker?.name], 'The chunker refused the request');
@@ -573,6 +584,7 @@ function App() {
             <p class="muted">Choose a chunker, then Run.</p>
           )}
         </section>
+        <SearchPanel written={written.current} version={writes} />
       </main>
     </>
   );
