@@ -85,6 +85,8 @@ export interface Step {
   chef?: string;
   chunker?: string;
   refinery?: string;
+  /** A write step's store connection (its config names the collection). */
+  store?: string;
   config: Record<string, unknown>;
 }
 

@@ -42,6 +42,9 @@ This page shows them: each chunk is a coloured span over the text, the list belo
 /** Text-like files are read in the browser; anything else is refused with a reason. */
 const TEXT_FILE = /\.(txt|md|markdown|rst|py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|ya?ml|toml|ini|cfg|csv|tsv|html?|xml|css|scss|java|go|rs|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|kt|swift|scala|lua|sql|tex|log)$/i;
 
+/** A step as the pipeline lists show it: its plugin, or the store a write step writes to. */
+const stepName = (s: Step) => s.chef ?? s.chunker ?? s.refinery ?? (s.store ? `write to ${s.store}` : s.type);
+
 function App() {
   const [plugins, setPlugins] = useState<PluginInfo[]>([]);
   const [pipelines, setPipelines] = useState<Pipeline[]>([]);
@@ -457,7 +460,7 @@ function App() {
           ) : pipeline ? (
             <div class="config">
               <p>
-                Steps: {pipeline.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}{' '}
+                Steps: {pipeline.steps.map(stepName).join(' → ')}{' '}
                 <button type="button" class="link" onClick={() => editPipeline(pipeline)}>
                   edit its settings
                 </button>
@@ -521,7 +524,7 @@ function App() {
                     <button type="button" class="link" onClick={() => usePipeline(p)}>
                       {p.name}
                     </button>{' '}
-                    <span class="muted">{p.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}</span>
+                    <span class="muted">{p.steps.map(stepName).join(' → ')}</span>
                   </li>
                 ))}
               </ul>
