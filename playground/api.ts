@@ -85,6 +85,8 @@ export interface Step {
   chef?: string;
   chunker?: string;
   refinery?: string;
+  /** A write step's store connection (its config names the collection). */
+  store?: string;
   config: Record<string, unknown>;
 }
 
@@ -137,3 +139,15 @@ function describe(error: unknown): string {
   if (Array.isArray(error)) return error.map((i: Issue) => i.msg).join('; ');
   return JSON.stringify(error);
 }
+
+/** A store connection of GET /v1/stores: its collections, or why they could not be listed. */
+export interface StoreInfo {
+  name: string;
+  handshake: string;
+  local?: boolean;
+  collections: { name: string; count: number; model: string | null; dimension: number | null }[];
+  error?: string;
+}
+
+/** A hit of POST /v1/stores/{name}/search: a chunk of its document (`metadata.document`) with its score. */
+export type StoreHit = Chunk & { score: number; metadata: { document: string } & Record<string, unknown> };

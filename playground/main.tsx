@@ -4,6 +4,7 @@ import { headingPath } from '../kernel/chef/annotate.js';
 import { ApiError, apiKey, call, runBatch, type Issue, type Pipeline, type PluginInfo, type Processed, type Step } from './api.js';
 import { ConfigForm, configOf, initialRaw, rawFromConfig, type Raw } from './form.js';
 import { ChunkDetails, Histogram, ListView, SpansView } from './results.js';
+import { digestOf, SearchPanel } from './search.js';
 import type { Chunk } from './spans.js';
 import './style.css';
 
@@ -41,6 +42,9 @@ This page shows them: each chunk is a coloured span over the text, the list belo
 /** Text-like files are read in the browser; anything else is refused with a reason. */
 const TEXT_FILE = /\.(txt|md|markdown|rst|py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|ya?ml|toml|ini|cfg|csv|tsv|html?|xml|css|scss|java|go|rs|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|kt|swift|scala|lua|sql|tex|log)$/i;
 
+/** A step as the pipeline lists show it: its plugin, or the store a write step writes to. */
+const stepName = (s: Step) => s.chef ?? s.chunker ?? s.refinery ?? (s.store ? `write to ${s.store}` : s.type);
+
 function App() {
   const [plugins, setPlugins] = useState<PluginInfo[]>([]);
   const [pipelines, setPipelines] = useState<Pipeline[]>([]);
@@ -69,6 +73,9 @@ function App() {
   const fileInput = useRef<HTMLInputElement>(null);
   // Stops a running batch: closing the request is what tells a streaming server to stop working.
   const batch = useRef<AbortController | undefined>();
+  // Texts this page wrote through a pipeline's write step, by their document id (the text's digest): search draws hits on them.
+  const written = useRef(new Map<string, string>());
+  const [writes, setWrites] = useState(0);
 
   const chunkers = plugins.filter((p) => p.kind === 'chunker');
   const refineries = plugins.filter((p) => p.kind === 'refinery');
@@ -218,6 +225,13 @@ function App() {
       }
       setResult({ docs, ms: performance.now() - started, label, chunkSize });
       setDocIndex(0);
+      if (pipeline?.steps.some((s) => s.type === 'write')) {
+        for (const d of docs) {
+          const id = d.chunks && (await digestOf(d.text));
+          if (id) written.current.set(id, d.text);
+        }
+        setWrites((n) => n + 1);
+      }
     } catch (e) {
       if ((e as Error).name === 'AbortError') setMessage({ kind: 'error', text: 'Stopped.' });
       else placeIssues(e, [chunker?.name], 'The chunker refused the request');
@@ -446,7 +460,7 @@ function App() {
           ) : pipeline ? (
             <div class="config">
               <p>
-                Steps: {pipeline.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}{' '}
+                Steps: {pipeline.steps.map(stepName).join(' → ')}{' '}
                 <button type="button" class="link" onClick={() => editPipeline(pipeline)}>
                   edit its settings
                 </button>
@@ -510,7 +524,7 @@ function App() {
                     <button type="button" class="link" onClick={() => usePipeline(p)}>
                       {p.name}
                     </button>{' '}
-                    <span class="muted">{p.steps.map((s) => s.chef ?? s.chunker ?? s.refinery).join(' → ')}</span>
+                    <span class="muted">{p.steps.map(stepName).join(' → ')}</span>
                   </li>
                 ))}
               </ul>
@@ -573,6 +587,7 @@ function App() {
             <p class="muted">Choose a chunker, then Run.</p>
           )}
         </section>
+        <SearchPanel written={written.current} version={writes} />
       </main>
     </>
   );

@@ -297,3 +297,62 @@ test('a chef before the chunker: the markdown chef processes the text, each chun
   assert.equal((await detail(0)).headings, undefined);
   await page.fill('#text', TEXT);
 });
+
+test('search a store: hits best first with their score; a document the page wrote shows each hit as a span of it', async () => {
+  type Hit = { text: string; start_index: number; end_index: number; token_count: number; score: number; metadata: { document: string } };
+  const steps = [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection: 'play' } }];
+  const stored = (await app.post('/v1/pipelines', { name: 'store-search', steps })).body as { id: string };
+  // Written through the API under an id the page knows no text for: each hit shows its own text and offsets.
+  const byApi = 'Rivers flood valleys in spring. Owls hunt mice at night.';
+  assert.equal((await app.post(`/v1/pipelines/${stored.id}/execute`, { text: byApi, document: 'doc-1' })).status, 200);
+  await page.reload();
+  await page.waitForSelector('#search-collection option[value="play"]', { state: 'attached' });
+  assert.deepEqual(await page.$$eval('#search-store option', (os) => os.map((o) => o.getAttribute('value'))), ['default']);
+
+  const searchOnPage = async (query: string, k: number) => {
+    await page.selectOption('#search-collection', 'play');
+    await page.fill('#search-query', query);
+    await page.fill('#search-k', String(k));
+    await page.click('#search');
+    await page.waitForSelector('.hits .hit');
+    return page.$$eval('.hits .hit', (lis) =>
+      lis.map((li) => ({
+        meta: li.querySelector('.meta')?.textContent ?? '',
+        text: li.querySelector('.hit-text')?.textContent ?? null,
+        whole: li.querySelector('.spans')?.textContent ?? null,
+        marked: [...li.querySelectorAll('.spans .seg')].filter((s) => s.getAttribute('data-chunks') === '0').map((s) => s.textContent).join(''),
+      })),
+    );
+  };
+  const expected = (await app.post('/v1/stores/default/search', { collection: 'play', query: 'owls', k: 2 })).body as Hit[];
+  assert.equal(expected.length, 2);
+  const shown = await searchOnPage('owls', 2);
+  assert.equal(shown.length, 2, 'k hits');
+  expected.forEach((h, i) => {
+    assert.match(shown[i]!.meta, new RegExp(`#${i + 1} · score ${h.score.toFixed(4)} · doc-1 · \\[${h.start_index}, ${h.end_index}\\) · ${h.token_count} tokens`), `hit #${i + 1}: rank, score, document, offsets`);
+    assert.equal(shown[i]!.text, h.text, `hit #${i + 1}: its own text (the page does not know doc-1)`);
+    assert.equal(shown[i]!.whole, null);
+  });
+
+  // The page runs the stored pipeline on its own text: the document's id is the text's SHA-256, and its hits are spans of it.
+  const byPage = 'Bees make honey in summer. Farmers sell honey at the market.';
+  await page.fill('#text', byPage);
+  await page.selectOption('#source', `pipeline:${stored.id}`);
+  await runAndWait(' pipeline store-search');
+  await page.waitForSelector('#search-collection option:has-text("play —")', { state: 'attached' });
+  const digest = createHash('sha256').update(byPage).digest('hex');
+  const all = (await app.post('/v1/stores/default/search', { collection: 'play', query: 'honey', k: 4 })).body as Hit[];
+  assert.ok(all.some((h) => h.metadata.document === digest), 'the page wrote its text under its digest');
+  const hits = await searchOnPage('honey', 4);
+  assert.equal(hits.length, all.length);
+  all.forEach((h, i) => {
+    assert.match(hits[i]!.meta, new RegExp(`#${i + 1} · score ${h.score.toFixed(4)} · ${h.metadata.document} ·`));
+    if (h.metadata.document === digest) {
+      assert.equal(hits[i]!.whole, byPage, `hit #${i + 1}: the whole document is drawn`);
+      assert.equal(hits[i]!.marked, h.text, `hit #${i + 1}: its span is the hit's text`);
+      assert.equal(hits[i]!.text, null);
+    } else assert.equal(hits[i]!.text, h.text);
+  });
+  assert.ok(hits.some((h) => h.whole !== null), 'at least one hit drawn on its document');
+  await shot('store-search');
+});
