@@ -57,10 +57,17 @@ before(async () => {
   }
   const job = await keyed.request('POST', '/v1/jobs', JSON.parse(JOB_BODY), AUTH);
   assert.equal(job.status, 202);
+  // The stores routes take a connection, a collection and a document: one written here through a pipeline's write step.
+  const writer = await keyed.request('POST', '/v1/pipelines', { name: 'writer', steps: [{ type: 'chunk', chunker: 'token' }, { type: 'write', store: 'default', config: { collection: 'docs' } }] }, AUTH);
+  assert.equal(writer.status, 201);
+  assert.equal((await keyed.request('POST', `/v1/pipelines/${(writer.body as { id: string }).id}/execute`, { text: 'Hello there.', document: 'doc-1' }, AUTH)).status, 200);
+  const STORE_PARAMS: Record<string, string> = { ':name': 'default', ':collection': 'docs', ':document': 'doc-1' };
   const param = (path: string) => (path.startsWith('/v1/files/') ? fileName : path.startsWith('/v1/jobs/') ? (job.body as { id: string }).id : id);
   targets = routes.map((route) => ({
     route,
-    path: route.path.replace(/:slug/g, 'by-slug').replace(/:[A-Za-z_]+/g, param(route.path)),
+    path: route.path.startsWith('/v1/stores/')
+      ? route.path.replace(/:[A-Za-z_]+/g, (p) => STORE_PARAMS[p] ?? p)
+      : route.path.replace(/:slug/g, 'by-slug').replace(/:[A-Za-z_]+/g, param(route.path)),
     ...bodyFor(route),
   }));
   assert.ok(targets.length > 15 && targets.some((t) => t.route.path.includes(':')), 'the walk covers the registry, parameters included');
@@ -100,6 +107,7 @@ function jsonBodyFor(route: RouteDef): string | undefined {
     return JSON.stringify({ documents: [{ id: 'd', text: 'Hello there. General Kenobi!' }], questions: [{ question: 'hello', references }], candidates: [[{ type: 'chunk', chunker: 'token' }]], k: 1 });
   }
   if (chefFiles.has(route.path)) return JSON.stringify({ file: { type: 'document', content: chefFiles.get(route.path) } });
+  if (route.path.startsWith('/v1/stores/')) return JSON.stringify({ collection: 'docs', query: 'hello', k: 1 });
   if (route.path.startsWith('/v1/refine/')) return JSON.stringify({ chunks: [{ text: 'ab', start_index: 0, end_index: 2, token_count: 1 }] });
   return JSON.stringify({ text: 'Hello there. General Kenobi!', code: 'x = 1', language: 'python' });
 }
