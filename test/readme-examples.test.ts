@@ -159,6 +159,6 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
     // docs-small is deleted by id, then made again by slug.
     assert.deepEqual(left.get('docs/pipelines.md'), ['docs-paragraphs', 'docs-small']);
     assert.deepEqual(left.get('docs/tutorial.md'), [], 'the tutorial deletes what it made');
-    assert.deepEqual(left.get('README.md'), ['short-paragraphs']);
+    assert.deepEqual(left.get('README.md'), ['notes-stored', 'short-paragraphs'], 'the store example keeps its pipeline, as the pipeline example does');
   });
 });
