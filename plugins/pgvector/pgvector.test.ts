@@ -41,6 +41,16 @@ describe('pgvector', () => {
     assert.ok((await store.collections()).some((c) => c.name === 'Docs-1'), 'the other table is still there');
   });
 
+  test('one document of 200 chunks of 128 dimensions is written in one statement, then found', async () => {
+    // Its Bind message (~500 KB) spans many TCP reads: the engine must see it whole.
+    const dimension = 128;
+    const rows = Array.from({ length: 200 }, (_, i) => row('big', `chunk ${i}`, Array.from({ length: dimension }, (_, d) => (d === i % dimension ? 1 : 0.001 * ((i * 31 + d) % 97)))));
+    await store.write('big', 'big', rows, { model: 'm', dimension });
+    assert.equal((await store.collections()).find((c) => c.name === 'big')?.count, 200);
+    const hits = await store.search('big', { embedding: Array.from(rows[5]!.embedding), k: 3 });
+    assert.equal(hits[0]!.text, 'chunk 5');
+  });
+
   test('text search ranks the chunk holding the words first', async () => {
     await store.write('fts', 'a', [row('a', 'the river runs', [1, 0]), row('a', 'a quiet hippo', [0, 1])], META);
     const hits = await store.search('fts', { text: 'hippo', k: 5 });
