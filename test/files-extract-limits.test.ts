@@ -46,7 +46,10 @@ describe('POST /v1/files: extraction limits', () => {
     assert.match(full.body.detail, /limit --max-extract-queue, CHUNKD_MAX_EXTRACT_QUEUE/);
     const small = await upload(app, '<p>hi</p>', 'small.html');
     order.push(`html ${small.status}`);
-    assert.deepEqual(order, ['html 201']);
+    // Not held behind the PDFs: answered while the queued one still waits for the thread they share (the first
+    // may be done by now: the third upload's body took its time to arrive).
+    assert.equal(small.status, 201);
+    assert.ok(order.filter((o) => o.startsWith('pdf')).length < 2, `the small upload was answered after both PDFs: ${order.join(', ')}`);
     stop.abort();
     await Promise.all(pdfs);
   });
