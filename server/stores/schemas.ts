@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { CollectionName } from '../../service/pipelines/write-step.js';
+import { CollectionName } from '../../kernel/handshake.js';
+import { MAX_K } from '../../service/stores/stores.js';
 
 /** Wire shapes of the store routes (server/routes/stores.ts). */
 
@@ -20,7 +21,6 @@ export const StoreInfo = Type.Object({
 
 export const StoreList = Type.Array(StoreInfo, { examples: [[{ name: 'default', handshake: 'lancedb', local: true, collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100 }] }]] });
 
-export const MAX_K = 1000;
 
 export const StoreSearch = Type.Object(
   {

@@ -4,6 +4,7 @@
  * connection's handshake) with an embedding step before it when the pipeline has none.
  */
 import Type from 'typebox';
+import { CollectionName } from '../../kernel/handshake.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
@@ -16,7 +17,7 @@ import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
 import type { StoresService } from '../stores/service.js';
 
-export const CollectionName = Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'The collection (table) in the store: letters, digits, _ and - (not first), at most 63.', examples: ['docs'] });
+export { CollectionName };
 
 export const WriteConfig = Type.Object(
   {

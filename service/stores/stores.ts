@@ -4,10 +4,12 @@ import { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, t
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
+import { CollectionName } from '../../kernel/handshake.js';
 
 /** Most results one search may ask for. */
 export const MAX_K = 1000;
-const COLLECTION = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+/** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
+const COLLECTION = new RegExp((CollectionName as unknown as { pattern: string }).pattern);
 
 /** What a store logs: the server's logger fits. */
 export interface StoreLogger {
