@@ -69,11 +69,6 @@ export interface RunChefOptions {
   executor?: Executor;
   /** Aborting stops the chef (in the pool: its worker is terminated). */
   signal?: AbortSignal;
-  /**
-   * Run chefs marked offLoop in an extraction worker even without a worker-pool executor: the CLI
-   * runs everything else inline, and only a worker can be stopped at the pool's time limit.
-   */
-  isolate?: boolean;
   limits?: Partial<ExtractLimits>;
   /** Heap cap of the extraction worker, in MB (pool.ts). */
   maxMemoryMb?: number;
@@ -110,7 +105,7 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   const size = doc.bytes?.byteLength ?? doc.text?.length ?? 0;
   const offLoop = plugin.manifest.offLoop === true || (plugin.manifest.offLoop === 'files' && doc.bytes !== undefined);
   try {
-    return offLoop && (options.isolate || (executor && runsJobs(executor)))
+    return offLoop && executor && runsJobs(executor)
       ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
       : doc.bytes && size > SMALL_FILE_BYTES
         ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
