@@ -1,4 +1,3 @@
-import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
@@ -59,22 +58,6 @@ export async function answerPipeline(
   const texts = Array.isArray(body.text) ? body.text : [body.text];
   const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
   return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
-}
-
-/**
- * The same run as chunk objects, for a caller that works on them (evaluation scores them): the
- * runner's bytes parsed back, under the same caps. A string gives Chunk[], a list one Chunk[] per text.
- */
-export async function executePipeline(
-  pipeline: PipelineRecord,
-  input: string | string[],
-  unit: OffsetUnit,
-  deps: ExecuteDeps,
-  signal?: AbortSignal,
-  file?: StoredDocument,
-): Promise<Chunk[] | Chunk[][]> {
-  const parts = await answerPipeline(pipeline, { text: input, offset_unit: unit, return_type: 'chunks' }, deps, signal, file);
-  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Chunk[] | Chunk[][];
 }
 
 /**
