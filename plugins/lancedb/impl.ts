@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
 import { documentIs } from './sql.js';
 import { KeyedQueue } from '../../kernel/keyed-queue.js';
+import { Upkeep } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
@@ -55,6 +56,8 @@ export async function create({ path }: Static<typeof LanceDbConfig>): Promise<Ha
 class LanceStore implements HandshakeImpl {
   /** Writes to one table, one at a time in this process: concurrent merge commits on one table conflict. */
   private readonly queue = new KeyedQueue();
+  /** Compaction and index upkeep after every 20th commit to a table (plugins/lancedb/upkeep.ts). */
+  private readonly upkeep = new Upkeep();
 
   constructor(private readonly db: Connection) {}
 
@@ -124,6 +127,7 @@ class LanceStore implements HandshakeImpl {
       try {
         if (rows.length) await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where: ofBatch }).execute(rows);
         else await table.delete(ofBatch);
+        await this.upkeep.committed(collection, table);
       } finally {
         table.close();
       }
@@ -135,7 +139,9 @@ class LanceStore implements HandshakeImpl {
       const table = await this.table(collection);
       if (!table) return 0;
       try {
-        return (await table.delete(documentIs(document))).numDeletedRows;
+        const { numDeletedRows } = await table.delete(documentIs(document));
+        await this.upkeep.committed(collection, table);
+        return numDeletedRows;
       } finally {
         table.close();
       }

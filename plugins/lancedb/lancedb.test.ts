@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { connect } from '@lancedb/lancedb';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
 import manifest from './index.js';
@@ -66,6 +67,23 @@ describe('lancedb', () => {
     assert.equal(best!.text, 'long');
     assert.ok(Math.abs(best!.score - 1) < 1e-6, String(best!.score));
     assert.ok(Math.abs(next!.score) < 1e-6, String(next!.score));
+  });
+
+  test('a table written by many commits is compacted: fragments stay few, every row and the full-text index stay whole', async () => {
+    for (let i = 0; i < 45; i++) await store.write('many', `d${i}`, [row(`d${i}`, `word${i} shared`, [1, i])], META);
+    await store.delete('many', 'd0');
+    const db = await connect(join(dir, 'db'));
+    const table = await db.openTable('many');
+    const { fragmentStats, numRows } = await table.stats();
+    table.close();
+    db.close();
+    assert.equal(numRows, 44);
+    // 46 commits, two upkeeps (after the 20th and the 40th): one fragment from each compaction's
+    // rows plus the six commits since; without upkeep there would be one fragment per commit.
+    assert.ok(fragmentStats.numFragments <= 8, `fragments: ${fragmentStats.numFragments}`);
+    assert.deepEqual((await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document), ['d44']);
+    assert.deepEqual((await store.search('many', { text: 'word7', k: 3 })).map((h) => h.document), ['d7']);
+    assert.equal((await store.search('many', { embedding: [1, 1], k: 100 })).length, 44);
   });
 
   test('concurrent writes to one collection all land', async () => {
