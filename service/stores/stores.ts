@@ -175,6 +175,16 @@ export class Stores {
     return o;
   }
 
+  /** Refuse, before any work, what a write to `store` would refuse: an unknown store, or in a replica set one on this replica's disk. */
+  checkWritable(store: string): void {
+    this.writable(store);
+  }
+
+  /** The search capabilities of a connection's handshake (a store retriever needs vector search). */
+  capabilities(store: string): { vector: boolean; text: boolean } {
+    return this.get(store).plugin.manifest.capabilities ?? { vector: false, text: false };
+  }
+
   /** A store this process may write: in a replica set, not one on this replica's disk. */
   private writable(store: string): Open {
     const o = this.get(store);
