@@ -2,7 +2,8 @@
  * A store as an evaluation's retriever (`store:NAME`): a candidate's rows (made and embedded in its
  * pool task, service/evaluation/eval-rows.ts) are written to a scratch collection of the named
  * connection through the Stores service, each question searches that collection's own index with
- * its vector, and the scratch documents are deleted afterwards, whatever happened. So the figures
+ * its vector, and the scratch collection is removed afterwards (its documents deleted, where the
+ * handshake cannot drop a collection), whatever happened. So the figures
  * are those of the store's real index (approximate where the store's index is), next to the
  * exact-cosine ones of the same candidate.
  */
@@ -23,7 +24,7 @@ export type EvalRetriever = RetrieverName | `store:${string}`;
 export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);
 
 /** What a store retriever uses of the Stores service. */
-export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'capabilities' | 'checkWritable' | 'search' | 'deleteDocument'> & Partial<Pick<Stores, 'writeMany' | 'write'>>;
+export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'capabilities' | 'checkWritable' | 'search' | 'dropCollection'> & Partial<Pick<Stores, 'writeMany' | 'write'>>;
 
 /** Rows written per store call: a call's chunk objects (vectors as plain arrays) stay a few megabytes. */
 const WRITE_ROWS = 2000;
@@ -58,7 +59,7 @@ export const scratchCollection = (): string => `eval-${randomUUID().replaceAll('
 /**
  * Each question's best rows (their indices, best first, up to `k`) through the store's index: the
  * rows written to a scratch collection with `model` recorded, one search per question, then the
- * scratch documents deleted, also when a write or a search fails or `signal` aborts.
+ * collection removed, also when a write or a search fails or `signal` aborts.
  */
 export async function storeRankings(
   stores: EvalStores,
@@ -114,20 +115,15 @@ function rowOf(metadata: Record<string, unknown>): number {
 }
 
 /**
- * Delete every scratch document, each tried even when another fails. Not under the request's
- * signal: an aborted evaluation still leaves nothing behind. A failure to clean up after a run
- * that succeeded is the answer (the store then still holds the scratch rows, and says so).
+ * Remove the scratch collection (or, where the handshake cannot drop one, the documents written to
+ * it). Not under the request's signal: an aborted evaluation still leaves nothing behind. A failure
+ * to clean up after a run that succeeded is the answer (the store then says it did not complete
+ * the call); after a run that failed, the run's own error is.
  */
 async function clean(stores: EvalStores, store: string, collection: string, documents: readonly string[], failed: boolean): Promise<void> {
-  let first: unknown;
-  for (const document of documents) {
-    try {
-      await stores.deleteDocument(store, collection, document);
-    } catch (e) {
-      // A document never written (the write failed before the collection existed) has nothing to delete.
-      if (e instanceof ChunkdError && e.code === 'NOT_FOUND') continue;
-      first ??= e;
-    }
+  try {
+    await stores.dropCollection(store, collection, documents);
+  } catch (e) {
+    if (!failed) throw e;
   }
-  if (first !== undefined && !failed) throw first;
 }

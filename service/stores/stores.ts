@@ -165,6 +165,23 @@ export class Stores {
     return this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
   }
 
+  /**
+   * Remove a collection whole (its rows and its recorded model) where the handshake can; else
+   * delete `documents`, the ones the caller wrote, leaving the empty collection. For scratch
+   * collections (evaluation through a store).
+   */
+  async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
+    const o = this.writable(store);
+    checkCollection(collection);
+    const dropped = await this.call(o, async (impl) => {
+      if (!impl.drop) return false;
+      await impl.drop(collection);
+      return true;
+    });
+    if (dropped) return;
+    for (const document of documents) await this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (o) => (await o.impl?.catch(() => undefined))?.close()));
   }
