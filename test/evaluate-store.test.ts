@@ -6,9 +6,19 @@
  * here the store's ranking must be exactly the exact-cosine one; nothing is left in the store.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { discover } from '../kernel/discovery.js';
 import type { WorkerPool } from '../kernel/pool.js';
+import { Stores } from '../service/stores/stores.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { memoryHandshakeDir } from './helpers/memory-handshake.js';
+
+const execute = promisify(execFile);
 
 const DOCS = [
   { id: 'rivers', text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded.' },
@@ -109,5 +119,59 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     const shape = await app.post('/v1/evaluate', { ...body, retriever: 'store:' });
     assert.equal(shape.status, 422);
     assert.equal(pool.tasksRun, tasks, 'refused before any pool task');
+  });
+});
+
+describe('POST /v1/evaluate with a store that searches by text only', () => {
+  const plugins = memoryHandshakeDir();
+  const index = join(plugins, 'memory', 'index.mjs');
+  writeFileSync(index, readFileSync(index, 'utf8').replace('vector: true', 'vector: false'));
+  let app: TestApp;
+  before(async () => (app = await startApp({ 'plugins-dir': plugins, stores: JSON.stringify([{ name: 'words', handshake: 'memory' }]) })));
+  after(async () => {
+    await app.close();
+    rmSync(plugins, { recursive: true, force: true });
+  });
+
+  test('422 saying the store cannot search by vector', async () => {
+    const res = await app.post('/v1/evaluate', { documents: DOCS, questions, candidates: [sentence], retriever: 'store:words' });
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(res.body.detail[0].loc, ['body', 'retriever']);
+    assert.match(res.body.detail[0].msg, /'words' \(memory\) searches by text only.*vector search/);
+  });
+});
+
+describe('chunkd eval --retriever store:default', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-eval-store-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'corpora'));
+  for (const d of DOCS) writeFileSync(join(dir, 'corpora', `${d.id}.md`), d.text);
+  const csv = (q: (typeof questions)[number]) => `"${q.question}","${JSON.stringify(q.references.map((r) => ({ content: '', start_index: r.start_index, end_index: r.end_index }))).replaceAll('"', '""')}",${q.references[0]!.document}`;
+  writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n${questions.map(csv).join('\n')}\n`);
+  const data = join(dir, 'data');
+  const cli = (...args: string[]) =>
+    execute(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], { env: { ...process.env, CHUNKD_DATA_DIR: data } }).then(
+      (r) => ({ code: 0, ...r }),
+      (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+    );
+
+  test('store rows and exact-cosine rows, equal on the flat index; the data directory store left empty', async () => {
+    const out = await cli('--retriever', 'store:default', '--candidate', JSON.stringify(sentence), '--k', '1,3', '--format', 'json');
+    assert.equal(out.code, 0, out.stderr);
+    const { results } = JSON.parse(out.stdout) as { results: Row[] };
+    assert.deepEqual(results.map((r) => [r.retriever, r.k]), [['store:default', 1], ['store:default', 3], ['embeddings', 1], ['embeddings', 3]]);
+    for (const [s, e] of [[results[0]!, results[2]!], [results[1]!, results[3]!]] as const) assert.deepEqual([s.recall, s.precision, s.iou], [e.recall, e.precision, e.iou]);
+    const stores = Stores.fromSettings(await discover(), { stores: '', dataDir: data, databaseUrl: '' });
+    try {
+      assert.deepEqual((await stores.list())[0]!.collections, []);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  test('an unknown store: exit 2 naming the connections', async () => {
+    const out = await cli('--retriever', 'store:nope');
+    assert.equal(out.code, 2);
+    assert.match(out.stderr, /retriever: .*'nope'.*store connections: default/);
   });
 });
