@@ -53,7 +53,7 @@ export const EvaluateRequest = Type.Object(
         default: 'bm25',
         description:
           `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank). ` +
-          'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch documents are deleted afterwards; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
+          'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
       },
     ),
     embedding_model: Type.String({ default: EMBEDDED_MODEL, description: 'Any model the embeddings refinery serves; for embeddings, hybrid and a store retriever.' }),
