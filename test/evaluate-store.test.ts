@@ -98,6 +98,14 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     }
   });
 
+  test('NDJSON: progress lines, then the store and exact-cosine rows', async () => {
+    const res = await fetch(`${app.url}/v1/evaluate`, { method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify({ documents: DOCS, questions, candidates: [sentence], retriever: 'store:default', k: 2 }) });
+    assert.equal(res.status, 200);
+    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.slice(0, -1).map((l) => l.progress.stage), ['embedded questions', 'started', 'scored']);
+    assert.deepEqual(lines.at(-1).results.map((r: Row) => r.retriever), ['store:default', 'embeddings']);
+  });
+
   test('nothing is left in the store: no collection, no row', async () => {
     assert.deepEqual(await storeCollections(), []);
   });
