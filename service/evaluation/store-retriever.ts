@@ -24,7 +24,7 @@ export type EvalRetriever = RetrieverName | `store:${string}`;
 export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);
 
 /** What a store retriever uses of the Stores service. */
-export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'capabilities' | 'checkWritable' | 'search' | 'dropCollection'> & Partial<Pick<Stores, 'writeMany' | 'write'>>;
+export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'capabilities' | 'checkWritable' | 'writeMany' | 'search' | 'dropCollection'>;
 
 /** Rows written per store call: a call's chunk objects (vectors as plain arrays) stay a few megabytes. */
 const WRITE_ROWS = 2000;
@@ -81,8 +81,7 @@ export async function storeRankings(
     const flush = async () => {
       signal?.throwIfAborted();
       written.push(...batch.map((d) => d.document));
-      if (stores.writeMany) await stores.writeMany(store, collection, batch, model);
-      else for (const d of batch) await stores.write!(store, collection, d.document, d.chunks, model);
+      await stores.writeMany(store, collection, batch, model);
       batch = [];
       size = 0;
     };
