@@ -24,7 +24,9 @@ import { readRegularFile, UnreadableFile } from './read-file.js';
 import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import type { LocateMode } from '../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
-import type { RetrieverName } from '../service/evaluation/score.js';
+import { checkStoreRetriever, storeOf, type EvalRetriever } from '../service/evaluation/store-retriever.js';
+import { Stores } from '../service/stores/stores.js';
+import { StoresConfigError } from '../service/stores/connections.js';
 import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../service/evaluation/spec.js';
 import { resultsTable } from '../service/evaluation/table.js';
 import { Progress } from './progress.js';
@@ -34,7 +36,7 @@ const LOCATES = ['text', 'offsets'] as const;
 const FORMATS = ['table', 'json'] as const;
 export const DEFAULT_CANDIDATE = '[{"type": "chunk", "chunker": "recursive"}]';
 
-export const EVAL_HELP = `Usage: chunkd eval --corpora DIR --questions FILE.csv [--candidate STEPS|ID]… [--retriever bm25|embeddings|hybrid] [--k N]… [--locate text|offsets] [--format table|json]
+export const EVAL_HELP = `Usage: chunkd eval --corpora DIR --questions FILE.csv [--candidate STEPS|ID]… [--retriever bm25|embeddings|hybrid|store:NAME] [--k N]… [--locate text|offsets] [--format table|json]
 
 Measure how well chunks retrieve, with the metrics of Chroma's chunking evaluation (recall,
 precision, IoU, precision Ω: mean ± standard deviation over the questions, in %).
@@ -46,8 +48,12 @@ Options:
   --candidate C        What to evaluate, repeatable: pipeline steps as JSON ('[{"type": "chunk",
                        "chunker": "token", "config": {"chunk_size": 200}}]'), a pipeline JSON file,
                        or the id or name of a pipeline stored in --data-dir. Default: ${DEFAULT_CANDIDATE}.
-  --retriever R        bm25 (default), embeddings (exact cosine) or hybrid (reciprocal-rank fusion, k = 60).
-  --embedding-model M  The model of embeddings and hybrid (default ${EMBEDDED_MODEL}).
+  --retriever R        bm25 (default), embeddings (exact cosine), hybrid (reciprocal-rank fusion, k = 60),
+                       or store:NAME: through the real index of that store connection (CHUNKD_STORES, or
+                       the default LanceDB store under the data directory). Each candidate's chunks are
+                       written to a scratch collection, searched by each question's vector and deleted
+                       afterwards; the exact-cosine rows (retriever embeddings) are shown beside them.
+  --embedding-model M  The model of embeddings, hybrid and store:NAME (default ${EMBEDDED_MODEL}).
   --k N                Chunks retrieved per question, repeatable or comma-separated (default 5).
   --locate L           text (default): score a chunk where its text first occurs in the corpus, as the
                        benchmark does; offsets: at its own start_index/end_index.
@@ -56,11 +62,12 @@ Options:
   --help               Show this help.
 
 Settings the server takes from the environment apply too (CHUNKD_MAX_EVAL_WORK, CHUNKD_PLUGINS_DIR,
-CHUNKD_MODELS_DIR, CHUNKD_DATA_DIR, ...). A progress bar is drawn on a terminal's stderr.`;
+CHUNKD_MODELS_DIR, CHUNKD_DATA_DIR, CHUNKD_STORES, ...). A progress bar is drawn on a terminal's stderr.`;
 
 class Usage extends Error {}
 
 export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let stores: Stores | undefined;
   try {
     let values;
     try {
@@ -86,7 +93,7 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
       process.stdout.write(`${EVAL_HELP}\n`);
       return 0;
     }
-    const retriever = oneOf(values.retriever!, RETRIEVERS, '--retriever');
+    const retriever: EvalRetriever = values.retriever!.startsWith('store:') ? (values.retriever as EvalRetriever) : oneOf(values.retriever!, RETRIEVERS, '--retriever', ', or store:NAME (a store connection)');
     const locate = oneOf(values.locate!, LOCATES, '--locate');
     const format = oneOf(values.format!, FORMATS, '--format');
     if (!values.corpora || !values.questions) throw new Usage('Name the documents and the questions: chunkd eval --corpora DIR --questions FILE.csv. Run: chunkd eval --help');
@@ -104,9 +111,14 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     const raw = values.candidate?.length ? values.candidate : [DEFAULT_CANDIDATE];
     checkBudget(documents.length, raw.length, questions.length, settings.maxEvalWork);
     checkRetrieval(spec, raw.length, settings);
-    const deps: RuntimeDeps = { registry, executor: inline, settings };
+    const store = storeOf(retriever);
+    if (store !== undefined) {
+      stores = Stores.fromSettings(registry, settings);
+      checkStoreRetriever(stores, store, k, []);
+    }
+    const deps: RuntimeDeps = { registry, executor: inline, settings, ...(stores ? { stores } : {}) };
     const candidates = await readCandidates(raw, registry, settings, deps);
-    const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel);
+    const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel, store);
     // Each candidate chunks every document: the rate is of document bytes through chunking and scoring.
     const bytes = documents.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
     const bar = process.stderr.isTTY ? new Progress(process.stderr, candidates.length, candidates.map(() => bytes), 'candidates') : undefined;
@@ -116,6 +128,8 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     return 0;
   } catch (e) {
     return fail(e);
+  } finally {
+    await stores?.close();
   }
 }
 
@@ -145,9 +159,9 @@ function boundedReader(settings: Settings): ReadFile {
   };
 }
 
-function oneOf<T extends string>(value: string, choices: readonly T[], flag: string): T {
+function oneOf<T extends string>(value: string, choices: readonly T[], flag: string, more = ''): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new Usage(`${flag} must be one of ${choices.join(', ')} (got '${value}').`);
+  throw new Usage(`${flag} must be one of ${choices.join(', ')}${more} (got '${value}').`);
 }
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
@@ -206,7 +220,7 @@ function message(e: ChunkdError): string {
 }
 
 function fail(e: unknown): number {
-  if (e instanceof Usage || e instanceof BenchmarkFormatError || e instanceof UnreadableFile) {
+  if (e instanceof Usage || e instanceof BenchmarkFormatError || e instanceof UnreadableFile || e instanceof StoresConfigError) {
     process.stderr.write(`${e.message}\n`);
     return 2;
   }

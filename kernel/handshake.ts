@@ -59,6 +59,8 @@ export interface HandshakeImpl {
   writeMany?(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void>;
   /** Rows removed. */
   delete(collection: string, document: string): Promise<number>;
+  /** Remove the collection itself, its rows and its recorded model (a scratch collection, e.g. an evaluation's); a missing one is no error. Optional: without it, a caller deletes the documents. */
+  drop?(collection: string): Promise<void>;
   /** Best first; a `text` query needs the text capability, an `embedding` one the vector capability. */
   search(collection: string, q: StoreQuery): Promise<StoreHit[]>;
   close(): Promise<void>;

@@ -178,6 +178,13 @@ class ChromaStore implements HandshakeImpl {
     });
   }
 
+  drop(collection: string): Promise<void> {
+    return this.queue.run(collection, async () => {
+      // Only a collection chunkd made under this name (find checks its metadata).
+      if (await this.find(collection)) await this.client.deleteCollection({ name: chromaName(collection) });
+    });
+  }
+
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
     if (!q.embedding) throw new ChunkdError('BAD_REQUEST', 'A chroma store searches by embedding only: send embedding, or search a collection that records its model.');
     const target = await this.find(collection);

@@ -2,7 +2,7 @@ import { connect, Index, type Connection, type Table } from '@lancedb/lancedb';
 import type { CollectionInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
-import { documentIs } from './sql.js';
+import { documentIs, literal } from './sql.js';
 import { KeyedQueue } from '../../kernel/keyed-queue.js';
 import { Upkeep } from './upkeep.js';
 
@@ -144,6 +144,19 @@ class LanceStore implements HandshakeImpl {
         return numDeletedRows;
       } finally {
         table.close();
+      }
+    });
+  }
+
+  drop(collection: string): Promise<void> {
+    return this.queue.run(collection, async () => {
+      if ((await this.db.tableNames()).includes(collection)) await this.db.dropTable(collection);
+      const meta = await this.table(META_TABLE);
+      if (!meta) return;
+      try {
+        await meta.delete(`name = ${literal(collection)}`);
+      } finally {
+        meta.close();
       }
     });
   }

@@ -119,6 +119,25 @@ class PgVectorStore implements HandshakeImpl {
     }
   }
 
+  /** The table and its meta row in one transaction: a reader sees the collection whole or not at all. */
+  async drop(collection: string): Promise<void> {
+    const t = tables(this.prefix, collection);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`DROP TABLE IF EXISTS ${t.rows}`);
+      // A statement that fails aborts the transaction: the meta table is looked up, not assumed.
+      const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS found', [t.meta]);
+      if (rows[0].found) await client.query(`DELETE FROM ${t.meta} WHERE name = $1`, [collection]);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
     const { rows } = tables(this.prefix, collection);
     const filtered = q.filter?.document !== undefined;

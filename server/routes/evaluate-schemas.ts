@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../../kernel/fields.js';
 import { RRF_K } from '../../service/evaluation/score.js';
 import { PipelineStep, STEP_COUNT } from '../../service/pipelines/schemas.js';
+import { CONNECTION_NAME } from '../../service/stores/connections.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 
@@ -41,11 +42,21 @@ export const EvaluateRequest = Type.Object(
       minItems: 1,
       description: 'What to compare: inline steps (one chunk step, then any refine steps, checked as a pipeline’s) or stored pipeline ids.',
     }),
-    retriever: Type.Union([Type.Literal('bm25'), Type.Literal('embeddings'), Type.Literal('hybrid')], {
-      default: 'bm25',
-      description: `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank).`,
-    }),
-    embedding_model: Type.String({ default: EMBEDDED_MODEL, description: 'Any model the embeddings refinery serves; for embeddings and hybrid.' }),
+    retriever: Type.Union(
+      [
+        Type.Literal('bm25'),
+        Type.Literal('embeddings'),
+        Type.Literal('hybrid'),
+        Type.String({ pattern: `^store:${CONNECTION_NAME.source.slice(1)}`, description: 'store: and the name of one of the server’s store connections (GET /v1/stores).', examples: ['store:default'] }),
+      ],
+      {
+        default: 'bm25',
+        description:
+          `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank). ` +
+          'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
+      },
+    ),
+    embedding_model: Type.String({ default: EMBEDDED_MODEL, description: 'Any model the embeddings refinery serves; for embeddings, hybrid and a store retriever.' }),
     k: Type.Union([Type.Integer(), Type.Array(Type.Integer(), { minItems: 1, maxItems: 20 })], { default: [5], description: 'Chunks retrieved per question: one k or several (each ≥ 1).' }),
     locate: Type.Union([Type.Literal('text'), Type.Literal('offsets')], {
       default: 'text',
@@ -64,6 +75,13 @@ export const EvaluateRequest = Type.Object(
         retriever: 'bm25',
         k: [1, 2],
       },
+      {
+        documents: [{ id: 'notes', text: 'Cats sleep most of the day. Dogs like long walks. Parrots can learn words.' }],
+        questions: [{ question: 'What do dogs like?', references: [{ document: 'notes', start_index: 28, end_index: 50 }] }],
+        candidates: [[{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 8, min_sentences_per_chunk: 1 } }]],
+        retriever: 'store:default',
+        k: [1, 2],
+      },
     ],
   },
 );
@@ -78,7 +96,7 @@ const QuestionDetail = Type.Object({
 
 export const EvaluateResult = Type.Object({
   candidate: Type.Unknown({ description: 'The candidate as sent: its steps or its pipeline id.' }),
-  retriever: Type.String(),
+  retriever: Type.String({ description: 'The retriever of this row: as requested, or embeddings for the exact-cosine rows beside a store’s.' }),
   k: Type.Integer(),
   recall: Summary,
   precision: Summary,

@@ -4,7 +4,7 @@ import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
 import type { LocateMode } from '../../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
-import type { RetrieverName } from '../../service/evaluation/score.js';
+import { checkStoreRetriever, storeOf, type EvalRetriever, type EvalStores } from '../../service/evaluation/store-retriever.js';
 import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
 import { FILE_STORE } from '../../service/files/service.js';
@@ -17,13 +17,15 @@ import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { PIPELINE_STORE } from '../../service/storage/service.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { NDJSON, wantsNdjson } from '../stream/ndjson.js';
+import { refuseConnectionFields } from '../../service/stores/refuse.js';
+import { STORES } from '../../service/stores/service.js';
 import { EvaluateLine, EvaluateRequest, EvaluateResponse } from './evaluate-schemas.js';
 
 interface EvaluateBody {
   documents: { id: string; text?: string; file?: string }[];
   questions: EvalQuestion[];
   candidates: (Step[] | string)[];
-  retriever: RetrieverName;
+  retriever: EvalRetriever;
   embedding_model: string;
   k: number | number[];
   locate: LocateMode;
@@ -35,7 +37,8 @@ const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
-  const runtime: RuntimeDeps = { registry: deps.registry, executor: deps.executor, settings: deps.settings };
+  const stores = () => deps.services[STORES] as EvalStores | undefined;
+  const runtime = (): RuntimeDeps => ({ registry: deps.registry, executor: deps.executor, settings: deps.settings, stores: stores() });
 
   /** Each document's text: its own, or an uploaded file's. */
   async function readDocuments(docs: EvaluateBody['documents']): Promise<{ id: string; text: string }[]> {
@@ -73,9 +76,9 @@ export const evaluateRoutes: RouteModule = (deps) => {
             issues.push({ loc, msg: `Candidate ${i}: no stored pipeline has the id '${c}' (GET /v1/pipelines lists them).`, type: 'value_error' });
             continue;
           }
-          out.push(await stepsCandidate(c, pipeline.steps, unit, runtime, pipeline.name));
+          out.push(await stepsCandidate(c, pipeline.steps, unit, runtime(), pipeline.name));
         } else {
-          out.push(await stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime));
+          out.push(await stepsCandidate(c, await validateSteps(deps.registry, c, loc), unit, runtime()));
         }
       } catch (e) {
         gatherIssues(issues, e);
@@ -93,6 +96,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
       summary: 'Compare chunking candidates by how well their chunks retrieve the evidence of questions (recall, precision, IoU, precision Ω).',
       description:
         'Every candidate chunks every document into one index; each question retrieves its k best chunks (BM25, embeddings or hybrid), scored against its reference spans with the definitions of Chroma’s chunking evaluation. ' +
+        'With `"retriever": "store:NAME"` the chunks go through the real index of that store connection (a scratch collection, deleted afterwards), and exact-cosine rows come beside the store’s. ' +
         'Bounded, before any chunking: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK); chunks retrieved (questions × candidates × Σk) at most --max-eval-retrieved (CHUNKD_MAX_EVAL_RETRIEVED); with `detail`, the listed chunks within --max-output-bytes; else 413. Each candidate chunks and is scored in one pool task. With `Accept: application/x-ndjson`: progress lines, then the result.',
       body: EvaluateRequest,
       bodyName: 'EvaluateRequest',
@@ -104,13 +108,19 @@ export const evaluateRoutes: RouteModule = (deps) => {
         const body = readBody(ctx.request.body, (keys) => setIgnoredKeys(ctx, keys));
         const k = Array.isArray(body.k) ? body.k : [body.k];
         checkBudget(body.documents.length, body.candidates.length, body.questions.length, deps.settings.maxEvalWork);
+        const store = storeOf(body.retriever);
+        if (store !== undefined) {
+          // Checked before the documents are read: a body naming where to connect is refused by name.
+          refuseConnectionFields(ctx.request.body, deps.registry);
+          checkStoreRetriever(stores(), store, k);
+        }
         const documents = await readDocuments(body.documents);
         checkTexts(documents.map((d) => d.text), deps.settings);
         const spec: EvalSpec = { documents, questions: body.questions, retriever: body.retriever, embeddingModel: body.embedding_model, k, locate: body.locate, unit: body.offset_unit, detail: body.detail };
         checkSpec(spec);
         checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
-        const services = await evalServices(runtime, body.retriever === 'bm25' ? undefined : body.embedding_model);
+        const services = await evalServices(runtime(), body.retriever === 'bm25' ? undefined : body.embedding_model, store);
         const signal = ctx.state.signal as AbortSignal | undefined;
         if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });

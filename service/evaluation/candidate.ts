@@ -2,7 +2,7 @@
  * One candidate of an evaluation, whole: its steps chunk every document, the chunks are placed
  * and indexed, embedded when the retriever needs vectors, and scored, all in one place (one pool
  * task when the executor has workers: service/evaluation/candidate-job.ts). Only the scores leave it, never
- * the chunk graph.
+ * the chunk graph; for a store retriever, compact rows beside them (service/evaluation/eval-rows.ts).
  */
 import type { Chunk } from '../../kernel/chunk.js';
 import { renameLimit } from '../../kernel/chef/errors.js';
@@ -11,7 +11,8 @@ import { refineMany } from '../../kernel/run.js';
 import { chunksHere, type RunOptions } from '../../kernel/runner.js';
 import { locateChunks, type LocateMode } from './locate.js';
 import type { Range } from './ranges.js';
-import { scoreCandidate, type KScores, type RetrieverName, type ScorePayload } from './score.js';
+import { checkRowBytes, evalRows, type EvalRows } from './eval-rows.js';
+import { omegas, scoreCandidate, type KScores, type RetrieverName, type ScorePayload } from './score.js';
 import { utf16Slicer } from './slice.js';
 import type { EvalDocument } from './spec.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
@@ -27,6 +28,8 @@ export interface SharedInput {
   questions: { question: string; references: Range[] }[];
   /** Unit vectors of the questions, for `embeddings` and `hybrid`. */
   questionVectors?: number[][];
+  /** A store retriever follows (`retriever` is then `embeddings`): hand back the rows it writes, and each question's precision Ω. */
+  rows?: boolean;
 }
 
 /** A plugin step as it crosses threads: its manifest's source and its validated config. */
@@ -48,6 +51,9 @@ export interface CandidateOutcome {
   scores: KScores[];
   chunks: number;
   tokens: number;
+  /** With `rows`: every chunk as a compact row, and each question's precision Ω (a fraction). */
+  rows?: EvalRows;
+  omega?: number[];
 }
 
 /** Embed lists of texts, list by list (a list is one refinery call), as unit vectors. */
@@ -59,7 +65,9 @@ export async function runCandidate(p: CandidatePayload, plugin: (source: string)
     const steps = await Promise.all(p.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
     const lists = await chunksHere(steps, p.input.documents.map((d) => d.text), p.options, signal);
     const embedding = p.embedding && { plugin: await plugin(p.embedding.source), config: p.embedding.config };
-    return await scoreLists(lists, p.input, embedding && ((texts) => embedHere(embedding.plugin, embedding.config, texts)));
+    const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedHere(embedding.plugin, embedding.config, texts)));
+    if (outcome.rows) checkRowBytes(outcome.rows, p.options.cap.bytes);
+    return outcome;
   } catch (e) {
     throw renameLimit(e, p.options.chef.names ?? {});
   }
@@ -68,6 +76,7 @@ export async function runCandidate(p: CandidatePayload, plugin: (source: string)
 /** Score a candidate's chunk lists (one per document): place each chunk, index what the retriever reads, embed when needed. */
 export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: Embed): Promise<CandidateOutcome> {
   const chunks: ScorePayload['chunks'] = [];
+  const own: { range: Range; own: [number, number]; text: string }[] = [];
   let tokens = 0;
   lists.forEach((list, d) => {
     const doc = input.documents[d]!;
@@ -77,6 +86,7 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     list.forEach((ch, i) => {
       const [start, end] = located.ranges[i]!;
       chunks.push({ range: { doc: doc.id, start, end }, index: retrievable(ch, spans[i]!) });
+      if (input.rows) own.push({ range: chunks.at(-1)!.range, own: [ch.start_index, ch.end_index], text: ch.text });
       tokens += ch.token_count;
     });
   });
@@ -86,8 +96,11 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     let at = 0;
     chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();
   }
-  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail });
-  return { scores, chunks: chunks.length, tokens };
+  const omega = input.rows ? omegas(chunks.map((c) => c.range), input.questions) : undefined;
+  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail, ...(omega ? { omega } : {}) });
+  if (!input.rows) return { scores, chunks: chunks.length, tokens };
+  const ids = new Map(input.documents.map((d, i) => [d.id, i]));
+  return { scores, chunks: chunks.length, tokens, rows: evalRows(own, (id) => ids.get(id)!, chunkVectors!), omega: omega! };
 }
 
 /** Embed lists of texts with the embeddings refinery on this thread. */

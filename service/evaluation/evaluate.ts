@@ -7,9 +7,11 @@
  */
 import type { RunnerStep } from '../../kernel/runner.js';
 import type { CandidateOutcome, SharedInput } from './candidate.js';
+import { rowRange, type EvalRows } from './eval-rows.js';
 import type { Range } from './ranges.js';
-import type { QuestionDetail, RetrieverName } from './score.js';
-import type { EvalSpec } from './spec.js';
+import { maxOf, scoreRankings, type KScores, type QuestionDetail } from './score.js';
+import type { EvalDocument, EvalSpec } from './spec.js';
+import { storeOf, type EvalRetriever } from './store-retriever.js';
 import type { Summary } from './metrics.js';
 
 export interface Candidate {
@@ -24,6 +26,11 @@ export interface EvalServices {
   embed?(lists: string[][], signal?: AbortSignal): Promise<number[][][]>;
   /** One candidate, whole: chunking, embedding and scoring in one place (service/evaluation/candidate.ts). */
   run(steps: RunnerStep[], input: SharedInput, signal?: AbortSignal): Promise<CandidateOutcome>;
+  /**
+   * A store retriever (`store:NAME`): each question's best rows of a candidate (their indices, best
+   * first, up to k) through the store's index (service/evaluation/store-retriever.ts).
+   */
+  storeRank?(rows: EvalRows, documents: readonly EvalDocument[], questionVectors: number[][], k: number, signal?: AbortSignal): Promise<number[][]>;
   progress?(event: Progress): void;
   signal?: AbortSignal;
 }
@@ -39,7 +46,7 @@ export interface Progress {
 
 export interface CandidateResult {
   candidate: unknown;
-  retriever: RetrieverName;
+  retriever: EvalRetriever;
   k: number;
   recall: Summary;
   precision: Summary;
@@ -60,28 +67,41 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
   const questionVectors = needsVectors ? (await services.embed!(spec.questions.map((q) => [q.question]), signal)).map((l) => l[0]!) : undefined;
   if (needsVectors) services.progress?.({ done: 0, total: candidates.length, stage: 'embedded questions' });
   const questions = spec.questions.map((q) => ({ question: q.question, references: q.references.map((r): Range => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
-  const input: SharedInput = { documents: spec.documents, unit: spec.unit, locate: spec.locate, retriever: spec.retriever, ks: spec.k, detail: spec.detail, questions, ...(questionVectors ? { questionVectors } : {}) };
+  const store = storeOf(spec.retriever);
+  if (store !== undefined && !services.storeRank) throw new Error('A store retriever needs a storeRank service.');
+  // A store retriever's candidate task scores exact cosine too (the figure beside the store's) and hands back the rows to write.
+  const retriever = store === undefined ? (spec.retriever as SharedInput['retriever']) : 'embeddings';
+  const input: SharedInput = { documents: spec.documents, unit: spec.unit, locate: spec.locate, retriever, ks: spec.k, detail: spec.detail, questions, ...(questionVectors ? { questionVectors } : {}), ...(store === undefined ? {} : { rows: true }) };
   const results: CandidateResult[] = [];
   for (const [c, candidate] of candidates.entries()) {
     const started = performance.now();
     services.progress?.({ done: c, total: candidates.length, stage: 'started', candidate: c });
-    const { scores, chunks, tokens } = await services.run(candidate.steps, input, signal);
+    const { scores, chunks, tokens, rows, omega } = await services.run(candidate.steps, input, signal);
+    const runs: { retriever: EvalRetriever; scores: KScores[] }[] = [];
+    if (store !== undefined) {
+      const ranked = await services.storeRank!(rows!, spec.documents, questionVectors!, maxOf(spec.k), signal);
+      const rankings = ranked.map((r) => r.map((i) => rowRange(rows!, spec.documents, i)));
+      runs.push({ retriever: spec.retriever, scores: scoreRankings({ ks: spec.k, questions, rankings, omega: omega!, detail: spec.detail }) });
+    }
+    runs.push({ retriever, scores });
     const time_ms = Math.round(performance.now() - started);
-    for (const s of scores) {
-      const row: CandidateResult = {
-        candidate: candidate.label,
-        retriever: spec.retriever,
-        k: s.k,
-        recall: s.recall,
-        precision: s.precision,
-        iou: s.iou,
-        precision_omega: s.precision_omega,
-        chunks,
-        mean_tokens: chunks ? tokens / chunks : 0,
-        time_ms,
-      };
-      if (s.questions) row.questions = s.questions;
-      results.push(row);
+    for (const run of runs) {
+      for (const s of run.scores) {
+        const row: CandidateResult = {
+          candidate: candidate.label,
+          retriever: run.retriever,
+          k: s.k,
+          recall: s.recall,
+          precision: s.precision,
+          iou: s.iou,
+          precision_omega: s.precision_omega,
+          chunks,
+          mean_tokens: chunks ? tokens / chunks : 0,
+          time_ms,
+        };
+        if (s.questions) row.questions = s.questions;
+        results.push(row);
+      }
     }
     services.progress?.({ done: c + 1, total: candidates.length, stage: 'scored', candidate: c });
   }

@@ -2,7 +2,8 @@
  * The one place evaluation calls the plugin runner (kernel/runner.ts, kernel/pool.ts): resolving a
  * candidate's steps as a pipeline run does, embedding the questions through the embeddings
  * refinery, and running each candidate whole (chunking and scoring, evaluation/candidate.ts) in
- * one pool task when the executor has workers. Everything else in service/evaluation/ is plain computation.
+ * one pool task when the executor has workers; a store retriever's rows then go to the store from
+ * here (service/evaluation/store-retriever.ts). Everything else in service/evaluation/ is plain computation.
  */
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
@@ -18,6 +19,7 @@ import type { Step } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { embedHere, runCandidate, textChunks, unitVector, type CandidateOutcome, type CandidatePayload } from './candidate.js';
 import type { Candidate, EvalServices } from './evaluate.js';
+import { storeRankings, type EvalStores } from './store-retriever.js';
 
 export const CANDIDATE_JOB = new URL(`./candidate-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
@@ -25,6 +27,8 @@ export interface RuntimeDeps {
   registry: Registry;
   executor: Executor;
   settings: Limits;
+  /** The server's store connections: a store retriever writes to and searches one of them. */
+  stores?: EvalStores;
 }
 
 /** A candidate from validated steps (or a stored pipeline's), resolved as POST /v1/pipelines/{id}/execute resolves them: a stale step is a 400 now. */
@@ -46,8 +50,9 @@ export const candidateOptions = (settings: Limits, unit: OffsetUnit): RunOptions
  * The services of an evaluation. The embedding model is checked here, before any work: an unknown
  * model is the embeddings refinery's own 400 (with what to install or configure), missing extras its 501.
  */
-export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
+export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined, store?: string): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
   const { executor, settings } = deps;
+  if (store !== undefined && (!deps.stores || embeddingModel === undefined)) throw new Error('A store retriever needs the stores service and an embedding model.');
   const options = candidateOptions(settings, 'codepoint');
   let embedding: { plugin: Plugin; config: Record<string, unknown> } | undefined;
   if (embeddingModel !== undefined) {
@@ -72,6 +77,7 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
   };
   if (!embedding) return { run };
   const { plugin, config } = embedding;
+  const storeRank: EvalServices['storeRank'] = store === undefined ? undefined : (rows, documents, vectors, k, signal) => storeRankings(deps.stores!, store, embeddingModel!, rows, documents, vectors, k, signal);
   // The questions, embedded where the executor places the refinery (their chunks' vectors are made in the candidate's task).
   const embed: EvalServices['embed'] = async (lists, signal) => {
     if (!runsJobs(executor)) return embedHere(plugin, config, lists);
@@ -80,7 +86,7 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
     let at = 0;
     return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
   };
-  return { run, embed };
+  return { run, embed, ...(storeRank ? { storeRank } : {}) };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Scoring one candidate's chunks against the questions: retrieval (BM25, embeddings or both fused)
  * over one index of every document's chunks, then the metrics per question and k. Plain data in
- * and out, so it runs in a worker as it does inline (service/evaluation/score-job.ts).
+ * and out, so it runs in a candidate's pool task (service/evaluation/candidate.ts) as it does inline.
  */
 import { Bm25Index, topK } from './bm25.js';
 import { precisionOmega, scoreQuestion, summarize, type Summary } from './metrics.js';
@@ -21,8 +21,8 @@ export interface ScorePayload {
   /** Unit vectors, one per chunk and one per question, for `embeddings` and `hybrid`. */
   chunkVectors?: number[][];
   questionVectors?: number[][];
-  /** Retrieved elsewhere (a store's index): each question's chunk indices, best first; used instead of `retriever`'s own ranking. */
-  rankings?: number[][];
+  /** Each question's precision Ω, when the caller has it already. */
+  omega?: number[];
   detail: boolean;
 }
 
@@ -46,17 +46,29 @@ export interface KScores {
 
 /** Scores per k (as given), in percent. */
 export function scoreCandidate(p: ScorePayload): KScores[] {
-  // A loop, not Math.max(...ks): the CLI's --k list has no length cap, and a spread that long overflows the stack.
-  const maxK = p.ks.reduce((m, k) => Math.max(m, k), 0);
+  const maxK = maxOf(p.ks);
   const rank = ranker(p);
-  const omega = p.questions.map((q) => precisionOmega(
-    p.chunks.map((c) => c.range),
-    q.references,
-  ));
+  const omega = p.omega ?? omegas(p.chunks.map((c) => c.range), p.questions);
   const rankings = p.questions.map((q, i) => rank(q.question, i, maxK));
+  return scoreRankings({ ks: p.ks, questions: p.questions, rankings: rankings.map((r) => r.map((c) => p.chunks[c]!.range)), omega, detail: p.detail });
+}
+
+/** The largest k: a loop, not Math.max(...ks), since the CLI's --k list has no length cap and a spread that long overflows the stack. */
+export const maxOf = (ks: readonly number[]): number => ks.reduce((m, k) => Math.max(m, k), 0);
+
+/** Each question's precision Ω over every chunk of the candidate (it does not depend on the retriever). */
+export const omegas = (ranges: readonly Range[], questions: ScorePayload['questions']): number[] => questions.map((q) => precisionOmega(ranges, q.references));
+
+/**
+ * Scores per k from each question's retrieved ranges, best first (at least max k of them, or all
+ * there are), and its precision Ω: the same figures whoever retrieved (this module's retrievers, or
+ * a store's index, service/evaluation/store-retriever.ts).
+ */
+export function scoreRankings(p: { ks: number[]; questions: ScorePayload['questions']; rankings: Range[][]; omega: number[]; detail: boolean }): KScores[] {
+  const { omega } = p;
   return p.ks.map((k) => {
     const per = p.questions.map((q, i) => {
-      const retrieved = rankings[i]!.slice(0, k).map((c) => p.chunks[c]!.range);
+      const retrieved = p.rankings[i]!.slice(0, k);
       return { ...scoreQuestion(retrieved, q.references), retrieved };
     });
     const pct = (values: number[]) => {
@@ -85,7 +97,6 @@ export function scoreCandidate(p: ScorePayload): KScores[] {
 
 /** The retriever: the indices of the best chunks for a question, best first; equal scores keep chunk order. */
 function ranker(p: ScorePayload): (question: string, i: number, k: number) => number[] {
-  if (p.rankings) return (_q, i, k) => p.rankings![i]!.slice(0, k);
   const bm25 = p.retriever === 'embeddings' ? undefined : new Bm25Index(p.chunks.map((c) => c.index));
   const cosine = (i: number) => {
     const q = p.questionVectors![i]!;

@@ -6,7 +6,7 @@ import { tooLarge, type Setting } from '../../kernel/caps.js';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { LocateMode } from './locate.js';
-import type { RetrieverName } from './score.js';
+import type { EvalRetriever } from './store-retriever.js';
 
 export interface EvalDocument {
   id: string;
@@ -27,8 +27,9 @@ export interface EvalQuestion {
 export interface EvalSpec {
   documents: EvalDocument[];
   questions: EvalQuestion[];
-  retriever: RetrieverName;
-  /** The embedding model of `embeddings` and `hybrid`. */
+  /** `store:NAME`: through that store connection's index, the exact-cosine figure beside it. */
+  retriever: EvalRetriever;
+  /** The embedding model of `embeddings`, `hybrid` and a store retriever. */
   embeddingModel: string;
   k: number[];
   locate: LocateMode;
@@ -115,14 +116,16 @@ const QUESTION_BYTES = 70;
  * at least one character). Over --max-eval-retrieved is a 413; with `detail`, every retrieved chunk is
  * written out too, and an answer that could not fit --max-output-bytes is a 413 now, not after the work.
  */
-export function checkRetrieval(spec: Pick<EvalSpec, 'documents' | 'questions' | 'k' | 'detail'>, candidates: number, caps: RetrievalCaps): void {
+export function checkRetrieval(spec: Pick<EvalSpec, 'documents' | 'questions' | 'k' | 'detail' | 'retriever'>, candidates: number, caps: RetrievalCaps): void {
   const chunks = spec.documents.reduce((n, d) => n + d.text.length, 0);
   const perQuestion = spec.k.reduce((n, k) => n + Math.min(k, chunks), 0);
-  const retrieved = spec.questions.length * candidates * perQuestion;
+  // A store retriever retrieves twice: through the store, and by exact cosine beside it.
+  const twice = spec.retriever.startsWith('store:');
+  const retrieved = spec.questions.length * candidates * perQuestion * (twice ? 2 : 1);
   const shown = (n: number) => n.toLocaleString('en');
   if (retrieved > caps.maxEvalRetrieved) {
     throw tooLarge(
-      `The evaluation would retrieve up to ${shown(spec.questions.length)} questions × ${shown(candidates)} candidates × ${shown(perQuestion)} chunks (the sum of k, each at most the ${shown(chunks)} characters of the documents) = ${shown(retrieved)} chunks`,
+      `The evaluation would retrieve up to ${shown(spec.questions.length)} questions × ${shown(candidates)} candidates × ${shown(perQuestion)} chunks (the sum of k, each at most the ${shown(chunks)} characters of the documents)${twice ? ' × 2 (the store, and exact cosine beside it)' : ''} = ${shown(retrieved)} chunks`,
       caps.maxEvalRetrieved,
       RETRIEVED_SETTING,
       'Send fewer questions, candidates or smaller k',
@@ -130,7 +133,7 @@ export function checkRetrieval(spec: Pick<EvalSpec, 'documents' | 'questions' | 
   }
   if (!spec.detail) return;
   const id = spec.documents.reduce((n, d) => Math.min(n, Buffer.byteLength(JSON.stringify(d.id)) - 2), Infinity);
-  const bytes = retrieved * (RETRIEVED_BYTES + id) + spec.questions.length * candidates * spec.k.length * QUESTION_BYTES;
+  const bytes = retrieved * (RETRIEVED_BYTES + id) + spec.questions.length * candidates * spec.k.length * (twice ? 2 : 1) * QUESTION_BYTES;
   if (bytes > caps.maxOutputBytes) {
     throw tooLarge(`With detail, the answer would take at least ${shown(bytes)} bytes of JSON (each of up to ${shown(retrieved)} retrieved chunks listed)`, caps.maxOutputBytes, OUTPUT, 'Send detail: false, fewer questions or smaller k');
   }

@@ -165,6 +165,23 @@ export class Stores {
     return this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
   }
 
+  /**
+   * Remove a collection whole (its rows and its recorded model) where the handshake can; else
+   * delete `documents`, the ones the caller wrote, leaving the empty collection. For scratch
+   * collections (evaluation through a store).
+   */
+  async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
+    const o = this.writable(store);
+    checkCollection(collection);
+    const dropped = await this.call(o, async (impl) => {
+      if (!impl.drop) return false;
+      await impl.drop(collection);
+      return true;
+    });
+    if (dropped) return;
+    for (const document of documents) await this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (o) => (await o.impl?.catch(() => undefined))?.close()));
   }
@@ -173,6 +190,16 @@ export class Stores {
     const o = this.open.get(store);
     if (!o) throw new ChunkdError('NOT_FOUND', `${unknownNameMessage('store', store, this.names())} This server's stores: ${this.names().join(', ')} (GET /v1/stores).`);
     return o;
+  }
+
+  /** Refuse, before any work, what a write to `store` would refuse: an unknown store, or in a replica set one on this replica's disk. */
+  checkWritable(store: string): void {
+    this.writable(store);
+  }
+
+  /** The search capabilities of a connection's handshake (a store retriever needs vector search). */
+  capabilities(store: string): { vector: boolean; text: boolean } {
+    return this.get(store).plugin.manifest.capabilities ?? { vector: false, text: false };
   }
 
   /** A store this process may write: in a replica set, not one on this replica's disk. */

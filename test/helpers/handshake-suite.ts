@@ -150,6 +150,19 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
       assert.equal(await countOf(impl, 'many'), rows('a').length + 1);
     });
 
+    test('drop (when offered) removes the collection, its rows and its model; others stay; a missing one is no error', async () => {
+      if (!impl.drop) return;
+      await impl.write('scratch', 'doc-1', rows('doc-1'), META);
+      await impl.write('kept', 'doc-1', rows('doc-1'), META);
+      await impl.drop('scratch');
+      await impl.drop('scratch');
+      const names = (await impl.collections()).map((c) => c.name);
+      assert.ok(!names.includes('scratch') && names.includes('kept'), names.join(', '));
+      // Written again, it is a new collection: another model is no conflict, the old rows are gone.
+      await impl.write('scratch', 'doc-2', rows('doc-2').map((r) => ({ ...r, embedding: [...r.embedding, 0] })), { model: 'other-model', dimension: DIM + 1 });
+      assert.deepEqual((await impl.collections()).find((c) => c.name === 'scratch'), { name: 'scratch', count: rows('doc-2').length, model: 'other-model', dimension: DIM + 1 });
+    });
+
     test('a connection opened again with the same config reads what the last one wrote, model and dimension included', async () => {
       await impl.write('shared', 'doc-1', rows('doc-1'), META);
       // Closed first: some engines (PGlite's socket server) take one client at a time.

@@ -1,0 +1,87 @@
+/**
+ * A candidate's chunks as a store retriever needs them on the calling thread: compact rows (where
+ * each chunk is scored, its own offsets, its text) and every vector in one Float32Array that is
+ * moved, not copied, out of the candidate's pool task, as a write step's rows are
+ * (kernel/store-rows.ts). No chunk object crosses; the calling thread makes the store's rows from
+ * these, one document at a time.
+ */
+import { tooLarge } from '../../kernel/caps.js';
+import type { Chunk } from '../../kernel/chunk.js';
+import { OUTPUT_SETTING } from '../../kernel/runner.js';
+import type { Range } from './ranges.js';
+
+/** Numbers per row in `spans`. */
+const SPAN = 5;
+
+export interface EvalRows {
+  /** Per row: document index, start and end where it is scored, start and end of its own offsets (in the evaluation's unit). */
+  spans: Float64Array;
+  texts: string[];
+  /** Unit vectors, `dimension` numbers per row, one row after the other. */
+  vectors: Float32Array;
+  dimension: number;
+}
+
+/** The rows of a candidate's chunks, in scoring order (row i is chunk i of the candidate). */
+export function evalRows(chunks: readonly { range: Range; own: [number, number]; text: string }[], documentIndex: (id: string) => number, vectors: readonly number[][]): EvalRows {
+  const dimension = vectors[0]?.length ?? 0;
+  const spans = new Float64Array(chunks.length * SPAN);
+  const flat = new Float32Array(chunks.length * dimension);
+  chunks.forEach((c, i) => {
+    spans.set([documentIndex(c.range.doc), c.range.start, c.range.end, c.own[0], c.own[1]], i * SPAN);
+    flat.set(vectors[i]!, i * dimension);
+  });
+  return { spans, texts: chunks.map((c) => c.text), vectors: flat, dimension };
+}
+
+/** The buffers to move with the rows. */
+export const rowBuffers = (rows: EvalRows): ArrayBuffer[] => [rows.spans.buffer as ArrayBuffer, rows.vectors.buffer as ArrayBuffer];
+
+/** The bytes the rows take as they cross threads. */
+export const rowBytes = (rows: EvalRows): number => rows.spans.byteLength + rows.vectors.byteLength + rows.texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+
+/**
+ * Rows are held to the cap of a candidate's chunks (--max-output-bytes, as if they were one
+ * answer): a 413 before they leave the task, saying to evaluate less.
+ */
+export function checkRowBytes(rows: EvalRows, limit: number): void {
+  const bytes = rowBytes(rows);
+  if (bytes > limit) {
+    throw tooLarge(`A candidate's chunks and vectors for the store would take ${bytes.toLocaleString('en')} bytes`, limit, OUTPUT_SETTING, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+  }
+}
+
+export const rowCount = (rows: EvalRows): number => rows.texts.length;
+
+/** Where row `i` is scored. */
+export function rowRange(rows: EvalRows, documents: readonly { id: string }[], i: number): Range {
+  const at = i * SPAN;
+  return { doc: documents[rows.spans[at]!]!.id, start: rows.spans[at + 1]!, end: rows.spans[at + 2]! };
+}
+
+/**
+ * The rows of each document as chunks to write (each carrying its row index in `metadata.eval_row`,
+ * how a hit is scored), made one document at a time on the calling thread.
+ */
+export function* documentChunks(rows: EvalRows, documents: readonly { id: string }[]): Generator<{ document: string; chunks: Chunk[] }> {
+  const byDoc = new Map<number, number[]>();
+  for (let i = 0; i < rowCount(rows); i++) {
+    const d = rows.spans[i * SPAN]!;
+    let list = byDoc.get(d);
+    if (!list) byDoc.set(d, (list = []));
+    list.push(i);
+  }
+  const { dimension } = rows;
+  for (const [d, indices] of byDoc) {
+    const chunks = indices.map((i): Chunk => ({
+      id: '',
+      text: rows.texts[i]!,
+      start_index: rows.spans[i * SPAN + 3]!,
+      end_index: rows.spans[i * SPAN + 4]!,
+      token_count: 0,
+      metadata: { eval_row: i },
+      embedding: Array.from(rows.vectors.subarray(i * dimension, (i + 1) * dimension)),
+    }));
+    yield { document: documents[d]!.id, chunks };
+  }
+}
