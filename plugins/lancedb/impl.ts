@@ -151,6 +151,7 @@ class LanceStore implements HandshakeImpl {
   drop(collection: string): Promise<void> {
     return this.queue.run(collection, async () => {
       if ((await this.db.tableNames()).includes(collection)) await this.db.dropTable(collection);
+      this.upkeep.forget(collection);
       const meta = await this.table(META_TABLE);
       if (!meta) return;
       try {

@@ -26,4 +26,9 @@ export class Upkeep {
       // Compaction is upkeep, not the write: the commit stands, and the next 20 commits try again.
     }
   }
+
+  /** A dropped table is counted no longer (evaluation drops a scratch table per run). */
+  forget(name: string): void {
+    this.commits.delete(name);
+  }
 }
