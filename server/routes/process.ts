@@ -1,5 +1,5 @@
-import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
-import type { StoredDocument } from '../../service/pipelines/execute.js';
+import { ProcessedDocument } from '../../kernel/chef/document.js';
+import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
@@ -43,7 +43,7 @@ function processRoute(chef: RoutedPlugin, { executor, settings, registry }: AppD
       checkTexts(text, settings);
       // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again (kernel/runner.ts).
       const stored = ctx.state.document as StoredDocument | undefined;
-      const doc: Doc = stored?.format === chef.name ? { text, structure: stored.structure ?? emptyStructure(), chef: chef.name } : text;
+      const doc: Doc = stored?.format === chef.name ? { text, structure: storedStructure(stored), chef: chef.name } : text;
       // The chef is the recipe's one step: run where the runner places it, its document serialised there under --max-output-bytes.
       const recipe: Recipe = { steps: [{ plugin: chef, config: req.config }], unit: req.unit, returnType: 'chunks' };
       sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, [doc], { list: false, signal: ctx.state.signal as AbortSignal }));

@@ -209,10 +209,13 @@ export class PgFileStore implements FileStore {
     return rows[0] && rows[0].text.toString('utf8');
   }
 
-  async structure(name: string): Promise<unknown> {
+  async structureJson(name: string): Promise<Uint8Array | null | undefined> {
     if (!isFileName(name)) return undefined;
-    const { rows } = await this.run(() => this.pool.query<{ structure: unknown }>(`SELECT structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
-    return rows[0] ? (rows[0].structure ?? null) : undefined;
+    // As text: the driver would JSON.parse a json column on this thread. The driver decodes every
+    // field into a string (it has no binary mode), so the bytes are that string encoded again (native).
+    const { rows } = await this.run(() => this.pool.query<{ structure: string | null }>(`SELECT structure::text AS structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
+    if (!rows[0]) return undefined;
+    return rows[0].structure === null ? null : Buffer.from(rows[0].structure, 'utf8');
   }
 
   async original(name: string): Promise<Uint8Array | undefined> {

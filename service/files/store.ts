@@ -55,8 +55,8 @@ export interface FileContent {
   textUtf8?: Uint8Array;
   /**
    * The chef's structure of the text (headings, tables, code, images, pages: offset spans into
-   * it; kernel/chef/document.ts), or any JSON value: stored beside the text and given back
-   * untouched by `structure()`, never read by the store. Omitted: null.
+   * it; kernel/chef/document.ts), or any JSON value: stored beside the text as its JSON and given
+   * back as those bytes by `structureJson()`, never read by the store. Omitted: null.
    */
   structure?: unknown;
 }
@@ -94,8 +94,13 @@ export interface FileStore {
   get(name: string): Promise<FileRecord | undefined>;
   /** The extracted text, exactly as chunk requests see it. */
   text(name: string): Promise<string | undefined>;
-  /** The structure stored beside the text (null when none was), untouched; undefined for an unknown file. */
-  structure(name: string): Promise<unknown>;
+  /**
+   * The structure stored beside the text, as the JSON bytes it was stored as (null when none was;
+   * undefined for an unknown file). Bytes, not a value: a structure can be many megabytes, and the
+   * document runner parses it where the work runs (kernel/runner.ts StructuredDoc), off the event
+   * loop, rather than the store parsing it here.
+   */
+  structureJson(name: string): Promise<Uint8Array | null | undefined>;
   /** The bytes as uploaded. */
   original(name: string): Promise<Uint8Array | undefined>;
   /** Stored files, newest first, `limit` at a time after the cursor `after` (a `next` from an earlier page). */
