@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../../kernel/fields.js';
-import { RRF_K } from '../../service/evaluation/score.js';
-import { PipelineStep, STEP_COUNT } from '../../service/pipelines/schemas.js';
+import { RRF_K } from './score.js';
+import { PipelineStep, STEP_COUNT } from '../pipelines/schemas.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 
