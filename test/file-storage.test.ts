@@ -92,6 +92,19 @@ for (const backend of backends) {
       }
     });
 
+    test('a structure given as its JSON bytes is stored as they are and counted in the quota', async () => {
+      const s = await backend.fresh();
+      try {
+        const json = new TextEncoder().encode(JSON.stringify({ headings: [{ level: 1, start: 0, end: 3, text: 'é 🙂' }], tables: [] }));
+        const r = { ...record(), size: 3, text_chars: 3 };
+        await s.put(await s.reserve(r.name, 3), r, { bytes: Buffer.from('abc'), text: 'abc', structureJson: json });
+        assert.deepEqual(new Uint8Array((await s.structureJson(r.name))!), json);
+        assert.deepEqual(await s.usage(), { count: 1, bytes: 3 + 3 + json.byteLength });
+      } finally {
+        await s.close();
+      }
+    });
+
     test("a text given with its UTF-8 bytes is stored from those bytes, never encoded again; without them it is encoded (counted)", async () => {
       const s = await backend.fresh();
       try {

@@ -2,7 +2,8 @@
  * A file read by reference never parses its stored structure on the event loop: an upload whose
  * structure is several megabytes of JSON is chunked, processed and run through a pipeline by
  * `file`, on both file stores (the data folder and PostgreSQL), while every JSON.parse on this
- * thread (the server's main thread: the app runs in this process) is counted. The structure's
+ * thread (the server's main thread: the app runs in this process) is counted; the upload itself
+ * stringifies none of it here (the extraction worker makes its JSON). The structure's
  * bytes go to the worker as they were stored, and the chunks still carry the headings it holds.
  */
 import assert from 'node:assert/strict';
@@ -58,11 +59,24 @@ for (const backend of backends) {
   describe(`a file with megabytes of structure, by reference: ${backend.name}`, () => {
     let app: TestApp;
     let name: string;
+    let uploadStringified = 0;
     before(async () => {
       app = await startApp({ workers: '1', ...(await backend.flags()) });
       const form = new FormData();
       form.append('file', new Blob([MARKDOWN], { type: 'text/markdown' }), 'sections.md');
-      const res = await fetch(`${app.url}/v1/files`, { method: 'POST', body: form });
+      // Every JSON.stringify on this thread during the upload: the structure is made into JSON in the extraction worker.
+      const stringify = JSON.stringify;
+      JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+        const out = stringify(...args);
+        uploadStringified = Math.max(uploadStringified, out?.length ?? 0);
+        return out;
+      }) as typeof JSON.stringify;
+      let res: Response;
+      try {
+        res = await fetch(`${app.url}/v1/files`, { method: 'POST', body: form });
+      } finally {
+        JSON.stringify = stringify;
+      }
       const body = (await res.json()) as { name: string; format: string };
       assert.equal(res.status, 201, JSON.stringify(body));
       assert.equal(body.format, 'markdown');
@@ -77,6 +91,10 @@ for (const backend of backends) {
       assert.ok(p.largest <= MAIN_PARSE_MAX_CHARS, `${what}: a string of ${p.largest} characters was JSON.parse'd on the main thread`);
       assert.ok(p.chars <= 4 * MAIN_PARSE_MAX_CHARS, `${what}: ${p.chars} characters JSON.parse'd on the main thread`);
     };
+
+    test('the upload stores the structure as the JSON its extraction worker made: nothing of it stringified on the main thread', () => {
+      assert.ok(uploadStringified <= MAIN_PARSE_MAX_CHARS, `a string of ${uploadStringified} characters was stringified on the main thread`);
+    });
 
     test('POST /v1/chunk/{chunker} by file: chunks carry the stored headings; the main thread parses none of the structure', async () => {
       const before = parsedStructures.documents;

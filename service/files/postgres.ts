@@ -183,7 +183,7 @@ export class PgFileStore implements FileStore {
         await c.query(
           `UPDATE chunkd_files SET stored = true, filename = $2, size = $3, format = $4, text_chars = $5, created_at = $6, expires_at = $7,
              stored_bytes = $8, text = $9, structure = $10::json WHERE name = $1`,
-          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, structure],
+          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, typeof structure === 'string' || structure === null ? structure : structure.toString('utf8')],
         );
         await this.blobs.put(c, name, bytes);
       });

@@ -59,6 +59,11 @@ export interface FileContent {
    * back as those bytes by `structureJson()`, never read by the store. Omitted: null.
    */
   structure?: unknown;
+  /**
+   * The structure as its JSON bytes already (made where the chef ran, off the event loop): stored
+   * as they are, in place of `structure`, which is then not stringified here.
+   */
+  structureJson?: Uint8Array;
 }
 
 /** One page of the list: newest first; `next` continues after its last file, null on the last page. */
@@ -131,7 +136,8 @@ export function textBytesOf({ text, textUtf8 }: Pick<FileContent, 'text' | 'text
  * count in the file's stored size (--max-files-bytes) like the bytes and the text, since a small
  * file's structure can be many times its size.
  */
-export function structureJsonOf({ structure }: Pick<FileContent, 'structure'>): string | null {
+export function structureJsonOf({ structure, structureJson }: Pick<FileContent, 'structure' | 'structureJson'>): string | Buffer | null {
+  if (structureJson) return Buffer.from(structureJson.buffer, structureJson.byteOffset, structureJson.byteLength);
   return structure === undefined || structure === null ? null : JSON.stringify(structure);
 }
 
