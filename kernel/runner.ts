@@ -14,7 +14,8 @@
  *   chunks, or the chunks of the step before). A recipe whose last step is a chef answers the
  *   processed document (text, structure in the request's unit, metadata). A document may also be
  *   given as its JSON bytes (`{json}`), parsed where it runs, or as a processed document
- *   (`{text, structure}`, e.g. a stored upload's): the chunker is given its structure
+ *   (`{text, structure}`, e.g. a stored upload's, whose structure comes as JSON bytes parsed where
+ *   it runs, weighed with the text to place it): the chunker is given its structure
  *   (ChunkContext.structure) and its chunks carry their headings, blocks and pages.
  * - Where work runs: under INLINE_MAX_CHARS (characters × the steps' cost, kernel/cost.ts) on the
  *   calling thread, else in the executor's workers (kernel/pool.ts); answer() splits a batch into
@@ -83,7 +84,12 @@ export interface FileDoc {
 /** A processed document: its text, and the structure its chef found (UTF-16 spans of the text). */
 export interface StructuredDoc {
   text: string;
-  structure: Structure;
+  /**
+   * The structure, or its JSON bytes (a stored upload's, in a buffer of their own: see movable):
+   * parsed where the document runs, so a stored structure of many megabytes is moved to a worker
+   * as bytes and never parsed on the calling thread when the work is placed off it.
+   */
+  structure: Structure | { json: Uint8Array };
   /** The chef that made it (a stored upload's): a process step of this very chef answers it as it is, not read again. */
   chef?: string;
 }
@@ -95,9 +101,23 @@ export function utf16Doc(text: string): { utf16: Uint8Array } {
   return { utf16: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) };
 }
 
-/** The buffers of documents given as bytes, to move along with them. */
+/**
+ * Bytes in an ArrayBuffer of their own, so they can be moved to a worker: the same bytes when they
+ * fill theirs, else a copy (moving a view into a larger buffer, such as Node's shared pool for
+ * small Buffers, would detach whatever else lives in it).
+ */
+export function movable(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes;
+  return new Uint8Array(bytes);
+}
+
+/** The buffers of documents given as bytes (a structure given as its JSON too), to move along with them. */
 export const docBuffers = (docs: Doc[]): ArrayBuffer[] =>
-  docs.flatMap((d) => (typeof d !== 'object' || Array.isArray(d) || 'text' in d ? [] : [('json' in d ? d.json : 'file' in d ? d.file : d.utf16).buffer as ArrayBuffer]));
+  docs.flatMap((d) => {
+    if (typeof d !== 'object' || Array.isArray(d)) return [];
+    if ('text' in d) return 'json' in d.structure ? [d.structure.json.buffer as ArrayBuffer] : [];
+    return [('json' in d ? d.json : 'file' in d ? d.file : d.utf16).buffer as ArrayBuffer];
+  });
 
 export interface RunnerLimits {
   /** Largest JSON answer (answer()), in bytes. */
@@ -286,9 +306,22 @@ function unwrapExtract(outcome: Outcome, options: RunOptions): WireResult[] {
 /** Work per character through every step (kernel/cost.ts). */
 export const recipeCost = (recipe: Recipe): number => recipe.steps.reduce((n, s) => n + (isWriteStep(s) ? 0 : s.plugin.cost(s.config)), 0);
 
-/** Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. */
+/**
+ * Characters (or bytes, for JSON) of a document: what the pool's cost rule weighs. A structure
+ * given as JSON weighs its bytes beside the text, so a large one is parsed in a worker.
+ */
 export const docWeight = (d: Doc): number =>
-  typeof d === 'string' ? d.length : Array.isArray(d) ? listWeight(d) : 'text' in d ? d.text.length : 'json' in d ? d.json.byteLength : 'file' in d ? d.file.byteLength : d.utf16.byteLength / 2;
+  typeof d === 'string'
+    ? d.length
+    : Array.isArray(d)
+      ? listWeight(d)
+      : 'text' in d
+        ? d.text.length + ('json' in d.structure ? d.structure.json.byteLength : 0)
+        : 'json' in d
+          ? d.json.byteLength
+          : 'file' in d
+            ? d.file.byteLength
+            : d.utf16.byteLength / 2;
 
 function docValue(d: Doc): string | Chunk[] | ChefDocument {
   if (typeof d === 'string' || Array.isArray(d)) return d;
@@ -296,6 +329,17 @@ function docValue(d: Doc): string | Chunk[] | ChefDocument {
   if ('file' in d) return { bytes: d.file, filename: d.filename ?? '', ...(d.mime ? { mime: d.mime } : {}) };
   if ('utf16' in d) return Buffer.from(d.utf16.buffer, d.utf16.byteOffset, d.utf16.byteLength).toString('utf16le');
   return JSON.parse(new TextDecoder().decode(d.json)) as string | Chunk[];
+}
+
+/** Structures parsed from their JSON on this thread (a worker's or the calling one's), for tests that judge where the parse ran. */
+export const parsedStructures = { documents: 0, bytes: 0 };
+
+/** A document's structure, parsed here when it was given as JSON (a stored upload's). */
+function structureOf(given: StructuredDoc['structure']): Structure {
+  if (!('json' in given)) return given;
+  parsedStructures.documents++;
+  parsedStructures.bytes += given.json.byteLength;
+  return JSON.parse(new TextDecoder().decode(given.json)) as Structure;
 }
 
 /**
@@ -360,7 +404,8 @@ type StepsResult = { chunks: Chunk[]; source: string | Chunk[] } | { document: P
 /** Each step by its plugin's kind: a chef processes (first only), a chunker chunks, a refinery refines; a write step (last) is the caller's. */
 async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<StepsResult> {
   let input = docValue(doc);
-  let structure = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? [doc.structure] : undefined;
+  const stored = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? structureOf(doc.structure) : undefined;
+  let structure = stored && [stored];
   const run = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.slice(0, -1) : steps;
   // A write step alone is given chunks (already embedded) to write as they are.
   let chunks: Chunk[] = run.length === 0 && Array.isArray(input) ? input : [];
@@ -371,7 +416,7 @@ async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budg
       const given: ChefDocument = typeof input === 'string' ? { text: input } : input;
       const made = typeof doc === 'object' && 'chef' in doc && doc.chef === plugin.name ? doc : undefined;
       if (!made) checkChef(plugin, given);
-      const processed: Processed = made ? { text: made.text, structure: made.structure, metadata: {} } : await processHere(plugin, config, given, options.chef.limits, signal);
+      const processed: Processed = made ? { text: made.text, structure: stored!, metadata: {} } : await processHere(plugin, config, given, options.chef.limits, signal);
       if (last) return { document: processed };
       input = processed.text;
       structure = [processed.structure];

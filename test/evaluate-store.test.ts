@@ -128,6 +128,16 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     assert.equal(shape.status, 422);
     assert.equal(pool.tasksRun, tasks, 'refused before any pool task');
   });
+
+  test('a body large enough to be parsed in a worker is refused by its connection field too, before any candidate runs', async () => {
+    const padded = [...DOCS, { id: 'padding', text: 'Filler words for a large body. '.repeat(4_000) }];
+    const tasks = pool.tasksRun;
+    const res = await app.post('/v1/evaluate', { documents: padded, questions, candidates: [sentence], retriever: 'store:default', url: 'http://169.254.169.254/' });
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(res.body.detail[0].loc, ['body', 'url']);
+    assert.doesNotMatch(JSON.stringify(res.body), /169\.254/);
+    assert.equal(pool.tasksRun, tasks + 1, 'one pool task: the body parse, no candidate');
+  });
 });
 
 describe('POST /v1/evaluate with a store that searches by text only', () => {

@@ -205,7 +205,8 @@ describe('POST /v1/evaluate limits and the pool', () => {
       } finally {
         await detail.close();
       }
-      assert.equal(pool.tasksRun, tasks, 'refused before any chunking: no pool task ran');
+      // The 413 body (1,000 questions: over INLINE_BODY_MAX_BYTES) was parsed in a worker: that one task, and no candidate's.
+      assert.equal(pool.tasksRun, tasks + 1, 'refused before any chunking: only the body was parsed in the pool');
       const fits = await app.post('/v1/evaluate', body()); // 1 question × 2 candidates × (1 + 2)
       assert.equal(fits.status, 200);
     } finally {

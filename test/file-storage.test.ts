@@ -69,7 +69,7 @@ async function store(s: FileStore, text: string, options: { bytes?: Uint8Array; 
 
 for (const backend of backends) {
   describe(`the file store contract: ${backend.name}`, () => {
-    test('a stored file reads back whole: record, text (U+0000 and astral characters included), structure untouched, bytes', async () => {
+    test('a stored file reads back whole: record, text (U+0000 and astral characters included), structure as its stored JSON bytes, bytes', async () => {
       const s = await backend.fresh();
       try {
         const text = 'Title\n\nA NUL \u0000 here, 日本語, 🙂 and é.';
@@ -78,11 +78,28 @@ for (const backend of backends) {
         const r = await store(s, text, { bytes, structure });
         assert.deepEqual(await s.get(r.name), r);
         assert.equal(await s.text(r.name), text);
-        assert.deepEqual(await s.structure(r.name), structure);
+        // The JSON bytes exactly as stored: the store never parses them (the runner does, where the work runs).
+        const json = await s.structureJson(r.name);
+        assert.ok(json instanceof Uint8Array);
+        assert.equal(Buffer.from(json).toString('utf8'), JSON.stringify(structure));
+        assert.deepEqual(JSON.parse(Buffer.from(json).toString('utf8')), structure);
         assert.deepEqual(new Uint8Array((await s.original(r.name))!), bytes);
         const plain = await store(s, 'no structure');
-        assert.equal(await s.structure(plain.name), null, 'stored without a structure: null');
+        assert.equal(await s.structureJson(plain.name), null, 'stored without a structure: null');
         await s.ping();
+      } finally {
+        await s.close();
+      }
+    });
+
+    test('a structure given as its JSON bytes is stored as they are and counted in the quota', async () => {
+      const s = await backend.fresh();
+      try {
+        const json = new TextEncoder().encode(JSON.stringify({ headings: [{ level: 1, start: 0, end: 3, text: 'é 🙂' }], tables: [] }));
+        const r = { ...record(), size: 3, text_chars: 3 };
+        await s.put(await s.reserve(r.name, 3), r, { bytes: Buffer.from('abc'), text: 'abc', structureJson: json });
+        assert.deepEqual(new Uint8Array((await s.structureJson(r.name))!), json);
+        assert.deepEqual(await s.usage(), { count: 1, bytes: 3 + 3 + json.byteLength });
       } finally {
         await s.close();
       }
@@ -118,7 +135,7 @@ for (const backend of backends) {
         for (const name of [newFileName(), '../../etc/passwd', r.name.toUpperCase(), '']) {
           assert.equal(await s.get(name), undefined, name);
           assert.equal(await s.text(name), undefined, name);
-          assert.equal(await s.structure(name), undefined, name);
+          assert.equal(await s.structureJson(name), undefined, name);
           assert.equal(await s.original(name), undefined, name);
           assert.equal(await s.delete(name), false, name);
         }
@@ -215,7 +232,7 @@ for (const backend of backends) {
         const gone = await store(s, 'expired', { at: Date.now() - 10_000, expires: Date.now() - 5_000 });
         assert.equal(await s.get(gone.name), undefined);
         assert.equal(await s.text(gone.name), undefined);
-        assert.equal(await s.structure(gone.name), undefined);
+        assert.equal(await s.structureJson(gone.name), undefined);
         assert.equal(await s.original(gone.name), undefined);
         assert.equal(await s.delete(gone.name), false);
         assert.deepEqual((await s.list({ limit: 10 })).files.map((f) => f.name), [live.name]);

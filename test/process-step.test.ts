@@ -38,6 +38,41 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
     assert.equal(small.body.metadata.dropped_spans, undefined, 'nothing dropped, nothing said');
   });
 
+  test('a large process body is parsed in a worker: the main thread JSON.parses none of it, the chef runs in the extraction pool', async () => {
+    const raw = JSON.stringify({ text: headings(30_000), note: 'an unknown key' }); // 90 KB of JSON: over INLINE_BODY_MAX_BYTES, under --max-output-bytes
+    const [jobs, before] = [pool.tasksByKind.job, extractions()];
+    const parse = JSON.parse;
+    let largest = 0;
+    JSON.parse = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      largest = Math.max(largest, String(text).length);
+      return parse.call(JSON, text, reviver);
+    }) as typeof JSON.parse;
+    let res: Response;
+    let answer: string;
+    try {
+      res = await fetch(`${app.url}/v1/process/markdown`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } });
+      answer = await res.text();
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.equal(res.status, 200, answer.slice(0, 300));
+    assert.ok(largest <= 4096, `a string of ${largest} characters was JSON.parse'd on the main thread`);
+    assert.equal(pool.tasksByKind.job, jobs + 1, 'one pool task parsed the body');
+    assert.equal(extractions(), before + 1, 'one extraction task ran the chef');
+    assert.equal(res.headers.get('x-chunkd-ignored-keys'), 'note');
+    const doc = JSON.parse(answer);
+    assert.equal(doc.text, headings(30_000));
+    assert.deepEqual(doc.metadata.dropped_spans, { headings: 29_990 });
+    // A large body naming an uploaded file comes back parsed, for the file to be resolved here.
+    const form = new FormData();
+    form.append('file', new Blob(['# One\n\ntext\n\n## Two\n']), 'doc.md');
+    const file = (await (await fetch(`${app.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
+    const byFile = await app.post('/v1/process/markdown', { file: { type: 'document', content: file.name }, pad: 'x'.repeat(100_000) });
+    assert.equal(byFile.status, 200, JSON.stringify(byFile.body).slice(0, 300));
+    assert.deepEqual(byFile.body.structure.headings.map((h: { text: string }) => h.text), ['One', 'Two']);
+    assert.equal(byFile.headers.get('x-chunkd-ignored-keys'), 'pad');
+  });
+
   test('a processed document over --max-output-bytes is a 413 naming it', async () => {
     const res = await app.post('/v1/process/markdown', { text: 'x\n'.repeat(60_000) }); // 120 KB of JSON text alone
     assert.equal(res.status, 413);

@@ -51,8 +51,10 @@ const ROWS = (): UploadAttack[] => [
     async (s) => {
       const up = await fetch(`${s.url}/v1/files`, { method: 'POST', body: (() => { const f = new FormData(); f.append('file', new Blob(['#\n'.repeat(4_000_000)]), 'headings.md'); return f; })() });
       const { name } = (await up.json()) as { name: string };
-      const processed = await post(s, '/v1/process/markdown', { file: name });
-      const chunked = await post(s, '/v1/chunk/recursive', { file: name });
+      // A file reference is an object, as Chonkie's clients send it (a bare name is a 422, which measured nothing).
+      const file = { type: 'document', content: name };
+      const processed = await post(s, '/v1/process/markdown', { file });
+      const chunked = await post(s, '/v1/chunk/recursive', { file });
       return `upload ${up.status}, process ${processed}, chunk ${chunked}`;
     },
     fine,

@@ -47,6 +47,12 @@ export interface Processed {
   utf8From?: number;
   /** The text's length in code points, when counted where the text was made (an extraction worker), so the event loop need not scan it. */
   codePoints?: number;
+  /**
+   * Asked for by a caller that stores the structure (an upload): its JSON, made where the chef ran
+   * (an extraction worker), absent when it has no spans. `structure` is then empty: the spans
+   * cross to the event loop as these bytes only, never as objects to rebuild and stringify there.
+   */
+  structureJson?: Uint8Array;
 }
 
 export const emptyStructure = (): Structure => ({ headings: [], tables: [], code: [], images: [], pages: [] });

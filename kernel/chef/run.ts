@@ -69,6 +69,8 @@ export interface RunChefOptions {
   executor?: Executor;
   /** Aborting stops the chef (in the pool: its worker is terminated). */
   signal?: AbortSignal;
+  /** Where the chef runs in the pool, have its structure answered as JSON bytes (Processed.structureJson): for a caller that stores it. */
+  structureJson?: boolean;
   limits?: Partial<ExtractLimits>;
   /** Heap cap of the extraction worker, in MB (pool.ts). */
   maxMemoryMb?: number;
@@ -90,6 +92,8 @@ export interface ChefPayload {
   config: Record<string, unknown>;
   doc: ChefDocument;
   limits: ExtractLimits;
+  /** Answer the structure as its JSON bytes (Processed.structureJson). */
+  structureJson?: boolean;
 }
 
 /**
@@ -106,7 +110,7 @@ export async function runChef(plugin: Plugin, config: Record<string, unknown>, d
   const offLoop = plugin.manifest.offLoop === true || (plugin.manifest.offLoop === 'files' && doc.bytes !== undefined);
   try {
     return offLoop && executor && runsJobs(executor)
-      ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits } satisfies ChefPayload, size, pool, signal)
+      ? await runCapped<Processed>(CHEF_JOB, { source: plugin.source, config, doc, limits, ...(options.structureJson ? { structureJson: true } : {}) } satisfies ChefPayload, size, pool, signal)
       : doc.bytes && size > SMALL_FILE_BYTES
         ? await inlineGate(pool).run(() => processHere(plugin, config, doc, limits, signal), signal)
         : await processHere(plugin, config, doc, limits, signal);

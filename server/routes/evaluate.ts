@@ -2,15 +2,13 @@ import type { Context } from 'koa';
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
-import type { LocateMode } from '../../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
-import { checkStoreRetriever, storeOf, type EvalRetriever, type EvalStores } from '../../service/evaluation/store-retriever.js';
-import { checkBudget, checkRetrieval, checkSpec, type EvalQuestion, type EvalSpec } from '../../service/evaluation/spec.js';
+import { checkStoreRetriever, storeOf, type EvalStores } from '../../service/evaluation/store-retriever.js';
+import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
 import { FILE_STORE } from '../../service/files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts } from '../../service/limits.js';
-import { bodyCheck } from '../../service/pipelines/body.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import type { RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
@@ -19,21 +17,10 @@ import type { PipelineStore } from '../../service/storage/store.js';
 import { NDJSON, wantsNdjson } from '../stream/ndjson.js';
 import { refuseConnectionFields } from '../../service/stores/refuse.js';
 import { STORES } from '../../service/stores/service.js';
-import { EvaluateLine, EvaluateRequest, EvaluateResponse } from './evaluate-schemas.js';
-
-interface EvaluateBody {
-  documents: { id: string; text?: string; file?: string }[];
-  questions: EvalQuestion[];
-  candidates: (Step[] | string)[];
-  retriever: EvalRetriever;
-  embedding_model: string;
-  k: number | number[];
-  locate: LocateMode;
-  offset_unit: OffsetUnit;
-  detail: boolean;
-}
-
-const readBody = bodyCheck<EvaluateBody>(EvaluateRequest);
+import { EvaluateLine, EvaluateRequest, EvaluateResponse } from '../../service/evaluation/wire.js';
+import { evaluateBodyPooled, readEvaluateBody, type EvaluateBody } from '../../service/evaluation/body.js';
+import { runsJobs } from '../../kernel/pool.js';
+import { takeRawBody } from '../raw-request.js';
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
@@ -104,14 +91,22 @@ export const evaluateRoutes: RouteModule = (deps) => {
         200: { description: 'One result per candidate and k.', schema: EvaluateResponse, ndjson: EvaluateLine },
         ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
       },
+      // A large body is parsed and checked in a worker (service/evaluation/body.ts): its documents are never decoded or parsed on the event loop.
+      rawBody: true,
       async handler(ctx) {
-        const body = readBody(ctx.request.body, (keys) => setIgnoredKeys(ctx, keys));
+        // The body's unknown top-level keys: named in a header, and refused below if one says where to connect.
+        let ignored: string[] = [];
+        const onIgnored = (keys: string[]) => {
+          ignored = keys;
+          setIgnoredKeys(ctx, keys);
+        };
+        const body = ctx.state.rawBody && runsJobs(deps.executor) ? await evaluateBodyPooled({ ...takeRawBody(ctx), onIgnored }, deps.executor) : readEvaluateBody(ctx.request.body, onIgnored);
         const k = Array.isArray(body.k) ? body.k : [body.k];
         checkBudget(body.documents.length, body.candidates.length, body.questions.length, deps.settings.maxEvalWork);
         const store = storeOf(body.retriever);
         if (store !== undefined) {
           // Checked before the documents are read: a body naming where to connect is refused by name.
-          refuseConnectionFields(ctx.request.body, deps.registry);
+          refuseConnectionFields(Object.fromEntries(ignored.map((key) => [key, null])), deps.registry);
           checkStoreRetriever(stores(), store, k);
         }
         const documents = await readDocuments(body.documents);

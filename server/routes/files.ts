@@ -83,8 +83,10 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
       // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
       // refer to stays fixed for the file's life.
-      const { text, structure, format, utf8From, codePoints } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
+      const { text, structure, structureJson, format, utf8From, codePoints } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
         executor,
+        // Stored as JSON: made in the extraction worker when the chef runs there.
+        structureJson: true,
         signal: ctx.state.signal as AbortSignal | undefined,
         limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
         limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
@@ -106,7 +108,8 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       // A text that is the file's bytes decoded is stored as those bytes, not encoded again.
       const textUtf8 = utf8From === undefined ? undefined : upload.bytes.subarray(utf8From);
       // A structure without spans is not stored: it would cost quota (--max-files-bytes) and say nothing.
-      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, structure: allSpans(structure).length ? structure : undefined }).catch(asInsufficientStorage);
+      const stored = structureJson ? { structureJson } : allSpans(structure).length ? { structure } : {};
+      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, ...stored }).catch(asInsufficientStorage);
       ctx.status = 201;
       ctx.set('Location', `/v1/files/${record.name}`);
       ctx.body = fileInfo(record);

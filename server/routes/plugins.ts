@@ -14,7 +14,7 @@ import { takeRawBody } from '../raw-request.js';
 import { sendJsonBytes } from '../stream/json-bytes.js';
 import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../../service/stream/documents.js';
 import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
-import type { StoredDocument } from '../../service/pipelines/execute.js';
+import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
 
@@ -70,7 +70,7 @@ async function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { exec
   const req = parseRequest(plugin, body);
   setIgnoredKeys(ctx, req.ignored);
   // A file's text comes with the structure its chef found at upload: the chunks carry their headings, blocks and pages.
-  if (plugin.kind === 'chunker') return chunkerDocuments(plugin, req, executor, settings, document?.structure);
+  if (plugin.kind === 'chunker') return chunkerDocuments(plugin, req, executor, settings, document && storedStructure(document));
   return refineryDocuments(plugin, req, executor, settings);
 }
 

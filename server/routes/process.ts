@@ -1,5 +1,5 @@
-import { emptyStructure, ProcessedDocument } from '../../kernel/chef/document.js';
-import type { StoredDocument } from '../../service/pipelines/execute.js';
+import { ProcessedDocument } from '../../kernel/chef/document.js';
+import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/run.js';
 import type { Doc, Recipe } from '../../kernel/runner.js';
@@ -7,13 +7,20 @@ import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts, runnerOf } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import { sendJsonBytes } from '../stream/json-bytes.js';
+import { runsJobs } from '../../kernel/pool.js';
+import { resolveDocument } from '../../service/files/document-input.js';
+import { FILE_STORE } from '../../service/files/service.js';
+import type { FileStore } from '../../service/files/store.js';
+import { pluginPooled } from '../../service/pooled/answer.js';
+import { takeRawBody } from '../raw-request.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 
 /** One POST route per chef: /v1/process/<name> answers the processed document (text and structure). */
 export const processRoutes: RouteModule = (deps) => deps.registry.list('chef').map((p) => processRoute(p, deps));
 
-function processRoute(chef: RoutedPlugin, { executor, settings, registry }: AppDeps): RouteDef {
+function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
+  const { executor, settings, registry } = deps;
   const extras = chef.manifest.extras.map((e) => `\`${e.name}\` (${e.packages.join(', ')}): ${e.reason}`);
   const reads = [...(chef.manifest.extensions ?? []), ...(chef.manifest.mediaTypes ?? [])].join(', ');
   return {
@@ -36,17 +43,32 @@ function processRoute(chef: RoutedPlugin, { executor, settings, registry }: AppD
       ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT'),
     },
     documentInput: true,
+    // A large body is parsed in a worker (service/pooled/job.ts): its text comes back as UTF-16 bytes for the runner, never parsed here.
+    rawBody: true,
     async handler(ctx) {
-      const req = parseRequest(chef, ctx.request.body);
+      const signal = ctx.state.signal as AbortSignal;
+      let body = ctx.request.body as unknown;
+      let stored = ctx.state.document as StoredDocument | undefined;
+      if (ctx.state.rawBody && runsJobs(executor)) {
+        const pooled = await pluginPooled(takeRawBody(ctx), chef, executor, settings, 'documents', true);
+        if ('bytes' in pooled) return sendJsonBytes(ctx, [pooled.bytes]);
+        if ('prepared' in pooled) {
+          const { config, unit, docs } = pooled.prepared;
+          const recipe: Recipe = { steps: [{ plugin: chef, config: config! }], unit, returnType: 'chunks' };
+          return sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, docs, { list: false, signal }));
+        }
+        body = pooled.body;
+        stored = await resolveDocument(body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+      }
+      const req = parseRequest(chef, body);
       setIgnoredKeys(ctx, req.ignored);
       const text = req.input as string;
       checkTexts(text, settings);
       // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again (kernel/runner.ts).
-      const stored = ctx.state.document as StoredDocument | undefined;
-      const doc: Doc = stored?.format === chef.name ? { text, structure: stored.structure ?? emptyStructure(), chef: chef.name } : text;
+      const doc: Doc = stored?.format === chef.name ? { text, structure: storedStructure(stored), chef: chef.name } : text;
       // The chef is the recipe's one step: run where the runner places it, its document serialised there under --max-output-bytes.
       const recipe: Recipe = { steps: [{ plugin: chef, config: req.config }], unit: req.unit, returnType: 'chunks' };
-      sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, [doc], { list: false, signal: ctx.state.signal as AbortSignal }));
+      sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, [doc], { list: false, signal }));
     },
   };
 }

@@ -146,10 +146,10 @@ export class DataDirFileStore implements FileStore {
     }
   }
 
-  async structure(name: string): Promise<unknown> {
+  async structureJson(name: string): Promise<Uint8Array | null | undefined> {
     if (!(await this.live(name))) return undefined;
     try {
-      return JSON.parse(await readFile(join(this.dir, name, STRUCTURE), 'utf8')) as unknown;
+      return await readFile(join(this.dir, name, STRUCTURE));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return (await this.live(name)) ? null : undefined; // none stored, or deleted meanwhile
       throw e;

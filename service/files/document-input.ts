@@ -1,6 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import type { Structure } from '../../kernel/chef/document.js';
+import { movable } from '../../kernel/runner.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';
 
@@ -54,9 +54,10 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   }
   b.text = text;
   delete b.file;
-  // The chef's structure, stored beside the text by the upload (null for a file stored without one).
-  const structure = (await store.structure(content)) as Structure | null | undefined;
-  return { id: content, format: record.format, structure: structure ?? undefined };
+  // The chef's structure, stored beside the text by the upload (null for a file stored without one):
+  // its JSON bytes, parsed by the runner where the document runs (a worker, for a large one), never here.
+  const json = await store.structureJson(content);
+  return { id: content, format: record.format, ...(json ? { structureJson: movable(json) } : {}) };
 }
 
 const shown = (v: unknown) => {

@@ -183,7 +183,7 @@ export class PgFileStore implements FileStore {
         await c.query(
           `UPDATE chunkd_files SET stored = true, filename = $2, size = $3, format = $4, text_chars = $5, created_at = $6, expires_at = $7,
              stored_bytes = $8, text = $9, structure = $10::json WHERE name = $1`,
-          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, structure],
+          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, typeof structure === 'string' || structure === null ? structure : structure.toString('utf8')],
         );
         await this.blobs.put(c, name, bytes);
       });
@@ -209,10 +209,13 @@ export class PgFileStore implements FileStore {
     return rows[0] && rows[0].text.toString('utf8');
   }
 
-  async structure(name: string): Promise<unknown> {
+  async structureJson(name: string): Promise<Uint8Array | null | undefined> {
     if (!isFileName(name)) return undefined;
-    const { rows } = await this.run(() => this.pool.query<{ structure: unknown }>(`SELECT structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
-    return rows[0] ? (rows[0].structure ?? null) : undefined;
+    // As text: the driver would JSON.parse a json column on this thread. The driver decodes every
+    // field into a string (it has no binary mode), so the bytes are that string encoded again (native).
+    const { rows } = await this.run(() => this.pool.query<{ structure: string | null }>(`SELECT structure::text AS structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
+    if (!rows[0]) return undefined;
+    return rows[0].structure === null ? null : Buffer.from(rows[0].structure, 'utf8');
   }
 
   async original(name: string): Promise<Uint8Array | undefined> {

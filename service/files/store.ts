@@ -55,10 +55,15 @@ export interface FileContent {
   textUtf8?: Uint8Array;
   /**
    * The chef's structure of the text (headings, tables, code, images, pages: offset spans into
-   * it; kernel/chef/document.ts), or any JSON value: stored beside the text and given back
-   * untouched by `structure()`, never read by the store. Omitted: null.
+   * it; kernel/chef/document.ts), or any JSON value: stored beside the text as its JSON and given
+   * back as those bytes by `structureJson()`, never read by the store. Omitted: null.
    */
   structure?: unknown;
+  /**
+   * The structure as its JSON bytes already (made where the chef ran, off the event loop): stored
+   * as they are, in place of `structure`, which is then not stringified here.
+   */
+  structureJson?: Uint8Array;
 }
 
 /** One page of the list: newest first; `next` continues after its last file, null on the last page. */
@@ -94,8 +99,13 @@ export interface FileStore {
   get(name: string): Promise<FileRecord | undefined>;
   /** The extracted text, exactly as chunk requests see it. */
   text(name: string): Promise<string | undefined>;
-  /** The structure stored beside the text (null when none was), untouched; undefined for an unknown file. */
-  structure(name: string): Promise<unknown>;
+  /**
+   * The structure stored beside the text, as the JSON bytes it was stored as (null when none was;
+   * undefined for an unknown file). Bytes, not a value: a structure can be many megabytes, and the
+   * document runner parses it where the work runs (kernel/runner.ts StructuredDoc), off the event
+   * loop, rather than the store parsing it here.
+   */
+  structureJson(name: string): Promise<Uint8Array | null | undefined>;
   /** The bytes as uploaded. */
   original(name: string): Promise<Uint8Array | undefined>;
   /** Stored files, newest first, `limit` at a time after the cursor `after` (a `next` from an earlier page). */
@@ -126,7 +136,8 @@ export function textBytesOf({ text, textUtf8 }: Pick<FileContent, 'text' | 'text
  * count in the file's stored size (--max-files-bytes) like the bytes and the text, since a small
  * file's structure can be many times its size.
  */
-export function structureJsonOf({ structure }: Pick<FileContent, 'structure'>): string | null {
+export function structureJsonOf({ structure, structureJson }: Pick<FileContent, 'structure' | 'structureJson'>): string | Buffer | null {
+  if (structureJson) return Buffer.from(structureJson.buffer, structureJson.byteOffset, structureJson.byteLength);
   return structure === undefined || structure === null ? null : JSON.stringify(structure);
 }
 

@@ -1,9 +1,9 @@
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
+import { emptyStructure } from '../../kernel/chef/document.js';
 import type { Registry } from '../../kernel/registry.js';
 import { isBlank, parseConfig, type Executor } from '../../kernel/run.js';
-import type { Doc, Recipe, RunnerStep } from '../../kernel/runner.js';
+import type { Doc, Recipe, RunnerStep, StructuredDoc } from '../../kernel/runner.js';
 import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { STORES, type StoresService } from '../stores/service.js';
@@ -91,19 +91,23 @@ export const processes = (pipeline: PipelineRecord): boolean => pipeline.steps.s
  * structure its chef found at upload (a process step of that same chef does not read it again).
  */
 export function pipelineDocs(texts: string[], file?: StoredDocument): Doc[] {
-  return file && texts.length === 1 ? [{ text: texts[0]!, structure: file.structure ?? emptyStructure(), chef: file.format }] : texts;
+  return file && texts.length === 1 ? [{ text: texts[0]!, structure: storedStructure(file), chef: file.format }] : texts;
 }
 
 /** A step that no longer fits this server: a 400 that says to update the pipeline. */
 const staleStep = (pipeline: RunPipeline, i: number) => (why: string) =>
   new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
 
-/** A stored file as a pipeline run by `file` sees it: its id, the chef that read it, and the structure it found. */
+/** A stored file as a run by `file` sees it: its id, the chef that read it, and the structure it found. */
 export interface StoredDocument {
   id?: string;
   format: string;
-  structure?: Structure;
+  /** The structure's JSON bytes as stored (in a buffer of their own: moved to a worker), parsed by the runner where the document runs. */
+  structureJson?: Uint8Array;
 }
+
+/** A stored file's structure as the runner takes it (kernel/runner.ts StructuredDoc): its JSON, or none found. */
+export const storedStructure = (file: StoredDocument): StructuredDoc['structure'] => (file.structureJson ? { json: file.structureJson } : emptyStructure());
 
 /**
  * Steps were checked when written; this server may since have lost a plugin or changed its

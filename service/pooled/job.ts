@@ -1,7 +1,8 @@
 /**
  * The worker side of a pooled plugin request (service/pooled/answer.ts is the main-thread side): a
  * large body arrives as bytes and is parsed, validated and limit-checked here, so the main thread
- * never parses it. Work that fits one worker is run here through the document runner
+ * never parses it. A chef's text always goes back as its documents (the main thread's runner
+ * places a chef: kernel/runner.ts). Other work that fits one worker is run here through the document runner
  * (kernel/runner.ts) and answered as bytes; a batch worth spreading over the pool, or a stream
  * (NDJSON), comes back as its documents, for the runner on the main thread to hand to workers.
  */
@@ -26,7 +27,7 @@ const job: Job<RequestPayload, PooledResult> = async (payload, load) => {
   try {
     let docs: (string | Chunk[])[];
     let list: boolean;
-    if (plugin.kind === 'chunker') {
+    if (plugin.kind === 'chunker' || plugin.kind === 'chef') {
       const input = req.input as string | string[];
       checkTexts(input, payload.limits);
       docs = Array.isArray(input) ? input : [input];
@@ -40,6 +41,8 @@ const job: Job<RequestPayload, PooledResult> = async (payload, load) => {
     }
     const recipe = { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType };
     const ready = { config: req.config, unit: req.unit, returnType: req.returnType, list };
+    // A chef's text goes back as bytes: the main thread's runner places the chef (the extraction pool, under --max-extract-ms, for an offLoop one).
+    if (plugin.kind === 'chef') return prepared(ready, docs, req.ignored);
     return (await answerHere(payload, recipe, docs, list, req.ignored)) ?? prepared(ready, docs, req.ignored);
   } catch (e) {
     return moved<PooledResult>({ error: errorData(e), ignored: req.ignored });

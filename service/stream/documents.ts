@@ -11,9 +11,8 @@ import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { chunkLists, isBlank, type Executor, type ParsedRequest } from '../../kernel/run.js';
-import { docWeight, type Doc, type Recipe, type Runner } from '../../kernel/runner.js';
+import { docWeight, type Doc, type Recipe, type Runner, type StructuredDoc } from '../../kernel/runner.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
-import type { Structure } from '../../kernel/chef/document.js';
 import { documentIds, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 
@@ -42,7 +41,7 @@ export async function preparedDocuments(recipe: Recipe, docs: Doc[], list: boole
 }
 
 /** A chunker request (a single text is a batch of one); `structure`: the single text is a processed document (an uploaded file's). */
-export async function chunkerDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits, structure?: Structure): Promise<Documents> {
+export async function chunkerDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits, structure?: StructuredDoc['structure']): Promise<Documents> {
   const input = req.input as string | string[];
   checkTexts(input, limits);
   const texts = list(input);

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../../kernel/fields.js';
-import { RRF_K } from '../../service/evaluation/score.js';
-import { PipelineStep, STEP_COUNT } from '../../service/pipelines/schemas.js';
-import { CONNECTION_NAME } from '../../service/stores/connections.js';
+import { RRF_K } from './score.js';
+import { PipelineStep, STEP_COUNT } from '../pipelines/schemas.js';
+import { CONNECTION_NAME } from '../stores/connections.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 

@@ -1,0 +1,45 @@
+/**
+ * The body of POST /v1/evaluate, read and checked: on the calling thread for a small body, in a
+ * worker for a large one (service/evaluation/body-job.ts), so documents of megabytes are never
+ * decoded or parsed on the event loop. What comes back is the checked body, copied (a structured
+ * clone copies its strings natively; nothing is parsed or scanned here).
+ */
+import { ChunkdError } from '../../kernel/errors.js';
+import type { OffsetUnit } from '../../kernel/offsets.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import { bodyCheck } from '../pipelines/body.js';
+import type { Step } from '../pipelines/steps.js';
+import type { RawRequest } from '../pooled/answer.js';
+import { invalidJsonError, type ErrorData } from '../pooled/wire.js';
+import type { LocateMode } from './locate.js';
+import type { EvalRetriever } from './store-retriever.js';
+import type { EvalQuestion } from './spec.js';
+import { EvaluateRequest } from './wire.js';
+
+export interface EvaluateBody {
+  documents: { id: string; text?: string; file?: string }[];
+  questions: EvalQuestion[];
+  candidates: (Step[] | string)[];
+  retriever: EvalRetriever;
+  embedding_model: string;
+  k: number | number[];
+  locate: LocateMode;
+  offset_unit: OffsetUnit;
+  detail: boolean;
+}
+
+/** Check a parsed body (defaults filled in); its unknown keys go to `onIgnored`. */
+export const readEvaluateBody = bodyCheck<EvaluateBody>(EvaluateRequest);
+
+export const EVALUATE_BODY_JOB = new URL(`./body-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+export type EvaluateBodyResult = { invalidJson: string } | { body: EvaluateBody; ignored: string[] } | { error: ErrorData; ignored: string[] };
+
+/** A large raw body, moved to a worker that parses and checks it: answered as the inline check would (400 for bad JSON, 422 for a bad body). */
+export async function evaluateBodyPooled({ body, signal, onIgnored }: RawRequest, pool: WorkerPool): Promise<EvaluateBody> {
+  const result = await pool.job<EvaluateBodyResult>(EVALUATE_BODY_JOB, { body }, [body.buffer as ArrayBuffer], signal);
+  if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
+  if (result.ignored.length) onIgnored(result.ignored);
+  if ('error' in result) throw new ChunkdError(result.error.code, result.error.detail, result.error.headers);
+  return result.body;
+}
