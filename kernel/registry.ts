@@ -20,6 +20,8 @@ export class Plugin {
   readonly aliases: Record<string, string>;
   readonly configKeys: readonly string[];
   private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl | ChefImpl>>();
+  /** The key last handed out (the LRU's newest entry), whose position needs no refresh. */
+  private newest: string | undefined;
 
   constructor(
     readonly manifest: AnyManifest,
@@ -62,6 +64,7 @@ export class Plugin {
   instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
     const key = JSON.stringify(this.configKeys.map((k) => config[k]));
     let inst = this.instances.get(key);
+    if (inst && key === this.newest) return inst; // already the most recent: the usual case, a server of one config
     if (inst) {
       this.instances.delete(key); // refresh LRU position
     } else {
@@ -70,6 +73,7 @@ export class Plugin {
       if (this.instances.size >= INSTANCE_CACHE_SIZE) this.instances.delete(this.instances.keys().next().value!);
     }
     this.instances.set(key, inst);
+    this.newest = key;
     return inst;
   }
 

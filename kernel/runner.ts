@@ -178,10 +178,16 @@ export interface RunOptions {
 export type WireResult = { bytes: Uint8Array; rows?: StoreRows } | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> } } | { bug: unknown };
 
 export class Runner {
+  /** The chef limits every run hands on, merged once (a runner serves many requests). */
+  private readonly chefOptions: RunOptions['chef'];
+
   constructor(
     readonly executor: Executor,
     private readonly limits: RunnerLimits,
-  ) {}
+  ) {
+    const chef = limits.chef;
+    this.chefOptions = { limits: { ...DEFAULT_LIMITS, ...chef?.limits }, ...(chef?.names ? { names: chef.names } : {}) };
+  }
 
   /**
    * The JSON answer for `docs`: with `list`, the list of every document's result (`[[…],[…]]`),
@@ -192,8 +198,12 @@ export class Runner {
     const cap: Cap = { bytes: this.limits.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' };
     const cost = recipeCost(recipe);
     const groups = runsJobs(this.executor) ? (split(docs, docWeight, this.executor.threads, cost) ?? [docs]) : [docs];
-    const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
-    const results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined, firsts[i])))).flat();
+    let results: DocResult[];
+    if (groups.length === 1) results = await this.run(recipe, docs, cap, signal, flat ? 0 : undefined, 0); // most requests: no fan-out to join
+    else {
+      const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
+      results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined, firsts[i])))).flat();
+    }
     let total = 2 + Math.max(0, results.length - 1);
     for (const r of results) {
       if ('error' in r) throw r.error;
@@ -255,7 +265,7 @@ export class Runner {
       cap,
       maxChunks: this.limits.maxChunks,
       ...(markFrom === undefined ? {} : { markFrom }),
-      chef: { limits: { ...DEFAULT_LIMITS, ...chef?.limits }, ...(chef?.names ? { names: chef.names } : {}) },
+      chef: this.chefOptions,
     };
     const pool = this.executor;
     const weight = docs.reduce((n, d) => n + docWeight(d), 0);

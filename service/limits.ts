@@ -14,8 +14,23 @@ const tooLarge = (what: string, limit: number, flag: string, env: string) => cap
 export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &
   Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>>;
 
-/** The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its chef steps under the chefs' limits. */
-export const runnerOf = (executor: Executor, limits: Limits, isolate = false): Runner =>
+/**
+ * The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its
+ * chef steps under the chefs' limits. Made once per executor and limits object, not per request:
+ * the runner holds no state of its own, and copying the whole settings object into a new one on
+ * every small request was a tenth of the server's CPU per request in a profile.
+ */
+export function runnerOf(executor: Executor, limits: Limits, isolate = false): Runner {
+  let byLimits = RUNNERS.get(executor);
+  if (!byLimits) RUNNERS.set(executor, (byLimits = new WeakMap()));
+  let pair = byLimits.get(limits);
+  if (!pair) byLimits.set(limits, (pair = [undefined, undefined]));
+  return (pair[isolate ? 1 : 0] ??= newRunner(executor, limits, isolate));
+}
+
+const RUNNERS = new WeakMap<Executor, WeakMap<Limits, [Runner | undefined, Runner | undefined]>>();
+
+const newRunner = (executor: Executor, limits: Limits, isolate: boolean): Runner =>
   new Runner(executor, {
     ...limits,
     chef: {

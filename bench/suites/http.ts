@@ -6,8 +6,11 @@
  * generator's own CPU, which shows whether it, not the server, set the pace.
  */
 import autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { median, type CustomSuite, type Options, type Section } from '../harness.js';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, type BenchServer } from '../servers/spawn.js';
 import { num, ratio, table } from '../table.js';
 
@@ -16,6 +19,7 @@ const BODY = JSON.stringify({
   chunk_size: 32,
 });
 const CONNECTIONS = 10;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TARGET = 0.5;
 /** chunkd's server CPU per small request, at most this many times the bare Koa echo's. */
 const CPU_TARGET = 1.4;
@@ -60,7 +64,9 @@ export const httpSuite: CustomSuite = {
     const seconds = o.quick ? 2 : 5;
     const echo = await startServer('echo');
     const koa = await startServer('koa-echo');
-    const chunkd = await startServer('chunkd');
+    // The server as `npm start` runs it: built first (its prestart step), then started from dist/.
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--silent'], { cwd: ROOT, stdio: 'inherit' });
+    const chunkd = await startServer('chunkd', ['--built']);
     const targets: [string, BenchServer, string][] = [
       ['raw node:http JSON echo', echo, `${echo.url}/`],
       ['chunkd POST /v1/chunk/token', chunkd, `${chunkd.url}/v1/chunk/token`],
@@ -87,7 +93,7 @@ export const httpSuite: CustomSuite = {
     const cpuRatio = ours.bad || !cpuPaired.length ? undefined : median(cpuPaired);
     const value = ours.bad ? undefined : ours.reqPerS / raw.reqPerS;
     const body = [
-      `A ${BODY.length}-byte JSON body (\`{"text": <140 characters>, "chunk_size": 32}\`; the token chunker with the character tokenizer), ${CONNECTIONS} keep-alive connections, ${rounds} round(s) of ${seconds} s per server after a warm-up; medians of the rounds. The load generator shares the 2 cores with the server, as it does for both servers.`,
+      `A ${BODY.length}-byte JSON body (\`{"text": <140 characters>, "chunk_size": 32}\`; the token chunker with the character tokenizer), ${CONNECTIONS} keep-alive connections, ${rounds} round(s) of ${seconds} s per server after a warm-up; medians of the rounds. chunkd runs built (dist/, built first, as \`npm start\` does), as deployed. The load generator shares the 2 cores with the server, as it does for both servers.`,
       '',
       table(
         ['server', 'req/s', 'p99 latency (ms)', 'server CPU per request (µs)', 'load generator CPU (cores)', 'non-2xx or errors'],

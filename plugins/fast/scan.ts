@@ -123,17 +123,24 @@ class Text {
     let j = i;
     let left = limitB - iB;
     while (left >= 4 && j < n) {
-      let k = this.whole(j, Math.min(left, n - j));
-      const bytes = utf8(s, j, j + k);
+      const k = this.whole(j, Math.min(left, n - j));
+      let bytes = utf8(s, j, j + k);
       if (bytes <= left) {
         j += k;
         left -= bytes;
         continue;
       }
-      k = this.whole(j, k - (bytes - left));
-      if (k <= 0) break;
-      j += k;
-      left -= utf8(s, j - k, j);
+      // Over by `bytes - left`: shed characters from the piece's end, each at least one byte, so
+      // this walks at most that many units instead of measuring the piece a second time.
+      let e = j + k;
+      while (bytes > left) {
+        const c = s.charCodeAt(e - 1);
+        if (isLow(c) && e - 2 >= j && isHigh(s.charCodeAt(e - 2))) (bytes -= 4), (e -= 2);
+        else (bytes -= c < 0x80 ? 1 : c < 0x800 ? 2 : 3), e--;
+      }
+      if (e === j) break;
+      left -= bytes;
+      j = e;
     }
     while (j < n) {
       const c = s.charCodeAt(j);

@@ -37,8 +37,12 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * them, and a stream written by hand (NDJSON) writes the response's headers as they are by then.
  */
 export function securityHeaders() {
+  // Straight onto the Node response: nothing has been sent yet and every value is a string, the
+  // two things Koa's ctx.set checks per header before it does the same.
+  const entries = Object.entries(SECURITY_HEADERS);
   return (ctx: Context, next: Next) => {
-    ctx.set(SECURITY_HEADERS);
+    const res = ctx.res;
+    for (let i = 0; i < entries.length; i++) res.setHeader(entries[i]![0], entries[i]![1]);
     return next();
   };
 }
