@@ -73,6 +73,18 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
     assert.equal(byFile.headers.get('x-chunkd-ignored-keys'), 'pad');
   });
 
+  test('a large pipeline body whose first step is markdown: parsed in a worker, the chef run in the extraction pool (under --max-extract-ms), not in that worker', async () => {
+    const created = await app.post('/v1/pipelines', { name: 'md-large-body', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 512 } }] });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const [jobs, before] = [pool.tasksByKind.job, extractions()];
+    const text = `# Big\n\n${'word '.repeat(13_500)}`; // 67.5 KB: over the inline body size, so parsed in a worker
+    const res = await app.post(`/v1/pipelines/${created.body.id}/execute`, { text, return_type: 'texts' });
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.equal(res.body.join(''), text);
+    assert.equal(pool.tasksByKind.job, jobs + 1, 'one pool task parsed the body');
+    assert.equal(extractions(), before + 1, 'the chef ran in the extraction pool');
+  });
+
   test('a processed document over --max-output-bytes is a 413 naming it', async () => {
     const res = await app.post('/v1/process/markdown', { text: 'x\n'.repeat(60_000) }); // 120 KB of JSON text alone
     assert.equal(res.status, 413);

@@ -4,8 +4,8 @@ import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { split } from '../../kernel/pool.js';
 import { inline } from '../../kernel/run.js';
-import { docBuffers, docWeight, recipeCost, Runner, utf16Doc, type Doc, type Recipe } from '../../kernel/runner.js';
-import type { Limits } from '../limits.js';
+import { docBuffers, docWeight, recipeCost, utf16Doc, type Doc, type Recipe } from '../../kernel/runner.js';
+import { runnerOf, type Limits } from '../limits.js';
 import { parseStrictJson } from '../strict-json.js';
 
 /** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
@@ -80,9 +80,13 @@ export const namesFile = (v: unknown): boolean => v !== null && typeof v === 'ob
 /** The JSON answer, run in this worker, when one is wanted and the work fits one worker (or is to run `whole` here); else undefined. */
 export async function answerHere(payload: PooledPayload, recipe: Recipe, docs: Doc[], list: boolean, ignored: string[], flat = false, whole = false) {
   if (payload.mode !== 'answer') return undefined;
+  // A chef the main thread's runner puts in the extraction pool (under --max-extract-ms) never runs
+  // here, where nothing would bound its time: the documents go back to that runner.
+  if (recipe.steps[0]?.plugin.kind === 'chef' && recipe.steps[0].plugin.manifest.offLoop === true) return undefined;
   const groups = whole ? undefined : split(docs, docWeight, payload.threads, recipeCost(recipe));
   if (groups && groups.length > 1) return undefined;
-  const parts = await new Runner(inline, payload.limits).answer(recipe, docs, { list, flat });
+  // The server's own chef limits (--max-structure-spans, --max-text-chars), as on the main thread.
+  const parts = await runnerOf(inline, payload.limits).answer(recipe, docs, { list, flat });
   const bytes = concat(parts);
   return moved<PooledResult>({ bytes, ignored }, [bytes]);
 }
