@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { structureMetadata } from '../kernel/chef/annotate.js';
 import type { Structure } from '../kernel/chef/document.js';
 
-type Span = { start: number; end: number };
+type Span = { start: number; end: number; tokenCount: number };
 
 /** The definition, chunk by chunk against every span (quadratic; the reference). */
 function reference(text: string, structure: Structure, spans: readonly Span[]): (Record<string, unknown> | undefined)[] {
@@ -74,7 +74,7 @@ test('the sweep equals the definition on random structures and chunk spans (in o
           images: [],
           pages: pages.map((s, i) => ({ ...s, number: i + 1 })),
         };
-        let spans = raw.map(([start, len]) => ({ start, end: Math.min(n, start + len) }));
+        let spans = raw.map(([start, len]) => ({ start, end: Math.min(n, start + len), tokenCount: 0 }));
         if (sorted) spans = spans.sort((a, b) => a.start - b.start);
         assert.deepEqual(structureMetadata(text, structure, spans), reference(text, structure, spans));
       },
@@ -103,7 +103,7 @@ test('linear in chunks × spans: 10× as many chunks, headings, blocks and pages
       images: [],
       pages: Array.from({ length: n / 4 }, (_, i) => ({ start: i * 32, end: i * 32 + 32, number: i + 1 })),
     };
-    const spans = Array.from({ length: n }, (_, i) => ({ start: i * 8, end: i * 8 + 8 }));
+    const spans = Array.from({ length: n }, (_, i) => ({ start: i * 8, end: i * 8 + 8, tokenCount: 0 }));
     return () => structureMetadata(text, structure, spans);
   };
   const small = make(4_000);

@@ -1,5 +1,6 @@
 /** Start a bench server in its own process and talk to it over IPC. */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerMessage } from './chunkd.js';
 
@@ -35,4 +36,17 @@ export async function startServer(name: 'echo' | 'koa-echo' | 'chunkd', args: st
         child.disconnect();
       }),
   };
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let built = false;
+
+/**
+ * chunkd as `npm start` runs it: built first (its prestart step, once per bench run), then started
+ * from dist/ (bench/servers/chunkd.ts --built), with these arguments.
+ */
+export function startBuiltChunkd(args: string[] = []): Promise<BenchServer> {
+  if (!built) execFileSync(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--silent'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+  return startServer('chunkd', ['--built', ...args]);
 }

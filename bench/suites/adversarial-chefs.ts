@@ -6,7 +6,7 @@
  * 10 ms from a separate process and the server's RSS is read; targets: /health < 100 ms, RSS < 1 GB.
  */
 import type { Check, CustomSuite, Section } from '../harness.js';
-import { startServer, type BenchServer } from '../servers/spawn.js';
+import { startBuiltChunkd, type BenchServer } from '../servers/spawn.js';
 import { fmtSize, num, table } from '../table.js';
 import { uploadAttack, uploadFile, type UploadAttack, type UploadOutcome } from './adversarial.js';
 
@@ -102,17 +102,21 @@ export const adversarialChefsSuite: CustomSuite = {
   name: 'adversarial-chefs',
   title: 'Adversarial chef and evaluation requests: every step kind under the runner',
   async run(): Promise<Section> {
-    const server = await startServer('chunkd', ['2']);
     const outcomes: UploadOutcome[] = [];
-    try {
-      await uploadFile(server, '# warm\n', 'warm.md');
-      const only = process.env.CHUNKD_BENCH_ROWS;
-      for (const a of ROWS().filter((r) => !only || r.label.includes(only))) outcomes.push(await uploadAttack(server, a));
-    } finally {
-      await server.stop();
+    const only = process.env.CHUNKD_BENCH_ROWS;
+    // Each row on a fresh server, as `npm start` runs it (built), as the rows were first found: what
+    // one request does, not what the rows before it left in the heap.
+    for (const a of ROWS().filter((r) => !only || r.label.includes(only))) {
+      const server = await startBuiltChunkd(['2']);
+      try {
+        await uploadFile(server, '# warm\n', 'warm.md');
+        outcomes.push(await uploadAttack(server, a));
+      } finally {
+        await server.stop();
+      }
     }
     const body = [
-      'Each row sends its request(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30\'s table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.',
+      'Each row sends its request(s) to a fresh real server (built, as `npm start` runs it; default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30\'s table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.',
       '',
       table(
         ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],

@@ -6,12 +6,9 @@
  * generator's own CPU, which shows whether it, not the server, set the pace.
  */
 import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { median, type CustomSuite, type Options, type Section } from '../harness.js';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, type BenchServer } from '../servers/spawn.js';
+import { startBuiltChunkd, startServer, type BenchServer } from '../servers/spawn.js';
 import { num, ratio, table } from '../table.js';
 
 const BODY = JSON.stringify({
@@ -19,7 +16,6 @@ const BODY = JSON.stringify({
   chunk_size: 32,
 });
 const CONNECTIONS = 10;
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TARGET = 0.5;
 /** chunkd's server CPU per small request, at most this many times the bare Koa echo's. */
 const CPU_TARGET = 1.4;
@@ -65,8 +61,7 @@ export const httpSuite: CustomSuite = {
     const echo = await startServer('echo');
     const koa = await startServer('koa-echo');
     // The server as `npm start` runs it: built first (its prestart step), then started from dist/.
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--silent'], { cwd: ROOT, stdio: 'inherit' });
-    const chunkd = await startServer('chunkd', ['--built']);
+    const chunkd = await startBuiltChunkd();
     const targets: [string, BenchServer, string][] = [
       ['raw node:http JSON echo', echo, `${echo.url}/`],
       ['chunkd POST /v1/chunk/token', chunkd, `${chunkd.url}/v1/chunk/token`],
