@@ -10,11 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Level } from '../../service/logger.js';
 
 const built = process.argv.includes('--built');
-const from = (path: string) => (built ? `../../dist/${path}.js` : `../../${path}.js`);
+// Built, this script runs from a JavaScript copy (bench/servers/spawn.ts startBuiltChunkd), told where dist/ is.
+const from = (path: string) => (built ? pathToFileURL(join(process.env.CHUNKD_BENCH_DIST!, `${path}.js`)).href : `../../${path}.js`);
 const { createLogger } = (await import(from('service/logger'))) as typeof import('../../service/logger.js');
 const { serve } = (await import(from('server/serve'))) as typeof import('../../server/serve.js');
 const { resolveSettings } = (await import(from('service/settings'))) as typeof import('../../service/settings.js');

@@ -26,8 +26,11 @@ const [url, pid] = process.argv.slice(1);
 const rss = () => { try { return Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) / 1024; } catch { return 0; } };
 let stop = false, polls = 0, maxMs = 0, rssPeakMb = rss();
 process.stdin.on('data', () => { stop = true; });
-process.stdout.write('ready\\n');
 (async () => {
+  // A process's first fetch loads its HTTP client (undici, ~50–100 ms): made before 'ready', so that
+  // cost is not timed as the server's answer.
+  await fetch(url + '/health').then((r) => r.arrayBuffer(), () => undefined);
+  process.stdout.write('ready\\n');
   while (!stop) {
     const t = performance.now();
     await fetch(url + '/health').then((r) => r.arrayBuffer(), () => undefined);
