@@ -79,10 +79,7 @@ class PgVectorStore implements HandshakeImpl {
    */
   async writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     const t = tables(this.prefix, collection);
-    const client = await this.pool.connect();
-    try {
-      await this.ensureExtension(client);
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chunkd-store:${t.rows}`]);
       await client.query(createMeta(t.meta));
       await client.query(`INSERT INTO ${t.meta} (name, table_name, model, dimension) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [collection, `${this.prefix}${collection}`, meta.model, meta.dimension]);
@@ -101,13 +98,7 @@ class PgVectorStore implements HandshakeImpl {
           rows.map((r) => toSql(Array.from(r.embedding))),
         ]);
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    }, (client) => this.ensureExtension(client));
   }
 
   async delete(collection: string, document: string): Promise<number> {
@@ -122,13 +113,21 @@ class PgVectorStore implements HandshakeImpl {
   /** The table and its meta row in one transaction: a reader sees the collection whole or not at all. */
   async drop(collection: string): Promise<void> {
     const t = tables(this.prefix, collection);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       await client.query(`DROP TABLE IF EXISTS ${t.rows}`);
       // A statement that fails aborts the transaction: the meta table is looked up, not assumed.
       const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS found', [t.meta]);
       if (rows[0].found) await client.query(`DELETE FROM ${t.meta} WHERE name = $1`, [collection]);
+    });
+  }
+
+  /** `work` in one transaction on one connection (after `before`, outside it), rolled back if it throws. */
+  private async transaction(work: (client: pg.PoolClient) => Promise<void>, before?: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await before?.(client);
+      await client.query('BEGIN');
+      await work(client);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {});
