@@ -5,10 +5,9 @@
  * and an evaluation whose retrieval would be enormous. Each is sent while /health is polled every
  * 10 ms from a separate process and the server's RSS is read; targets: /health < 100 ms, RSS < 1 GB.
  */
-import type { Check, CustomSuite, Section } from '../harness.js';
+import type { CustomSuite, Section } from '../harness.js';
 import { startBuiltChunkd, type BenchServer } from '../servers/spawn.js';
-import { fmtSize, num, table } from '../table.js';
-import { uploadAttack, uploadFile, type UploadAttack, type UploadOutcome } from './adversarial.js';
+import { outcomeChecks, outcomeTable, uploadAttack, uploadFile, type UploadAttack, type UploadOutcome } from './adversarial.js';
 
 const HEADINGS = '#\n'.repeat(2_000_000); // 4 MB: two million empty headings
 const json = { 'content-type': 'application/json' };
@@ -94,8 +93,6 @@ const ROWS = (): UploadAttack[] => [
   ),
 ];
 
-const RSS_MB = 1024;
-const HEALTH_MS = 100;
 
 export const adversarialChefsSuite: CustomSuite = {
   kind: 'custom',
@@ -118,18 +115,8 @@ export const adversarialChefsSuite: CustomSuite = {
     const body = [
       'Each row sends its request(s) to a fresh real server (built, as `npm start` runs it; default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30\'s table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.',
       '',
-      table(
-        ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
-        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
-      ),
+      outcomeTable('request', outcomes),
     ].join('\n');
-    const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
-    const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
-    const checks: Check[] = [
-      { what: `no adversarial chef or evaluation request holds /health for ${HEALTH_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < HEALTH_MS) },
-      { what: `none takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
-      { what: 'each is answered without a 5xx (row 5: a 413 before any chunking)', measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
-    ];
-    return { title: this.title, body, checks };
+    return { title: this.title, body, checks: outcomeChecks('chef or evaluation request', outcomes, '(no 5xx; row 5: a 413 before any chunking)') };
   },
 };

@@ -429,18 +429,26 @@ export const adversarialUploadsSuite: CustomSuite = {
     const body = [
       'Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process (bench/servers/health-poller.ts), so **/health max** is the server\'s answer time, not the wait of the client sending the uploads; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). **loop delay** is the server\'s worst event-loop delay during the row, measured inside it.',
       '',
-      table(
-        ['upload', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
-        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
-      ),
+      outcomeTable('upload', outcomes),
     ].join('\n');
-    const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
-    const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
-    const checks: Check[] = [
-      { what: `no adversarial upload holds /health for ${LOOP_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < LOOP_MS) },
-      { what: `no adversarial upload takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
-      { what: 'every adversarial upload is answered as designed (413 at a limit, the small file first, no 5xx but 503 and 507)', measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
-    ];
-    return { title: this.title, body, checks };
+    return { title: this.title, body, checks: outcomeChecks('upload', outcomes, '(413 at a limit, the small file first, no 5xx but 503 and 507)') };
   },
 };
+
+/** The table of a suite whose rows are UploadOutcomes (this one's uploads, adversarial-chefs' requests). */
+export const outcomeTable = (first: string, outcomes: UploadOutcome[]): string =>
+  table(
+    [first, 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
+    outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
+  );
+
+/** The targets of such rows: /health under LOOP_MS, RSS under RSS_MB, each answered as designed (`designed` says how). */
+export function outcomeChecks(what: string, outcomes: UploadOutcome[], designed: string): Check[] {
+  const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
+  const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
+  return [
+    { what: `no adversarial ${what} holds /health for ${LOOP_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < LOOP_MS) },
+    { what: `no adversarial ${what} takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
+    { what: `every adversarial ${what} is answered as designed ${designed}`, measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
+  ];
+}
