@@ -10,17 +10,9 @@ import { Upkeep } from './upkeep.js';
 const META_TABLE = '_chunkd_collections';
 const FTS_COLUMN = 'text';
 
-// A type, not an interface: LanceDB takes rows as Record<string, unknown>.
-type LanceRow = {
-  id: string;
-  document: string;
-  text: string;
-  start_index: number;
-  end_index: number;
-  token_count: number;
-  metadata: string;
-  vector: number[];
-};
+// A type, not an interface: LanceDB takes rows as Record<string, unknown>. The contract's row, with
+// its metadata as JSON text and its embedding as the plain array LanceDB's vector column reads.
+type LanceRow = Omit<StoreRow, 'metadata' | 'embedding'> & { metadata: string; vector: number[] };
 
 const toLance = (row: StoreRow): LanceRow => ({
   id: row.id,
