@@ -136,7 +136,10 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.deepEqual(res.body.detail[0].loc, ['body', 'url']);
     assert.doesNotMatch(JSON.stringify(res.body), /169\.254/);
-    assert.equal(pool.tasksRun, tasks + 1, 'one pool task: the body parse, no candidate');
+    const nested = await app.post('/v1/evaluate', { documents: padded, questions: [{ ...questions[0], host: '10.0.0.1' }], candidates: [sentence], retriever: 'store:default' });
+    assert.equal(nested.status, 422, JSON.stringify(nested.body));
+    assert.deepEqual(nested.body.detail[0].loc, ['body', 'questions', 0, 'host']);
+    assert.equal(pool.tasksRun, tasks + 2, 'a pool task per body parse, no candidate');
   });
 });
 

@@ -106,7 +106,8 @@ export const evaluateRoutes: RouteModule = (deps) => {
         const store = storeOf(body.retriever);
         if (store !== undefined) {
           // Checked before the documents are read: a body naming where to connect is refused by name.
-          refuseConnectionFields(Object.fromEntries(ignored.map((key) => [key, null])), deps.registry);
+          // The checked body keeps the questions' own extra keys; its unknown top-level keys were set aside (ignored).
+          refuseConnectionFields({ ...body, ...Object.fromEntries(ignored.map((key) => [key, null])) }, deps.registry);
           checkStoreRetriever(stores(), store, k);
         }
         const documents = await readDocuments(body.documents);

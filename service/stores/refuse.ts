@@ -18,7 +18,7 @@ export function connectionFieldIssues(body: unknown, registry?: Registry, loc: (
     for (const [key, inner] of Object.entries(value)) {
       if (forbidden.has(key.toLowerCase())) {
         issues.push({ loc: [...at, key], msg: `${key}: a request names a store connection ("store", listed by GET /v1/stores) and a collection, never a URL, host, path or credential; connections are set by the operator (--stores).`, type: 'connection_field' });
-      } else walk(inner, [...at, key], depth + 1);
+      } else walk(inner, [...at, Array.isArray(value) ? Number(key) : key], depth + 1); // an index is a number in a loc, as the validator gives it
     }
   };
   walk(body, loc, 0);
