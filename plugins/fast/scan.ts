@@ -8,6 +8,8 @@
  * for byte (fast.test.ts checks it against @chonkiejs/chunk).
  */
 
+import type { Span } from '../../kernel/index.js';
+
 export interface ScanOptions {
   size: number;
   /** ASCII delimiters: table[c] is 1 for a delimiter character code. Ignored when `pattern` is set. */
@@ -19,11 +21,6 @@ export interface ScanOptions {
   forwardFallback: boolean;
 }
 
-/** Chunk ends, in UTF-16 units and in UTF-8 bytes; the chunks tile the text. */
-export interface Cuts {
-  ends: number[];
-  byteEnds: number[];
-}
 
 export function delimiterTable(delimiters: string): Uint8Array {
   const table = new Uint8Array(128);
@@ -31,40 +28,66 @@ export function delimiterTable(delimiters: string): Uint8Array {
   return table;
 }
 
-export function cut(text: string, o: ScanOptions): Cuts {
+/**
+ * The chunks, as the spans the kernel takes (UTF-16 offsets; tokenCount: the chunk's UTF-8 bytes,
+ * the unit `size` limits); they tile the text. Built as the scan goes, with no arrays beside them.
+ */
+export function cut(text: string, o: ScanOptions): Span[] {
   const n = text.length;
   const t = new Text(text, !NON_ASCII.test(text));
   const m: Matcher = o.pattern ? patternMatcher(text, o.pattern) : delimiterMatcher(text, o.table);
-  const ends: number[] = [];
-  const byteEnds: number[] = [];
+  const simple = !o.pattern && !o.consecutive && m.len > 0;
+  const spans: Span[] = [];
   let pos = 0;
   let posB = 0;
+  // The last window's end: when a cut falls before it, [pos, win) is measured already, so the
+  // next window is measured from there (each unit of the text is measured about once).
+  let win = 0;
+  let winB = 0;
   while (pos < n) {
     const budget = posB + o.size;
-    const win = t.advance(pos, posB, budget); // the last character boundary within the budget
-    const winB = t.lastBytes;
+    const from = win > pos;
+    win = t.advance(from ? win : pos, from ? winB : posB, budget); // the last character boundary within the budget
+    winB = t.lastBytes;
     if (win === n) {
       // The rest fits (measured on the way, so the text's length in bytes is never computed apart).
-      ends.push(n);
-      byteEnds.push(winB);
+      spans.push({ start: pos, end: n, tokenCount: winB - posB });
       break;
     }
+    // The usual case, delimiters without `consecutive`: one walk back from the budget finds the
+    // last delimiter and counts the bytes it passes, so the cut's byte offset needs no second walk.
+    const last = simple ? t.lastDelimiter(o.table, pos, win) : -1;
+    if (last >= 0) {
+      const end = o.prefix ? last : last + 1;
+      const endB = winB - t.tailBytes - (o.prefix ? 1 : 0);
+      spans.push({ start: pos, end, tokenCount: endB - posB });
+      pos = end;
+      posB = endB;
+      continue;
+    }
     let end: number;
-    const found = m.len === 0 ? -1 : boundary(t, m, pos, win, winB < budget, o.consecutive, o.forwardFallback);
+    // (With `simple`, the walk back has already found no delimiter after pos.)
+    const found = m.len === 0 ? -1 : simple ? forwardMatch(t, m, pos, win, winB < budget, o) : boundary(t, m, pos, win, winB < budget, o);
     if (found < 0) end = win > pos ? win : t.nextBoundary(pos); // a hard cut, never inside a character
     else if (found === n) end = n;
     else if (o.prefix) end = found;
     else end = found + m.len;
     const endB = t.bytesAt(end, win, winB);
-    ends.push(end);
-    byteEnds.push(endB);
+    spans.push({ start: pos, end, tokenCount: endB - posB });
     pos = end;
     posB = endB;
   }
-  return { ends, byteEnds };
+  return spans;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
+const WIDE = /[^\x00-\x7f]/g;
+
+/** The first non-ASCII unit of s at or after j, or s.length. */
+function nextWide(s: string, j: number): number {
+  WIDE.lastIndex = j;
+  return WIDE.test(s) ? WIDE.lastIndex - 1 : s.length;
+}
 
 /**
  * Where to cut the chunk [pos, …) (in Chonkie's terms, `find_*_boundary`): the last match inside
@@ -73,25 +96,30 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * text when none); -1 when there is nothing to cut at. `straddle`: a character crosses the budget,
  * so the first position at or after the budget byte is that character's end.
  */
-function boundary(t: Text, m: Matcher, pos: number, win: number, straddle: boolean, consecutive: boolean, forwardFallback: boolean): number {
+function boundary(t: Text, m: Matcher, pos: number, win: number, straddle: boolean, o: ScanOptions): number {
   let searchEnd = win;
   while (searchEnd > pos) {
     const at = m.last(pos, searchEnd);
     if (at < 0) break;
-    if (!consecutive || !m.repeatAt(at)) {
+    if (!o.consecutive || !m.repeatAt(at)) {
       if (at > pos) return at;
       break; // the only candidate is the chunk's own start: cutting there is no progress
     }
     searchEnd = at; // inside a run: look further back for its start
   }
-  if (!forwardFallback) return -1;
+  return forwardMatch(t, m, pos, win, straddle, o);
+}
+
+/** boundary's second half: with `forwardFallback`, the first match at or after the budget byte (n when none); else -1. */
+function forwardMatch(t: Text, m: Matcher, pos: number, win: number, straddle: boolean, o: ScanOptions): number {
+  if (!o.forwardFallback) return -1;
   const n = t.text.length;
   let from = straddle ? t.nextBoundary(win) : win;
-  if (consecutive) from = Math.max(from, m.runEnd(pos)); // a chunk opening on a run skips all of it
+  if (o.consecutive) from = Math.max(from, m.runEnd(pos)); // a chunk opening on a run skips all of it
   while (from < n) {
     const at = m.first(from);
     if (at < 0) break;
-    if (!consecutive || !m.repeatAt(at)) return at;
+    if (!o.consecutive || !m.repeatAt(at)) return at;
     from = at + 1;
   }
   return n;
@@ -101,6 +129,8 @@ function boundary(t: Text, m: Matcher, pos: number, win: number, straddle: boole
 class Text {
   /** Byte offset of the index the last advance() stopped at. */
   lastBytes = 0;
+  /** The next non-ASCII unit at or after the last place looked from (n: none); -1 before the first look. */
+  private wide = -1;
   constructor(
     readonly text: string,
     readonly ascii: boolean,
@@ -122,6 +152,15 @@ class Text {
     }
     let j = i;
     let left = limitB - iB;
+    // Units before the next non-ASCII one are a byte each: that stretch needs no measuring.
+    if (this.wide < j) this.wide = nextWide(s, j);
+    if (this.wide >= j + left || this.wide === n) {
+      j = Math.min(j + left, n);
+      this.lastBytes = iB + (j - i);
+      return j;
+    }
+    left -= this.wide - j;
+    j = this.wide;
     while (left >= 4 && j < n) {
       const k = this.whole(j, Math.min(left, n - j));
       let bytes = utf8(s, j, j + k);
@@ -163,6 +202,31 @@ class Text {
     if (k <= 0) return k;
     const e = j + k;
     return e < this.text.length && isLow(this.text.charCodeAt(e)) && isHigh(this.text.charCodeAt(e - 1)) ? k - 1 : k;
+  }
+
+  /** Bytes of [found + 1, win) after lastDelimiter found a delimiter at `found`. */
+  tailBytes = 0;
+
+  /**
+   * The last delimiter in (pos, win), walking back from win, or -1; counts the bytes it walks past
+   * (tailBytes). A delimiter is ASCII, so it is never part of a surrogate pair or a wider character.
+   */
+  lastDelimiter(table: Uint8Array, pos: number, win: number): number {
+    const s = this.text;
+    let bytes = 0;
+    for (let i = win - 1; i > pos; i--) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) {
+        if (table[c] === 1) {
+          this.tailBytes = bytes;
+          return i;
+        }
+        bytes += 1;
+      } else if (c < 0x800) bytes += 2;
+      else if (isLow(c) && i - 1 > pos && isHigh(s.charCodeAt(i - 1))) (bytes += 4), i--;
+      else bytes += 3;
+    }
+    return -1;
   }
 
   /** The end of the code point starting at i. */
