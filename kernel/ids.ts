@@ -43,9 +43,10 @@ export function sourceKey(text: string): SourceKey {
     const written = units.write(text.slice(at, at + PIECE), 'utf16le'); // little-endian on every platform: the same key everywhere
     hasher.update(units.subarray(0, written));
   }
-  const digest = Buffer.from(hasher.digest('binary'));
+  const digest = hasher.digest('binary');
+  const words = new DataView(digest.buffer, digest.byteOffset, 16);
   // Read as little-endian words explicitly, so the key (and every id) is the same on any platform.
-  return Int32Array.of(digest.readInt32LE(0), digest.readInt32LE(4), digest.readInt32LE(8), digest.readInt32LE(12));
+  return Int32Array.of(words.getInt32(0, true), words.getInt32(4, true), words.getInt32(8, true), words.getInt32(12, true));
 }
 
 /** The id of the chunk text[start, end) of the source whose key is `key`. */

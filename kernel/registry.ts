@@ -9,6 +9,11 @@ import { unknownNameMessage } from './suggest.js';
 import { compileValidator, type Validator } from './validation.js';
 
 const INSTANCE_CACHE_SIZE = 64;
+/**
+ * A config's instance key, kept beside the config object: a request asks for its instance more than
+ * once (checked when its documents are made, then run), and a config is not changed once validated.
+ */
+const CONFIG_KEYS = new WeakMap<object, string>();
 
 /** A plugin as the kernel holds it: its manifest, where it came from, and validators compiled once. */
 export class Plugin {
@@ -62,7 +67,8 @@ export class Plugin {
    * requests; implementations are immutable, so sharing never races.
    */
   instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
-    const key = JSON.stringify(this.configKeys.map((k) => config[k]));
+    let key = CONFIG_KEYS.get(config);
+    if (key === undefined) CONFIG_KEYS.set(config, (key = JSON.stringify(this.configKeys.map((k) => config[k]))));
     let inst = this.instances.get(key);
     if (inst && key === this.newest) return inst; // already the most recent: the usual case, a server of one config
     if (inst) {

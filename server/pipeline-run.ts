@@ -7,6 +7,7 @@ import { setIgnoredKeys } from './ignored-keys.js';
 import { takeRawBody } from './raw-request.js';
 import { sendJsonBytes } from './stream/json-bytes.js';
 import { bugLogger, streamDocuments } from './stream/ndjson.js';
+import { requestSignal } from './middleware/deadline.js';
 
 /**
  * A pipeline run's whole answer, for both pipeline APIs (the run itself: service/pooled/pipeline-answer.ts):
@@ -18,7 +19,7 @@ export async function answerPipelineRun(
   find: () => Promise<PipelineRecord>,
   { envelope, ndjson, slug = false }: { envelope?: string; ndjson: boolean; slug?: boolean },
 ): Promise<void> {
-  const signal = ctx.state.signal as AbortSignal | undefined;
+  const signal = requestSignal(ctx);
   const request = {
     raw: ctx.state.rawBody ? takeRawBody(ctx) : undefined,
     body: ctx.request.body,

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { RawRequest } from '../service/pooled/answer.js';
 import { setIgnoredKeys } from './ignored-keys.js';
+import { requestSignal } from './middleware/deadline.js';
 
 /**
  * A large body left unparsed by the body rule (server/middleware/body.ts), handed to a service
@@ -9,5 +10,5 @@ import { setIgnoredKeys } from './ignored-keys.js';
 export function takeRawBody(ctx: Context): RawRequest {
   const body = ctx.state.rawBody as Buffer;
   ctx.state.rawBody = undefined;
-  return { body, signal: ctx.state.signal as AbortSignal | undefined, onIgnored: (keys) => setIgnoredKeys(ctx, keys) };
+  return { body, signal: requestSignal(ctx), onIgnored: (keys) => setIgnoredKeys(ctx, keys) };
 }

@@ -11,7 +11,7 @@ export function cors(origins: readonly string[], methodsOf: (path: string) => st
   const any = origins.includes('*');
   // Not async: a pass-through that adds no promise of its own to every request.
   return (ctx: Context, next: Next) => {
-    const origin = ctx.get('Origin');
+    const origin = ctx.req.headers.origin; // not ctx.get: it lower-cases the name on every request
     if (origin && (any || origins.includes(origin))) {
       ctx.set('Access-Control-Allow-Origin', any ? '*' : origin);
       if (!any) ctx.vary('Origin');
@@ -46,8 +46,8 @@ export function crossOriginWrites(origins: readonly string[], setting: string) {
   // Not async: a pass-through that adds no promise of its own to every request.
   return (ctx: Context, next: Next) => {
     if (any || SAFE.has(ctx.method)) return next();
-    const origin = ctx.get('Origin');
-    const site = ctx.get('Sec-Fetch-Site');
+    const origin = ctx.req.headers.origin ?? '';
+    const site = ctx.req.headers['sec-fetch-site'] ?? '';
     const allowed = origin ? origins.includes(origin) || sameOrigin(origin, ctx.get('Host')) : site !== 'cross-site' && site !== 'same-site';
     if (allowed) return next();
     const from = origin ? `from ${JSON.stringify(origin)}` : `from another site (Sec-Fetch-Site: ${site})`;

@@ -13,22 +13,24 @@ interface Pending {
 }
 
 const PENDING = Symbol('deadline');
-/** ctx.state.signal: one shared getter (a closure per request would give every state object its own shape). */
-const SIGNAL: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: { [PENDING]: Pending }) {
-    const p = this[PENDING];
-    if (!p.controller) {
-      p.controller = new AbortController();
-      if (p.expired) p.controller.abort(p.error);
-    }
-    return p.controller.signal;
-  },
-};
 
 /**
- * A request that runs longer than `ms` is answered 504, and its signal (ctx.state.signal, passed
+ * The request's signal, aborted when its deadline passes (a 504): made on first call, since an
+ * AbortSignal is an EventTarget, several microseconds to make and collect, and most requests never
+ * hand work to the pool. Undefined outside the deadline layer (a handler called on its own).
+ */
+export function requestSignal(ctx: Context): AbortSignal | undefined {
+  const p = (ctx.state as { [PENDING]?: Pending })[PENDING];
+  if (!p) return undefined;
+  if (!p.controller) {
+    p.controller = new AbortController();
+    if (p.expired) p.controller.abort(p.error);
+  }
+  return p.controller.signal;
+}
+
+/**
+ * A request that runs longer than `ms` is answered 504, and its signal (requestSignal, passed
  * to the worker pool) is aborted so the work stops instead of running on unseen.
  *
  * Every request passes here and most finish in microseconds, so the per-request cost is kept
@@ -63,7 +65,6 @@ export function deadline(ms: number, setting: string) {
   return (ctx: Context, next: Next): Promise<void> => {
     const pending: Pending = { due: 0, expired: false, reject: noop };
     (ctx.state as { [PENDING]?: Pending })[PENDING] = pending;
-    Object.defineProperty(ctx.state, 'signal', SIGNAL);
     if (ms <= 0) return next();
     const now = performance.now();
     pending.due = now + ms;
@@ -92,5 +93,5 @@ const noop = () => {};
  * the client has had its 504: nothing may then be stored behind its back.
  */
 export function checkNotAbandoned(ctx: Context): void {
-  (ctx.state.signal as AbortSignal | undefined)?.throwIfAborted();
+  requestSignal(ctx)?.throwIfAborted();
 }

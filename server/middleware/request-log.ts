@@ -15,10 +15,11 @@ const CLIENT_ID = /^[\w.:-]{1,128}$/;
 export function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
-    const given = ctx.get(REQUEST_ID_HEADER);
-    const id = CLIENT_ID.test(given) ? given : randomUUID();
+    // Read and set on Node's own objects: Koa's get and set lower-case the name per call.
+    const given = ctx.req.headers['x-request-id'];
+    const id = typeof given === 'string' && CLIENT_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
-    ctx.set(REQUEST_ID_HEADER, id);
+    ctx.res.setHeader(REQUEST_ID_HEADER, id);
     try {
       await next();
     } finally {

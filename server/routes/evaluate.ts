@@ -21,6 +21,7 @@ import { EvaluateLine, EvaluateRequest, EvaluateResponse } from '../../service/e
 import { evaluateBodyPooled, readEvaluateBody, type EvaluateBody } from '../../service/evaluation/body.js';
 import { runsJobs } from '../../kernel/pool.js';
 import { takeRawBody } from '../raw-request.js';
+import { requestSignal } from '../middleware/deadline.js';
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
@@ -117,7 +118,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
         const services = await evalServices(runtime(), body.retriever === 'bm25' ? undefined : body.embedding_model, store);
-        const signal = ctx.state.signal as AbortSignal | undefined;
+        const signal = requestSignal(ctx);
         if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });
       },

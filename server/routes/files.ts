@@ -14,6 +14,7 @@ import { FILE_PART, fileTooLarge, readUpload, type Upload } from '../files/uploa
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
+import { requestSignal } from '../middleware/deadline.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const FileName = Type.String({ description: 'The opaque id this server made for the file: send it back as `file.content`.', examples: ['file_0123456789abcdef0123456789abcdef'] });
@@ -87,7 +88,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         executor,
         // Stored as JSON: made in the extraction worker when the chef runs there.
         structureJson: true,
-        signal: ctx.state.signal as AbortSignal | undefined,
+        signal: requestSignal(ctx),
         limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
         limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
         pool: extractPoolSettings(settings),
@@ -138,7 +139,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         // Admitted before a byte of the body is read, and held until the answer: the body stays in memory until then.
         const held = admission.admit(length);
         try {
-          await keep(ctx, await readUpload(ctx.req, settings.maxFileBytes, ctx.state.signal as AbortSignal | undefined, held));
+          await keep(ctx, await readUpload(ctx.req, settings.maxFileBytes, requestSignal(ctx), held));
         } finally {
           held.release();
         }

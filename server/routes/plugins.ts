@@ -17,6 +17,7 @@ import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from
 import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
+import { requestSignal } from '../middleware/deadline.js';
 
 /** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */
 export const pluginRoutes: RouteModule = (deps) => [...deps.registry.list('chunker'), ...deps.registry.list('refinery')].map((p) => pluginRoute(p, deps));
@@ -59,7 +60,7 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
       }
       if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), onBug);
       const work = docs.docs.reduce<number>((n, d) => n + docWeight(d), 0) * recipeCost(docs.recipe);
-      const signal = plugin.manifest.network || plugin.kind === 'refinery' ? (ctx.state.signal as AbortSignal) : poolSignal(ctx, work);
+      const signal = plugin.manifest.network || plugin.kind === 'refinery' ? requestSignal(ctx) : poolSignal(ctx, work);
       sendJsonBytes(ctx, await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, signal }));
     },
   };
@@ -77,9 +78,9 @@ async function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { exec
 /**
  * The deadline's signal, for work the pool may take: kernel/pool.ts runs cheap work (characters ×
  * cost under INLINE_MAX_CHARS) on this thread, where no signal can stop it. Reading
- * ctx.state.signal makes an AbortController (server/middleware/deadline.ts), a visible cost on
+ * requestSignal makes an AbortController (server/middleware/deadline.ts), a visible cost on
  * every small request.
  */
-const poolSignal = (ctx: Context, work: number) => (runsInline(work, 1, 1) ? undefined : (ctx.state.signal as AbortSignal));
+const poolSignal = (ctx: Context, work: number) => (runsInline(work, 1, 1) ? undefined : requestSignal(ctx));
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

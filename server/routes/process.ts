@@ -15,6 +15,7 @@ import { pluginPooled } from '../../service/pooled/answer.js';
 import { takeRawBody } from '../raw-request.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { requestSignal } from '../middleware/deadline.js';
 
 /** One POST route per chef: /v1/process/<name> answers the processed document (text and structure). */
 export const processRoutes: RouteModule = (deps) => deps.registry.list('chef').map((p) => processRoute(p, deps));
@@ -46,7 +47,7 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
     // A large body is parsed in a worker (service/pooled/job.ts): its text comes back as UTF-16 bytes for the runner, never parsed here.
     rawBody: true,
     async handler(ctx) {
-      const signal = ctx.state.signal as AbortSignal;
+      const signal = requestSignal(ctx);
       let body = ctx.request.body as unknown;
       let stored = ctx.state.document as StoredDocument | undefined;
       if (ctx.state.rawBody && runsJobs(executor)) {

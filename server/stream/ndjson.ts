@@ -13,11 +13,12 @@ import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { ChunkList, ErrorBody } from '../schemas.js';
 import { eachDocument, type Documents, type DocumentLine } from '../../service/stream/documents.js';
+import { requestSignal } from '../middleware/deadline.js';
 
 export const NDJSON = 'application/x-ndjson';
 
 /** The client prefers NDJSON to JSON (no Accept, or `*\/*`, keeps JSON). */
-export const wantsNdjson = (ctx: Context): boolean => ctx.get('Accept') !== '' && ctx.accepts('application/json', NDJSON) === NDJSON;
+export const wantsNdjson = (ctx: Context): boolean => Boolean(ctx.req.headers.accept) && ctx.accepts('application/json', NDJSON) === NDJSON;
 
 /** One line of the stream, for OpenAPI: the first line, or a document's. */
 export const NdjsonLine = Type.Union(
@@ -32,13 +33,16 @@ export const NdjsonLine = Type.Union(
 export const NDJSON_NOTE =
   ' With `Accept: application/x-ndjson`: one JSON line per document (each text of a list; a single text is a batch of one) as it finishes, in completion order, each naming its index, after a first line `{"total": N}`; a failing document gives an `error` line and the others go on. Errors of the whole request are answered as JSON before streaming starts.';
 
+/** The signal of a stream with no deadline layer above it (a handler called on its own): never aborted. */
+const NO_DEADLINE = new AbortController().signal;
+
 /**
  * Answer `docs` as an NDJSON stream, `concurrency` documents at a time. Written straight to the
  * socket (Koa's own response is skipped) so the handler runs as long as the work does, under the
  * request deadline.
  */
 export async function streamDocuments(ctx: Context, docs: Documents, concurrency: number, onBug: (e: unknown) => void): Promise<void> {
-  const deadline = ctx.state.signal as AbortSignal;
+  const deadline = requestSignal(ctx) ?? NO_DEADLINE;
   // The documents were made (a model load, a store lookup) before this runs: past the deadline the
   // 504 has been answered already, and headers written now would be a second answer.
   if (deadline.aborted) return;
