@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { xxhash128 } from 'hash-wasm';
 import { before, describe, test } from 'node:test';
-import { chunkId, idsReady, sourceKey, standaloneChunkId } from '../kernel/ids.js';
+import { chunkId, chunkIds, idsReady, sourceKey, standaloneChunkId } from '../kernel/ids.js';
 import { chunkMany, refineMany } from '../kernel/run.js';
 import { discover } from '../kernel/discovery.js';
 
@@ -30,6 +30,17 @@ describe('chunk ids', () => {
     assert.equal(chunkId(sourceKey(TEXT), 0, 16), 'chnk_177a955c7e68c078975145bdeec59f39');
     assert.equal(chunkId(sourceKey(TEXT), 16, TEXT.length), 'chnk_cb7d978f69514930ac848ac5b1e1df9c');
     assert.equal(chunkId(sourceKey(long), 0, 1), 'chnk_7746ed13aac8fc1bb36a5e2a7e4202f0');
+  });
+
+  test('ids made many at once (several blocks of the reused buffer) equal ids made one at a time, and keep their values', () => {
+    const key = sourceKey(TEXT);
+    assert.deepEqual(chunkIds(key, [{ start: 0, end: 16 }, { start: 16, end: TEXT.length }]), ['chnk_177a955c7e68c078975145bdeec59f39', 'chnk_cb7d978f69514930ac848ac5b1e1df9c']);
+    const spans = Array.from({ length: 2_500 }, (_, i) => ({ start: i, end: i + 1 + (i % 7) }));
+    const many = chunkIds(key, spans);
+    assert.equal(many.length, spans.length);
+    spans.forEach((s, i) => assert.equal(many[i], chunkId(key, s.start, s.end), `span ${i}`));
+    assert.equal(new Set(many).size, spans.length);
+    for (const id of many) assert.match(id, FORM);
   });
 
   test('the key is the XXH3-128 of the UTF-16LE code units, however long the text (it is hashed in pieces)', async () => {
