@@ -21,7 +21,6 @@ export interface ScanOptions {
   forwardFallback: boolean;
 }
 
-
 export function delimiterTable(delimiters: string): Uint8Array {
   const table = new Uint8Array(128);
   for (let i = 0; i < delimiters.length; i++) if (delimiters.charCodeAt(i) < 128) table[delimiters.charCodeAt(i)] = 1;
@@ -129,6 +128,8 @@ function forwardMatch(t: Text, m: Matcher, pos: number, win: number, straddle: b
 class Text {
   /** Byte offset of the index the last advance() stopped at. */
   lastBytes = 0;
+  /** Bytes of [found + 1, win) after lastDelimiter found a delimiter at `found`. */
+  tailBytes = 0;
   /** The next non-ASCII unit at or after the last place looked from (n: none); -1 before the first look. */
   private wide = -1;
   constructor(
@@ -203,9 +204,6 @@ class Text {
     const e = j + k;
     return e < this.text.length && isLow(this.text.charCodeAt(e)) && isHigh(this.text.charCodeAt(e - 1)) ? k - 1 : k;
   }
-
-  /** Bytes of [found + 1, win) after lastDelimiter found a delimiter at `found`. */
-  tailBytes = 0;
 
   /**
    * The last delimiter in (pos, win), walking back from win, or -1; counts the bytes it walks past
