@@ -3,6 +3,7 @@ import { discover } from '../kernel/discovery.js';
 import type { Registry } from '../kernel/registry.js';
 import type { Chunk } from '../kernel/chunk.js';
 import { chunkMany, refineMany } from '../kernel/run.js';
+import { forgetSurrogatePairs } from '../kernel/surrogates.js';
 
 let registry: Promise<Registry> | undefined;
 export const loadRegistry = (): Promise<Registry> => (registry ??= discover());
@@ -20,7 +21,12 @@ export async function pluginNames(): Promise<Set<string>> {
 export async function ourChunker(name: string, config: Record<string, unknown>): Promise<(texts: string[]) => Promise<number>> {
   const plugin = (await loadRegistry()).get('chunker', name);
   const validated = plugin.validateConfig({ ...config }, ['config']);
-  return async (texts) => (await chunkMany(plugin, validated, texts, 'codepoint')).reduce((n, list) => n + list.length, 0);
+  return async (texts) => {
+    // Each call pays for its texts as a request would: the surrogate-pair scan the kernel keeps for
+    // the last text (shared by counting and offsets within a request) is dropped first.
+    forgetSurrogatePairs();
+    return (await chunkMany(plugin, validated, texts, 'codepoint')).reduce((n, list) => n + list.length, 0);
+  };
 }
 
 /** Why a case that needs `plugin` cannot run here, or undefined when it can. */

@@ -1,28 +1,73 @@
-const SURROGATE = /[\ud800-\udfff]/;
-const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 const NONE = new Uint32Array(0);
 
 let lastText: string | undefined;
 let lastPairs: Uint32Array = NONE;
 
+/** Code units copied per piece: the scratch buffer stays small whatever the text's length. */
+const PIECE = 1 << 15;
+const scratch = Buffer.allocUnsafeSlow(2 * PIECE);
+/** The byte a high surrogate (U+D800–U+DBFF) has in the odd place of its UTF-16LE pair of bytes. */
+const HIGH_BYTES = [0xd8, 0xd9, 0xda, 0xdb];
+
+/**
+ * Every surrogate pair's low-half index, found in the text's UTF-16LE bytes (a native copy, a piece
+ * at a time) by a native byte search for each high surrogate's high byte: ~20× faster here than a
+ * regular expression over the string, which reads about a nanosecond per character.
+ */
+function scanPairs(text: string): Uint32Array {
+  const found: number[] = [];
+  let ordered = true;
+  for (let at = 0; at < text.length; at += PIECE) {
+    const bytes = scratch.subarray(0, scratch.write(text.slice(at, at + PIECE), 'utf16le'));
+    for (const value of HIGH_BYTES) {
+      for (let b = bytes.indexOf(value, 1); b >= 0; b = bytes.indexOf(value, b + 1)) {
+        if ((b & 1) === 0) continue; // a unit's low byte
+        const high = at + (b >> 1);
+        const next = text.charCodeAt(high + 1); // read from the text: the pair may straddle two pieces
+        if (!(next >= 0xdc00 && next <= 0xdfff)) continue; // a lone high surrogate (or the text's last unit)
+        if (found.length > 0 && found[found.length - 1]! > high + 1) ordered = false;
+        found.push(high + 1);
+      }
+    }
+  }
+  if (!ordered) found.sort((a, b) => a - b);
+  return found.length ? Uint32Array.from(found) : NONE;
+}
+
+/** Below this many units a loop over the text costs less than the copy and the byte searches. */
+const SHORT = 512;
+
+function loopPairs(text: string): Uint32Array {
+  let found: number[] | undefined;
+  for (let i = 0; i + 1 < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) (found ??= []).push(++i);
+  }
+  return found ? Uint32Array.from(found) : NONE;
+}
+
 /**
  * The UTF-16 index of the low half of every surrogate pair in `text`, ascending: the positions
- * where code points and UTF-16 units part. Text without surrogates (V8 answers that test at once
- * for one-byte strings) has none. The result for the last text asked about is kept (and so that
- * text, until another is asked about), because a request asks twice for the same text (the
+ * where code points and UTF-16 units part. The result for the last text asked about is kept (and
+ * so that text, until another is asked about), because a request asks twice for the same text (the
  * character tokenizer counting spans, then the kernel converting offsets) and the scan is the
  * costly part of both. Equal texts give equal answers, so a stale hit cannot be wrong.
  */
 export function surrogatePairs(text: string): Uint32Array {
   if (text === lastText) return lastPairs;
-  let pairs = NONE;
-  if (SURROGATE.test(text)) {
-    const found: number[] = [];
-    PAIR.lastIndex = 0;
-    for (let m = PAIR.exec(text); m; m = PAIR.exec(text)) found.push(m.index + 1);
-    pairs = Uint32Array.from(found);
-  }
+  const pairs = text.length < SHORT ? loopPairs(text) : scanPairs(text);
   lastText = text;
   lastPairs = pairs;
   return pairs;
+}
+
+/**
+ * Drop the kept result. For benches that chunk one text over and over: a server meets each text
+ * once, so each timed run should pay the scan as a request does.
+ */
+export function forgetSurrogatePairs(): void {
+  lastText = undefined;
+  lastPairs = NONE;
 }

@@ -36,6 +36,21 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
     );
   });
 
+  test('long texts (found by byte search, a piece at a time): pairs across piece edges, lone halves, and characters whose low byte looks like a high surrogate\'s', () => {
+    // U+00D8, U+4ED8, U+01DB: a byte 0xD8–0xDB in the low place, which is not a surrogate's.
+    const unit = fc.constantFrom('a', 'Ø', '付', 'Û', '日', '🦛', '𠀀', '\ud83e', '\udc00', '\udbff\udfff');
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 20_000, maxLength: 80_000 }), (units) => {
+        const text = units.join('');
+        assert.deepEqual([...surrogatePairs(text)], naivePairs(text));
+      }),
+      { numRuns: 12 },
+    );
+    // A pair whose halves fall in two pieces (32,768 units each).
+    const edge = 'x'.repeat(32_767) + '🦛' + 'y'.repeat(40_000) + '\ud800';
+    assert.deepEqual([...surrogatePairs(edge)], [32_768]);
+  });
+
   test('code-point offsets equal the length of [...prefix] at every code-point boundary', () => {
     const unit = fc.constantFrom('a', '日', '🦛', '\r\n');
     fc.assert(
