@@ -1,5 +1,4 @@
 import Type, { type Static } from 'typebox';
-import { surrogatePairs } from '../surrogates.js';
 
 /**
  * A processed document: what a chef makes of a file or a text. `text` is what chunkers cut and
@@ -96,7 +95,22 @@ export function allSpans(s: Structure): Span[] {
   return [...s.headings, ...s.tables, ...s.code, ...s.images, ...s.pages];
 }
 
-/** Code points in a string (a surrogate pair counts once): the kernel's shared pair scan. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Code points in a string (a surrogate pair counts once). */
 export function codePointCount(text: string): number {
-  return text.length - surrogatePairs(text).length;
+  // Most texts have no surrogates: a native scan says so at once (for a one-byte string, without reading it).
+  if (!SURROGATE.test(text)) return text.length;
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xdc00) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
