@@ -1,4 +1,5 @@
 import { createXXHash128, type IHasher } from 'hash-wasm';
+import { forEachUtf16Piece } from './utf16-pieces.js';
 
 /**
  * Deterministic chunk ids, derived from content and position: `chnk_` + 32 hex digits (128 bits).
@@ -32,18 +33,12 @@ export type SourceKey = Int32Array;
 let hasher: IHasher | undefined;
 export const idsReady: Promise<void> = createXXHash128().then((h) => void (hasher = h));
 
-/** Code units hashed per update: the buffer stays small (cache-sized) whatever the text's length. */
-const PIECE = 1 << 15;
-const units = Buffer.allocUnsafeSlow(2 * PIECE);
-
 export function sourceKey(text: string): SourceKey {
   if (hasher === undefined) throw new Error('Chunk ids are not ready: await idsReady (kernel/ids.ts) before making ids.');
-  hasher.init();
-  for (let at = 0; at < text.length; at += PIECE) {
-    const written = units.write(text.slice(at, at + PIECE), 'utf16le'); // little-endian on every platform: the same key everywhere
-    hasher.update(units.subarray(0, written));
-  }
-  const digest = hasher.digest('binary');
+  const h = hasher;
+  h.init();
+  forEachUtf16Piece(text, (bytes) => h.update(bytes)); // little-endian on every platform: the same key everywhere
+  const digest = h.digest('binary');
   const words = new DataView(digest.buffer, digest.byteOffset, 16);
   // Read as little-endian words explicitly, so the key (and every id) is the same on any platform.
   return Int32Array.of(words.getInt32(0, true), words.getInt32(4, true), words.getInt32(8, true), words.getInt32(12, true));

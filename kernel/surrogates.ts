@@ -1,11 +1,10 @@
+import { forEachUtf16Piece } from './utf16-pieces.js';
+
 const NONE = new Uint32Array(0);
 
 let lastText: string | undefined;
 let lastPairs: Uint32Array = NONE;
 
-/** Code units copied per piece: the scratch buffer stays small whatever the text's length. */
-const PIECE = 1 << 15;
-const scratch = Buffer.allocUnsafeSlow(2 * PIECE);
 /** The byte a high surrogate (U+D800–U+DBFF) has in the odd place of its UTF-16LE pair of bytes. */
 const HIGH_BYTES = [0xd8, 0xd9, 0xda, 0xdb];
 
@@ -17,8 +16,7 @@ const HIGH_BYTES = [0xd8, 0xd9, 0xda, 0xdb];
 function scanPairs(text: string): Uint32Array {
   const found: number[] = [];
   let ordered = true;
-  for (let at = 0; at < text.length; at += PIECE) {
-    const bytes = scratch.subarray(0, scratch.write(text.slice(at, at + PIECE), 'utf16le'));
+  forEachUtf16Piece(text, (bytes, at) => {
     for (const value of HIGH_BYTES) {
       for (let b = bytes.indexOf(value, 1); b >= 0; b = bytes.indexOf(value, b + 1)) {
         if ((b & 1) === 0) continue; // a unit's low byte
@@ -29,7 +27,7 @@ function scanPairs(text: string): Uint32Array {
         found.push(high + 1);
       }
     }
-  }
+  });
   if (!ordered) found.sort((a, b) => a - b);
   return found.length ? Uint32Array.from(found) : NONE;
 }
