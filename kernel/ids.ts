@@ -38,10 +38,12 @@ export function sourceKey(text: string): SourceKey {
   const h = hasher;
   h.init();
   forEachUtf16Piece(text, (bytes) => h.update(bytes)); // little-endian on every platform: the same key everywhere
-  const digest = h.digest('binary');
-  const words = new DataView(digest.buffer, digest.byteOffset, 16);
-  // Read as little-endian words explicitly, so the key (and every id) is the same on any platform.
-  return Int32Array.of(words.getInt32(0, true), words.getInt32(4, true), words.getInt32(8, true), words.getInt32(12, true));
+  const d = h.digest('binary');
+  // Read as little-endian words byte by byte, so the key (and every id) is the same on any platform.
+  // Not through d.buffer: asking a small typed array for its buffer moves it off the JavaScript
+  // heap, an allocation that costs microseconds here (see kernel/tokenizers/character.ts).
+  const word = (i: number) => d[i]! | (d[i + 1]! << 8) | (d[i + 2]! << 16) | (d[i + 3]! << 24);
+  return Int32Array.of(word(0), word(4), word(8), word(12));
 }
 
 /** The id of the chunk text[start, end) of the source whose key is `key`. */

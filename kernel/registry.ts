@@ -9,11 +9,6 @@ import { unknownNameMessage } from './suggest.js';
 import { compileValidator, type Validator } from './validation.js';
 
 const INSTANCE_CACHE_SIZE = 64;
-/**
- * A config's instance key, kept beside the config object: a request asks for its instance more than
- * once (checked when its documents are made, then run), and a config is not changed once validated.
- */
-const CONFIG_KEYS = new WeakMap<object, string>();
 
 /** A plugin as the kernel holds it: its manifest, where it came from, and validators compiled once. */
 export class Plugin {
@@ -27,6 +22,12 @@ export class Plugin {
   private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl | ChefImpl>>();
   /** The key last handed out (the LRU's newest entry), whose position needs no refresh. */
   private newest: string | undefined;
+  /**
+   * The last config asked about and its key: a request asks for its instance more than once
+   * (checked when its documents are made, then run), and a config is not changed once validated.
+   */
+  private lastConfig: object | undefined;
+  private lastKey = '';
 
   constructor(
     readonly manifest: AnyManifest,
@@ -67,8 +68,7 @@ export class Plugin {
    * requests; implementations are immutable, so sharing never races.
    */
   instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
-    let key = CONFIG_KEYS.get(config);
-    if (key === undefined) CONFIG_KEYS.set(config, (key = JSON.stringify(this.configKeys.map((k) => config[k]))));
+    const key = config === this.lastConfig ? this.lastKey : this.configKey(config);
     let inst = this.instances.get(key);
     if (inst && key === this.newest) return inst; // already the most recent: the usual case, a server of one config
     if (inst) {
@@ -81,6 +81,18 @@ export class Plugin {
     this.instances.set(key, inst);
     this.newest = key;
     return inst;
+  }
+
+  /** A config's cache key: each value as JSON (a number, boolean or null as its own text, undefined as `undefined`), in key order. */
+  private configKey(config: Static<TObject>): string {
+    let key = '';
+    for (const k of this.configKeys) {
+      const v = config[k];
+      key += (typeof v === 'number' || typeof v === 'boolean' || v == null ? String(v) : JSON.stringify(v)) + ',';
+    }
+    this.lastConfig = config;
+    this.lastKey = key;
+    return key;
   }
 
   private async build(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {

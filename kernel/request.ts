@@ -43,7 +43,8 @@ export function aliasesOf(manifest: AnyManifest, known: ReadonlySet<string>): Re
 
 /** Move aliased keys to their canonical name (the canonical key wins when both are sent). */
 export function applyAliases(body: Record<string, unknown>, known: ReadonlySet<string>, aliases: Record<string, string> = ALIASES): void {
-  for (const [alias, canonical] of Object.entries(aliases)) {
+  for (const alias in aliases) {
+    const canonical = aliases[alias]!;
     if (Object.hasOwn(body, alias) && known.has(canonical)) {
       if (!Object.hasOwn(body, canonical)) body[canonical] = body[alias];
       delete body[alias];

@@ -8,6 +8,7 @@ import type { ChunkContext, ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
 import { surrogatePairs } from './surrogates.js';
 import { applyAliases, readObjectBody } from './request.js';
+import { markPlain } from './plain-json.js';
 
 export interface ParsedRequest {
   /** `text` for chunkers, `chunks` for refineries. */
@@ -69,7 +70,8 @@ export async function chunkMany(
   const context: ChunkContext = shared ?? { signal };
   context.maxSpans = guard?.maxSpans;
   const out: Chunk[][] = [];
-  for (const [i, text] of texts.entries()) {
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]!;
     signal?.throwIfAborted();
     // A processed document's structure rides on the request's one context (texts run one at a
     // time), so per-request state keyed by the context (slumber's budget) still spans the batch.
@@ -150,7 +152,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
   const { plain, ordered } = checkSpans(plugin, text, spans);
   const found = context.structure ? structureMetadata(text, context.structure, spans) : undefined;
   const ids = chunkIds(sourceKey(text), spans); // one hash of the whole input; each id mixes it with the span
-  if (plain && ordered && found === undefined && unit !== 'utf8') return plainChunks(text, spans, ids, unit === 'codepoint' ? surrogatePairs(text) : NO_PAIRS);
+  if (plain && ordered && found === undefined && unit !== 'utf8') return markPlain(plainChunks(text, spans, ids, unit === 'codepoint' ? surrogatePairs(text) : NO_PAIRS));
   // The general case: every bound (and named reference) converted in one pass over the text.
   const bounds: number[] = [];
   for (const s of spans) bounds.push(s.start, s.end);

@@ -47,6 +47,8 @@ import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
 import type { ChunkContext } from './plugin.js';
 import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './store-rows.js';
+import { isPlain, plainChunkJson } from './plain-json.js';
+import { slabUtf8 } from './utf8-slab.js';
 import type { Outcome } from './worker.js';
 
 export interface RunnerStep {
@@ -286,7 +288,10 @@ export class Runner {
     }
     const target = recipe.steps.at(-1)?.target;
     const results: DocResult[] = [];
-    for (const [i, r] of wire.map(fromWire).entries()) results.push(target && 'rows' in r ? await written(target, first + i, r, signal) : r);
+    for (let i = 0; i < wire.length; i++) {
+      const r = fromWire(wire[i]!);
+      results.push(target && 'rows' in r ? await written(target, first + i, r, signal) : r);
+    }
     return results;
   }
 }
@@ -363,7 +368,8 @@ export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOpti
   const budget = { used: 0 };
   // One chunk context for every document of this call, as the kernel promises plugins (slumber's LLM budget is per request).
   const context: ChunkContext = { signal };
-  for (const [i, doc] of docs.entries()) {
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
     signal?.throwIfAborted();
     try {
       const result = await runSteps(steps, doc, options, budget, context, signal);
@@ -493,18 +499,14 @@ function capError(cap: Cap, bytes: number, atLeast: boolean): ChunkdError {
 }
 
 const encoder = new TextEncoder();
-/**
- * A string's UTF-8 bytes. A worker's are moved to the calling thread, so they get an ArrayBuffer
- * of their own (TextEncoder); the main thread's never move, and a small string's bytes are a slice
- * of Node's shared pool: a fresh ArrayBuffer per answer cost ~6 µs of CPU on the bench machine,
- * more than the rest of a small answer's serialisation.
- */
-const utf8: (s: string) => Uint8Array = isMainThread ? (s) => Buffer.from(s, 'utf8') : (s) => encoder.encode(s);
+/** A string's UTF-8 bytes: a worker's are moved to the calling thread, so they get an ArrayBuffer of their own; the main thread's never move (kernel/utf8-slab.ts). */
+const utf8: (s: string) => Uint8Array = isMainThread ? slabUtf8 : (s) => encoder.encode(s);
 const FLUSH_CHARS = 1 << 16;
 
 /** A document's chunks (or their texts) as JSON bytes, exactly as JSON.stringify gives them, refused as soon as they pass the cap. */
 function encodeList(chunks: Chunk[], { returnType, cap }: RunOptions, budget: { used: number }): Uint8Array {
   const texts = returnType === 'texts';
+  const plain = !texts && isPlain(chunks);
   const room = cap.bytes - budget.used;
   const pieces: Uint8Array[] = [];
   let size = 0;
@@ -517,7 +519,7 @@ function encodeList(chunks: Chunk[], { returnType, cap }: RunOptions, budget: { 
   };
   for (let i = 0; i < chunks.length; i++) {
     const c = chunks[i]!;
-    buffer += (i ? ',' : '') + JSON.stringify(texts ? c.text : c);
+    buffer += (i ? ',' : '') + (texts ? JSON.stringify(c.text) : plain ? plainChunkJson(c) : JSON.stringify(c));
     if (buffer.length >= FLUSH_CHARS) flush();
     if (size + buffer.length > room) throw capError(cap, budget.used + size + buffer.length, true);
   }

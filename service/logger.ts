@@ -9,7 +9,7 @@ export interface Logger {
 /**
  * Each line is `{"time", "level", "msg", ...fields}`. A line is written per request, so it is built
  * without copying the fields into a new object (their JSON is appended to the fixed head) and the
- * time string is made once per millisecond.
+ * time string's text up to the second is made once a second.
  */
 export function createLogger(min: Level, write: (line: string) => void = toStderr): Logger {
   const floor = LEVELS.indexOf(min);
@@ -25,16 +25,19 @@ export function createLogger(min: Level, write: (line: string) => void = toStder
   };
 }
 
-let lastMs = -1;
-let lastIso = '';
+let lastSecond = -1;
+let secondPrefix = '';
+/** Date#toISOString of now (`2026-01-02T03:04:05.678Z`): its text up to the second is made once a second. */
 function isoNow(): string {
   const now = Date.now();
-  if (now !== lastMs) {
-    lastMs = now;
-    lastIso = new Date(now).toISOString();
+  const second = Math.floor(now / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4); // up to and with the '.'
   }
-  return lastIso;
+  return secondPrefix + MILLIS[now - second * 1000]! + 'Z';
 }
+const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /**
  * Lines to stderr, gathered and written at most every FLUSH_MS (or at once past 64 KiB): stderr

@@ -216,6 +216,16 @@ describe('request logs', () => {
       const rec = records.find((r) => r.id === id);
       assert.deepEqual([rec.msg, rec.method, rec.route, rec.status], ['request', 'POST', '/v1/chunk/token', 200]);
       assert.equal(typeof rec.duration_ms, 'number');
+      for (const r of records) assert.equal(new Date(r.time).toISOString(), r.time); // the time as Date#toISOString writes it
+      const clock: string[] = [];
+      const timed = createLogger('info', (l) => clock.push(l));
+      for (let i = 0; i < 200; i++) {
+        const before = Date.now();
+        timed.log('info', 'tick');
+        const at = Date.parse(JSON.parse(clock.at(-1)!).time);
+        assert.ok(before <= at && at <= Date.now(), `a line's time is the time it was logged, to the millisecond: ${clock.at(-1)}`);
+        if (i % 20 === 0) await new Promise((r) => setTimeout(r, 3));
+      }
       assert.ok(records.some((r) => r.id === 'client-id-42'));
       assert.ok(records.some((r) => r.status === 422));
       assert.ok(!lines.some((l) => l.includes('confidential')), 'a body reached the log');

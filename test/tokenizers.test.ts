@@ -59,6 +59,21 @@ describe('ends: one per token, non-decreasing, on code-point boundaries, last at
     assert.ok(ends.length > 1, 'the fixture must span several tokens');
     assert.deepEqual([...ends], [...ends].map(() => 1));
   });
+
+  test('character: each code point ends a token, for texts of every length, with and without pairs; an earlier answer stays as it was', async () => {
+    const t = await loadTokenizer('character');
+    const naive = (text: string) => {
+      let at = 0;
+      return [...text].map((cp) => (at += cp.length));
+    };
+    const first = t.ends('abc');
+    const texts = ['', 'a', 'x'.repeat(5000), '🦛'.repeat(3) + 'ab', 'y'.repeat(70_000), 'z'.repeat(1 << 16), 'a🦛'.repeat(40_000), '\ud800 lone'];
+    for (const text of texts) {
+      const ends = t.ends(text);
+      assert.deepEqual([...ends], naive(text), `length ${text.length}`);
+    }
+    assert.deepEqual([...first], [1, 2, 3]);
+  });
 });
 
 describe('spanCounter: exact for additive and cheap tokenizers, additive for BPE', () => {

@@ -17,7 +17,7 @@ export interface Tokenizer {
   readonly cheapCount?: boolean;
   /** Exact number of tokens in `text`. */
   count(text: string): number;
-  /** End offset of each token of `text`, non-decreasing; its length is `count(text)`. */
+  /** End offset of each token of `text`, non-decreasing; its length is `count(text)`. Read only: it may be a view shared with other calls. */
   ends(text: string): Uint32Array;
   /**
    * Optional, for additive tokenizers: an exact counter for spans of `text`, built once per text.

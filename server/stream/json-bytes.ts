@@ -11,7 +11,7 @@ export function sendJsonBytes(ctx: Context, parts: Uint8Array[]): void {
   // A Buffer or stream body would otherwise be application/octet-stream. Set as the header Koa's
   // `ctx.type = 'json'` gives, without its MIME table lookup on every answer.
   ctx.res.setHeader('Content-Type', JSON_TYPE);
-  const buffers = parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+  const buffers = parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
   if (buffers.length === 1) {
     ctx.body = buffers[0];
   } else {
