@@ -33,11 +33,12 @@ export type SourceKey = Int32Array;
 let hasher: IHasher | undefined;
 export const idsReady: Promise<void> = createXXHash128().then((h) => void (hasher = h));
 
-export function sourceKey(text: string): SourceKey {
+export function sourceKey(text: string, alongside?: (bytes: Buffer, at: number) => void): SourceKey {
   if (hasher === undefined) throw new Error('Chunk ids are not ready: await idsReady (kernel/ids.ts) before making ids.');
   const h = hasher;
   h.init();
-  forEachUtf16Piece(text, (bytes) => h.update(bytes)); // little-endian on every platform: the same key everywhere
+  // Little-endian on every platform: the same key everywhere. `alongside` reads each piece too (one pass for two readers).
+  forEachUtf16Piece(text, alongside ? (bytes, at) => (h.update(bytes), alongside(bytes, at)) : (bytes) => h.update(bytes));
   const d = h.digest('binary');
   // Read as little-endian words byte by byte, so the key (and every id) is the same on any platform.
   // Not through d.buffer: asking a small typed array for its buffer moves it off the JavaScript

@@ -1,12 +1,12 @@
 import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
 import { validationError } from './errors.js';
-import { chunkIds, idsReady, sourceKey, standaloneChunkId } from './ids.js';
+import { chunkIds, idsReady, sourceKey, standaloneChunkId, type SourceKey } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
 import { structureMetadata } from './chef/annotate.js';
 import type { Structure } from './chef/document.js';
 import type { ChunkContext, ChunkerImpl, RefineryImpl } from './plugin.js';
 import type { Plugin } from './registry.js';
-import { surrogatePairs } from './surrogates.js';
+import { pairScanAlong, surrogatePairs } from './surrogates.js';
 import { applyAliases, readObjectBody } from './request.js';
 import { markPlain } from './plain-json.js';
 
@@ -151,7 +151,7 @@ async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: O
   guard?.check(spans);
   const { plain, ordered } = checkSpans(plugin, text, spans);
   const found = context.structure ? structureMetadata(text, context.structure, spans) : undefined;
-  const ids = chunkIds(sourceKey(text), spans); // one hash of the whole input; each id mixes it with the span
+  const ids = chunkIds(unit === 'codepoint' ? keyAndPairs(text) : sourceKey(text), spans); // one hash of the whole input; each id mixes it with the span
   if (plain && ordered && found === undefined && unit !== 'utf8') return markPlain(plainChunks(text, spans, ids, unit === 'codepoint' ? surrogatePairs(text) : NO_PAIRS));
   // The general case: every bound (and named reference) converted in one pass over the text.
   const bounds: number[] = [];
@@ -193,6 +193,15 @@ function plainChunks(text: string, spans: readonly Span[], ids: string[], pairs:
 }
 
 const NO_PAIRS = new Uint32Array(0);
+
+/** The id key, and the surrogate pairs code-point offsets need, from one pass over the text's UTF-16 bytes (kept for the offsets). */
+function keyAndPairs(text: string): SourceKey {
+  const scan = pairScanAlong(text);
+  if (!scan) return sourceKey(text);
+  const key = sourceKey(text, scan.piece);
+  scan.done();
+  return key;
+}
 
 /**
  * Check every span (a bad one is a plugin bug: thrown, never sent) and say whether they are plain

@@ -14,9 +14,19 @@ const HIGH_BYTES = [0xd8, 0xd9, 0xda, 0xdb];
  * regular expression over the string, which reads about a nanosecond per character.
  */
 function scanPairs(text: string): Uint32Array {
+  const scan = pairScan(text);
+  forEachUtf16Piece(text, scan.piece);
+  return scan.found();
+}
+
+/**
+ * The scan of one text, fed its UTF-16LE pieces by whoever writes them (forEachUtf16Piece): the
+ * id key's hash takes the same pieces (kernel/run.ts), so one pass over the text serves both.
+ */
+function pairScan(text: string): { piece(bytes: Buffer, at: number): void; found(): Uint32Array } {
   const found: number[] = [];
   let ordered = true;
-  forEachUtf16Piece(text, (bytes, at) => {
+  const piece = (bytes: Buffer, at: number) => {
     for (const value of HIGH_BYTES) {
       for (let b = bytes.indexOf(value, 1); b >= 0; b = bytes.indexOf(value, b + 1)) {
         if ((b & 1) === 0) continue; // a unit's low byte
@@ -27,9 +37,14 @@ function scanPairs(text: string): Uint32Array {
         found.push(high + 1);
       }
     }
-  });
-  if (!ordered) found.sort((a, b) => a - b);
-  return found.length ? Uint32Array.from(found) : NONE;
+  };
+  return {
+    piece,
+    found() {
+      if (!ordered) found.sort((a, b) => a - b);
+      return found.length ? Uint32Array.from(found) : NONE;
+    },
+  };
 }
 
 /** Below this many units a loop over the text costs less than the copy and the byte searches. */
@@ -59,6 +74,23 @@ export function surrogatePairs(text: string): Uint32Array {
   lastText = text;
   lastPairs = pairs;
   return pairs;
+}
+
+/**
+ * For a reader of the text's UTF-16LE pieces (the id key): a scan to feed them to, when the text's
+ * pairs are not known yet and the byte search is how they would be found; `done()` keeps the result
+ * as surrogatePairs does. Undefined when there is nothing to scan.
+ */
+export function pairScanAlong(text: string): { piece(bytes: Buffer, at: number): void; done(): void } | undefined {
+  if (text === lastText || text.length < SHORT) return undefined;
+  const scan = pairScan(text);
+  return {
+    piece: scan.piece,
+    done() {
+      lastText = text;
+      lastPairs = scan.found();
+    },
+  };
 }
 
 /**

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { convertOffsets } from '../kernel/offsets.js';
-import { surrogatePairs } from '../kernel/surrogates.js';
+import { idsReady, sourceKey } from '../kernel/ids.js';
+import { forgetSurrogatePairs, pairScanAlong, surrogatePairs } from '../kernel/surrogates.js';
 import { PIECE } from '../kernel/utf16-pieces.js';
 
 /** Low-half index of every well-formed surrogate pair, the slow way. */
@@ -50,6 +51,25 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
     // A pair whose halves fall in two pieces.
     const edge = 'x'.repeat(PIECE - 1) + '🦛' + 'y'.repeat(PIECE) + '\ud800';
     assert.deepEqual([...surrogatePairs(edge)], [PIECE]);
+  });
+
+  test('found along the id key (one pass over the bytes for both): the same pairs, and the same key', async () => {
+    await idsReady;
+    const unit = fc.constantFrom('a', 'Ø', '付', '🦛', '\ud83e', '\udc00', '\udbff\udfff');
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 600, maxLength: 80_000 }), (units) => {
+        const text = units.join('') + '🦛';
+        const alone = sourceKey(text);
+        forgetSurrogatePairs();
+        const scan = pairScanAlong(text);
+        assert.ok(scan, 'a long text not scanned yet is scanned along');
+        assert.deepEqual([...sourceKey(text, scan.piece)], [...alone]);
+        scan.done();
+        assert.equal(pairScanAlong(text), undefined, 'its pairs are kept');
+        assert.deepEqual([...surrogatePairs(text)], naivePairs(text));
+      }),
+      { numRuns: 12 },
+    );
   });
 
   test('code-point offsets equal the length of [...prefix] at every code-point boundary', () => {
