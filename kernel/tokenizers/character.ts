@@ -33,8 +33,9 @@ export const character: Tokenizer = {
     return n;
   },
   ends(text) {
-    if (text.length <= SHARED_MAX && surrogatePairs(text).length === 0) return sharedEnds(text.length);
-    const out = new Uint32Array(this.count(text));
+    const n = this.count(text);
+    if (n === text.length && n <= SHARED_MAX) return sharedEnds(n); // no surrogate pair
+    const out = new Uint32Array(n);
     let k = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
