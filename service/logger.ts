@@ -25,6 +25,8 @@ export function createLogger(min: Level, write: (line: string) => void = toStder
   };
 }
 
+/** '000' to '999': the milliseconds of a log line's time. */
+const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 let lastSecond = -1;
 let secondPrefix = '';
 /** Date#toISOString of now (`2026-01-02T03:04:05.678Z`): its text up to the second is made once a second. */
@@ -37,7 +39,6 @@ function isoNow(): string {
   }
   return secondPrefix + MILLIS[now - second * 1000]! + 'Z';
 }
-const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /**
  * Lines to stderr, gathered and written at most every FLUSH_MS (or at once past 64 KiB): stderr

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { convertOffsets } from '../kernel/offsets.js';
+import { discover } from '../kernel/discovery.js';
 import { idsReady, sourceKey } from '../kernel/ids.js';
+import { chunkMany } from '../kernel/run.js';
 import { forgetSurrogatePairs, pairScanAlong, surrogatePairs } from '../kernel/surrogates.js';
 import { PIECE } from '../kernel/utf16-pieces.js';
 
@@ -69,6 +71,29 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
         assert.deepEqual([...surrogatePairs(text)], naivePairs(text));
       }),
       { numRuns: 12 },
+    );
+  });
+
+  test('a long text chunked through the kernel (its pairs found along the id key): each chunk\'s code-point offsets slice out its text', async () => {
+    const registry = await discover();
+    const plugin = registry.get('chunker', 'fast');
+    const config = plugin.validateConfig({ chunk_size: 64, delimiters: '.' }, ['config']);
+    const unit = fc.constantFrom('a', '.', ' ', 'Ø', '付', '🦛', '𠀀', '\r\n', '\ud83e');
+    await fc.assert(
+      fc.asyncProperty(fc.array(unit, { minLength: 600, maxLength: 40_000 }), async (units) => {
+        const text = units.join('') + '🦛 end.';
+        forgetSurrogatePairs(); // as a request meets a new text: the pairs come from the scan along the id key
+        const [chunks] = await chunkMany(plugin, config, [text], 'codepoint');
+        const points = [...text];
+        let end = 0;
+        for (const c of chunks!) {
+          assert.equal(points.slice(c.start_index, c.end_index).join(''), c.text);
+          assert.ok(c.start_index >= end);
+          end = c.end_index;
+        }
+        assert.equal(end, points.length);
+      }),
+      { numRuns: 10 },
     );
   });
 
