@@ -234,7 +234,7 @@ function chunkerPlan(registry: Registry, parsed: Parsed, settings: Settings): Pl
   const config = { ...jsonConfig(parsed.config), ...fieldConfig(plugin, parsed) };
   const ignored = Object.keys(config).filter((k) => !plugin.knownKeys.has(k) || k === 'text');
   if (ignored.length) throw new Usage(`--config has keys the ${name} chunker does not take: ${ignored.join(', ')}. It takes: ${plugin.configKeys.join(', ')}.`);
-  return (texts) => chunkerDocuments(plugin, parseRequest(plugin, { ...config, text: texts }), inline, settings);
+  return async (texts) => chunkerDocuments(plugin, parseRequest(plugin, { ...config, text: texts }), inline, settings);
 }
 
 function jsonConfig(raw: string | undefined): Record<string, unknown> {

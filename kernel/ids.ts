@@ -32,6 +32,8 @@ export type SourceKey = Int32Array;
 // TypeScript loader cannot import.
 let hasher: IHasher | undefined;
 export const idsReady: Promise<void> = createXXHash128().then((h) => void (hasher = h));
+/** Whether idsReady has settled: a caller that checks this first awaits it only until then. */
+export const idsAreReady = (): boolean => hasher !== undefined;
 
 export function sourceKey(text: string, alongside?: (bytes: Buffer, at: number) => void): SourceKey {
   if (hasher === undefined) throw new Error('Chunk ids are not ready: await idsReady (kernel/ids.ts) before making ids.');

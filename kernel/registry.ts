@@ -22,6 +22,8 @@ export class Plugin {
   private readonly instances = new Map<string, Promise<ChunkerImpl | RefineryImpl | ChefImpl>>();
   /** The key last handed out (the LRU's newest entry), whose position needs no refresh. */
   private newest: string | undefined;
+  /** The newest entry's implementation once built: what builtInstance hands out without a promise. */
+  private newestBuilt: ChunkerImpl | RefineryImpl | ChefImpl | undefined;
   /**
    * The last config asked about and its key: a request asks for its instance more than once
    * (checked when its documents are made, then run), and a config is not changed once validated.
@@ -68,7 +70,7 @@ export class Plugin {
    * requests; implementations are immutable, so sharing never races.
    */
   instance(config: Static<TObject>): Promise<ChunkerImpl | RefineryImpl | ChefImpl> {
-    const key = config === this.lastConfig ? this.lastKey : this.configKey(config);
+    const key = this.keyOf(config);
     let inst = this.instances.get(key);
     if (inst && key === this.newest) return inst; // already the most recent: the usual case, a server of one config
     if (inst) {
@@ -80,7 +82,39 @@ export class Plugin {
     }
     this.instances.set(key, inst);
     this.newest = key;
+    this.newestBuilt = undefined;
+    inst.then(
+      (built) => {
+        if (this.newest === key) this.newestBuilt = built;
+      },
+      () => {},
+    );
     return inst;
+  }
+
+  /**
+   * The implementation for a validated config when it is the one last asked for and is built
+   * (undefined otherwise: ask instance()): a request awaits nothing for it, the usual case of a
+   * server used with one config.
+   */
+  builtInstance(config: Static<TObject>): ChunkerImpl | RefineryImpl | ChefImpl | undefined {
+    if (this.newestBuilt === undefined) return undefined;
+    return this.keyOf(config) === this.newest ? this.newestBuilt : undefined;
+  }
+
+  /** A config's key: the last one's when every value is the same (each request's config is a new object, mostly of the same values). */
+  private keyOf(config: Static<TObject>): string {
+    const last = this.lastConfig as Record<string, unknown> | undefined;
+    if (config === last) return this.lastKey;
+    if (last !== undefined) {
+      let same = true;
+      for (let i = 0; i < this.configKeys.length && same; i++) {
+        const v = config[this.configKeys[i]!];
+        same = v === last[this.configKeys[i]!] && (v === null || typeof v !== 'object');
+      }
+      if (same) return this.lastKey;
+    }
+    return this.configKey(config);
   }
 
   /** A config's cache key: each value as JSON (a number, boolean or null as its own text, undefined as `undefined`), in key order. */

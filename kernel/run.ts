@@ -1,6 +1,6 @@
 import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
 import { validationError } from './errors.js';
-import { chunkIds, idsReady, sourceKey, standaloneChunkId, type SourceKey } from './ids.js';
+import { chunkIds, idsAreReady, idsReady, sourceKey, standaloneChunkId, type SourceKey } from './ids.js';
 import { convertOffsets, type OffsetUnit } from './offsets.js';
 import { structureMetadata } from './chef/annotate.js';
 import type { Structure } from './chef/document.js';
@@ -9,6 +9,7 @@ import type { Plugin } from './registry.js';
 import { pairScanAlong, surrogatePairs } from './surrogates.js';
 import { applyAliases, readObjectBody } from './request.js';
 import { markPlain } from './plain-json.js';
+import { isThenable, type Maybe } from './maybe.js';
 
 export interface ParsedRequest {
   /** `text` for chunkers, `chunks` for refineries. */
@@ -53,7 +54,28 @@ export interface Executor {
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export async function chunkMany(
+export function chunkMany(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  texts: string[],
+  unit: OffsetUnit,
+  signal?: AbortSignal,
+  structures?: (Structure | undefined)[],
+): Promise<Chunk[][]> {
+  try {
+    return Promise.resolve(chunkTexts(plugin, config, texts, unit, signal, structures));
+  } catch (e) {
+    return Promise.reject(e as Error);
+  }
+}
+
+/**
+ * chunkMany's work, for the runner: the chunks now, without a promise, when the plugin is built,
+ * the ids' hasher is ready and the chunker answers at once (a small request's usual case); else
+ * a promise of them. `guard` checks each text's spans; `shared`: the caller's one context for a
+ * whole request whose texts it hands over one at a time (kernel/runner.ts).
+ */
+export function chunkTexts(
   plugin: Plugin,
   config: Record<string, unknown>,
   texts: string[],
@@ -62,21 +84,56 @@ export async function chunkMany(
   structures?: (Structure | undefined)[],
   guard?: SpanGuard,
   shared?: ChunkContext,
-): Promise<Chunk[][]> {
+): Maybe<Chunk[][]> {
   if (texts.every(isBlank)) return texts.map(() => []);
-  const impl = (await plugin.instance(config)) as ChunkerImpl;
-  await idsReady;
-  // `shared`: the caller's one context for a whole request whose texts it hands over one at a time (kernel/runner.ts).
   const context: ChunkContext = shared ?? { signal };
   context.maxSpans = guard?.maxSpans;
-  const out: Chunk[][] = [];
-  for (let i = 0; i < texts.length; i++) {
+  const work: TextsWork = { plugin, impl: undefined!, texts, unit, signal, structures, guard, context, out: [] };
+  const built = plugin.builtInstance(config) as ChunkerImpl | undefined;
+  if (built === undefined || !idsAreReady()) {
+    return Promise.all([plugin.instance(config), idsReady]).then(([impl]) => {
+      work.impl = impl as ChunkerImpl;
+      return textsFrom(work, 0);
+    });
+  }
+  work.impl = built;
+  return textsFrom(work, 0);
+}
+
+/** One chunkTexts call: what each text needs, and the lists made so far. */
+interface TextsWork {
+  plugin: Plugin;
+  impl: ChunkerImpl;
+  texts: string[];
+  unit: OffsetUnit;
+  signal?: AbortSignal;
+  structures?: (Structure | undefined)[];
+  guard?: SpanGuard;
+  context: ChunkContext;
+  out: Chunk[][];
+}
+
+/** The texts from `from` on, one at a time; a chunker's promise is awaited and the rest follow it. */
+function textsFrom(work: TextsWork, from: number): Maybe<Chunk[][]> {
+  const { plugin, impl, texts, unit, signal, structures, guard, context, out } = work;
+  for (let i = from; i < texts.length; i++) {
     const text = texts[i]!;
     signal?.throwIfAborted();
     // A processed document's structure rides on the request's one context (texts run one at a
     // time), so per-request state keyed by the context (slumber's budget) still spans the batch.
     context.structure = structures?.[i];
-    out.push(await chunkOne(plugin, impl, text, unit, context, guard));
+    if (isBlank(text)) {
+      out.push([]);
+      continue;
+    }
+    const spans = impl.chunk(text, context);
+    if (isThenable(spans)) {
+      return spans.then((found) => {
+        out.push(chunksOf(plugin, text, found, unit, context, guard));
+        return textsFrom(work, i + 1);
+      });
+    }
+    out.push(chunksOf(plugin, text, spans, unit, context, guard));
   }
   return out;
 }
@@ -145,9 +202,8 @@ export interface SpanGuard {
   check(spans: readonly Span[]): void;
 }
 
-async function chunkOne(plugin: Plugin, impl: ChunkerImpl, text: string, unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Promise<Chunk[]> {
-  if (isBlank(text)) return [];
-  const spans = await impl.chunk(text, context);
+/** A text's chunks from the spans its chunker found: checked, with ids and offsets in the request's unit. */
+function chunksOf(plugin: Plugin, text: string, spans: Span[], unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Chunk[] {
   guard?.check(spans);
   const { plain, ordered } = checkSpans(plugin, text, spans);
   const found = context.structure ? structureMetadata(text, context.structure, spans) : undefined;

@@ -44,11 +44,12 @@ import { runExtractTask, type ExtractPoolOptions } from './chef/pool.js';
 import { checkChef, processHere, toWire } from './chef/run.js';
 import { listWeight, runsInline, runsJobs, split } from './pool.js';
 import type { Plugin } from './registry.js';
-import { chunkMany, refineMany, type Executor, type SpanGuard } from './run.js';
+import { chunkTexts, refineMany, type Executor, type SpanGuard } from './run.js';
+import { isThenable, type Maybe } from './maybe.js';
 import type { ChunkContext } from './plugin.js';
 import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './store-rows.js';
-import { isPlain, plainChunkJson } from './plain-json.js';
-import { slabUtf8 } from './utf8-slab.js';
+import { isPlain, plainChunkJson, plainListBound, writePlainList } from './plain-json.js';
+import { SLAB_MAX_BYTES, slabUtf8, slabWrite } from './utf8-slab.js';
 import type { Outcome } from './worker.js';
 
 export interface RunnerStep {
@@ -202,8 +203,10 @@ export class Runner {
     const cost = recipeCost(recipe);
     const groups = runsJobs(this.executor) ? (split(docs, docWeight, this.executor.threads, cost) ?? [docs]) : [docs];
     let results: DocResult[];
-    if (groups.length === 1) results = await this.run(recipe, docs, cap, signal, flat ? 0 : undefined, 0); // most requests: no fan-out to join
-    else {
+    if (groups.length === 1) {
+      const ran = this.run(recipe, docs, cap, signal, flat ? 0 : undefined, 0); // most requests: no fan-out to join, nor a pause when it ran at once
+      results = isThenable(ran) ? await ran : ran;
+    } else {
       const firsts = groups.map((_, g) => groups.slice(0, g).reduce((n, x) => n + x.length, 0));
       results = (await Promise.all(groups.map((g, i) => this.run(recipe, g, cap, signal, flat ? firsts[i] : undefined, firsts[i])))).flat();
     }
@@ -260,41 +263,47 @@ export class Runner {
    * document's chunks are then written, and its result is given only once the store has confirmed
    * them (or the store's error is its result).
    */
-  private async run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number, first = 0): Promise<DocResult[]> {
+  private run(recipe: Recipe, docs: Doc[], cap: Cap, signal?: AbortSignal, markFrom?: number, first = 0): Maybe<DocResult[]> {
     const chef = this.limits.chef;
-    const options: RunOptions = {
-      unit: recipe.unit,
-      returnType: recipe.returnType,
-      cap,
-      maxChunks: this.limits.maxChunks,
-      ...(markFrom === undefined ? {} : { markFrom }),
-      chef: this.chefOptions,
-    };
+    const options: RunOptions = { unit: recipe.unit, returnType: recipe.returnType, cap, maxChunks: this.limits.maxChunks, chef: this.chefOptions };
+    if (markFrom !== undefined) options.markFrom = markFrom;
     const pool = this.executor;
-    const weight = docs.reduce((n, d) => n + docWeight(d), 0);
+    let weight = 0;
+    for (let i = 0; i < docs.length; i++) weight += docWeight(docs[i]!);
     const head = recipe.steps[0]?.plugin;
     const offPlace = runsJobs(pool) && !runsInline(weight, recipeCost(recipe), pool.threads);
-    const files = docs.some((d) => typeof d === 'object' && 'file' in d);
-    const steps = () => recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config }));
-    const moved = () => docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d));
-    let wire: WireResult[];
-    if (head?.kind === 'chef' && chef?.pool && extracts(head, files) && (chef.isolate || (runsJobs(pool) && (files || offPlace)))) {
-      const task = { kind: 'run' as const, steps: steps(), docs: moved(), options };
-      wire = unwrapExtract(await runExtractTask(task, weight, chef.pool, signal, docBuffers(task.docs)), options);
+    let wire: Maybe<WireResult[]>;
+    if (head?.kind === 'chef' && chef?.pool && extracts(head, hasFiles(docs)) && (chef.isolate || (runsJobs(pool) && (hasFiles(docs) || offPlace)))) {
+      const task = { kind: 'run' as const, steps: stepSources(recipe), docs: moved(docs), options };
+      wire = runExtractTask(task, weight, chef.pool, signal, docBuffers(task.docs)).then((outcome) => unwrapExtract(outcome, options));
     } else if (offPlace) {
-      wire = await pool.documents(steps(), moved(), options, signal);
+      wire = pool.documents(stepSources(recipe), moved(docs), options, signal);
     } else {
-      wire = await runHere(recipe.steps, docs, options, signal);
+      wire = runHere(recipe.steps, docs, options, signal);
     }
     const target = recipe.steps.at(-1)?.target;
-    const results: DocResult[] = [];
-    for (let i = 0; i < wire.length; i++) {
-      const r = fromWire(wire[i]!);
-      results.push(target && 'rows' in r ? await written(target, first + i, r, signal) : r);
-    }
-    return results;
+    if (target) return Promise.resolve(wire).then((w) => allWritten(target, first, w, signal));
+    return isThenable(wire) ? wire.then(fromWires) : fromWires(wire);
   }
 }
+
+const fromWires = (wire: WireResult[]): DocResult[] => wire.map(fromWire);
+
+/** Each document's result once its rows are written (kernel/store-rows.ts): one document at a time, in order. */
+async function allWritten(target: StoreTarget, first: number, wire: WireResult[], signal?: AbortSignal): Promise<DocResult[]> {
+  const results: DocResult[] = [];
+  for (let i = 0; i < wire.length; i++) {
+    const r = fromWire(wire[i]!);
+    results.push('rows' in r ? await written(target, first + i, r, signal) : r);
+  }
+  return results;
+}
+
+/** The steps as a worker builds them: each plugin by its source, with its config. */
+const stepSources = (recipe: Recipe) => recipe.steps.map((s) => ({ source: s.plugin.source, config: s.config }));
+/** Documents as they are moved to a worker: a text as UTF-16 bytes. */
+const moved = (docs: Doc[]): Doc[] => docs.map((d) => (typeof d === 'string' ? utf16Doc(d) : d));
+const hasFiles = (docs: Doc[]): boolean => docs.some((d) => typeof d === 'object' && 'file' in d);
 
 /** A document's rows handed to the store; the store's refusal (a 409, a store that is down) is the document's result. */
 async function written(target: StoreTarget, index: number, { bytes, rows }: { bytes: Uint8Array; rows: StoreRows }, signal?: AbortSignal): Promise<DocResult> {
@@ -363,37 +372,72 @@ function structureOf(given: StructuredDoc['structure']): Structure {
  * core of the runner, the same in a worker (kernel/worker.ts) and inline. A document's ChunkdError
  * is its result; so is a bug (an unexpected error); an abort of `signal` is thrown.
  */
-export async function runHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
-  const out: WireResult[] = [];
-  const budget = { used: 0 };
+export function runHere(steps: RunnerStep[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Maybe<WireResult[]> {
   // One chunk context for every document of this call, as the kernel promises plugins (slumber's LLM budget is per request).
-  const context: ChunkContext = { signal };
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i]!;
-    signal?.throwIfAborted();
-    try {
-      const result = await runSteps(steps, doc, options, budget, context, signal);
-      let bytes: Uint8Array;
-      let rows: StoreRows | undefined;
-      if ('document' in result) bytes = encodeDocument(result.document, options, budget);
-      else {
-        let { chunks } = result;
-        const write = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.at(-1)! : undefined;
-        // The store's rows are taken before the answer's marks; an embedding the write step added is not part of the answer.
-        rows = write ? storeRows(chunks, result.source) : undefined;
-        if (write && write.config.answer_embeddings === false) chunks = chunks.map(({ embedding: _, ...c }) => c);
-        if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
-        bytes = encodeList(chunks, options, budget);
-      }
-      if (options.cap.over === 'answer') budget.used += bytes.length + 1;
-      out.push(rows ? { bytes, rows } : { bytes });
-    } catch (e) {
-      if (signal?.aborted) throw e;
-      const named = renameLimit(e, options.chef.names ?? {});
-      out.push(isChunkdError(named) ? { error: { code: named.code, detail: named.detail, headers: named.headers } } : { bug: e });
+  const work: HereWork = { steps, docs, options, signal, budget: { used: 0 }, context: { signal }, out: [] };
+  return docsFrom(work, 0);
+}
+
+/** One runHere call: its documents, and the results made so far. */
+interface HereWork {
+  steps: RunnerStep[];
+  docs: Doc[];
+  options: RunOptions;
+  signal?: AbortSignal;
+  budget: { used: number };
+  context: ChunkContext;
+  out: WireResult[];
+}
+
+/** The documents from `from` on, in order; a document that does not finish at once is awaited and the rest follow it. */
+function docsFrom(work: HereWork, from: number): Maybe<WireResult[]> {
+  for (let i = from; i < work.docs.length; i++) {
+    work.signal?.throwIfAborted();
+    const result = oneDoc(work, i);
+    if (isThenable(result)) {
+      return result.then((r) => {
+        work.out.push(r);
+        return docsFrom(work, i + 1);
+      });
     }
+    work.out.push(result);
   }
-  return out;
+  return work.out;
+}
+
+/** Document i's steps and its JSON: its error (a ChunkdError) or a bug as its result; an abort of the signal is thrown. */
+function oneDoc(work: HereWork, i: number): Maybe<WireResult> {
+  try {
+    const ran = runSteps(work.steps, work.docs[i]!, work.options, work.budget, work.context, work.signal);
+    if (!isThenable(ran)) return encoded(work, i, ran);
+    return ran.then((r) => encoded(work, i, r)).then(undefined, (e: unknown) => failed(work, e));
+  } catch (e) {
+    return failed(work, e);
+  }
+}
+
+/** A document's result as JSON bytes (and, with a write step, its rows for the store), counted against the answer's cap. */
+function encoded({ steps, options, budget }: HereWork, i: number, result: StepsResult): WireResult {
+  let bytes: Uint8Array;
+  let rows: StoreRows | undefined;
+  if ('document' in result) bytes = encodeDocument(result.document, options, budget);
+  else {
+    let { chunks } = result;
+    const write = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.at(-1)! : undefined;
+    // The store's rows are taken before the answer's marks; an embedding the write step added is not part of the answer.
+    rows = write ? storeRows(chunks, result.source) : undefined;
+    if (write && write.config.answer_embeddings === false) chunks = chunks.map(({ embedding: _, ...c }) => c);
+    if (options.markFrom !== undefined) chunks = chunks.map((c) => orderChunk({ ...c, metadata: { ...c.metadata, document: options.markFrom! + i } }));
+    bytes = encodeList(chunks, options, budget);
+  }
+  if (options.cap.over === 'answer') budget.used += bytes.length + 1;
+  return rows ? { bytes, rows } : { bytes };
+}
+
+function failed({ options, signal }: HereWork, e: unknown): WireResult {
+  if (signal?.aborted) throw e;
+  const named = renameLimit(e, options.chef.names ?? {});
+  return isChunkdError(named) ? { error: { code: named.code, detail: named.detail, headers: named.headers } } : { bug: e };
 }
 
 /**
@@ -418,15 +462,27 @@ export async function chunksHere(steps: RunnerStep[], docs: Doc[], options: RunO
 /** What a document's steps made: its chunks and the text (or chunks) they came from, or (a chef the last step) the processed document. */
 type StepsResult = { chunks: Chunk[]; source: string | Chunk[] } | { document: Processed };
 
+/** A document's steps: the usual one chunker over a text without a promise when it can, any other recipe through stepsInOrder. */
+function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Maybe<StepsResult> {
+  const only = steps.length === 1 ? steps[0]! : undefined;
+  if (only?.plugin.kind === 'chunker' && typeof doc === 'string') {
+    // The usual request, one chunker over a text: no promise when the chunker answers at once (the loop below does the same, as a promise).
+    const made = chunkTexts(only.plugin, only.config, [doc], options.unit, signal, undefined, outputGuard(options, budget), context);
+    return isThenable(made) ? made.then((lists) => ({ chunks: lists[0]!, source: doc })) : { chunks: made[0]!, source: doc };
+  }
+  return stepsInOrder(steps, doc, options, budget, context, signal);
+}
+
 /** Each step by its plugin's kind: a chef processes (first only), a chunker chunks, a refinery refines; a write step (last) is the caller's. */
-async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<StepsResult> {
+async function stepsInOrder(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<StepsResult> {
   let input = docValue(doc);
   const stored = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? structureOf(doc.structure) : undefined;
   let structure = stored && [stored];
   const run = steps.length > 0 && isWriteStep(steps.at(-1)!) ? steps.slice(0, -1) : steps;
   // A write step alone is given chunks (already embedded) to write as they are.
   let chunks: Chunk[] = run.length === 0 && Array.isArray(input) ? input : [];
-  for (const [i, { plugin, config }] of run.entries()) {
+  for (let i = 0; i < run.length; i++) {
+    const { plugin, config } = run[i]!;
     const last = i === run.length - 1;
     if (plugin.kind === 'chef') {
       if (i > 0 || Array.isArray(input)) throw new Error(`The chef '${plugin.name}' can only be a first step, given a text or a file.`);
@@ -440,7 +496,7 @@ async function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budg
     } else if (plugin.kind === 'chunker') {
       if (i > 0 && steps[i - 1]!.plugin.kind !== 'chef') throw new Error(`The chunker '${plugin.name}' can only follow a chef, given a text.`);
       if (typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' is given a text, not ${Array.isArray(input) ? 'chunks' : 'a file'}: put a chef before it.`);
-      chunks = (await chunkMany(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
+      chunks = (await chunkTexts(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
     } else {
       if (i > 0 && steps[i - 1]!.plugin.kind === 'chef') throw new Error(`The refinery '${plugin.name}' is given chunks, not a chef's document: put a chunker between them.`);
       const list = i === 0 ? (input as Chunk[]) : chunks;
@@ -508,6 +564,11 @@ function encodeList(chunks: Chunk[], { returnType, cap }: RunOptions, budget: { 
   const texts = returnType === 'texts';
   const plain = !texts && isPlain(chunks);
   const room = cap.bytes - budget.used;
+  if (isMainThread && (texts || plain)) {
+    // A small answer on this thread: written straight into the slab's bytes, no string made (kernel/json-bytes.ts); it fits the cap by its bound.
+    const bound = plainListBound(chunks, texts);
+    if (bound <= SLAB_MAX_BYTES && bound <= room) return slabWrite(bound, (into, at) => writePlainList(into, at, chunks, texts));
+  }
   const pieces: Uint8Array[] = [];
   let size = 0;
   let buffer = '[';

@@ -106,9 +106,10 @@ export function resolveRoute(table: RouteTable) {
 
 /** Last in the chain: the matched route's handler; no route → 404 naming the closest one, or 405 with Allow. */
 export function dispatch(table: RouteTable) {
-  return async (ctx: Context) => {
+  // Not async: the handler's own promise is the layer's (Koa reads no value from it).
+  return (ctx: Context): unknown => {
     const route = matchedRoute(ctx);
-    if (route) return void (await route.handler(ctx));
+    if (route) return route.handler(ctx);
     const allowed = table.allowed(ctx.path);
     if (allowed.length) {
       throw new ChunkdError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });

@@ -8,7 +8,8 @@ import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
-import { isPlain, markPlain, plainChunkJson } from '../kernel/plain-json.js';
+import { JSON_INTEGER_BYTES, writeJsonInteger, writeJsonString } from '../kernel/json-bytes.js';
+import { isPlain, markPlain, plainChunkJson, plainListBound, writePlainList } from '../kernel/plain-json.js';
 import type { Registry } from '../kernel/registry.js';
 import { chunkMany, inline } from '../kernel/run.js';
 import { Runner, type Recipe } from '../kernel/runner.js';
@@ -61,6 +62,36 @@ describe('answer bytes', () => {
     assert.ok(!isPlain(chunks!.map((c) => c)), 'a copied list is not marked');
     const marked: Chunk[] = markPlain([{ id: 'chnk_x', text: 'a\u0000"', start_index: 0, end_index: 3, token_count: 3 }]);
     assert.equal(plainChunkJson(marked[0]!), JSON.stringify(marked[0]));
+  });
+
+  test("bytes written straight from a string are JSON.stringify's, UTF-8 encoded: every UTF-16 unit, paired or lone", () => {
+    const into = new Uint8Array(6 * 300 + 2);
+    const check = (s: string) => assert.equal(Buffer.from(into.subarray(0, writeJsonString(into, 0, s))).toString('utf8'), JSON.stringify(s), JSON.stringify(s));
+    for (const t of TRICKY) check(t);
+    for (let c = 0; c < 0x10000; c++) check(String.fromCharCode(c) + 'a' + String.fromCharCode(c));
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }), (units) => check(String.fromCharCode(...units))), { numRuns: 2000 });
+  });
+
+  test('integers are written as their decimal digits, up to the largest safe one', () => {
+    const into = new Uint8Array(JSON_INTEGER_BYTES);
+    const check = (v: number) => assert.equal(Buffer.from(into.subarray(0, writeJsonInteger(into, 0, v))).toString(), String(v));
+    for (const v of [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65_535, 2 ** 32, 10 ** 15, Number.MAX_SAFE_INTEGER]) check(v);
+    fc.assert(fc.property(fc.maxSafeNat(), check), { numRuns: 2000 });
+  });
+
+  test("a plain list (or its texts) written into bytes is JSON.stringify's, within the bound it was given", () => {
+    const chunk = fc.record({ id: fc.string(), text: fc.string({ unit: 'binary' }), start_index: fc.maxSafeNat(), end_index: fc.maxSafeNat(), token_count: fc.maxSafeNat() });
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 12 }), fc.boolean(), (list, texts) => {
+        const bound = plainListBound(list, texts);
+        const into = new Uint8Array(bound + 8).fill(0xee);
+        const end = writePlainList(into, 4, list, texts);
+        assert.ok(end - 4 <= bound, 'within its bound');
+        assert.equal(into[end], 0xee, 'nothing written past its end');
+        assert.equal(Buffer.from(into.subarray(4, end)).toString('utf8'), JSON.stringify(texts ? list.map((c) => c.text) : list));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   test('slab bytes equal Buffer.from and stay as they were after later answers', () => {

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { isThenable, type Maybe } from '../../kernel/maybe.js';
 import { KINDS } from '../../kernel/plugin.js';
 import { runsInline, runsJobs } from '../../kernel/pool.js';
 import type { Plugin, RoutedPlugin } from '../../kernel/registry.js';
@@ -42,7 +43,6 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
     documentInput: plugin.kind === 'chunker',
     async handler(ctx) {
       const ndjson = wantsNdjson(ctx);
-      const onBug = bugLogger(logger, ctx);
       let docs: Documents;
       if (ctx.state.rawBody && runsJobs(executor)) {
         // A large body: parsed and checked in a worker, whatever it holds or the client accepts.
@@ -56,9 +56,10 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
           docs = await madeDocuments(plugin, pooled.body, ctx, deps, document);
         }
       } else {
-        docs = await madeDocuments(plugin, ctx.request.body, ctx, deps, ctx.state.document as StoredDocument | undefined);
+        const made = madeDocuments(plugin, ctx.request.body, ctx, deps, ctx.state.document as StoredDocument | undefined);
+        docs = isThenable(made) ? await made : made;
       }
-      if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), onBug);
+      if (ndjson) return streamDocuments(ctx, docs, Math.max(1, executor.threads), bugLogger(logger, ctx));
       const work = docs.docs.reduce<number>((n, d) => n + docWeight(d), 0) * recipeCost(docs.recipe);
       const signal = plugin.manifest.network || plugin.kind === 'refinery' ? requestSignal(ctx) : poolSignal(ctx, work);
       sendJsonBytes(ctx, await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list, signal }));
@@ -67,7 +68,7 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
 }
 
 /** A body parsed on this thread (or a worker's, naming a file), checked as a request: its documents for the runner. */
-async function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { executor, settings }: AppDeps, document?: StoredDocument): Promise<Documents> {
+function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { executor, settings }: AppDeps, document?: StoredDocument): Maybe<Documents> {
   const req = parseRequest(plugin, body);
   setIgnoredKeys(ctx, req.ignored);
   // A file's text comes with the structure its chef found at upload: the chunks carry their headings, blocks and pages.

@@ -9,6 +9,7 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
+import type { Maybe } from '../../kernel/maybe.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { chunkLists, isBlank, type Executor, type ParsedRequest } from '../../kernel/run.js';
 import { docWeight, type Doc, type Recipe, type Runner, type StructuredDoc } from '../../kernel/runner.js';
@@ -41,23 +42,23 @@ export async function preparedDocuments(recipe: Recipe, docs: Doc[], list: boole
 }
 
 /** A chunker request (a single text is a batch of one); `structure`: the single text is a processed document (an uploaded file's). */
-export async function chunkerDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits, structure?: StructuredDoc['structure']): Promise<Documents> {
+export function chunkerDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits, structure?: StructuredDoc['structure']): Maybe<Documents> {
   const input = req.input as string | string[];
   checkTexts(input, limits);
   const texts = list(input);
-  // A config the plugin refuses (a cross-field rule) is the whole request's error, not every document's.
-  if (!texts.every(isBlank)) await plugin.instance(req.config);
   const docs: Doc[] = structure && texts.length === 1 ? [{ text: texts[0]!, structure }] : texts;
-  return documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, docs, Array.isArray(input));
+  const made = () => documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, docs, Array.isArray(input));
+  // A config the plugin refuses (a cross-field rule) is the whole request's error, not every document's; a built one is not waited for.
+  return texts.every(isBlank) || plugin.builtInstance(req.config) ? made() : plugin.instance(req.config).then(made);
 }
 
 /** A refinery request: each list of a list of lists is a document (a flat list of chunks is a batch of one). */
-export async function refineryDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits): Promise<Documents> {
+export function refineryDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits): Maybe<Documents> {
   const input = req.input as (Chunk | Chunk[])[];
   checkChunks(input, limits);
   const { lists, nested } = chunkLists(input);
-  if (lists.some((l) => l.length > 0)) await plugin.instance(req.config);
-  return documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, lists, nested);
+  const made = () => documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, lists, nested);
+  return lists.every((l) => l.length === 0) || plugin.builtInstance(req.config) ? made() : plugin.instance(req.config).then(made);
 }
 
 /**
