@@ -13,10 +13,20 @@ export interface Logger {
  */
 export function createLogger(min: Level, write: (line: string) => void = toStderr): Logger {
   const floor = LEVELS.indexOf(min);
+  // The head's text after the time, by level and message: a server logs few distinct messages, the request line most of all.
+  const tails = LEVELS.map(() => new Map<string, string>());
+  const tailOf = (rank: number, level: Level, msg: string): string => {
+    const known = tails[rank]!.get(msg);
+    if (known !== undefined) return known;
+    const tail = `","level":"${level}","msg":${JSON.stringify(msg)}`;
+    if (tails[rank]!.size < 256) tails[rank]!.set(msg, tail); // messages with a value in them would grow it without end
+    return tail;
+  };
   return {
     log(level, msg, fields) {
-      if (LEVELS.indexOf(level) < floor) return;
-      const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}`;
+      const rank = LEVELS.indexOf(level);
+      if (rank < floor) return;
+      const head = `{"time":"${isoNow()}${tailOf(rank, level, msg)}`;
       if (fields === undefined) return write(head + '}');
       if ('time' in fields || 'level' in fields || 'msg' in fields) return write(JSON.stringify({ time: isoNow(), level, msg, ...fields })); // a field overrides a head key: keep its place
       const rest = JSON.stringify(fields);

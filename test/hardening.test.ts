@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/pool.js';
-import { createLogger } from '../service/logger.js';
+import { createLogger, LEVELS, type Level } from '../service/logger.js';
 import { serve } from '../server/serve.js';
 import { resolveSettings } from '../service/settings.js';
 import { startApp } from './helpers/app.js';
@@ -201,6 +201,20 @@ describe('CORS and cross-origin writes', () => {
 });
 
 describe('request logs', () => {
+  test('a line holds its own level and message, whichever were logged before it (the head is kept per level and message)', () => {
+    const lines: string[] = [];
+    const logger = createLogger('debug', (l) => lines.push(l));
+    const said: [Level, string][] = [];
+    for (let i = 0; i < 600; i++) {
+      const level = LEVELS[i % LEVELS.length]!;
+      const msg = i % 3 === 0 ? 'request' : i % 3 === 1 ? `job ${i} "quoted" \u2028` : 'request';
+      logger.log(level, msg, i % 2 ? { n: i } : undefined);
+      said.push([level, msg]);
+    }
+    assert.deepEqual(lines.map((l) => [JSON.parse(l).level, JSON.parse(l).msg]), said);
+    assert.deepEqual(lines.map((l) => Object.keys(JSON.parse(l)).slice(0, 3)), said.map(() => ['time', 'level', 'msg']));
+  });
+
   test('one JSON line per request with id, route, status and duration; never the text', async () => {
     const lines: string[] = [];
     const app = await startApp({}, {}, createLogger('info', (l) => lines.push(l)));
