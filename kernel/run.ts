@@ -54,20 +54,7 @@ export interface Executor {
 }
 
 /** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export function chunkMany(
-  plugin: Plugin,
-  config: Record<string, unknown>,
-  texts: string[],
-  unit: OffsetUnit,
-  signal?: AbortSignal,
-  structures?: (Structure | undefined)[],
-): Promise<Chunk[][]> {
-  try {
-    return Promise.resolve(chunkTexts(plugin, config, texts, unit, signal, structures));
-  } catch (e) {
-    return Promise.reject(e as Error);
-  }
-}
+export const chunkMany: Executor['chunk'] = async (plugin, config, texts, unit, signal, structures) => chunkTexts(plugin, config, texts, unit, signal, structures);
 
 /**
  * chunkMany's work, for the runner: the chunks now, without a promise, when the plugin is built,
