@@ -11,7 +11,8 @@ import { isThenable } from '../kernel/maybe.js';
 import type { Span } from '../kernel/chunk.js';
 import { defineChunker } from '../kernel/plugin.js';
 import { Plugin } from '../kernel/registry.js';
-import { chunkMany, inline } from '../kernel/run.js';
+import { chunkMany, chunkTexts, inline } from '../kernel/run.js';
+import { idsReady } from '../kernel/ids.js';
 import { DEFAULT_LIMITS } from '../kernel/chef/limits.js';
 import { OUTPUT_SETTING, Runner, runHere, type Recipe, type RunOptions } from '../kernel/runner.js';
 
@@ -126,6 +127,24 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
       });
       await assert.rejects(answer(plugin, ['first', 'second', 'third'], 'codepoint', controller.signal), /stopped by the caller/, `late=${late}`);
     }
+  });
+
+  test('synchronous work comes back as a value, not a promise: chunkTexts and runHere once the plugin is built', async () => {
+    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: OUTPUT_SETTING, over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
+    await idsReady;
+    const now = cutter('value', () => 'now');
+    const config = now.validateConfig({}, ['config']);
+    assert.ok(isThenable(chunkTexts(now, config, ['first text'], 'codepoint')), 'not built yet: a promise');
+    await now.instance(config);
+    const made = chunkTexts(now, now.validateConfig({}, ['config']), ['some text', 'more text'], 'codepoint');
+    assert.ok(!isThenable(made), 'built, answering at once: the chunks themselves');
+    assert.deepEqual(made, await chunkMany(now, config, ['some text', 'more text'], 'codepoint'));
+    const ran = runHere([{ plugin: now, config }], ['some text', 'more text'], options);
+    assert.ok(!isThenable(ran) && ran.every((r) => 'bytes' in r));
+    const later = cutter('promised', () => 'later');
+    const laterConfig = later.validateConfig({}, ['config']);
+    await later.instance(laterConfig);
+    assert.ok(isThenable(runHere([{ plugin: later, config: laterConfig }], ['some text'], options)), 'a chunker that answers later: a promise');
   });
 
   test('a built plugin is handed out without waiting, for an equal config in a new object; another config waits for its own', async () => {
