@@ -1,10 +1,13 @@
 /** What an operator relies on: limits, timeouts, auth, CORS, request logs, graceful shutdown, no leaks. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { WorkerPool } from '../kernel/pool.js';
 import { createLogger, LEVELS, type Level } from '../service/logger.js';
 import { serve } from '../server/serve.js';
@@ -12,6 +15,7 @@ import { resolveSettings } from '../service/settings.js';
 import { startApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const busy = busyPluginDir();
 after(() => rmSync(busy, { recursive: true, force: true }));
 
@@ -213,6 +217,37 @@ describe('request logs', () => {
     }
     assert.deepEqual(lines.map((l) => [JSON.parse(l).level, JSON.parse(l).msg]), said);
     assert.deepEqual(lines.map((l) => Object.keys(JSON.parse(l)).slice(0, 3)), said.map(() => ['time', 'level', 'msg']));
+  });
+
+  test('to stderr, calls are written later in one go, in order, each at its own time; fields JSON cannot hold give a line saying so', () => {
+    // The default logger (no write of its own) keeps the calls and makes their lines at the flush: by time, past FLUSH_LINES, at exit.
+    const script = join(mkdtempSync(join(tmpdir(), 'chunkd-log-')), 'log.ts');
+    writeFileSync(
+      script,
+      `import { createLogger, FLUSH_LINES, FLUSH_MS } from ${JSON.stringify(join(ROOT, 'service/logger.ts'))};
+const logger = createLogger('info');
+const cycle: Record<string, unknown> = {}; cycle.self = cycle;
+const times: number[][] = [];
+const at = (i: number) => { const before = Date.now(); logger.log('info', 'n', i === 5 ? { i, big: 10n } : i === 6 ? { i, cycle } : { i }); times.push([before, Date.now()]); };
+logger.log('debug', 'below the level');
+for (let i = 0; i < FLUSH_LINES + 10; i++) at(i);
+process.stdout.write(JSON.stringify({ flushLines: FLUSH_LINES }) + '\\n');
+setTimeout(() => { at(FLUSH_LINES + 10); setTimeout(() => { at(FLUSH_LINES + 11); process.stdout.write(JSON.stringify({ times }) + '\\n'); process.exit(0); }, 1); }, FLUSH_MS * 2);
+`,
+    );
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
+    rmSync(join(script, '..'), { recursive: true, force: true });
+    assert.equal(run.status, 0, run.stderr);
+    const [{ flushLines }, { times }] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const records = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(records.length, flushLines + 12, 'every call once, the one below the level none');
+    records.forEach((r, i) => {
+      assert.deepEqual([r.level, r.msg], ['info', 'n']);
+      if (i === 5 || i === 6) assert.match(r.log_error, /could not be written as JSON/);
+      else assert.equal(r.i, i);
+      const [before, after] = times[i];
+      assert.ok(before <= Date.parse(r.time) && Date.parse(r.time) <= after && new Date(r.time).toISOString() === r.time, `the time of the call, not of the write: ${r.time}`);
+    });
   });
 
   test('one JSON line per request with id, route, status and duration; never the text', async () => {
