@@ -230,6 +230,8 @@ const cycle: Record<string, unknown> = {}; cycle.self = cycle;
 const times: number[][] = [];
 const at = (i: number) => { const before = Date.now(); logger.log('info', 'n', i === 5 ? { i, big: 10n } : i === 6 ? { i, cycle } : { i }); times.push([before, Date.now()]); };
 logger.log('debug', 'below the level');
+logger.log('info', 'first');
+process.stderr.write('{"mark":"written at once"}\\n'); // the call above only recorded its line: it comes after this
 for (let i = 0; i < FLUSH_LINES + 10; i++) at(i);
 process.stdout.write(JSON.stringify({ flushLines: FLUSH_LINES }) + '\\n');
 setTimeout(() => { at(FLUSH_LINES + 10); setTimeout(() => { at(FLUSH_LINES + 11); process.stdout.write(JSON.stringify({ times }) + '\\n'); process.exit(0); }, 1); }, FLUSH_MS * 2);
@@ -239,7 +241,8 @@ setTimeout(() => { at(FLUSH_LINES + 10); setTimeout(() => { at(FLUSH_LINES + 11)
     rmSync(join(script, '..'), { recursive: true, force: true });
     assert.equal(run.status, 0, run.stderr);
     const [{ flushLines }, { times }] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    const records = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    const [mark, first, ...records] = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([mark.mark, first.msg], ['written at once', 'first'], 'a call is written with its batch, not at the call');
     assert.equal(records.length, flushLines + 12, 'every call once, the one below the level none');
     records.forEach((r, i) => {
       assert.deepEqual([r.level, r.msg], ['info', 'n']);
