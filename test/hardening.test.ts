@@ -233,16 +233,26 @@ logger.log('debug', 'below the level');
 logger.log('info', 'first');
 process.stderr.write('{"mark":"written at once"}\\n'); // the call above only recorded its line: it comes after this
 for (let i = 0; i < FLUSH_LINES + 10; i++) at(i);
+process.stderr.write('{"mark":"after the loop"}\\n'); // past FLUSH_LINES calls a batch went out before this; the rest waits
 process.stdout.write(JSON.stringify({ flushLines: FLUSH_LINES }) + '\\n');
-setTimeout(() => { at(FLUSH_LINES + 10); setTimeout(() => { at(FLUSH_LINES + 11); process.stdout.write(JSON.stringify({ times }) + '\\n'); process.exit(0); }, 1); }, FLUSH_MS * 2);
+setTimeout(() => {
+  process.stderr.write('{"mark":"after FLUSH_MS"}\\n'); // the FLUSH_MS timer wrote the rest before this
+  at(FLUSH_LINES + 10);
+  setTimeout(() => { at(FLUSH_LINES + 11); process.stdout.write(JSON.stringify({ times }) + '\\n'); process.exit(0); }, 1); // the last two: at exit
+}, FLUSH_MS * 2);
 `,
     );
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
     rmSync(join(script, '..'), { recursive: true, force: true });
     assert.equal(run.status, 0, run.stderr);
     const [{ flushLines }, { times }] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    const [mark, first, ...records] = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    const [mark, first, ...rest] = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual([mark.mark, first.msg], ['written at once', 'first'], 'a call is written with its batch, not at the call');
+    const markAt = (name: string) => rest.findIndex((r) => r.mark === name);
+    const [afterLoop, afterTimer] = [markAt('after the loop'), markAt('after FLUSH_MS')];
+    assert.ok(afterLoop >= flushLines - 1 && afterLoop < flushLines + 10, `past FLUSH_LINES calls a batch is written at once, the rest waits: ${afterLoop} lines before the loop's end`);
+    assert.equal(afterTimer, flushLines + 10 + 1, 'the rest is written by the FLUSH_MS timer, the last two at exit');
+    const records = rest.filter((r) => r.mark === undefined);
     assert.equal(records.length, flushLines + 12, 'every call once, the one below the level none');
     records.forEach((r, i) => {
       assert.deepEqual([r.level, r.msg], ['info', 'n']);
