@@ -30,6 +30,9 @@ export class StoreOpenError extends Error {}
  * Pipelines in one SQLite file. WAL lets reads run beside a write; `synchronous = FULL` syncs the
  * WAL on every commit, so a pipeline that was answered 201 survives a crash of the process or of
  * the machine. Each operation is a single statement (INSERT/UPDATE … RETURNING), hence atomic.
+ * A RETURNING statement commits its implicit transaction only when it is stepped to its end (or
+ * finalized): it is read with `all`, never `get`, which resolves after the first row with the
+ * statement still open, so an answer could be sent before the commit and lost with kill -9.
  */
 export class SqliteStore implements PipelineStore {
   private closing: Promise<void> | undefined;
@@ -93,7 +96,7 @@ export class SqliteStore implements PipelineStore {
     const steps = JSON.stringify(r.steps);
     const size = storedSizeOf(steps, r.name, r.description);
     const row = await this.run(
-      () => this.db.get<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
+      () => this.returning(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
       r.name,
     );
     return toRecord(row!);
@@ -107,7 +110,7 @@ export class SqliteStore implements PipelineStore {
     const delta = sized.map((k) => `ifnull(length(CAST(${k} AS BLOB)), 0)`).join(' + ') || '0';
     const added = sized.reduce((n, k) => n + bytes(values[keys.indexOf(k)] as string | null), 0);
     const sql = `UPDATE pipelines SET ${keys.map((k) => `${k} = ?`).join(', ')}, size = size - (${delta}) + ? WHERE id = ? RETURNING ${COLUMNS}`;
-    const row = await this.run(() => this.db.get<Row>(sql, ...values, added, id), patch.name);
+    const row = await this.run(() => this.returning(sql, ...values, added, id), patch.name);
     return row && toRecord(row);
   }
 
@@ -123,6 +126,11 @@ export class SqliteStore implements PipelineStore {
   /** Waits for queued statements, checkpoints the WAL into the main file and closes. Safe to call twice. */
   close(): Promise<void> {
     return (this.closing ??= this.db.close());
+  }
+
+  /** The one row of a write with RETURNING, once the statement ran to its end and so committed. */
+  private async returning(sql: string, ...params: unknown[]): Promise<Row | undefined> {
+    return (await this.db.all<Row[]>(sql, ...params))[0];
   }
 
   /** Database failures a client can act on become catalogue errors; anything else stays a bug (500). */
