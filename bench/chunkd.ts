@@ -2,7 +2,7 @@
 import { discover } from '../kernel/discovery.js';
 import type { Registry } from '../kernel/registry.js';
 import type { Chunk } from '../kernel/chunk.js';
-import { chunkMany, refineMany } from '../kernel/run.js';
+import { chunkMany, refineMany } from '../kernel/engine/steps/chunk.js';
 import { forgetSurrogatePairs } from '../kernel/surrogates.js';
 
 let registry: Promise<Registry> | undefined;

@@ -3,9 +3,9 @@
  * (`node --import tsx bench/extract-loop.ts [pages]`): the worst gap between 5 ms timer ticks
  * while a generated PDF of `pages` pages (default 500) is extracted. Prints; never part of `npm test`.
  */
-import { WorkerPool } from '../kernel/pool.js';
+import { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { discover } from '../kernel/discovery.js';
-import { CHEF_JOB as EXTRACT_JOB, processFile, type FileFacts, type RunChefOptions } from '../kernel/chef/run.js';
+import { CHEF_JOB as EXTRACT_JOB, processFile, type FileFacts, type RunChefOptions } from '../kernel/engine/steps/process.js';
 
 const registry = await discover();
 const extractText = (b: Uint8Array, f: FileFacts, o?: RunChefOptions) => processFile(registry, b, f, o);

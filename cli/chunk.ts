@@ -11,7 +11,7 @@ import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
-import { inline, parseRequest } from '../kernel/run.js';
+import { inline, parseRequest } from '../kernel/engine/steps/chunk.js';
 import { closest } from '../kernel/suggest.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';

@@ -11,7 +11,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from '
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError, isChunkdError } from '../kernel/errors.js';
-import { inline } from '../kernel/run.js';
+import { inline } from '../kernel/engine/steps/chunk.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';

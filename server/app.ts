@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Type from 'typebox';
-import { runsJobs } from '../kernel/pool.js';
+import { runsJobs } from '../kernel/engine/placement/pool.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors, crossOriginWrites } from './middleware/cors.js';

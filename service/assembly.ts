@@ -4,7 +4,7 @@ import { STORES } from './stores/service.js';
 import { Stores } from './stores/stores.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
-import { defaultThreads, WorkerPool } from '../kernel/pool.js';
+import { defaultThreads, WorkerPool } from '../kernel/engine/placement/pool.js';
 import { exportLlmSettings } from './llm-settings.js';
 import type { Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';

@@ -1,5 +1,5 @@
 import type { Registry } from '../kernel/registry.js';
-import type { Executor } from '../kernel/run.js';
+import type { Executor } from '../kernel/engine/steps/chunk.js';
 import type { Logger } from './logger.js';
 import type { Settings } from './settings.js';
 

@@ -1,7 +1,7 @@
 import { tooLarge as capped } from '../kernel/caps.js';
-import { CHUNKS_SETTING, Runner } from '../kernel/runner.js';
-import { DEFAULT_POOL } from '../kernel/chef/pool.js';
-import type { Executor } from '../kernel/run.js';
+import { CHUNKS_SETTING, Runner } from '../kernel/engine/runner.js';
+import { DEFAULT_POOL } from '../kernel/engine/placement/extract-pool.js';
+import type { Executor } from '../kernel/engine/steps/chunk.js';
 import { extractPoolSettings } from './files/extract-settings.js';
 import type { Settings } from './settings.js';
 

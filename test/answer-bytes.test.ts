@@ -8,12 +8,12 @@ import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
-import { JSON_INTEGER_BYTES, writeJsonInteger, writeJsonString } from '../kernel/json-bytes.js';
-import { isPlain, markPlain, plainChunkJson, plainListBound, writePlainList } from '../kernel/plain-json.js';
+import { JSON_INTEGER_BYTES, writeJsonInteger, writeJsonString } from '../kernel/engine/output/json-bytes.js';
+import { isPlain, markPlain, plainChunkJson, plainListBound, writePlainList } from '../kernel/engine/output/plain-json.js';
 import type { Registry } from '../kernel/registry.js';
-import { chunkMany, inline } from '../kernel/run.js';
-import { Runner, type Recipe } from '../kernel/runner.js';
-import { slabUtf8 } from '../kernel/utf8-slab.js';
+import { chunkMany, inline } from '../kernel/engine/steps/chunk.js';
+import { Runner, type Recipe } from '../kernel/engine/runner.js';
+import { slabUtf8 } from '../kernel/engine/output/utf8-slab.js';
 
 const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e7 };
 const TRICKY = ['say "hi"\\ and\ttabs\u0000\u001f', '日本語の文。次の文。', '🦛🦛 emoji 👨‍👩‍👧 joined', 'CRLF\r\nline\r\n', 'lone \ud800 high and \udc00 low', 'same same same same same same', '\u2028\u2029 separators'];

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import type { RoutedPlugin as Plugin } from '../kernel/registry.js';
-import { runChunker, runRefinery } from '../kernel/run.js';
+import { runChunker, runRefinery } from '../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../kernel/tokenizers/index.js';
 import type { TestApp } from './helpers/app.js';
 import { startAppWithFakeLlm } from './helpers/fake-llm.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { WorkerPool } from '../kernel/pool.js';
+import type { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { IGNORED_KEYS_HEADER } from '../kernel/request.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { startApp, type TestApp } from './helpers/app.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { discover } from '../kernel/discovery.js';
-import type { WorkerPool } from '../kernel/pool.js';
+import type { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { Stores } from '../service/stores/stores.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';

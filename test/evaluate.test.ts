@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import type { WorkerPool } from '../kernel/pool.js';
+import type { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { SqliteStore } from '../service/storage/sqlite.js';
 import { startApp, type TestApp } from './helpers/app.js';
 

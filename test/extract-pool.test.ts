@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WorkerPool } from '../kernel/pool.js';
-import { CHEF_JOB, type RunChefOptions } from '../kernel/chef/run.js';
+import { WorkerPool } from '../kernel/engine/placement/pool.js';
+import { CHEF_JOB, type RunChefOptions } from '../kernel/engine/steps/process.js';
 import { extractText } from './helpers/extract.js';
-import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/chef/pool.js';
+import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/engine/placement/extract-pool.js';
 import { rejectsWith } from './helpers/env.js';
 import { manyPagesPdf } from './helpers/hostile-pdf.js';
 

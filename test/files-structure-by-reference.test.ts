@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parsedStructures } from '../kernel/runner.js';
+import { parsedStructures } from '../kernel/engine/runner.js';
 import { FILE_STORE } from '../service/files/service.js';
 import type { FileStore } from '../service/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { WorkerPool } from '../kernel/pool.js';
+import type { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { createLogger, LEVELS, type Level } from '../service/logger.js';
 import { serve } from '../server/serve.js';
 import { resolveSettings } from '../service/settings.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { discover } from '../kernel/discovery.js';
-import { inline } from '../kernel/run.js';
+import { inline } from '../kernel/engine/steps/chunk.js';
 import { runBatch } from '../service/jobs/run.js';
 import { JOB_STORE } from '../service/jobs/service.js';
 import { resolveSettings } from '../service/settings.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { WorkerPool } from '../kernel/pool.js';
+import type { WorkerPool } from '../kernel/engine/placement/pool.js';
 import { PIPELINE_STORE } from '../service/storage/service.js';
 import type { PipelineStore } from '../service/storage/store.js';
 import { INLINE_BODY_MAX_BYTES as RAW_BODY_MIN_BYTES } from '../server/middleware/body.js';

@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Type from 'typebox';
-import { isThenable } from '../kernel/maybe.js';
+import { isThenable } from '../kernel/engine/maybe.js';
 import type { Span } from '../kernel/chunk.js';
 import { defineChunker } from '../kernel/plugin.js';
 import { Plugin } from '../kernel/registry.js';
-import { chunkMany, chunkTexts, inline } from '../kernel/run.js';
+import { chunkMany, chunkTexts, inline } from '../kernel/engine/steps/chunk.js';
 import { idsReady } from '../kernel/ids.js';
 import { DEFAULT_LIMITS } from '../kernel/chef/limits.js';
-import { OUTPUT_SETTING, Runner, runHere, type Recipe, type RunOptions } from '../kernel/runner.js';
+import { OUTPUT_SETTING, Runner, runHere, type Recipe, type RunOptions } from '../kernel/engine/runner.js';
 
 const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e7 };
 

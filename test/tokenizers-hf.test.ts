@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { loadHfTokenizer } from '../kernel/tokenizers/hf.js';
 import { fastWordLevel, type WordLevelJson } from '../kernel/tokenizers/word-level.js';
 import { loadTokenizer, tokensIn } from '../kernel/tokenizers/index.js';
-import { runChunker } from '../kernel/run.js';
+import { runChunker } from '../kernel/engine/steps/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import type { Chunk } from '../kernel/chunk.js';
 import { FIXTURES } from './helpers/fixtures.js';

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { discover } from '../../kernel/discovery.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
-import { inline } from '../../kernel/run.js';
-import { chunksHere } from '../../kernel/runner.js';
+import { inline } from '../../kernel/engine/steps/chunk.js';
+import { chunksHere } from '../../kernel/engine/runner.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { readBenchmark } from '../../service/evaluation/benchmark-files.js';
 import { scoreLists } from '../../service/evaluation/candidate.js';

@@ -18,7 +18,7 @@ import { startPostgres } from '../../test/helpers/postgres.js';
 import { loadRegistry } from '../chunkd.js';
 import { codeFiles, markdownDocs, prose } from '../corpora.js';
 import type { CustomSuite, Options, Section } from '../harness.js';
-import { chunkMany } from '../../kernel/run.js';
+import { chunkMany } from '../../kernel/engine/steps/chunk.js';
 import { num, table } from '../table.js';
 
 const MB = 1e6;

@@ -12,7 +12,7 @@ import { prose } from '../corpora.js';
 import { median, type Check, type CustomSuite, type Options, type Section } from '../harness.js';
 import { startServer } from '../servers/spawn.js';
 import { fmtSize, num, ratio, table } from '../table.js';
-import { WorkerPool } from '../../kernel/pool.js';
+import { WorkerPool } from '../../kernel/engine/placement/pool.js';
 
 const CONFIG = { tokenizer: 'cl100k_base', chunk_size: 512 };
 const SPEEDUP = 1.7;

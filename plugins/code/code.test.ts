@@ -5,7 +5,7 @@ import type { Node } from 'web-tree-sitter';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/run.js';
+import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { grammarDir, parserFor } from './grammars.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runRefinery } from '../../kernel/run.js';
+import { runRefinery } from '../../kernel/engine/steps/chunk.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { writeOnnx } from '../../test/helpers/tiny-models.js';
 import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from './embedder.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { chunk_offsets, chunk_offsets_pattern, default_delimiters, default_target_size, initSync } from '@chonkiejs/chunk/pkg/chonkiejs_chunk.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/run.js';
+import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { cut, delimiterTable, type ScanOptions } from './scan.js';
 
 // @chonkiejs/chunk is Chonkie's Rust core compiled to WASM: the reference for the cut rule.

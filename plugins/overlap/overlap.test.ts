@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker, runRefinery } from '../../kernel/run.js';
+import { runChunker, runRefinery } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { withFakeLlmEnv } from '../../test/helpers/fake-llm.js';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/run.js';
+import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { boundaries, headingLevel, LINE, PARAGRAPH, SECTION, SENTENCE } from './impl.js';
 
 const registry = await discover();

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/run.js';
+import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { sliceIn } from '../../test/helpers/units.js';
 import { findTables } from './parse.js';
@@ -206,8 +206,8 @@ describe("on a processed document: the chef's table spans", () => {
   const DOC = '# Data\n\n```md\n| not | a table |\n|---|---|\n| in | code |\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
   test('a table inside a fenced code block is text; the markdown chef’s table is cut as a table', async () => {
     const { discover } = await import('../../kernel/discovery.js');
-    const { runChunker } = await import('../../kernel/run.js');
-    const { runChef } = await import('../../kernel/chef/run.js');
+    const { runChunker } = await import('../../kernel/engine/steps/chunk.js');
+    const { runChef } = await import('../../kernel/engine/steps/process.js');
     const registry = await discover();
     const table = registry.get('chunker', 'table');
     const doc = await runChef(registry.get('chef', 'markdown'), {}, { text: DOC });

@@ -19,7 +19,7 @@ import { refuseConnectionFields } from '../../service/stores/refuse.js';
 import { STORES } from '../../service/stores/service.js';
 import { EvaluateLine, EvaluateRequest, EvaluateResponse } from '../../service/evaluation/wire.js';
 import { evaluateBodyPooled, readEvaluateBody, type EvaluateBody } from '../../service/evaluation/body.js';
-import { runsJobs } from '../../kernel/pool.js';
+import { runsJobs } from '../../kernel/engine/placement/pool.js';
 import { takeRawBody } from '../raw-request.js';
 import { requestSignal } from '../middleware/deadline.js';
 

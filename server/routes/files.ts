@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { processFile } from '../../kernel/chef/run.js';
+import { processFile } from '../../kernel/engine/steps/process.js';
 import { allSpans } from '../../kernel/chef/document.js';
 import { codePointCount } from '../../kernel/chef/document.js';
 import type { UploadAdmission } from '../../service/files/admission.js';

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { isThenable, type Maybe } from '../../kernel/maybe.js';
+import { isThenable, type Maybe } from '../../kernel/engine/maybe.js';
 import { KINDS } from '../../kernel/plugin.js';
-import { runsInline, runsJobs } from '../../kernel/pool.js';
+import { runsInline, runsJobs } from '../../kernel/engine/placement/pool.js';
 import type { Plugin, RoutedPlugin } from '../../kernel/registry.js';
-import { parseRequest } from '../../kernel/run.js';
-import { docWeight, recipeCost } from '../../kernel/runner.js';
+import { parseRequest } from '../../kernel/engine/steps/chunk.js';
+import { docWeight, recipeCost } from '../../kernel/engine/runner.js';
 import { resolveDocument } from '../../service/files/document-input.js';
 import { FILE_STORE } from '../../service/files/service.js';
 import type { FileStore } from '../../service/files/store.js';

@@ -1,13 +1,13 @@
 import { ProcessedDocument } from '../../kernel/chef/document.js';
 import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
-import { parseRequest } from '../../kernel/run.js';
-import type { Doc, Recipe } from '../../kernel/runner.js';
+import { parseRequest } from '../../kernel/engine/steps/chunk.js';
+import type { Doc, Recipe } from '../../kernel/engine/runner.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts, runnerOf } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import { sendJsonBytes } from '../stream/json-bytes.js';
-import { runsJobs } from '../../kernel/pool.js';
+import { runsJobs } from '../../kernel/engine/placement/pool.js';
 import { resolveDocument } from '../../service/files/document-input.js';
 import { FILE_STORE } from '../../service/files/service.js';
 import type { FileStore } from '../../service/files/store.js';

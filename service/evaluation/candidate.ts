@@ -7,8 +7,8 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { renameLimit } from '../../kernel/chef/errors.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { refineMany } from '../../kernel/run.js';
-import { chunksHere, type RunOptions } from '../../kernel/runner.js';
+import { refineMany } from '../../kernel/engine/steps/chunk.js';
+import { chunksHere, type RunOptions } from '../../kernel/engine/runner.js';
 import { locateChunks, type LocateMode } from './locate.js';
 import type { Range } from './ranges.js';
 import { checkRowBytes, evalRows, type EvalRows } from './eval-rows.js';

@@ -7,11 +7,11 @@
  */
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { runsJobs } from '../../kernel/pool.js';
+import { runsJobs } from '../../kernel/engine/placement/pool.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import type { Chunk } from '../../kernel/chunk.js';
-import { parseConfig, runRefinery, type Executor } from '../../kernel/run.js';
-import { ANSWER_ADVICE, OUTPUT_SETTING, type RunOptions } from '../../kernel/runner.js';
+import { parseConfig, runRefinery, type Executor } from '../../kernel/engine/steps/chunk.js';
+import { ANSWER_ADVICE, OUTPUT_SETTING, type RunOptions } from '../../kernel/engine/runner.js';
 import { DEFAULT_LIMITS } from '../../kernel/chef/limits.js';
 import { LIMIT_NAMES, type Limits } from '../limits.js';
 import { pipelineRecipe } from '../pipelines/execute.js';

@@ -1,5 +1,5 @@
 import { isChunkdError } from '../../kernel/errors.js';
-import { isInterruption, type Doc } from '../../kernel/runner.js';
+import { isInterruption, type Doc } from '../../kernel/engine/runner.js';
 import { checkTexts, runnerOf } from '../limits.js';
 import { pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
 import { STORES, type StoresService } from '../stores/service.js';

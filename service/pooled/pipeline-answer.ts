@@ -1,6 +1,6 @@
 /** The main-thread side of a pooled pipeline run (service/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import { isChunkdError } from '../../kernel/errors.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import { namedPlugin } from '../pipelines/steps.js';
@@ -8,7 +8,7 @@ import type { PipelineRecord } from '../storage/store.js';
 import { runPooled, type Pooled, type RawRequest } from './answer.js';
 import type { PipelinePayload } from './pipeline-job.js';
 import { errorData, limitsOf, type PooledPayload } from './wire.js';
-import { runsJobs } from '../../kernel/pool.js';
+import { runsJobs } from '../../kernel/engine/placement/pool.js';
 import { resolveDocument } from '../files/document-input.js';
 import { FILE_STORE } from '../files/service.js';
 import type { FileStore } from '../files/store.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
-import { defaultThreads } from '../../kernel/pool.js';
+import { defaultThreads } from '../../kernel/engine/placement/pool.js';
 import type { ServiceFactory } from '../deps.js';
 
 /** Key of the shared pg.Pool in AppDeps.services (absent without --database-url): every PostgreSQL user reuses it. */

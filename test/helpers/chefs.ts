@@ -1,4 +1,4 @@
-import { runChef } from '../../kernel/chef/run.js';
+import { runChef } from '../../kernel/engine/steps/process.js';
 import type { Processed } from '../../kernel/chef/document.js';
 import { discover } from '../../kernel/discovery.js';
 

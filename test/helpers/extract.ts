@@ -1,4 +1,4 @@
-import { processFile, type FileFacts, type RunChefOptions } from '../../kernel/chef/run.js';
+import { processFile, type FileFacts, type RunChefOptions } from '../../kernel/engine/steps/process.js';
 import { discover } from '../../kernel/discovery.js';
 
 const registry = await discover();

@@ -4,9 +4,9 @@
  * moved, not copied, and no JSON for the calling thread to parse.
  */
 import { hash } from 'node:crypto';
-import type { Chunk } from './chunk.js';
-import { ChunkdError } from './errors.js';
-import type { RunnerStep } from './runner.js';
+import type { Chunk } from '../../chunk.js';
+import { ChunkdError } from '../../errors.js';
+import type { RunnerStep } from '../runner.js';
 
 /** Where a write step's chunks go (the store service, bound to a connection and a collection by whoever built the recipe). */
 export interface StoreTarget {

@@ -1,17 +1,17 @@
-import { ChunkdError } from '../errors.js';
-import { installCommand, missingExtraError } from '../extras.js';
-import { convertOffsets, type OffsetUnit } from '../offsets.js';
-import type { ChefImpl } from '../plugin.js';
-import { runsJobs } from '../pool.js';
-import type { Plugin, Registry } from '../registry.js';
-import type { Executor } from '../run.js';
-import { allSpans, emptyStructure, type ChefDocument, type Processed, type Span, type WireDocument } from './document.js';
-import { asTextRefusal, checkTextLength, renameLimit, unreadable } from './errors.js';
-import { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
-import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from './pool.js';
-import { capStructure } from './structure-cap.js';
+import { ChunkdError } from '../../errors.js';
+import { installCommand, missingExtraError } from '../../extras.js';
+import { convertOffsets, type OffsetUnit } from '../../offsets.js';
+import type { ChefImpl } from '../../plugin.js';
+import { runsJobs } from '../placement/pool.js';
+import type { Plugin, Registry } from '../../registry.js';
+import type { Executor } from './chunk.js';
+import { allSpans, emptyStructure, type ChefDocument, type Processed, type Span, type WireDocument } from '../../chef/document.js';
+import { asTextRefusal, checkTextLength, renameLimit, unreadable } from '../../chef/errors.js';
+import { DEFAULT_LIMITS, type ExtractLimits } from '../../chef/limits.js';
+import { DEFAULT_POOL, inlineGate, runCapped, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../placement/extract-pool.js';
+import { capStructure } from '../../chef/structure-cap.js';
 
-export { DEFAULT_LIMITS, type ExtractLimits } from './limits.js';
+export { DEFAULT_LIMITS, type ExtractLimits } from '../../chef/limits.js';
 
 /** What an uploaded file is known by when a chef is chosen for it. */
 export interface FileFacts {
@@ -84,7 +84,7 @@ export interface RunChefOptions {
 }
 
 /** The job module a worker runs a chef with (boot may add it to the pool's warm jobs). */
-export const CHEF_JOB = new URL(`./job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const CHEF_JOB = new URL(`../placement/chef-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** What the pool's job receives (job.ts). */
 export interface ChefPayload {

@@ -33,24 +33,24 @@
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import { isMainThread } from 'node:worker_threads';
-import { tooLarge, type Setting } from './caps.js';
-import { orderChunk, type Chunk } from './chunk.js';
-import { ChunkdError, isChunkdError, type ErrorCode, type Issue } from './errors.js';
-import type { OffsetUnit } from './offsets.js';
-import type { ChefDocument, Processed, Structure } from './chef/document.js';
-import { renameLimit } from './chef/errors.js';
-import { DEFAULT_LIMITS, type ExtractLimits } from './chef/limits.js';
-import { runExtractTask, type ExtractPoolOptions } from './chef/pool.js';
-import { checkChef, processHere, toWire } from './chef/run.js';
-import { listWeight, runsInline, runsJobs, split } from './pool.js';
-import type { Plugin } from './registry.js';
-import { chunkTexts, refineMany, type Executor, type SpanGuard } from './run.js';
+import { tooLarge, type Setting } from '../caps.js';
+import { orderChunk, type Chunk } from '../chunk.js';
+import { ChunkdError, isChunkdError, type ErrorCode, type Issue } from '../errors.js';
+import type { OffsetUnit } from '../offsets.js';
+import type { ChefDocument, Processed, Structure } from '../chef/document.js';
+import { renameLimit } from '../chef/errors.js';
+import { DEFAULT_LIMITS, type ExtractLimits } from '../chef/limits.js';
+import { runExtractTask, type ExtractPoolOptions } from './placement/extract-pool.js';
+import { checkChef, processHere, toWire } from './steps/process.js';
+import { listWeight, runsInline, runsJobs, split } from './placement/pool.js';
+import type { Plugin } from '../registry.js';
+import { chunkTexts, refineMany, type Executor, type SpanGuard } from './steps/chunk.js';
 import { isThenable, type Maybe } from './maybe.js';
-import type { ChunkContext } from './plugin.js';
-import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './store-rows.js';
-import { isPlain, plainChunkJson, plainListBound, writePlainList } from './plain-json.js';
-import { SLAB_MAX_BYTES, slabUtf8, slabWrite } from './utf8-slab.js';
-import type { Outcome } from './worker.js';
+import type { ChunkContext } from '../plugin.js';
+import { isWriteStep, rowsOf, storeRows, type StoreRows, type StoreTarget } from './steps/write.js';
+import { isPlain, plainChunkJson, plainListBound, writePlainList } from './output/plain-json.js';
+import { SLAB_MAX_BYTES, slabUtf8, slabWrite } from './output/utf8-slab.js';
+import type { Outcome } from './placement/worker.js';
 
 export interface RunnerStep {
   plugin: Plugin;

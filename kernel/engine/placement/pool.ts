@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { Structure } from './chef/document.js';
-import type { Chunk } from './chunk.js';
-import { ChunkdError } from './errors.js';
-import type { OffsetUnit } from './offsets.js';
-import type { Plugin } from './registry.js';
-import { chunkMany, refineMany, type Executor } from './run.js';
-import { docBuffers, type Doc, type RunOptions, type WireResult } from './runner.js';
+import type { Structure } from '../../chef/document.js';
+import type { Chunk } from '../../chunk.js';
+import { ChunkdError } from '../../errors.js';
+import type { OffsetUnit } from '../../offsets.js';
+import type { Plugin } from '../../registry.js';
+import { chunkMany, refineMany, type Executor } from '../steps/chunk.js';
+import { docBuffers, type Doc, type RunOptions, type WireResult } from '../runner.js';
 import type { Outcome, Task } from './worker.js';
 
 /**

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { ChunkdError } from '../errors.js';
-import { FILE_ADVICE } from './errors.js';
-import type { Outcome, Task } from '../worker.js';
+import { ChunkdError } from '../../errors.js';
+import { FILE_ADVICE } from '../../chef/errors.js';
+import type { Outcome, Task } from './worker.js';
 
 /**
  * Heap one extraction may use. mammoth and html-to-text have no bound on what they build from a
@@ -61,7 +61,7 @@ class ExtractPool {
     this.free = { any: threads - small, small };
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     this.piscina = new Piscina<Task, Outcome>({
-      filename: new URL(`../worker${ext}`, import.meta.url).href,
+      filename: new URL(`./worker${ext}`, import.meta.url).href,
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: 60_000,

@@ -1,4 +1,4 @@
-import type { Chunk } from './chunk.js';
+import type { Chunk } from '../../chunk.js';
 import { ascii, JSON_INTEGER_BYTES, JSON_UNIT_BYTES, writeAscii, writeJsonInteger, writeJsonString } from './json-bytes.js';
 
 /**

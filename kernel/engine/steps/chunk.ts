@@ -1,15 +1,15 @@
-import { orderChunk, type Chunk, type Span, type SpanRef } from './chunk.js';
-import { validationError } from './errors.js';
-import { chunkIds, idsAreReady, idsReady, sourceKey, standaloneChunkId, type SourceKey } from './ids.js';
-import { convertOffsets, type OffsetUnit } from './offsets.js';
-import { structureMetadata } from './chef/annotate.js';
-import type { Structure } from './chef/document.js';
-import type { ChunkContext, ChunkerImpl, RefineryImpl } from './plugin.js';
-import type { Plugin } from './registry.js';
-import { pairScanAlong, surrogatePairs } from './surrogates.js';
-import { applyAliases, readObjectBody } from './request.js';
-import { markPlain } from './plain-json.js';
-import { isThenable, type Maybe } from './maybe.js';
+import { orderChunk, type Chunk, type Span, type SpanRef } from '../../chunk.js';
+import { validationError } from '../../errors.js';
+import { chunkIds, idsAreReady, idsReady, sourceKey, standaloneChunkId, type SourceKey } from '../../ids.js';
+import { convertOffsets, type OffsetUnit } from '../../offsets.js';
+import { structureMetadata } from '../../chef/annotate.js';
+import type { Structure } from '../../chef/document.js';
+import type { ChunkContext, ChunkerImpl, RefineryImpl } from '../../plugin.js';
+import type { Plugin } from '../../registry.js';
+import { pairScanAlong, surrogatePairs } from '../../surrogates.js';
+import { applyAliases, readObjectBody } from '../../request.js';
+import { markPlain } from '../output/plain-json.js';
+import { isThenable, type Maybe } from '../maybe.js';
 
 export interface ParsedRequest {
   /** `text` for chunkers, `chunks` for refineries. */

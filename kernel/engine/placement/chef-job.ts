@@ -2,9 +2,9 @@
  * The pool's side of a chef run (see runChef): the same chef, run in a worker so a slow file
  * holds that worker, never the event loop. Its errors cross back as ChunkdErrors.
  */
-import type { Job } from '../worker.js';
-import { allSpans, codePointCount, emptyStructure, type Processed } from './document.js';
-import { processHere, type ChefPayload } from './run.js';
+import type { Job } from './worker.js';
+import { allSpans, codePointCount, emptyStructure, type Processed } from '../../chef/document.js';
+import { processHere, type ChefPayload } from '../steps/process.js';
 
 const job: Job<ChefPayload, Processed> = async ({ source, config, doc, limits, structureJson }, plugin) => {
   const out = await processHere(await plugin(source), config, doc, limits);

@@ -4,14 +4,14 @@
  * instances are cached per config exactly as on the main thread.
  */
 import { Piscina } from 'piscina';
-import type { Structure } from './chef/document.js';
-import type { Chunk } from './chunk.js';
-import { loadManifest } from './discovery.js';
-import { isChunkdError, type ErrorCode, type Issue } from './errors.js';
-import type { OffsetUnit } from './offsets.js';
-import { Plugin } from './registry.js';
-import { chunkMany, refineMany } from './run.js';
-import { runHere, type Doc, type RunOptions, type WireResult } from './runner.js';
+import type { Structure } from '../../chef/document.js';
+import type { Chunk } from '../../chunk.js';
+import { loadManifest } from '../../discovery.js';
+import { isChunkdError, type ErrorCode, type Issue } from '../../errors.js';
+import type { OffsetUnit } from '../../offsets.js';
+import { Plugin } from '../../registry.js';
+import { chunkMany, refineMany } from '../steps/chunk.js';
+import { runHere, type Doc, type RunOptions, type WireResult } from '../runner.js';
 
 export type Task =
   | { kind: 'warm'; sources: string[]; jobs?: string[] }
