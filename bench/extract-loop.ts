@@ -3,12 +3,13 @@
  * (`node --import tsx bench/extract-loop.ts [pages]`): the worst gap between 5 ms timer ticks
  * while a generated PDF of `pages` pages (default 500) is extracted. Prints; never part of `npm test`.
  */
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
+import { WorkerPool } from '../kernel/engine/index.js';
 import { discover } from '../kernel/discovery.js';
-import { CHEF_JOB as EXTRACT_JOB, processFile, type FileFacts, type RunChefOptions } from '../kernel/engine/steps/process.js';
+import { type FileFacts } from '../kernel/chef/select.js';
+import { extractFile, type RunWith } from '../test/helpers/run.js';
 
 const registry = await discover();
-const extractText = (b: Uint8Array, f: FileFacts, o?: RunChefOptions) => processFile(registry, b, f, o);
+const extractText = (b: Uint8Array, f: FileFacts, o?: RunWith) => extractFile(registry, b, f, o);
 
 const pages = Number(process.argv[2] ?? 500);
 const { PDFDocument, StandardFonts } = await import('pdf-lib');
@@ -36,7 +37,7 @@ async function worstGap(run: () => Promise<unknown>): Promise<{ ms: number; wors
 }
 
 const file = { filename: 'big.pdf' };
-const pool = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
+const pool = new WorkerPool({ threads: 1 });
 await pool.ready;
 await extractText(bytes.slice(0, 0), { filename: 'x.txt' }); // load this thread's modules outside the timing
 for (const [name, run] of [

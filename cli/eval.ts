@@ -11,7 +11,7 @@ import { discover } from '../kernel/discovery.js';
 import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import type { Registry } from '../kernel/registry.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
+import { inline } from '../kernel/engine/index.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';

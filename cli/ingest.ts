@@ -11,12 +11,11 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from '
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError, isChunkdError } from '../kernel/errors.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
+import { inline } from '../kernel/engine/index.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
-import { STORES } from '../service/stores/service.js';
 import type { Settings } from '../service/settings.js';
 import { eachDocument, pipelineDocuments } from '../service/stream/documents.js';
 import { Stores } from '../service/stores/stores.js';
@@ -52,7 +51,7 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const files = listFiles(dir);
     const record = new IngestLog(settings, write.store!, (write.config as { collection: string }).collection);
     const pipeline = { id: String(flags.pipeline), name: basename(String(flags.pipeline)), description: null, steps, created_at: '', updated_at: '' };
-    const deps = { registry, executor: inline, settings, services: { [STORES]: stores } };
+    const deps = { registry, executor: inline, settings, services: { stores } };
     const progress = process.stderr.isTTY ? new Progress(process.stderr, files.length, files.map((f) => f.size)) : undefined;
     const counts = { written: 0, skipped: 0, failed: 0 };
     for (const [i, file] of files.entries()) {

@@ -4,10 +4,10 @@
  * answers it. CHEF `auto` picks the chef for the file's extension, as an upload does.
  */
 import { basename } from 'node:path';
-import { chefFor, unsupportedFile } from '../kernel/engine/steps/process.js';
+import { chefFor, unsupportedFile } from '../kernel/chef/select.js';
 import { discover } from '../kernel/discovery.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
-import type { Recipe } from '../kernel/engine/runner.js';
+import { inline } from '../kernel/engine/index.js';
+import type { Recipe } from '../kernel/engine/index.js';
 import { exportPluginSettings } from '../service/assembly.js';
 import { runnerOf } from '../service/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';

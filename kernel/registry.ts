@@ -4,7 +4,7 @@ import { ChunkdError } from './errors.js';
 import { missingExtraError, missingPackages } from './extras.js';
 import type { HandshakeImpl } from './handshake.js';
 import { KINDS, type AnyManifest, type ChefImpl, type ChunkerImpl, type Kind, type RefineryImpl } from './plugin.js';
-import { aliasesOf, bodySchema } from './request.js';
+import { aliasesOf, bodySchema } from './body-schema.js';
 import { unknownNameMessage } from './suggest.js';
 import { compileValidator, type Validator } from './validation.js';
 

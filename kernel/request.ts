@@ -1,45 +1,14 @@
-import Type, { type TObject, type TSchema } from 'typebox';
-import { ChunkInput } from './chunk.js';
+/**
+ * A request as every plugin route reads it: a JSON object of bounded nesting, aliased keys moved,
+ * unknown keys named, then checked against the plugin's compiled schema and split into its input
+ * and its config. A stored step's config is checked the same way.
+ */
+import type { Chunk } from './chunk.js';
+import { ALIASES } from './body-schema.js';
 import { validationError } from './errors.js';
-import { OffsetUnitField, ReturnTypeField, TextField } from './fields.js';
 import { checkJsonShape } from './json-shape.js';
-import { KINDS, type AnyManifest } from './plugin.js';
-
-/** Keys clients send under another name; the value moves to the canonical key before validation. */
-export const ALIASES: Record<string, string> = { tokenizer_or_token_counter: 'tokenizer' };
-
-export const ChunksField = Type.Array(Type.Union([ChunkInput, Type.Array(ChunkInput)]), {
-  description: "A chunker's output, unchanged: a list of chunks, or one list per text.",
-});
-
-/** A chunker request's fields besides the plugin config (a pipeline's execute takes them too). */
-export const CHUNKER_REQUEST_FIELDS = { text: TextField, offset_unit: OffsetUnitField, return_type: ReturnTypeField };
-
-/** A chef request's fields besides the chef's config. */
-export const CHEF_REQUEST_FIELDS = {
-  text: Type.String({ description: 'The document, as text (or send `file` with an uploaded file instead).', examples: ['# Title\n\nSome text.'] }),
-  offset_unit: OffsetUnitField,
-};
-
-/** Request fields that are not plugin config, per kind. */
-export function requestFields(manifest: AnyManifest): Record<string, TSchema> {
-  if (manifest.kind === 'chef') return CHEF_REQUEST_FIELDS;
-  if (manifest.kind === 'handshake') return {}; // no request body: its config is a connection, set by the operator
-  return manifest.kind === 'chunker' ? CHUNKER_REQUEST_FIELDS : { chunks: ChunksField };
-}
-
-/** The request body schema of a plugin's route: its input field plus its config, flat. */
-export function bodySchema(manifest: AnyManifest): TObject {
-  const input = KINDS[manifest.kind].input;
-  const props = { ...requestFields(manifest), ...manifest.config.properties };
-  return Type.Object(props, { required: input === null ? [] : [input], additionalProperties: true, examples: manifest.examples }) as TObject;
-}
-
-/** The aliases of a plugin's body: the shared ones and the manifest's own, never shadowing a field the body has. */
-export function aliasesOf(manifest: AnyManifest, known: ReadonlySet<string>): Record<string, string> {
-  const all = { ...ALIASES, ...manifest.aliases };
-  return Object.fromEntries(Object.entries(all).filter(([alias, canonical]) => known.has(canonical) && !known.has(alias)));
-}
+import type { OffsetUnit } from './offsets.js';
+import type { Plugin } from './registry.js';
 
 /** Move aliased keys to their canonical name (the canonical key wins when both are sent). */
 export function applyAliases(body: Record<string, unknown>, known: ReadonlySet<string>, aliases: Record<string, string> = ALIASES): void {
@@ -102,3 +71,45 @@ export function ignoredKeysHeader(keys: readonly string[]): string {
 const UTF8 = new TextEncoder();
 const headerSafe = (key: string) =>
   key.replace(/[^\x21-\x24\x26-\x2b\x2d-\x7e]+/g, (run) => Array.from(UTF8.encode(run), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+
+export interface ParsedRequest {
+  /** `text` for chunkers, `chunks` for refineries. */
+  input: unknown;
+  config: Record<string, unknown>;
+  unit: OffsetUnit;
+  returnType: 'chunks' | 'texts';
+  /** Body keys the plugin does not know (ignored). */
+  ignored: string[];
+}
+
+/** Validate a request body against the plugin's compiled schema and split it into input and config. */
+export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
+  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'refinery' ? '{"chunks": [...]}' : '{"text": "..."}', plugin.aliases);
+  plugin.validateBody(body);
+  const config: Record<string, unknown> = {};
+  for (const key of plugin.configKeys) config[key] = body[key];
+  return {
+    input: plugin.kind === 'refinery' ? body.chunks : body.text,
+    config,
+    unit: (body.offset_unit as OffsetUnit | undefined) ?? 'codepoint',
+    returnType: (body.return_type as 'chunks' | 'texts' | undefined) ?? 'chunks',
+    ignored,
+  };
+}
+
+/** Validate a stored config (a pipeline step): unknown keys are refused there, since nobody would see them. */
+export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)[]): Record<string, unknown> {
+  const config = structuredClone(raw ?? {}) as Record<string, unknown>;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw validationError(loc, 'config must be a JSON object.', 'dict_type');
+  applyAliases(config, plugin.knownKeys, plugin.aliases);
+  return plugin.validateConfig(config, loc);
+}
+
+/** A refinery's input as lists: a list of lists is a batch, a flat list of chunks one list. A mix is refused. */
+export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists: Chunk[][] } {
+  const nested = input.length > 0 && Array.isArray(input[0]);
+  input.forEach((item, i) => {
+    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
+  });
+  return { nested, lists: (nested ? input : [input]) as Chunk[][] };
+}

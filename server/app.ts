@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Type from 'typebox';
-import { runsJobs } from '../kernel/engine/placement/pool.js';
+import { runsJobs } from '../kernel/engine/index.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';
 import { cors, crossOriginWrites } from './middleware/cors.js';
@@ -9,7 +9,6 @@ import { draining } from './middleware/draining.js';
 import { requestBody } from './middleware/body.js';
 import { withFileAlternative } from '../service/files/document-input.js';
 import { documentInput } from './middleware/document-input.js';
-import { FILE_STORE } from '../service/files/service.js';
 import type { FileStore } from '../service/files/store.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
@@ -68,7 +67,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
   koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
   koa.use(requestBody(settings.maxBodyBytes, () => runsJobs(deps.executor)));
-  koa.use(documentInput(() => deps.services[FILE_STORE] as FileStore));
+  koa.use(documentInput(() => deps.services.files));
   koa.use(dispatch(table));
   return { koa, routes, openapi };
 }

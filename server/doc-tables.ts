@@ -2,7 +2,7 @@ import { basename, dirname } from 'node:path';
 import { ERRORS } from '../kernel/errors.js';
 import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
-import { chefInfo } from '../kernel/engine/steps/process.js';
+import { chefInfo } from '../kernel/chef/select.js';
 import type { RouteDef } from './route.js';
 import { defaultText, SETTINGS } from '../service/settings.js';
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
 import type { Chunk } from '../kernel/chunk.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
-import { parseRequest, type Executor } from '../kernel/engine/steps/chunk.js';
-import { runChef, toWire } from '../kernel/engine/steps/process.js';
-import type { Limits } from '../service/limits.js';
+import { parseRequest } from '../kernel/request.js';
+import type { Executor } from '../kernel/engine/index.js';
+import { runnerOf, type Limits } from '../service/limits.js';
 import { chunkerDocuments, refineryDocuments } from '../service/stream/documents.js';
 import type { ResponseDef, RouteDef } from './route.js';
 
@@ -63,7 +63,11 @@ async function run(registry: Registry, executor: Executor, limits: Limits): Prom
 async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor: Executor, limits: Limits): Promise<unknown> {
   if (plugin.kind === 'refinery' && !('chunks' in body)) return undefined;
   const req = parseRequest(plugin, body);
-  if (plugin.kind === 'chef') return toWire(await runChef(plugin, req.config, { text: req.input as string }, { executor }), req.unit);
+  if (plugin.kind === 'chef') {
+    const recipe = { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: 'chunks' as const };
+    const parts = await runnerOf(executor, limits).answer(recipe, [req.input as string], { list: false });
+    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+  }
   const docs = plugin.kind === 'chunker' ? await chunkerDocuments(plugin, req, executor, limits) : await refineryDocuments(plugin, req, executor, limits);
   const parts = await docs.runner.answer(docs.recipe, docs.docs, { list: docs.list });
   return JSON.parse(Buffer.concat(parts).toString('utf8'));

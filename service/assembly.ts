@@ -1,19 +1,20 @@
 import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
-import { STORES } from './stores/service.js';
 import { Stores } from './stores/stores.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
-import { defaultThreads, WorkerPool } from '../kernel/engine/placement/pool.js';
+import { defaultThreads, WorkerPool } from '../kernel/engine/index.js';
+import { runnerOf } from './limits.js';
 import { exportLlmSettings } from './llm-settings.js';
 import type { Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
 import { PIPELINE_JOB } from './pooled/pipeline-answer.js';
 import type { AppDeps, Service, ServiceFactory } from './deps.js';
+import type { Services } from './services.js';
 import { postgresPool, unreachableReason } from './storage/pg-pool.js';
-import { PIPELINE_STORE, pipelineStore } from './storage/service.js';
-import { FILE_STORE, fileStore, uploadAdmission } from './files/service.js';
-import { JOB_STORE, jobStore } from './jobs/service.js';
+import { pipelineStore } from './storage/service.js';
+import { fileStore, uploadAdmission } from './files/service.js';
+import { jobStore } from './jobs/service.js';
 import type { Settings } from './settings.js';
 
 export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipelineStore, fileStore, jobStore];
@@ -21,14 +22,19 @@ export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipeli
  * The services that live in PostgreSQL with --database-url, by the name each is offered under:
  * while the database cannot be reached at start-up, each name holds a stand-in that answers 503.
  */
-const DATABASE_SERVICES: readonly [string, ServiceFactory][] = [
-  [PIPELINE_STORE, pipelineStore],
-  [FILE_STORE, fileStore],
-  [JOB_STORE, jobStore],
+const DATABASE_SERVICES: readonly [DatabaseService, ServiceFactory][] = [
+  ['pipelines', pipelineStore],
+  ['files', fileStore],
+  ['jobs', jobStore],
 ];
+
+type DatabaseService = 'pipelines' | 'files' | 'jobs';
 
 /** Waits between two attempts to reach the database at start-up: doubling from the first to the last. */
 export const DATABASE_RETRY_MS = { first: 250, max: 10_000 };
+
+/** The stand-ins for every database service, while the database is out of reach. */
+const standIns = (state: { reason: string; attempt: number }): Pick<Services, DatabaseService> => ({ pipelines: standIn(state), files: standIn(state), jobs: standIn(state) });
 
 /** Closes in reverse order of opening: a service may still use those opened before it. */
 async function closeAll(opened: Service[]): Promise<void> {
@@ -56,28 +62,43 @@ function unreachable(e: unknown): string | undefined {
 }
 
 /** What stands in for a database service until the database answers: every call is a 503 saying so. */
-function standIn(state: { reason: string; attempt: number }): unknown {
+function standIn<T>(state: { reason: string; attempt: number }): T {
   const refuse = () =>
     Promise.reject(
       new ChunkdError('UNAVAILABLE', `The database is not reachable yet (${state.reason}); this replica keeps trying to connect (attempt ${state.attempt}): retry in a moment.`, { 'Retry-After': '5' }),
     );
-  return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) });
+  return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) }) as T;
 }
+
+/** The services opened so far, by noun (the assembly's one place that puts a value under its name). */
+const servicesOf = (opened: readonly Service[]): Partial<Services> => {
+  const out: Partial<Record<keyof Services, unknown>> = {};
+  for (const s of opened) out[s.name] = s.value;
+  return out as Partial<Services>;
+};
 
 /** Discover plugins, open services and start the worker pool: everything a server or the CLI needs once per process. */
 export async function assemble(settings: Settings, logger: Logger): Promise<Assembled> {
   exportPluginSettings(settings);
   await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
+  const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
+  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
   // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use.
-  const stores = Stores.fromSettings(registry, settings, logger);
-  const opened: Service[] = [{ name: STORES, value: stores, close: () => stores.close() }];
-  const services = () => Object.fromEntries(opened.map((s) => [s.name, s.value]));
+  let stores: Stores;
+  try {
+    stores = Stores.fromSettings(registry, settings, logger, process.env, runnerOf(pool, settings));
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
+  const opened: Service[] = [{ name: 'stores', value: stores, close: async () => void (await Promise.allSettled([stores.close(), pool.close()])) }];
+  const services = () => servicesOf(opened);
   /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
   const openDatabase = async (): Promise<Service[]> => {
     const mine: Service[] = [];
     try {
-      for (const [, open] of DATABASE_SERVICES) mine.push(await open(settings, logger, { ...services(), ...Object.fromEntries(mine.map((s) => [s.name, s.value])) }));
+      for (const [, open] of DATABASE_SERVICES) mine.push(await open(settings, logger, { ...services(), ...servicesOf(mine) }));
       return mine;
     } catch (e) {
       await closeAll(mine);
@@ -98,9 +119,7 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
     await closeAll(opened);
     throw e;
   }
-  const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
-  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
-  const deps: AppDeps = { registry, settings, logger, executor: pool, services: services() };
+  const deps: AppDeps = { registry, settings, logger, executor: pool, services: { ...services(), ...(waiting ? standIns(waiting) : {}) } as Services };
   for (const s of opened) s.start?.(deps);
 
   let closed = false;
@@ -108,7 +127,6 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
   let ready: Promise<void> = Promise.resolve();
   if (waiting) {
     const state = waiting;
-    for (const [name] of DATABASE_SERVICES) deps.services[name] = standIn(state);
     // Keeps trying, with a doubling wait, until the database answers (or the server stops); each
     // attempt is logged with its reason, never the URL or its password.
     ready = (async () => {
@@ -131,7 +149,7 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
         }
         if (closed) return void (await closeAll(mine));
         opened.push(...mine);
-        for (const s of mine) deps.services[s.name] = s.value;
+        Object.assign(deps.services, servicesOf(mine));
         for (const s of mine) s.start?.(deps);
         logger.log('info', 'database ready', { attempts: state.attempt });
         return;
@@ -146,7 +164,7 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
       closed = true;
       wake?.();
       await ready.catch(() => {});
-      await Promise.allSettled([pool.close(), closeAll(opened)]);
+      await closeAll(opened);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { tooLarge as capped } from '../kernel/caps.js';
-import { CHUNKS_SETTING, Runner } from '../kernel/engine/runner.js';
-import { DEFAULT_POOL } from '../kernel/engine/placement/extract-pool.js';
-import type { Executor } from '../kernel/engine/steps/chunk.js';
+import { CHUNKS_SETTING, Runner } from '../kernel/engine/index.js';
+import { DEFAULT_POOL } from '../kernel/engine/index.js';
+import type { Executor } from '../kernel/engine/index.js';
 import { extractPoolSettings } from './files/extract-settings.js';
 import type { Settings } from './settings.js';
 
@@ -12,7 +12,7 @@ const tooLarge = (what: string, limit: number, flag: string, env: string) => cap
  * extraction pool's settings are there where a runner may place an offLoop chef in that pool.
  */
 export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &
-  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>>;
+  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue' | 'maxPdfDecodedBytes'>>;
 
 /**
  * The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its
@@ -35,7 +35,7 @@ const newRunner = (executor: Executor, limits: Limits, isolate: boolean): Runner
     ...limits,
     chef: {
       ...(isolate ? { isolate } : {}),
-      limits: { maxTextChars: limits.maxTextChars, maxStructureSpans: limits.maxStructureSpans },
+      limits: { maxTextChars: limits.maxTextChars, maxStructureSpans: limits.maxStructureSpans, ...(limits.maxPdfDecodedBytes === undefined ? {} : { maxPdfDecodedBytes: limits.maxPdfDecodedBytes }) },
       names: LIMIT_NAMES,
       ...(limits.maxExtractMs === undefined ? {} : { pool: { ...DEFAULT_POOL, ...extractPoolSettings(limits as Required<Limits>) } }),
     },
@@ -63,4 +63,4 @@ function checkChunkCount(count: number, settings: Limits): void {
 }
 
 /** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
-export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS' };
+export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' };

@@ -11,8 +11,9 @@ import { discover } from '../kernel/discovery.js';
 import { JSON_INTEGER_BYTES, writeJsonInteger, writeJsonString } from '../kernel/engine/output/json-bytes.js';
 import { isPlain, markPlain, plainChunkJson, plainListBound, writePlainList } from '../kernel/engine/output/plain-json.js';
 import type { Registry } from '../kernel/registry.js';
-import { chunkMany, inline } from '../kernel/engine/steps/chunk.js';
-import { Runner, type Recipe } from '../kernel/engine/runner.js';
+import { chunkTexts as chunkMany } from '../kernel/engine/steps/chunk.js';
+import { inline } from '../kernel/engine/index.js';
+import { Runner, type Recipe } from '../kernel/engine/index.js';
 import { slabUtf8 } from '../kernel/engine/output/utf8-slab.js';
 
 const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e7 };

@@ -8,12 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import type { RoutedPlugin as Plugin } from '../kernel/registry.js';
-import { runChunker, runRefinery } from '../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../kernel/tokenizers/index.js';
 import type { TestApp } from './helpers/app.js';
 import { startAppWithFakeLlm } from './helpers/fake-llm.js';
 import { BLANK_TEXTS, FIXTURES } from './helpers/fixtures.js';
 import { sliceIn } from './helpers/units.js';
+import { chunkWith, refineWith } from './helpers/run.js';
 
 const registry = await discover();
 const UNITS = ['codepoint', 'utf16', 'utf8'] as const;
@@ -227,7 +227,7 @@ function chunkerSuite(plugin: Plugin): void {
     const input = Object.values(FIXTURES);
     const copy = structuredClone(input);
     const config = plugin.validateConfig(structuredClone({}));
-    await runChunker(plugin, config, input, 'codepoint');
+    await chunkWith(plugin, config, input, 'codepoint');
     assert.deepEqual(input, copy);
   });
 
@@ -244,7 +244,7 @@ function chunkerSuite(plugin: Plugin): void {
 /** Chunks from the token chunker (always built in) for a fixture: the input refineries are tested on. */
 async function sampleChunks(fixture: keyof typeof FIXTURES, chunkSize = 16): Promise<Chunk[]> {
   const token = registry.get('chunker', 'token');
-  return (await runChunker(token, token.validateConfig({ chunk_size: chunkSize }), FIXTURES[fixture]!, 'codepoint')) as Chunk[];
+  return (await chunkWith(token, token.validateConfig({ chunk_size: chunkSize }), FIXTURES[fixture]!, 'codepoint')) as Chunk[];
 }
 
 function refinerySuite(plugin: Plugin): void {
@@ -280,8 +280,8 @@ function refinerySuite(plugin: Plugin): void {
     const chunks = await sampleChunks('emoji');
     const copy = structuredClone(chunks);
     const config = plugin.validateConfig({});
-    const a = await runRefinery(plugin, config, chunks);
-    const b = await runRefinery(plugin, config, chunks);
+    const a = await refineWith(plugin, config, chunks);
+    const b = await refineWith(plugin, config, chunks);
     assert.deepEqual(chunks, copy);
     assert.deepEqual(a, b);
   });

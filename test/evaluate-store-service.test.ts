@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { discover } from '../kernel/discovery.js';
 import { EMBEDDED_MODEL } from '../kernel/fields.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
+import { inline } from '../kernel/engine/index.js';
 import { evaluate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
 import type { EvalSpec } from '../service/evaluation/spec.js';

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
-import { CHEF_JOB, type RunChefOptions } from '../kernel/engine/steps/process.js';
+import { WorkerPool } from '../kernel/engine/index.js';
 import { extractText } from './helpers/extract.js';
-import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/engine/placement/extract-pool.js';
+import type { RunWith } from './helpers/run.js';
+import { closeExtractPools, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/engine/index.js';
+import { extractPool } from '../kernel/engine/placement/extract-pool.js';
 import { rejectsWith } from './helpers/env.js';
 import { manyPagesPdf } from './helpers/hostile-pdf.js';
 
@@ -20,7 +21,7 @@ const slow = manyPagesPdf(1999);
 describe('extraction pool', () => {
   let executor: WorkerPool;
   before(async () => {
-    executor = new WorkerPool({ threads: 1, warmJobs: [CHEF_JOB] });
+    executor = new WorkerPool({ threads: 1 });
     await executor.ready;
   });
   after(async () => {
@@ -41,7 +42,7 @@ describe('extraction pool', () => {
   it('a full queue → 503 with Retry-After; a waiting file that is cancelled leaves the queue', async () => {
     const pool: Partial<ExtractPoolOptions> = { threads: 1, maxMs: 60_000, maxQueue: 1 };
     const stop = new AbortController();
-    const options: RunChefOptions = { executor, pool, signal: stop.signal };
+    const options: RunWith = { executor, pool, signal: stop.signal };
     const running = extractText(slow, { filename: 'a.pdf' }, options).catch((e: Error) => e);
     const waiting = extractText(slow, { filename: 'b.pdf' }, options).catch((e: Error) => e);
     await new Promise((r) => setImmediate(r));

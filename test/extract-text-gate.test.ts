@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { closeExtractPools, inlineGate } from '../kernel/engine/placement/extract-pool.js';
+import { closeExtractPools } from '../kernel/engine/index.js';
+import { inlineGate } from '../kernel/engine/placement/extract-pool.js';
 import { extractText } from './helpers/extract.js';
 
 const MiB = 1024 * 1024;

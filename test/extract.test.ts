@@ -13,22 +13,22 @@ import fc from 'fast-check';
 import { parseDocument } from 'htmlparser2';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
+import { WorkerPool } from '../kernel/engine/index.js';
 import { compileValidator } from '../kernel/validation.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
-import { CHEF_JOB, chefFor, chefInfo, processFile, type FileFacts, type RunChefOptions } from '../kernel/engine/steps/process.js';
-import { closeExtractPools } from '../kernel/engine/placement/extract-pool.js';
+import { extractFile, type RunWith } from './helpers/run.js';
+import { chefFor, chefInfo, type FileFacts } from '../kernel/chef/select.js';
+import { closeExtractPools } from '../kernel/engine/index.js';
 import { discover } from '../kernel/discovery.js';
 import { nestingDepth } from '../plugins/html/html-depth.js';
 import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { rejectsWith, withEnv } from './helpers/env.js';
 
 const registry = await discover();
-const EXTRACT_JOB = CHEF_JOB;
 const CHEFS = registry.list('chef');
 /** A file's text and the chef that read it. */
-async function extractText(bytes: Uint8Array, facts: FileFacts, options?: RunChefOptions): Promise<{ text: string; format: string }> {
-  const { text, format } = await processFile(registry, bytes, facts, options);
+async function extractText(bytes: Uint8Array, facts: FileFacts, options?: RunWith): Promise<{ text: string; format: string }> {
+  const { text, format } = await extractFile(registry, bytes, facts, options);
   return { text, format };
 }
 const extractorFor = (facts: FileFacts) => (({ format: chefFor(registry, facts)?.name }) as { format?: string });
@@ -351,7 +351,7 @@ describe('format choice', () => {
 describe('through the worker pool', () => {
   let pool: WorkerPool;
   before(async () => {
-    pool = new WorkerPool({ threads: 1, warmJobs: [EXTRACT_JOB] });
+    pool = new WorkerPool({ threads: 1 });
     await pool.ready;
   });
   after(async () => {

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { closeExtractPools, EXTRACT_MEMORY_MB, extractPool } from '../kernel/engine/placement/extract-pool.js';
+import { closeExtractPools, EXTRACT_MEMORY_MB } from '../kernel/engine/index.js';
+import { extractPool } from '../kernel/engine/placement/extract-pool.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { deflatedSpaces, hostilePdf, manyPagesPdf } from './helpers/hostile-pdf.js';
 

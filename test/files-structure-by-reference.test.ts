@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parsedStructures } from '../kernel/engine/runner.js';
-import { FILE_STORE } from '../service/files/service.js';
+import { parsedStructures } from '../kernel/engine/docs.js';
 import type { FileStore } from '../service/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
@@ -81,7 +80,7 @@ for (const backend of backends) {
       assert.equal(res.status, 201, JSON.stringify(body));
       assert.equal(body.format, 'markdown');
       name = body.name;
-      const stored = await (app.booted.deps.services[FILE_STORE] as FileStore).structureJson(name);
+      const stored = await (app.booted.deps.services.files).structureJson(name);
       assert.ok(stored && stored.byteLength >= STRUCTURE_MIN_BYTES, `the stored structure is ${stored?.byteLength} bytes`);
     });
     after(() => app?.close());

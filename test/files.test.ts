@@ -15,7 +15,6 @@ import { DOCX_BLOCKS, FIXTURES_DIR, PDF_PAGES } from '../scripts/make-fixtures.j
 import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
 import { INLINE_BODY_MAX_BYTES } from '../server/middleware/body.js';
 import { DataDirFileStore, STALE_TMP_MS } from '../service/files/data-dir.js';
-import { FILE_STORE } from '../service/files/service.js';
 import { newFileName, sanitizeFilename, type FileRecord, type FileStore } from '../service/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { withEnv } from './helpers/env.js';
@@ -312,7 +311,7 @@ describe('cap, quota and expiry', () => {
       assert.equal((await upload(app, 'one', 'a.txt', 'text/plain')).status, 201, 'the refused upload gave its reservation back');
       const full = await upload(app, notUtf8, 'cafe.txt', 'text/plain');
       assert.equal(full.status, 507, JSON.stringify(full.body));
-      assert.deepEqual(await (app.booted.deps.services[FILE_STORE] as FileStore).usage(), { count: 1, bytes: 6 });
+      assert.deepEqual(await (app.booted.deps.services.files).usage(), { count: 1, bytes: 6 });
     } finally {
       await app.close();
     }
@@ -331,7 +330,7 @@ describe('cap, quota and expiry', () => {
       const chunk = await app.post('/v1/chunk/token', { file: ref(a.name) });
       assert.equal(chunk.status, 404);
       assert.match(chunk.body.detail, /upload it first/);
-      const store = app.booted.deps.services[FILE_STORE] as FileStore;
+      const store = app.booted.deps.services.files;
       await store.sweep(); // the timer's work, done now
       assert.deepEqual(readdirSync(join(app.settings.dataDir, 'files')), []);
       assert.equal((await store.usage()).count, 0, 'expired files no longer count against the quota');

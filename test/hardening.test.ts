@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { WorkerPool } from '../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../kernel/engine/index.js';
 import { createLogger, LEVELS, type Level } from '../service/logger.js';
 import { serve } from '../server/serve.js';
 import { resolveSettings } from '../service/settings.js';
 import { startApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
+import { chunkEach } from './helpers/run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const busy = busyPluginDir();
@@ -59,7 +60,7 @@ describe('request timeout', () => {
       assert.equal(existsSync(join(markers, 'finished')), false, 'the abandoned job kept running');
       // The pool replaces the killed worker; called directly, so a slow cold start cannot hit the 1.5 s deadline.
       const { registry, executor } = app.booted.deps;
-      const [chunks] = await executor.chunk(registry.get('chunker', 'token'), { tokenizer: 'character', chunk_size: 1000, chunk_overlap: 0 }, [BIG_TEXT], 'codepoint');
+      const [chunks] = await chunkEach(registry.get('chunker', 'token'), { tokenizer: 'character', chunk_size: 1000, chunk_overlap: 0 }, [BIG_TEXT], 'codepoint', { executor });
       assert.equal(chunks!.map((c) => c.text).join(''), BIG_TEXT, 'the pool replaced the worker');
       assert.equal((await app.post('/v1/chunk/token', { text: BIG_TEXT, chunk_size: 1000 })).status, 200, 'clients are served by the pool again');
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { xxhash128 } from 'hash-wasm';
 import { before, describe, test } from 'node:test';
 import { chunkId, chunkIds, idsReady, sourceKey, standaloneChunkId } from '../kernel/ids.js';
-import { chunkMany, refineMany } from '../kernel/engine/steps/chunk.js';
+import { chunkEach as chunkMany, refineEach as refineMany } from './helpers/run.js';
 import { discover } from '../kernel/discovery.js';
 
 const FORM = /^chnk_[0-9a-f]{32}$/;

@@ -13,16 +13,15 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { discover } from '../kernel/discovery.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
+import { inline } from '../kernel/engine/index.js';
 import { runBatch } from '../service/jobs/run.js';
-import { JOB_STORE } from '../service/jobs/service.js';
 import { resolveSettings } from '../service/settings.js';
 import type { JobIntake, JobRun, JobStore } from '../service/jobs/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
-const storeOf = (app: TestApp) => app.booted.deps.services[JOB_STORE] as JobStore;
+const storeOf = (app: TestApp) => app.booted.deps.services.jobs;
 const doc = (i: number, bytes: number) => ({ id: `d${i}`, text: `${'word '.repeat(Math.ceil(bytes / 5))}`.slice(0, bytes) });
 
 /** Record every batch a store's intakes receive (documents and text bytes), by wrapping receive(). */

@@ -7,7 +7,6 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { gatePluginDir } from './helpers/gate-plugin.js';
 import { assertBadIdsRefused, corpus, jobResults, jobStatus, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { sliceIn } from './helpers/units.js';
-import { JOB_STORE } from '../service/jobs/service.js';
 import type { JobStore } from '../service/jobs/store.js';
 
 /** Jobs on the default back-end: SQLite, run in this process. */
@@ -98,7 +97,7 @@ describe('jobs (SQLite, in-process)', () => {
     const docs = corpus(30, 20);
     const sub = await submitJob(app.url, { steps: TOKEN_STEPS, documents: docs });
     await waitForJob(app.url, sub.body.id);
-    const store = app.booted.deps.services[JOB_STORE] as JobStore;
+    const store = app.booted.deps.services.jobs;
     const all = await store.results(sub.body.id, -1, 500, Infinity);
     assert.equal(all.length, 30);
     const bytes = (i: number) => Buffer.byteLength(all[i]!.line);

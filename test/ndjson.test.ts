@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { WorkerPool } from '../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../kernel/engine/index.js';
 import type { Logger } from '../service/logger.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';

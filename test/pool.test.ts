@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
-import { balance, INLINE_MAX_CHARS, WorkerPool } from '../kernel/engine/placement/pool.js';
-import { runChunker } from '../kernel/engine/steps/chunk.js';
+import { balance } from '../kernel/engine/placement/pool.js';
+import { INLINE_MAX_CHARS, WorkerPool } from '../kernel/engine/index.js';
 import { busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 import { startChild } from './helpers/child.js';
 import { FIXTURES } from './helpers/fixtures.js';
+import { chunkWith } from './helpers/run.js';
 
 describe('balance', () => {
   const cases: [number[], number, number[][]][] = [
@@ -37,8 +38,8 @@ describe('pooled runs', () => {
 
   test('a large text gives exactly what an inline run gives', async () => {
     const config = token.validateConfig({ chunk_size: 64, tokenizer: 'cl100k_base' });
-    const inline = await runChunker(token, config, big, 'codepoint');
-    const pooled = await runChunker(token, config, big, 'codepoint', pool);
+    const inline = await chunkWith(token, config, big, 'codepoint');
+    const pooled = await chunkWith(token, config, big, 'codepoint', { executor: pool });
     assert.ok(big.length > INLINE_MAX_CHARS);
     assert.deepEqual(pooled, inline);
   });
@@ -46,21 +47,21 @@ describe('pooled runs', () => {
   test('a batch is split across threads and comes back in order', async () => {
     const texts = [big, 'short one', big.slice(0, 70_000), '', big.slice(1000)];
     const config = token.validateConfig({ chunk_size: 100 });
-    assert.deepEqual(await runChunker(token, config, texts, 'utf8', pool), await runChunker(token, config, texts, 'utf8'));
+    assert.deepEqual(await chunkWith(token, config, texts, 'utf8', { executor: pool }), await chunkWith(token, config, texts, 'utf8'));
   });
 
   test('a config error inside a worker keeps its status and message', async () => {
     const config = token.validateConfig({ chunk_size: 4, chunk_overlap: 4 });
-    await assert.rejects(runChunker(token, config, big, 'codepoint', pool), (e: any) => e.status === 400 && /smaller than chunk_size/.test(e.detail));
+    await assert.rejects(chunkWith(token, config, big, 'codepoint', { executor: pool }), (e: any) => e.status === 400 && /smaller than chunk_size/.test(e.detail));
   });
 
   test('an aborted job is abandoned, and the pool keeps working', async () => {
     const controller = new AbortController();
     const config = token.validateConfig({ chunk_size: 8, tokenizer: 'o200k_base' });
-    const job = runChunker(token, config, big.repeat(20), 'codepoint', pool, controller.signal);
+    const job = chunkWith(token, config, big.repeat(20), 'codepoint', { executor: pool, signal: controller.signal });
     controller.abort();
     await assert.rejects(job, (e: Error) => e.name === 'AbortError');
-    const after = (await runChunker(token, token.validateConfig({ chunk_size: 100 }), big, 'codepoint', pool)) as Chunk[];
+    const after = (await chunkWith(token, token.validateConfig({ chunk_size: 100 }), big, 'codepoint', { executor: pool })) as Chunk[];
     assert.equal(after.map((c) => c.text).join(''), big);
   });
 });

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { WorkerPool } from '../kernel/engine/placement/pool.js';
-import { PIPELINE_STORE } from '../service/storage/service.js';
+import type { WorkerPool } from '../kernel/engine/index.js';
 import type { PipelineStore } from '../service/storage/store.js';
 import { INLINE_BODY_MAX_BYTES as RAW_BODY_MIN_BYTES } from '../server/middleware/body.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -86,7 +85,7 @@ describe('a large request answered by a worker is byte-identical to the inline a
   before(async () => {
     [pooled, inline] = await Promise.all([startApp({ ...LIMITS, workers: '2' }), startApp({ ...LIMITS, workers: '0' })]);
     for (const app of [pooled, inline]) {
-      const store = app.booted.deps.services[PIPELINE_STORE] as PipelineStore;
+      const store = app.booted.deps.services.pipelines;
       for (const p of PIPELINES) await store.create({ ...p, description: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as never);
     }
     pool = pooled.booted.deps.executor as WorkerPool;

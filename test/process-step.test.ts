@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_POOL, extractPool } from '../kernel/engine/placement/extract-pool.js';
-import type { WorkerPool } from '../kernel/engine/placement/pool.js';
+import { DEFAULT_POOL } from '../kernel/engine/index.js';
+import { extractPool } from '../kernel/engine/placement/extract-pool.js';
+import type { WorkerPool } from '../kernel/engine/index.js';
 import { extractPoolSettings } from '../service/files/extract-settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, waitForJob } from './helpers/jobs.js';

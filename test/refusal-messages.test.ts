@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runChef } from '../kernel/engine/steps/process.js';
+import { processWith as runChef } from './helpers/run.js';
 import { discover } from '../kernel/discovery.js';
 import { LIMIT_NAMES } from '../service/limits.js';
 import { rejectsWith } from './helpers/env.js';

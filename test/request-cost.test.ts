@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { MAX_TOKEN_REPEATS } from '../kernel/cost.js';
 import { MAX_DELIMITER_LENGTH, MAX_DELIMITERS } from '../kernel/fields.js';
-import { INLINE_MAX_CHARS, runsInline, type WorkerPool } from '../kernel/engine/placement/pool.js';
+import { INLINE_MAX_CHARS, type WorkerPool } from '../kernel/engine/index.js';
+import { runsInline } from '../kernel/engine/placement/pool.js';
 import { startApp } from './helpers/app.js';
 import { waitFor } from './helpers/busy-plugin.js';
 

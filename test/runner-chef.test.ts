@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { DEFAULT_POOL, closeExtractPools, extractPool } from '../kernel/engine/placement/extract-pool.js';
+import { DEFAULT_POOL, closeExtractPools } from '../kernel/engine/index.js';
+import { extractPool } from '../kernel/engine/placement/extract-pool.js';
 import { discover } from '../kernel/discovery.js';
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
-import { inline } from '../kernel/engine/steps/chunk.js';
-import { Runner, type Recipe } from '../kernel/engine/runner.js';
+import { WorkerPool } from '../kernel/engine/index.js';
+import { inline } from '../kernel/engine/index.js';
+import { Runner, type Recipe } from '../kernel/engine/index.js';
 
 const registry = await discover();
 const markdown = registry.get('chef', 'markdown');

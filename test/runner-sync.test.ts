@@ -7,14 +7,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Type from 'typebox';
-import { isThenable } from '../kernel/engine/maybe.js';
+import { isThenable } from '../kernel/engine/index.js';
 import type { Span } from '../kernel/chunk.js';
 import { defineChunker } from '../kernel/plugin.js';
 import { Plugin } from '../kernel/registry.js';
-import { chunkMany, chunkTexts, inline } from '../kernel/engine/steps/chunk.js';
+import { chunkTexts } from '../kernel/engine/steps/chunk.js';
+import { chunkEach as chunkMany } from './helpers/run.js';
+import { inline } from '../kernel/engine/index.js';
 import { idsReady } from '../kernel/ids.js';
 import { DEFAULT_LIMITS } from '../kernel/chef/limits.js';
-import { OUTPUT_SETTING, Runner, runHere, type Recipe, type RunOptions } from '../kernel/engine/runner.js';
+import { OUTPUT_SETTING, Runner, type Recipe } from '../kernel/engine/index.js';
+import { runHere } from '../kernel/engine/steps/run-here.js';
+import { type RunOptions } from '../kernel/engine/recipe.js';
 
 const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e7 };
 

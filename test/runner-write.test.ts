@@ -9,11 +9,12 @@ import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError } from '../kernel/errors.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
-import { inline, parseConfig } from '../kernel/engine/steps/chunk.js';
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
-import { Runner, type DocResult, type Recipe } from '../kernel/engine/runner.js';
+import { inline } from '../kernel/engine/index.js';
+import { parseConfig } from '../kernel/request.js';
+import { WorkerPool } from '../kernel/engine/index.js';
+import { Runner, type DocResult, type Recipe } from '../kernel/engine/index.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';
-import type { StoreTarget } from '../kernel/engine/steps/write.js';
+import type { StoreTarget } from '../kernel/engine/index.js';
 
 const LIMITS = { maxOutputBytes: 1 << 24, maxDocumentOutputBytes: 1 << 24, maxChunks: 10_000 };
 // A handshake as the runner sees one: only its kind matters to the runner (the target does the writing).

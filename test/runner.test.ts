@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { WorkerPool } from '../kernel/engine/placement/pool.js';
-import { inline, parseConfig } from '../kernel/engine/steps/chunk.js';
-import { Runner } from '../kernel/engine/runner.js';
+import type { WorkerPool } from '../kernel/engine/index.js';
+import { inline } from '../kernel/engine/index.js';
+import { parseConfig } from '../kernel/request.js';
+import { Runner } from '../kernel/engine/index.js';
 import { tokenWindows } from '../kernel/tokenizers/windows.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, waitForJob } from './helpers/jobs.js';

@@ -16,9 +16,9 @@ import pg from 'pg';
 import type { Database } from 'sqlite';
 import { MIGRATIONS, type Migration } from '../service/storage/migrations.js';
 import { PgPipelineStore, PG_MIGRATIONS } from '../service/storage/postgres.js';
-import { asUnavailable, createPool, STATEMENT_TIMEOUT_MS, POSTGRES } from '../service/storage/pg-pool.js';
+import { asUnavailable, createPool, STATEMENT_TIMEOUT_MS } from '../service/storage/pg-pool.js';
 import { createServer, type Socket } from 'node:net';
-import { DATABASE_FILE, PIPELINE_STORE } from '../service/storage/service.js';
+import { DATABASE_FILE } from '../service/storage/service.js';
 import { SqliteStore, StoreOpenError } from '../service/storage/sqlite.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { InvalidCursorError, type PipelineRecord, type PipelineStore } from '../service/storage/store.js';
@@ -378,7 +378,7 @@ describe('SQLite: the server', () => {
     assert.equal((await app.post('/v1/pipelines', { name: 'p', steps: [{ type: 'chunk', chunker: 'token' }] })).status, 201);
     assert.ok(existsSync(`${file}-wal`), 'writes go to the WAL');
     assert.deepEqual((await app.request('GET', '/ready')).body, { status: 'ready' });
-    assert.equal(app.booted.deps.services[POSTGRES], undefined, 'no pool without --database-url');
+    assert.equal(app.booted.deps.services.postgres, undefined, 'no pool without --database-url');
     await app.booted.close();
     assert.equal(existsSync(`${file}-wal`), false, 'closed: the WAL was checkpointed and removed');
     await app.close();
@@ -423,9 +423,9 @@ describe('PostgreSQL: opening', () => {
     const url = await server.createDatabase();
     const app = await startApp({ 'database-url': url });
     try {
-      const pool = app.booted.deps.services[POSTGRES] as pg.Pool;
+      const pool = app.booted.deps.services.postgres;
       assert.ok(pool instanceof pg.Pool);
-      assert.ok(app.booted.deps.services[PIPELINE_STORE] instanceof PgPipelineStore);
+      assert.ok(app.booted.deps.services.pipelines instanceof PgPipelineStore);
       assert.equal((await app.post('/v1/pipelines', { name: 'in-pg', steps: [{ type: 'chunk', chunker: 'token' }] })).status, 201);
       assert.deepEqual((await pool.query('SELECT name FROM pipelines')).rows, [{ name: 'in-pg' }]);
       assert.deepEqual((await pool.query('SHOW statement_timeout')).rows, [{ statement_timeout: `${STATEMENT_TIMEOUT_MS / 1000}s` }], 'every connection has the statement timeout');

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { convertOffsets } from '../kernel/offsets.js';
 import { discover } from '../kernel/discovery.js';
 import { idsReady, sourceKey } from '../kernel/ids.js';
-import { chunkMany } from '../kernel/engine/steps/chunk.js';
+import { chunkEach as chunkMany } from './helpers/run.js';
 import { forgetSurrogatePairs, pairScanAlong, surrogatePairs } from '../kernel/surrogates.js';
 import { PIECE } from '../kernel/utf16-pieces.js';
 

@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { mainThreadDecodes } from '../kernel/chef/decode.js';
-import { closeExtractPools, extractPool, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/engine/placement/extract-pool.js';
-import { runChef } from '../kernel/engine/steps/process.js';
+import { closeExtractPools, SMALL_FILE_BYTES, type ExtractPoolOptions } from '../kernel/engine/index.js';
+import { extractPool } from '../kernel/engine/placement/extract-pool.js';
+import { processWith as runChef } from './helpers/run.js';
 import { discover } from '../kernel/discovery.js';
-import { WorkerPool } from '../kernel/engine/placement/pool.js';
+import { WorkerPool } from '../kernel/engine/index.js';
 import { encodedText } from '../service/files/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 

@@ -7,12 +7,12 @@ import fc from 'fast-check';
 import { loadHfTokenizer } from '../kernel/tokenizers/hf.js';
 import { fastWordLevel, type WordLevelJson } from '../kernel/tokenizers/word-level.js';
 import { loadTokenizer, tokensIn } from '../kernel/tokenizers/index.js';
-import { runChunker } from '../kernel/engine/steps/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import type { Chunk } from '../kernel/chunk.js';
 import { FIXTURES } from './helpers/fixtures.js';
 import { byteBpeJson, tempDir, wordLevelJson, wordPieceJson, writeTokenizer } from './helpers/tiny-models.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { chunkWith } from './helpers/run.js';
 
 const FILES = {
   wordlevel: writeTokenizer(wordLevelJson(['hello', 'world', ',', '!', 'café', 'the', 'quick', 'fox'])),
@@ -99,7 +99,7 @@ describe('a tokenizer.json path in a chunker', () => {
   for (const kind of Object.keys(FILES) as (keyof typeof FILES)[]) {
     test(`token windows over ${kind} tokens have exact code-point offsets`, async () => {
       for (const text of Object.values(FIXTURES)) {
-        const chunks = (await runChunker(token, token.validateConfig({ tokenizer: FILES[kind], chunk_size: 3 }), text, 'codepoint')) as Chunk[];
+        const chunks = (await chunkWith(token, token.validateConfig({ tokenizer: FILES[kind], chunk_size: 3 }), text, 'codepoint')) as Chunk[];
         assert.equal(chunks.map((c) => c.text).join(''), text);
         for (const c of chunks) assert.equal([...text].slice(c.start_index, c.end_index).join(''), c.text);
       }

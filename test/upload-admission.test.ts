@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { UploadAdmission, uploadLimit } from '../service/files/admission.js';
-import { AUTO_UPLOADS_IN_FLIGHT, FILE_STORE, UPLOAD_ADMISSION } from '../service/files/service.js';
+import { AUTO_UPLOADS_IN_FLIGHT } from '../service/files/service.js';
 import type { FileStore } from '../service/files/store.js';
 import { resolveSettings } from '../service/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -63,7 +63,7 @@ function started(app: TestApp, body: Buffer, first: number): RawUpload {
   return u;
 }
 
-const admissionOf = (app: TestApp) => app.booted.deps.services[UPLOAD_ADMISSION] as UploadAdmission;
+const admissionOf = (app: TestApp) => app.booted.deps.services.uploads;
 
 /** Waits until the admission holds `bytes` (an upload is read, stored or given up on its own schedule); fails after many looks rather than hang. */
 async function held(app: TestApp, bytes: number): Promise<void> {
@@ -197,7 +197,7 @@ describe('POST /v1/files is admitted before its body is read', () => {
     await Promise.all(leaving.map((u) => u.answer));
     await held(app, 0);
     // A client that leaves after its whole body is sent (its upload is extracted and stored, or not, with nobody to answer).
-    const files = async () => (await (app.booted.deps.services[FILE_STORE] as FileStore).usage()).count;
+    const files = async () => (await (app.booted.deps.services.files).usage()).count;
     const stored = await files();
     const gone = started(app, BODY, 0);
     gone.end(BODY);

@@ -6,14 +6,14 @@
 import { join } from 'node:path';
 import { discover } from '../../kernel/discovery.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
-import { inline } from '../../kernel/engine/steps/chunk.js';
-import { chunksHere } from '../../kernel/engine/runner.js';
+import { inline } from '../../kernel/engine/index.js';
+import { benchRunner } from '../chunkd.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { readBenchmark } from '../../service/evaluation/benchmark-files.js';
 import { scoreLists } from '../../service/evaluation/candidate.js';
 import { locateChunks, type LocateMode } from '../../service/evaluation/locate.js';
 import type { Summary } from '../../service/evaluation/metrics.js';
-import { candidateOptions, evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
+import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
 import type { RetrieverName } from '../../service/evaluation/score.js';
 import type { EvalDocument, EvalQuestion } from '../../service/evaluation/spec.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
@@ -65,7 +65,7 @@ export async function measurer(): Promise<Measurer> {
     const steps = await validateSteps(registry, c.steps as Step[], [c.name]);
     const { steps: resolved } = await stepsCandidate(c.name, steps, 'codepoint', deps);
     // Chunked once, here: every locate mode and retriever scores the same lists.
-    const lists = await chunksHere(resolved, documents.map((d) => d.text), candidateOptions(settings, 'codepoint'));
+    const lists = await benchRunner().chunks({ steps: resolved, unit: 'codepoint', returnType: 'chunks' }, documents.map((d) => d.text));
     const ranges = questions.map((q) => ({ question: q.question, references: q.references.map((r) => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
     const questionVectors = (await embed(questions.map((q) => [q.question]))).map((l) => l[0]!);
     const scores = {} as QualityRow['scores'];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import type { Level } from '../../service/logger.js';
 
 const built = process.argv.includes('--built');

@@ -1,7 +1,7 @@
 /**
  * Capacity: the cost of one document, measured, for docs/scaling.md.
  * - CPU-seconds per MB of input for every chunker that runs offline, on one thread of one replica
- *   (the kernel's own path, chunkMany), with its defaults and with gpt2 token counting;
+ *   (the kernel's own path, the runner), with its defaults and with gpt2 token counting;
  * - per document of a job on PostgreSQL (one in-process replica, inline steps): database round trips
  *   (every query the pg driver sends, chunkd's and pg-boss's), transactions, WAL bytes, rows, bytes
  *   stored per table, PostgreSQL CPU and the replica's CPU; for the submit, the run and the results read;
@@ -18,7 +18,7 @@ import { startPostgres } from '../../test/helpers/postgres.js';
 import { loadRegistry } from '../chunkd.js';
 import { codeFiles, markdownDocs, prose } from '../corpora.js';
 import type { CustomSuite, Options, Section } from '../harness.js';
-import { chunkMany } from '../../kernel/engine/steps/chunk.js';
+import { runChunks } from '../chunkd.js';
 import { num, table } from '../table.js';
 
 const MB = 1e6;
@@ -175,9 +175,9 @@ async function chunkerCpu(o: Options): Promise<(string | number)[][]> {
       }
       try {
         const validated = plugin.validateConfig({ ...config }, ['config']);
-        await chunkMany(plugin, validated, [texts[0]!.slice(0, 16_000)], 'codepoint'); // warm-up: build the plugin, load its model, JIT
+        await runChunks(plugin, validated, [texts[0]!.slice(0, 16_000)]); // warm-up: build the plugin, load its model, JIT
         const before = cpuSeconds();
-        const chunks = (await chunkMany(plugin, validated, texts, 'codepoint')).reduce((n, l) => n + l.length, 0);
+        const chunks = (await runChunks(plugin, validated, texts)).reduce((n, l) => n + l.length, 0);
         const seconds = cpuSeconds() - before;
         const sPerMb = seconds / (size / MB);
         rows.push([plugin.name, label, num(sPerMb), num(1 / sPerMb), `${num(size / MB)} MB → ${chunks} chunks`]);
@@ -310,7 +310,7 @@ export const capacitySuite: CustomSuite = {
     const body = [
       `Measured on this machine: ${cpus().length} cores shared with other work at the time (load average at the end: ${loadavg()[0]!.toFixed(1)}). CPU is counted, not timed, so it moves less than wall time; the wall-clock rates are for orientation only.`,
       '',
-      `**CPU per MB, one thread of one replica** (the kernel's path, chunkMany; prose cut into documents of ${DOC_CHARS} characters; code: JavaScript sources; table: package READMEs):`,
+      `**CPU per MB, one thread of one replica** (the kernel's path, the runner; prose cut into documents of ${DOC_CHARS} characters; code: JavaScript sources; table: package READMEs):`,
       '',
       table(['chunker', 'config', 'CPU-s per MB', 'MB per CPU-s', 'input'], cpuRows),
       '',

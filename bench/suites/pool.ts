@@ -7,12 +7,12 @@
 import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadRegistry } from '../chunkd.js';
+import { benchRunner, loadRegistry } from '../chunkd.js';
 import { prose } from '../corpora.js';
 import { median, type Check, type CustomSuite, type Options, type Section } from '../harness.js';
 import { startServer } from '../servers/spawn.js';
 import { fmtSize, num, ratio, table } from '../table.js';
-import { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import { WorkerPool } from '../../kernel/engine/index.js';
 
 const CONFIG = { tokenizer: 'cl100k_base', chunk_size: 512 };
 const SPEEDUP = 1.7;
@@ -58,7 +58,7 @@ async function batchScaling(docs: string[], quick: boolean): Promise<{ one: numb
   const pools = [new WorkerPool({ threads: 1, warm: [plugin.source] }), new WorkerPool({ threads: 2, warm: [plugin.source] })] as const;
   const run = async (pool: WorkerPool) => {
     const t = performance.now();
-    const cpu = await busiestThreadMs(async () => void (await pool.chunk(plugin, config, docs, 'codepoint')));
+    const cpu = await busiestThreadMs(async () => void (await benchRunner(pool).answer({ steps: [{ plugin, config }], unit: 'codepoint', returnType: 'chunks' }, docs, { list: true })));
     return { s: (performance.now() - t) / 1e3, cpuS: cpu === undefined ? undefined : cpu / 1e3 };
   };
   try {

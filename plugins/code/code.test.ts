@@ -5,17 +5,17 @@ import type { Node } from 'web-tree-sitter';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { grammarDir, parserFor } from './grammars.js';
 import { LANGUAGES, UNLOADABLE, findLanguage } from './languages.js';
 import { errorRanges } from './tree-errors.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const code = registry.get('chunker', 'code');
 const chunk = async (text: string, config: Record<string, unknown> = {}) =>
-  (await runChunker(code, code.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
+  (await chunkWith(code, code.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
 
 const fixture = (file: string) => readFileSync(new URL(`./fixtures/${file}.txt`, import.meta.url), 'utf8');
 const SAMPLES = JSON.parse(readFileSync(new URL('./fixtures/samples.json', import.meta.url), 'utf8')) as Record<string, string>;

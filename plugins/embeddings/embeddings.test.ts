@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runRefinery } from '../../kernel/engine/steps/chunk.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { writeOnnx } from '../../test/helpers/tiny-models.js';
 import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from './embedder.js';
+import { refineWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const embeddings = registry.get('refinery', 'embeddings');
 const refine = async (chunks: Chunk[], config: Record<string, unknown> = {}) =>
-  (await runRefinery(embeddings, embeddings.validateConfig({ ...config }), chunks)) as Chunk[];
+  (await refineWith(embeddings, embeddings.validateConfig({ ...config }), chunks)) as Chunk[];
 const chunkOf = (text: string, start = 0): Chunk => ({ id: `c${start}`, text, start_index: start, end_index: start + [...text].length, token_count: 1 });
 
 describe('the embedded model', () => {

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { chunk_offsets, chunk_offsets_pattern, default_delimiters, default_target_size, initSync } from '@chonkiejs/chunk/pkg/chonkiejs_chunk.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { cut, delimiterTable, type ScanOptions } from './scan.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 // @chonkiejs/chunk is Chonkie's Rust core compiled to WASM: the reference for the cut rule.
 const require = createRequire(import.meta.url);
@@ -16,7 +16,7 @@ initSync({ module: readFileSync(require.resolve('@chonkiejs/chunk/pkg/chonkiejs_
 const registry = await discover();
 const fast = registry.get('chunker', 'fast');
 const chunk = async (text: string, config: Record<string, unknown> = {}, unit: 'codepoint' | 'utf16' | 'utf8' = 'codepoint') =>
-  (await runChunker(fast, fast.validateConfig({ ...config }), text, unit)) as Chunk[];
+  (await chunkWith(fast, fast.validateConfig({ ...config }), text, unit)) as Chunk[];
 const rows = (chunks: Chunk[]) => chunks.map((c) => [c.text, c.start_index, c.end_index, c.token_count]);
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 

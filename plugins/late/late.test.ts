@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Span } from '../../kernel/index.js';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { tempDir, WORDPIECE_SPECIALS, writeContextOnnx, writeModel2Vec } from '../../test/helpers/tiny-models.js';
 import { loadEmbedder } from '../embeddings/embedder.js';

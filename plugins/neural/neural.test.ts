@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { CLASSIFIER_PIECES, tempDir, tinyHubCache, writeTokenClassifier, writeTokenizer, wordPieceJson } from '../../test/helpers/tiny-models.js';
 import { cutsToRanges, entities, mergeClose, type Entity } from './entities.js';

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker, runRefinery } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { withFakeLlmEnv } from '../../test/helpers/fake-llm.js';
@@ -12,6 +11,7 @@ import { contextTokens } from './impl.js';
 import type { Rule } from '../recursive/recipes.js';
 import { recursiveCutter } from './recursive-cut.js';
 import { tokenCut, type Side } from './token-cut.js';
+import { chunkWith, refineWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const overlap = registry.get('refinery', 'overlap');
@@ -19,7 +19,7 @@ const MODES = ['token', 'recursive'] as const;
 const METHODS = ['suffix', 'prefix', 'justified'] as const;
 
 const refine = async (chunks: Chunk[], config: Record<string, unknown> = {}) =>
-  (await runRefinery(overlap, overlap.validateConfig({ ...config }), chunks)) as Chunk[];
+  (await refineWith(overlap, overlap.validateConfig({ ...config }), chunks)) as Chunk[];
 
 const [word, byte] = await Promise.all([loadTokenizer('word'), loadTokenizer('byte')]);
 
@@ -222,7 +222,7 @@ describe('every mode × method × merge keeps the contract on every fixture', ()
       for (const merge of [true, false]) {
         test(`${mode} ${method} merge=${merge}`, async () => {
           for (const [name, text] of Object.entries(FIXTURES)) {
-            const chunks = (await runChunker(token, token.validateConfig({ chunk_size: 12 }), text, 'codepoint')) as Chunk[];
+            const chunks = (await chunkWith(token, token.validateConfig({ chunk_size: 12 }), text, 'codepoint')) as Chunk[];
             const copy = structuredClone(chunks);
             const out = await refine(chunks, { mode, method, merge, context_size: 0.5 });
             assert.deepEqual(chunks, copy, `${name}: input mutated`);
@@ -280,16 +280,16 @@ describe('input from any chunker is accepted unchanged', () => {
     await withFakeLlmEnv(async () => {
       for (const chunker of registry.list('chunker')) {
         if (chunker.missing.length) continue;
-        const chunks = (await runChunker(chunker, chunker.validateConfig({}), FIXTURES.ascii!.repeat(4), 'codepoint')) as Chunk[];
+        const chunks = (await chunkWith(chunker, chunker.validateConfig({}), FIXTURES.ascii!.repeat(4), 'codepoint')) as Chunk[];
         for (const method of METHODS) checkContract(chunks, await refine(chunks, { method, context_size: 3 }), method, true, `${chunker.name}/${method}`);
       }
     });
   });
 
   test('[] gives [] and a list of lists gives one list per list', async () => {
-    assert.deepEqual(await runRefinery(overlap, overlap.validateConfig({}), []), []);
+    assert.deepEqual(await refineWith(overlap, overlap.validateConfig({}), []), []);
     const lists = [chunksOf(['ab', 'cd']), [], chunksOf(['x'])];
-    const out = (await runRefinery(overlap, overlap.validateConfig({ context_size: 1 }), lists)) as Chunk[][];
+    const out = (await refineWith(overlap, overlap.validateConfig({ context_size: 1 }), lists)) as Chunk[][];
     assert.deepEqual(out.map(rows), [[['abc', 3, 'c'], ['cd', 2, null]], [], [['x', 1, null]]]);
   });
 });

@@ -3,13 +3,13 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { boundaries, headingLevel, LINE, PARAGRAPH, SECTION, SENTENCE } from './impl.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const passage = registry.get('chunker', 'passage');
 const chunk = async (text: string, config: Record<string, unknown> = {}, unit: 'codepoint' | 'utf16' | 'utf8' = 'codepoint') =>
-  (await runChunker(passage, passage.validateConfig({ ...config }), text, unit)) as Chunk[];
+  (await chunkWith(passage, passage.validateConfig({ ...config }), text, unit)) as Chunk[];
 const texts = (chunks: Chunk[]) => chunks.map((c) => c.text);
 const cp = (s: string) => [...s];
 

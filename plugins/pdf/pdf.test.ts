@@ -20,7 +20,7 @@ describe('pdf chef', () => {
   });
 
   test('more pages than maxPages → 413', async () => {
-    const { runChef } = await import('../../kernel/engine/steps/process.js');
+    const { processWith: runChef } = await import('../../test/helpers/run.js');
     const { discover } = await import('../../kernel/discovery.js');
     const chef = (await discover()).get('chef', 'pdf');
     await rejectsWith(runChef(chef, {}, { bytes: sample() }, { limits: { maxPages: 1 } }), 413, /maxPages/);

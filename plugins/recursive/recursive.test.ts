@@ -4,14 +4,14 @@ import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { knownLanguages, listRecipes } from './recipes.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const recursive = registry.get('chunker', 'recursive');
 const chunk = async (text: string, config: Record<string, unknown> = {}) =>
-  (await runChunker(recursive, recursive.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
+  (await chunkWith(recursive, recursive.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
 const texts = (chunks: Chunk[]) => chunks.map((c) => c.text);
 type Row = [string, number, number, number];
 const rows = (chunks: Chunk[]): Row[] => chunks.map((c) => [c.text, c.start_index, c.end_index, c.token_count]);
@@ -210,7 +210,7 @@ describe('keep_blocks: tables and code blocks of a processed document stay whole
   const DOC = '# Guide\n\nSome words before the table here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nMore words after it.\n\n```js\nconst x = 1;\n```\n';
   const structure = { headings: [{ level: 1, text: 'Guide', start: 0, end: 7 }], tables: [{ start: DOC.indexOf('| a'), end: DOC.indexOf('| 4 |') + 5 }], code: [{ start: DOC.indexOf('```js'), end: DOC.lastIndexOf('```') + 3, language: 'js' }], images: [], pages: [] };
   const run = async (config: Record<string, unknown>, withStructure = true) =>
-    (await runChunker(recursive, recursive.validateConfig({ ...config }), DOC, 'codepoint', undefined, undefined, withStructure ? [structure] : undefined)) as Chunk[];
+    (await chunkWith(recursive, recursive.validateConfig({ ...config }), DOC, 'codepoint', withStructure ? { structures: [structure] } : {})) as Chunk[];
   const table = DOC.slice(structure.tables[0]!.start, structure.tables[0]!.end);
   const code = DOC.slice(structure.code[0]!.start, structure.code[0]!.end);
 

@@ -3,16 +3,16 @@ import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { EMBEDDED_MODEL, loadEmbedder, type Embedder } from '../embeddings/embedder.js';
 import { splitSentences } from '../../kernel/index.js';
 import { semanticChunker } from './impl.js';
 import { topicText, TOPICS } from './topics.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const semantic = registry.get('chunker', 'semantic');
 const chunk = async (text: string, config: Record<string, unknown> = {}) =>
-  (await runChunker(semantic, semantic.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
+  (await chunkWith(semantic, semantic.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
 const embedder = await loadEmbedder(EMBEDDED_MODEL);
 
 /** Chunks cover the text exactly, in order, and each slices out of it in code points. */

@@ -3,13 +3,13 @@ import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const sentence = registry.get('chunker', 'sentence');
 const chunk = async (text: string | string[], config: Record<string, unknown> = {}) =>
-  runChunker(sentence, sentence.validateConfig({ ...config }), text, 'codepoint');
+  chunkWith(sentence, sentence.validateConfig({ ...config }), text, 'codepoint');
 const rows = (chunks: Chunk[]) => chunks.map((c) => [c.text, c.start_index, c.end_index, c.token_count]);
 type Row = [string, number, number, number];
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { rejectsWith, withEnv } from '../../test/helpers/env.js';
 import { covered, processWith } from '../../test/helpers/chefs.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChef } from '../../kernel/engine/steps/process.js';
+import { processWith as runChef } from '../../test/helpers/run.js';
 import { fewestTableChars, markdownTable } from './impl.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);

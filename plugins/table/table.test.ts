@@ -3,16 +3,16 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
 import { sliceIn } from '../../test/helpers/units.js';
 import { findTables } from './parse.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const table = registry.get('chunker', 'table');
 type Unit = 'codepoint' | 'utf16' | 'utf8';
 const chunk = async (text: string, config: Record<string, unknown> = {}, unit: Unit = 'codepoint') =>
-  (await runChunker(table, table.validateConfig({ ...config }), text, unit)) as Chunk[];
+  (await chunkWith(table, table.validateConfig({ ...config }), text, unit)) as Chunk[];
 const shape = (chunks: Chunk[]) => chunks.map((c) => [c.text, c.context ?? null, (c.metadata as { kind: string }).kind]);
 const header = (c: Chunk) => (c.metadata as { header: { start_index: number; end_index: number } }).header;
 
@@ -206,14 +206,13 @@ describe("on a processed document: the chef's table spans", () => {
   const DOC = '# Data\n\n```md\n| not | a table |\n|---|---|\n| in | code |\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
   test('a table inside a fenced code block is text; the markdown chef’s table is cut as a table', async () => {
     const { discover } = await import('../../kernel/discovery.js');
-    const { runChunker } = await import('../../kernel/engine/steps/chunk.js');
-    const { runChef } = await import('../../kernel/engine/steps/process.js');
+    const { processWith: runChef } = await import('../../test/helpers/run.js');
     const registry = await discover();
     const table = registry.get('chunker', 'table');
     const doc = await runChef(registry.get('chef', 'markdown'), {}, { text: DOC });
     const config = table.validateConfig({});
-    const withSpans = (await runChunker(table, config, doc.text, 'utf16', undefined, undefined, [doc.structure])) as { text: string; metadata: Record<string, unknown> }[];
-    const plain = (await runChunker(table, config, DOC, 'utf16')) as { text: string; metadata: Record<string, unknown> }[];
+    const withSpans = (await chunkWith(table, config, doc.text, 'utf16', { structures: [doc.structure] })) as { text: string; metadata: Record<string, unknown> }[];
+    const plain = (await chunkWith(table, config, DOC, 'utf16')) as { text: string; metadata: Record<string, unknown> }[];
     assert.equal(plain.filter((c) => c.metadata.kind === 'table').length, 2, 'alone, the chunker takes the code block for a table');
     const tables = withSpans.filter((c) => c.metadata.kind === 'table');
     assert.deepEqual(tables.map((c) => c.text), ['| a | b |\n|---|---|\n| 1 | 2 |']);

@@ -4,13 +4,13 @@ import fc from 'fast-check';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { runChunker } from '../../kernel/engine/steps/chunk.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
+import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();
 const token = registry.get('chunker', 'token');
 const chunk = async (text: string, config: Record<string, unknown> = {}) =>
-  (await runChunker(token, token.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
+  (await chunkWith(token, token.validateConfig({ ...config }), text, 'codepoint')) as Chunk[];
 const rows = (chunks: Chunk[]) => chunks.map((c) => [c.text, c.start_index, c.end_index, c.token_count]);
 
 describe('windows (reference goldens and more)', () => {

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
-import { INLINE_MAX_CHARS } from '../../kernel/engine/placement/pool.js';
+import { INLINE_MAX_CHARS } from '../../kernel/engine/index.js';
 import { matchedRoute } from '../dispatch.js';
 import { invalidJsonError } from '../../service/pooled/wire.js';
 import { readBody } from '../read-body.js';

@@ -6,26 +6,23 @@ import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/ev
 import { checkStoreRetriever, storeOf, type EvalStores } from '../../service/evaluation/store-retriever.js';
 import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
-import { FILE_STORE } from '../../service/files/service.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts } from '../../service/limits.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import type { RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../../service/storage/service.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { NDJSON, wantsNdjson } from '../stream/ndjson.js';
 import { refuseConnectionFields } from '../../service/stores/refuse.js';
-import { STORES } from '../../service/stores/service.js';
 import { EvaluateLine, EvaluateRequest, EvaluateResponse } from '../../service/evaluation/wire.js';
 import { evaluateBodyPooled, readEvaluateBody, type EvaluateBody } from '../../service/evaluation/body.js';
-import { runsJobs } from '../../kernel/engine/placement/pool.js';
+import { runsJobs } from '../../kernel/engine/index.js';
 import { takeRawBody } from '../raw-request.js';
 import { requestSignal } from '../middleware/deadline.js';
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
-  const stores = () => deps.services[STORES] as EvalStores | undefined;
+  const stores = () => deps.services.stores;
   const runtime = (): RuntimeDeps => ({ registry: deps.registry, executor: deps.executor, settings: deps.settings, stores: stores() });
 
   /** Each document's text: its own, or an uploaded file's. */
@@ -37,7 +34,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
       }
     });
     if (issues.length) throw new ChunkdError('VALIDATION', issues);
-    const files = deps.services[FILE_STORE] as FileStore | undefined;
+    const files = deps.services.files;
     return Promise.all(
       docs.map(async (d) => {
         if (d.text !== undefined) return { id: d.id, text: d.text };
@@ -54,7 +51,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
   async function readCandidates(raw: EvaluateBody['candidates'], unit: OffsetUnit): Promise<Candidate[]> {
     const issues: Issue[] = [];
     const out: Candidate[] = [];
-    const store = deps.services[PIPELINE_STORE] as PipelineStore | undefined;
+    const store = deps.services.pipelines;
     for (const [i, c] of raw.entries()) {
       const loc = ['body', 'candidates', i];
       try {

@@ -1,14 +1,10 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { processFile } from '../../kernel/engine/steps/process.js';
-import { allSpans } from '../../kernel/chef/document.js';
-import { codePointCount } from '../../kernel/chef/document.js';
 import type { UploadAdmission } from '../../service/files/admission.js';
-import { extractPoolSettings } from '../../service/files/extract-settings.js';
-import { FILE_STORE, UPLOAD_ADMISSION } from '../../service/files/service.js';
-import { InvalidFileCursorError, isFileName, newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from '../../service/files/store.js';
+import { InvalidFileCursorError, isFileName, type FileRecord, type FileStore } from '../../service/files/store.js';
+import { uploadFile } from '../../service/files/upload.js';
+import { runnerOf } from '../../service/limits.js';
 import { uploadLimit } from '../../service/files/admission.js';
 import { FILE_PART, fileTooLarge, readUpload, type Upload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
@@ -63,9 +59,9 @@ export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
 export const fileRoutes: RouteModule = ({ settings, services, executor, registry }) => {
-  const store = () => services[FILE_STORE] as FileStore;
+  const store = () => services.files;
   const route = (r: Omit<RouteDef, 'tag'>): RouteDef => ({ ...r, tag: 'files' });
-  const admission = services[UPLOAD_ADMISSION] as UploadAdmission;
+  const admission = services.uploads;
 
   async function found(ctx: Context): Promise<FileRecord> {
     const name = ctx.params.name!;
@@ -74,50 +70,16 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
     throw notFound(name);
   }
 
-  /** Extract an upload that was read whole, and store it: the 201, or the error, with its quota reservation given back. */
+  /** Extract an upload that was read whole, and store it (service/files/upload.ts): the 201. */
   async function keep(ctx: Context, upload: Upload): Promise<void> {
-    const filename = sanitizeFilename(upload.filename);
-    // The quota is taken before extraction (a full store refuses at once, not after the work),
-    // and given back if the upload fails before it is stored.
-    const reservation = await store().reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
-    try {
-      // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
-      // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
-      // refer to stays fixed for the file's life.
-      const { text, structure, structureJson, format, utf8From, codePoints } = await processFile(registry, upload.bytes, { filename: filename ?? '', mime: upload.mime, chef: upload.fields.chef }, {
-        executor,
-        // Stored as JSON: made in the extraction worker when the chef runs there.
-        structureJson: true,
-        signal: requestSignal(ctx),
-        limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
-        limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
-        pool: extractPoolSettings(settings),
-      });
-      if (text.length > settings.maxTextChars) {
-        throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
-      }
-      const now = Date.now();
-      const record: FileRecord = {
-        name: reservation.name,
-        filename,
-        size: upload.bytes.length,
-        format,
-        text_chars: codePoints ?? codePointCount(text),
-        created_at: new Date(now).toISOString(),
-        expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,
-      };
-      // A text that is the file's bytes decoded is stored as those bytes, not encoded again.
-      const textUtf8 = utf8From === undefined ? undefined : upload.bytes.subarray(utf8From);
-      // A structure without spans is not stored: it would cost quota (--max-files-bytes) and say nothing.
-      const stored = structureJson ? { structureJson } : allSpans(structure).length ? { structure } : {};
-      await store().put(reservation, record, { bytes: upload.bytes, text, textUtf8, ...stored }).catch(asInsufficientStorage);
-      ctx.status = 201;
-      ctx.set('Location', `/v1/files/${record.name}`);
-      ctx.body = fileInfo(record);
-    } catch (e) {
-      await store().release(reservation).catch(() => {}); // else it lapses on its own
-      throw e;
-    }
+    const record = await uploadFile(
+      { registry, runner: runnerOf(executor, settings), store: store(), settings },
+      { bytes: upload.bytes, filename: upload.filename, mime: upload.mime, chef: upload.fields.chef },
+      requestSignal(ctx),
+    );
+    ctx.status = 201;
+    ctx.set('Location', `/v1/files/${record.name}`);
+    ctx.body = fileInfo(record);
   }
 
   return [
@@ -207,13 +169,6 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
     }),
   ];
 };
-
-/** A full quota as the 507 a client can act on; anything else unchanged. */
-function asInsufficientStorage(e: unknown): never {
-  if (!(e instanceof QuotaError)) throw e;
-  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
-  throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
-}
 
 function notFound(name: string): ChunkdError {
   if (!isFileName(name)) {

@@ -2,13 +2,11 @@ import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
 import { receiveJob, NDJSON } from '../jobs/body.js';
 import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../../service/jobs/schemas.js';
-import { JOB_STORE } from '../../service/jobs/service.js';
 import type { JobStore, JobView } from '../../service/jobs/store.js';
 import { queryReader } from '../query.js';
-import { STORES, type StoresService } from '../../service/stores/service.js';
+import { type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../../service/storage/service.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 
 /** A job id as randomUUID makes them (lower case). */
@@ -22,8 +20,8 @@ const READ_BYTES = 4 * 1024 * 1024;
 
 /** Jobs: a corpus submitted once, run in batches (on every replica with --database-url), results read back in order. */
 export const jobRoutes: RouteModule = (deps) => {
-  const store = () => deps.services[JOB_STORE] as JobStore;
-  const pipelines = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  const store = () => deps.services.jobs;
+  const pipelines = () => deps.services.pipelines;
   const missing = (id: string) =>
     new ChunkdError('NOT_FOUND', `Job '${id}' not found (or its results expired after --job-result-ttl-s): submit it again with POST /v1/jobs.`);
   async function found(id: string): Promise<JobView> {
@@ -48,7 +46,7 @@ export const jobRoutes: RouteModule = (deps) => {
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
       responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE') },
       async handler(ctx) {
-        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store(), stores: () => deps.services[STORES] as StoresService | undefined });
+        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store(), stores: () => deps.services.stores });
         ctx.status = 202;
         ctx.set('Location', `/v1/jobs/${view.id}`);
         ctx.body = { id: view.id, status: view.status };

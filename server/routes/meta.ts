@@ -4,9 +4,7 @@ import { Extra, KINDS, type Kind } from '../../kernel/plugin.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { Logger } from '../../service/logger.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { JOB_STORE } from '../../service/jobs/service.js';
 import type { JobStore } from '../../service/jobs/store.js';
-import { PIPELINE_STORE } from '../../service/storage/service.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import { errorResponses } from '../schemas.js';
@@ -150,8 +148,8 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
     public: true,
     responses: { 200: { description: 'Ready.', schema: Type.Object({ status: Type.Literal('ready') }) }, ...errorResponses('UNAVAILABLE') },
     async handler(ctx) {
-      const pipelines = services[PIPELINE_STORE] as PipelineStore;
-      const jobs = services[JOB_STORE] as JobStore | undefined;
+      const pipelines = services.pipelines;
+      const jobs = services.jobs;
       await Promise.all([answers('pipelines database', () => pipelines.ping(), logger), jobs && answers('job queue', () => jobs.ping(), logger)]);
       ctx.body = { status: 'ready' };
     },

@@ -1,24 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
-import { ChunkdError, validationError } from '../../kernel/errors.js';
+import { ChunkdError } from '../../kernel/errors.js';
 import { bodyCheck } from '../../service/pipelines/body.js';
-import { timestamp } from '../../service/pipelines/clock.js';
 import { listPage } from '../../service/pipelines/page.js';
 import { Pipeline, PipelineCreate, PipelineExecute, PipelineListQuery, PipelineUpdate } from '../../service/pipelines/schemas.js';
-import { checkStoredSize } from '../../service/pipelines/size.js';
 import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
 import { bodyReader } from '../ignored-keys.js';
-import { checkNotAbandoned } from '../middleware/deadline.js';
+import { requestSignal } from '../middleware/deadline.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
-import { STORES, type StoresService } from '../../service/stores/service.js';
+import { type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../../service/storage/service.js';
 import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { firstChunkerAnswer } from '../openapi-examples.js';
 import { NDJSON_NOTE, NdjsonLine, wantsNdjson } from '../stream/ndjson.js';
+import { createPipeline, updatePipeline } from '../../service/pipelines/write.js';
 
 const readCreate = bodyReader(bodyCheck<{ name: string; description: string | null; steps: Step[] }>(PipelineCreate));
 const readUpdate = bodyReader(bodyCheck<{ name?: string; description?: string | null; steps?: Step[] }>(PipelineUpdate));
@@ -33,9 +30,10 @@ export const PIPELINE_BODY_FACTOR = 4;
 
 /** Stored pipelines: CRUD with the steps validated on every write, and execute. */
 export const pipelineRoutes: RouteModule = (deps) => {
-  const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
+  const store = () => deps.services.pipelines;
+  const writeDeps = () => ({ store: store(), maxPipelineBytes: deps.settings.maxPipelineBytes });
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
-  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps, undefined, deps.services[STORES] as StoresService | undefined) };
+  const writer: PipelineWriter<Step[]> = { nameKey: 'name', checkSteps: (steps) => validateSteps(deps.registry, steps, undefined, deps.services.stores) };
 
   /** 404 for any id that is not a pipeline's, malformed or not; a pipeline's name given as the id gets a hint. */
   async function found(id: string): Promise<PipelineRecord> {
@@ -58,12 +56,8 @@ export const pipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
-        const { name, description, steps: checked } = await readPipeline(ctx.request.body, readCreate(ctx), writer);
-        const steps = checked!;
-        checkStoredSize({ name, description, steps }, deps.settings.maxPipelineBytes);
-        checkNotAbandoned(ctx);
-        const now = timestamp();
-        ctx.body = await store().create({ id: randomUUID(), name, description, steps, created_at: now, updated_at: now });
+        const { name, description, steps } = await readPipeline(ctx.request.body, readCreate(ctx), writer);
+        ctx.body = await createPipeline(writeDeps(), { name, description, steps: steps! }, requestSignal(ctx));
         ctx.status = 201;
       },
     }),
@@ -119,11 +113,8 @@ export const pipelineRoutes: RouteModule = (deps) => {
         if (body.name !== undefined) changes.name = body.name;
         if (body.description !== undefined) changes.description = body.description;
         if (body.steps !== undefined) changes.steps = body.steps;
-        if (Object.keys(changes).length === 0) throw validationError(['body'], 'Nothing to update: send any of name, description and steps.', 'missing');
-        checkStoredSize({ ...stored, ...changes }, deps.settings.maxPipelineBytes);
-        checkNotAbandoned(ctx);
         // Deleted meanwhile: found() answers the 404.
-        ctx.body = (await store().update(id, { ...changes, updated_at: timestamp() })) ?? (await found(id));
+        ctx.body = (await updatePipeline(writeDeps(), stored, changes, 'name, description and steps', requestSignal(ctx))) ?? (await found(id));
       },
     }),
     route({

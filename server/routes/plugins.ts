@@ -1,12 +1,11 @@
 import type { Context } from 'koa';
-import { isThenable, type Maybe } from '../../kernel/engine/maybe.js';
+import { isThenable, type Maybe } from '../../kernel/engine/index.js';
 import { KINDS } from '../../kernel/plugin.js';
-import { runsInline, runsJobs } from '../../kernel/engine/placement/pool.js';
+import { runsInline, runsJobs } from '../../kernel/engine/index.js';
 import type { Plugin, RoutedPlugin } from '../../kernel/registry.js';
-import { parseRequest } from '../../kernel/engine/steps/chunk.js';
-import { docWeight, recipeCost } from '../../kernel/engine/runner.js';
+import { parseRequest } from '../../kernel/request.js';
+import { docWeight, recipeCost } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../../service/files/document-input.js';
-import { FILE_STORE } from '../../service/files/service.js';
 import type { FileStore } from '../../service/files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { exampleAnswers } from '../openapi-examples.js';
@@ -52,7 +51,7 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
           const { config, unit, returnType, list, docs: items } = pooled.prepared;
           docs = await preparedDocuments({ steps: [{ plugin, config: config! }], unit, returnType }, items, list, executor, settings);
         } else {
-          const document = await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+          const document = await resolveDocument(pooled.body, deps.services.files); // a body naming an uploaded file
           docs = await madeDocuments(plugin, pooled.body, ctx, deps, document);
         }
       } else {

@@ -1,15 +1,14 @@
 import { ProcessedDocument } from '../../kernel/chef/document.js';
 import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { RoutedPlugin } from '../../kernel/registry.js';
-import { parseRequest } from '../../kernel/engine/steps/chunk.js';
-import type { Doc, Recipe } from '../../kernel/engine/runner.js';
+import { parseRequest } from '../../kernel/request.js';
+import type { Doc, Recipe } from '../../kernel/engine/index.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { checkTexts, runnerOf } from '../../service/limits.js';
 import { exampleAnswers } from '../openapi-examples.js';
 import { sendJsonBytes } from '../stream/json-bytes.js';
-import { runsJobs } from '../../kernel/engine/placement/pool.js';
+import { runsJobs } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../../service/files/document-input.js';
-import { FILE_STORE } from '../../service/files/service.js';
 import type { FileStore } from '../../service/files/store.js';
 import { pluginPooled } from '../../service/pooled/answer.js';
 import { takeRawBody } from '../raw-request.js';
@@ -59,7 +58,7 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
           return sendJsonBytes(ctx, await runnerOf(executor, settings).answer(recipe, docs, { list: false, signal }));
         }
         body = pooled.body;
-        stored = await resolveDocument(body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+        stored = await resolveDocument(body, deps.services.files); // a body naming an uploaded file
       }
       const req = parseRequest(chef, body);
       setIgnoredKeys(ctx, req.ignored);

@@ -1,20 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { ChunkdError, isChunkdError, validationError, type Issue } from '../../kernel/errors.js';
+import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { bodyReader, setIgnoredKeys } from '../ignored-keys.js';
 import { bodyCheck } from '../../service/pipelines/body.js';
-import { timestamp } from '../../service/pipelines/clock.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../../service/pipelines/flat-steps.js';
 import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
-import { checkNotAbandoned } from '../middleware/deadline.js';
+import { requestSignal } from '../middleware/deadline.js';
 import { listPage } from '../../service/pipelines/page.js';
-import { checkStoredSize } from '../../service/pipelines/size.js';
 import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
 import { SlugRunRequest } from '../../service/pipelines/slug-run.js';
-import { STORES, type StoresService } from '../../service/stores/service.js';
+import { type StoresService } from '../../service/stores/service.js';
 import {
   SlugPipeline,
   SlugPipelineCreate,
@@ -28,9 +25,9 @@ import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
-import { PIPELINE_STORE } from '../../service/storage/service.js';
 import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
+import { createPipeline, updatePipeline } from '../../service/pipelines/write.js';
 
 type CreateBody = { slug: string; description: string | null; steps: Flat[] };
 type UpdateBody = { slug?: string; description?: string | null; steps?: Flat[] };
@@ -75,8 +72,9 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
  * (pooled for large bodies) as /v1/pipelines/{id}/execute does.
  */
 export const slugPipelineRoutes: RouteModule = (deps) => {
-  const store = () => deps.services[PIPELINE_STORE] as PipelineStore;
-  const stores = () => deps.services[STORES] as StoresService | undefined;
+  const store = () => deps.services.pipelines;
+  const writeDeps = () => ({ store: store(), maxPipelineBytes: deps.settings.maxPipelineBytes });
+  const stores = () => deps.services.stores;
   const shown = (p: PipelineRecord) => shownWith(stores())(p);
   const writer: PipelineWriter<Flat[]> = { nameKey: 'slug', checkSteps: (steps) => checkFlatSteps(deps.registry, steps, undefined, stores()) };
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
@@ -112,11 +110,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
       async handler(ctx) {
         const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx.request.body, readCreate(ctx), writer));
-        const record = { name: slug, description, steps: steps! };
-        checkStoredSize(record, deps.settings.maxPipelineBytes);
-        checkNotAbandoned(ctx);
-        const now = timestamp();
-        ctx.body = shown(await slugConflict(slug, () => store().create({ id: randomUUID(), ...record, created_at: now, updated_at: now })));
+        ctx.body = shown(await slugConflict(slug, () => createPipeline(writeDeps(), { name: slug, description, steps: steps! }, requestSignal(ctx))));
       },
     }),
     route({
@@ -192,10 +186,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         if (body.slug !== undefined) changes.name = body.slug;
         if (body.description !== undefined) changes.description = body.description;
         if (body.steps !== undefined) changes.steps = body.steps;
-        if (Object.keys(changes).length === 0) throw validationError(['body'], 'Nothing to update: send any of description, steps and slug.', 'missing');
-        checkStoredSize({ ...stored, ...changes }, deps.settings.maxPipelineBytes);
-        checkNotAbandoned(ctx);
-        const updated = await slugConflict(changes.name ?? stored.name, () => store().update(stored.id, { ...changes, updated_at: timestamp() }));
+        const updated = await slugConflict(changes.name ?? stored.name, () => updatePipeline(writeDeps(), stored, changes, 'description, steps and slug', requestSignal(ctx)));
         if (!updated) throw new ChunkdError('NOT_FOUND', `Pipeline '${stored.name}' was deleted meanwhile: create it again (POST /v1/pipeline).`);
         ctx.body = shown(updated);
       },

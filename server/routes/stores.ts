@@ -5,7 +5,7 @@ import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { connectionFieldIssues } from '../../service/stores/refuse.js';
 import { SearchResult, StoreList, StoreSearch } from '../stores/schemas.js';
-import { STORES, type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
+import { type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
 
 type SearchBody = Omit<StoreQuery, 'k'> & { k: number };
 const checkSearch = bodyCheck<SearchBody>(StoreSearch);
@@ -27,7 +27,7 @@ const wireHit = ({ id, document, text, start_index, end_index, token_count, meta
 /** The server's store connections: list them, search a collection, delete a document's chunks. Writing is a pipeline's write step. */
 export const storeRoutes: RouteModule = (deps) => {
   const stores = (): StoresService => {
-    const s = deps.services[STORES] as StoresService | undefined;
+    const s = deps.services.stores;
     if (!s) throw new ChunkdError('NOT_FOUND', 'This server has no store connections (--stores FILE, CHUNKD_STORES).');
     return s;
   };

@@ -1,5 +1,5 @@
 /** The worker side of a large evaluation body (service/evaluation/body.ts): parsed and checked here, the checked body back. */
-import type { Job } from '../../kernel/engine/placement/worker.js';
+import type { Job } from '../../kernel/engine/index.js';
 import { errorData, parseJsonBody } from '../pooled/wire.js';
 import { readEvaluateBody, type EvaluateBodyResult } from './body.js';
 

@@ -6,7 +6,7 @@
  */
 import { ChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import { bodyCheck } from '../pipelines/body.js';
 import type { Step } from '../pipelines/steps.js';
 import type { RawRequest } from '../pooled/answer.js';

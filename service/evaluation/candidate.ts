@@ -7,8 +7,7 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { renameLimit } from '../../kernel/chef/errors.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { refineMany } from '../../kernel/engine/steps/chunk.js';
-import { chunksHere, type RunOptions } from '../../kernel/engine/runner.js';
+import { inline, Runner, type PluginStep, type RunnerLimits } from '../../kernel/engine/index.js';
 import { locateChunks, type LocateMode } from './locate.js';
 import type { Range } from './ranges.js';
 import { checkRowBytes, evalRows, type EvalRows } from './eval-rows.js';
@@ -43,8 +42,8 @@ export interface CandidatePayload {
   input: SharedInput;
   /** The embeddings refinery and its config, when the retriever needs vectors. */
   embedding?: StepSource;
-  /** The runner's caps on the chunks (kernel/runner.ts). */
-  options: RunOptions;
+  /** The runner's caps on the chunks (kernel/engine/runner.ts): a candidate's chunks are held to a JSON answer's. */
+  limits: RunnerLimits;
 }
 
 export interface CandidateOutcome {
@@ -59,17 +58,18 @@ export interface CandidateOutcome {
 /** Embed lists of texts, list by list (a list is one refinery call), as unit vectors. */
 export type Embed = (lists: string[][]) => Promise<number[][][]>;
 
-/** Run one candidate here: chunk, locate, embed, score. */
+/** Run one candidate here, through a Runner of this thread: chunk, locate, embed, score. */
 export async function runCandidate(p: CandidatePayload, plugin: (source: string) => Promise<Plugin>, signal?: AbortSignal): Promise<CandidateOutcome> {
   try {
+    const runner = new Runner(inline, p.limits);
     const steps = await Promise.all(p.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
-    const lists = await chunksHere(steps, p.input.documents.map((d) => d.text), p.options, signal);
+    const lists = await runner.chunks({ steps, unit: p.input.unit, returnType: 'chunks' }, p.input.documents.map((d) => d.text), signal);
     const embedding = p.embedding && { plugin: await plugin(p.embedding.source), config: p.embedding.config };
-    const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedHere(embedding.plugin, embedding.config, texts)));
-    if (outcome.rows) checkRowBytes(outcome.rows, p.options.cap.bytes);
+    const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedLists(runner, embedding, texts, signal)));
+    if (outcome.rows) checkRowBytes(outcome.rows, p.limits.maxOutputBytes);
     return outcome;
   } catch (e) {
-    throw renameLimit(e, p.options.chef.names ?? {});
+    throw renameLimit(e, p.limits.chef?.names ?? {});
   }
 }
 
@@ -103,20 +103,18 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
   return { scores, chunks: chunks.length, tokens, rows: evalRows(own, (id) => ids.get(id)!, chunkVectors!), omega: omega! };
 }
 
-/** Embed lists of texts with the embeddings refinery on this thread. */
-export async function embedHere(plugin: Plugin, config: Record<string, unknown>, lists: string[][]): Promise<number[][][]> {
-  const chunks = lists.map(textChunks);
-  const out = await refineMany(plugin, config, chunks.filter((l) => l.length));
+/** Embed lists of texts with an embedding step, through the runner (placed where it puts them), as unit vectors, list by list. */
+export async function embedLists(runner: Runner, step: PluginStep, lists: string[][], signal?: AbortSignal): Promise<number[][][]> {
+  const vectors = await runner.embed(step, lists.flat(), signal);
   let at = 0;
-  return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
+  return lists.map((l) => l.map(() => unitVector(vectors[at++]!)));
 }
 
-/** Texts as the chunks a refinery takes. */
-export const textChunks = (texts: string[]): Chunk[] => texts.map((text) => ({ id: '', text, start_index: 0, end_index: text.length, token_count: 0 }));
-
-export function unitVector(v: number[]): number[] {
-  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-  return norm > 0 ? v.map((x) => x / norm) : v;
+export function unitVector(v: ArrayLike<number>): number[] {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  const norm = Math.sqrt(sum);
+  return Array.from(v, (x) => (norm > 0 ? x / norm : x));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { tooLarge } from '../../kernel/caps.js';
 import type { Chunk } from '../../kernel/chunk.js';
-import { OUTPUT_SETTING } from '../../kernel/engine/runner.js';
+import { OUTPUT_SETTING } from '../../kernel/engine/index.js';
 import type { Range } from './ranges.js';
 
 /** Numbers per row in `spans`. */

@@ -5,7 +5,7 @@
  * a pool task when there are workers); the services come from the caller (service/evaluation/runtime.ts),
  * so the same code serves the route and the CLI.
  */
-import type { RunnerStep } from '../../kernel/engine/runner.js';
+import type { RunnerStep } from '../../kernel/engine/index.js';
 import type { CandidateOutcome, SharedInput } from './candidate.js';
 import { rowRange, type EvalRows } from './eval-rows.js';
 import type { Range } from './ranges.js';

@@ -7,17 +7,15 @@
  */
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { runsJobs } from '../../kernel/engine/placement/pool.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
-import type { Chunk } from '../../kernel/chunk.js';
-import { parseConfig, runRefinery, type Executor } from '../../kernel/engine/steps/chunk.js';
-import { ANSWER_ADVICE, OUTPUT_SETTING, type RunOptions } from '../../kernel/engine/runner.js';
+import { parseConfig } from '../../kernel/request.js';
 import { DEFAULT_LIMITS } from '../../kernel/chef/limits.js';
-import { LIMIT_NAMES, type Limits } from '../limits.js';
+import { ANSWER_ADVICE, type Executor, type RunnerLimits } from '../../kernel/engine/index.js';
+import { LIMIT_NAMES, runnerOf, type Limits } from '../limits.js';
 import { pipelineRecipe } from '../pipelines/execute.js';
 import type { Step } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { embedHere, runCandidate, textChunks, unitVector, type CandidateOutcome, type CandidatePayload } from './candidate.js';
+import { embedLists, runCandidate, type CandidateOutcome, type CandidatePayload } from './candidate.js';
 import type { Candidate, EvalServices } from './evaluate.js';
 import { storeRankings, type EvalStores } from './store-retriever.js';
 
@@ -38,10 +36,9 @@ export async function stepsCandidate(label: unknown, steps: Step[], unit: Offset
 }
 
 /** A candidate's chunks are held to the caps of a pipeline run's JSON answer, as if they were one. */
-export const candidateOptions = (settings: Limits, unit: OffsetUnit): RunOptions => ({
-  unit,
-  returnType: 'chunks',
-  cap: { bytes: settings.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' },
+export const candidateLimits = (settings: Limits): RunnerLimits => ({
+  maxOutputBytes: settings.maxOutputBytes,
+  maxDocumentOutputBytes: settings.maxDocumentOutputBytes,
   maxChunks: settings.maxChunks,
   chef: { limits: { ...DEFAULT_LIMITS, maxTextChars: settings.maxTextChars, maxStructureSpans: settings.maxStructureSpans }, names: LIMIT_NAMES },
 });
@@ -53,7 +50,8 @@ export const candidateOptions = (settings: Limits, unit: OffsetUnit): RunOptions
 export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined, store?: string): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
   const { executor, settings } = deps;
   if (store !== undefined && (!deps.stores || embeddingModel === undefined)) throw new Error('A store retriever needs the stores service and an embedding model.');
-  const options = candidateOptions(settings, 'codepoint');
+  const limits = candidateLimits(settings);
+  const runner = runnerOf(executor, settings);
   let embedding: { plugin: Plugin; config: Record<string, unknown> } | undefined;
   if (embeddingModel !== undefined) {
     const plugin = deps.registry.find('refinery', 'embeddings');
@@ -67,25 +65,18 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
     const payload: CandidatePayload = {
       steps: steps.map((s) => ({ source: s.plugin.source, config: s.config })),
       input,
-      options: { ...options, unit: input.unit },
+      limits,
       ...(embedding ? { embedding: { source: embedding.plugin.source, config: embedding.config } } : {}),
     };
-    const outcome = runsJobs(executor) ? executor.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
+    const outcome = runner.pooled ? runner.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
     return outcome.catch((e: unknown) => {
       throw chunksRefusal(e);
     });
   };
   if (!embedding) return { run };
-  const { plugin, config } = embedding;
   const storeRank: EvalServices['storeRank'] = store === undefined ? undefined : (rows, documents, vectors, k, signal) => storeRankings(deps.stores!, store, embeddingModel!, rows, documents, vectors, k, signal);
-  // The questions, embedded where the executor places the refinery (their chunks' vectors are made in the candidate's task).
-  const embed: EvalServices['embed'] = async (lists, signal) => {
-    if (!runsJobs(executor)) return embedHere(plugin, config, lists);
-    const chunks = lists.map(textChunks);
-    const out = (await runRefinery(plugin, config, chunks.filter((l) => l.length), executor, signal)) as Chunk[][];
-    let at = 0;
-    return chunks.map((l) => (l.length ? out[at++]!.map((c) => unitVector(c.embedding ?? [])) : []));
-  };
+  // The questions, embedded where the runner places the refinery (their chunks' vectors are made in the candidate's task).
+  const embed: EvalServices['embed'] = (lists, signal) => embedLists(runner, embedding!, lists, signal);
   return { run, embed, ...(storeRank ? { storeRank } : {}) };
 }
 

@@ -1,6 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
-import { movable } from '../../kernel/engine/runner.js';
+import { movable } from '../../kernel/engine/index.js';
 import type { StoredDocument } from '../pipelines/execute.js';
 import type { FileStore } from './store.js';
 

@@ -1,4 +1,4 @@
-import type { ExtractPoolOptions } from '../../kernel/engine/placement/extract-pool.js';
+import type { ExtractPoolOptions } from '../../kernel/engine/index.js';
 import type { Settings } from '../settings.js';
 
 /** The extraction pool as the server settings size it (kernel/chef/pool.ts), for every route that runs a chef. */

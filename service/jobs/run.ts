@@ -1,8 +1,8 @@
 import { isChunkdError } from '../../kernel/errors.js';
-import { isInterruption, type Doc } from '../../kernel/engine/runner.js';
+import { isInterruption, type Doc } from '../../kernel/engine/index.js';
 import { checkTexts, runnerOf } from '../limits.js';
 import { pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
-import { STORES, type StoresService } from '../stores/service.js';
+import { type StoresService } from '../stores/service.js';
 import { WriteBatch } from '../stores/write-batch.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
@@ -46,12 +46,12 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     out.push(failed(d, BUG));
   };
   // A write step's writes are held and made together once the batch has run (server/stores/write-batch.ts).
-  const stores = deps.services?.[STORES] as StoresService | undefined;
+  const stores = deps.services?.stores;
   const batch = stores && writes(pipeline) ? new WriteBatch(stores) : undefined;
   const fit: BatchDocument[] = [];
   let recipe;
   try {
-    const services = batch ? { ...deps.services, [STORES]: batch.service } : deps.services;
+    const services = batch ? { ...deps.services, stores: batch.service } : deps.services;
     recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', { ...deps, services }, true, (i) => fit[i]?.id);
   } catch (e) {
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason

@@ -2,12 +2,10 @@ import { resolve } from 'node:path';
 import type pg from 'pg';
 import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
-import { POSTGRES, redactUrl, unreachableReason } from '../storage/pg-pool.js';
+import { redactUrl, unreachableReason } from '../storage/pg-pool.js';
 import { PgJobStore } from './postgres.js';
 import { SqliteJobStore } from './sqlite.js';
 
-/** Key of the job store in AppDeps.services. */
-export const JOB_STORE = 'jobs';
 
 /** The jobs database beside the pipelines one, in the data directory (SQLite back-end). */
 export const JOBS_FILE = 'jobs.db';
@@ -16,14 +14,14 @@ export const JOBS_FILE = 'jobs.db';
  * Opens the job store: PostgreSQL + pg-boss when --database-url is set (every replica consumes
  * the one queue), else SQLite run in this process. Consuming starts once the worker pool exists.
  */
-export const jobStore: ServiceFactory = async (settings, logger, services) => {
+export const jobStore: ServiceFactory<'jobs'> = async (settings, logger, services) => {
   const limits = { maxJobsBytes: settings.maxJobsBytes, maxDocumentOutputBytes: settings.maxDocumentOutputBytes };
   const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, logger, limits };
-  const pool = services[POSTGRES] as pg.Pool | undefined;
+  const pool = services.postgres;
   const store = settings.databaseUrl && pool ? await openPg(pool, settings.databaseUrl, { ...common, expiryS: settings.jobBatchExpiryS }) : await SqliteJobStore.open(resolve(settings.dataDir, JOBS_FILE), common);
   logger.log('info', 'job store open', { backend: settings.databaseUrl ? 'postgresql' : 'sqlite' });
   return {
-    name: JOB_STORE,
+    name: 'jobs',
     value: store,
     close: () => store.close(),
     start: ({ registry, executor, settings: s, services: all }) => store.start({ registry, executor, settings: s, services: all }),

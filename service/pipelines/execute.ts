@@ -2,11 +2,13 @@ import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { Registry } from '../../kernel/registry.js';
-import { isBlank, parseConfig, type Executor } from '../../kernel/engine/steps/chunk.js';
-import type { Doc, Recipe, RunnerStep, StructuredDoc } from '../../kernel/engine/runner.js';
+import { isBlank } from '../../kernel/engine/index.js';
+import { parseConfig } from '../../kernel/request.js';
+import { type Executor } from '../../kernel/engine/index.js';
+import type { Doc, Recipe, RunnerStep, StructuredDoc } from '../../kernel/engine/index.js';
 import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { STORES, type StoresService } from '../stores/service.js';
+import { type StoresService } from '../stores/service.js';
 import { namedPlugin, type Step } from './steps.js';
 import { writeSteps, type WriteStepShape } from './write-step.js';
 
@@ -23,8 +25,8 @@ export interface ExecuteDeps {
   settings: Limits;
   /** An offLoop chef always runs in the extraction pool, under --max-extract-ms (the CLI, whose executor runs inline). */
   isolate?: boolean;
-  /** The server's services: a write step writes through its STORES (absent in a worker, which never writes). */
-  services?: Record<string, unknown>;
+  /** The server's services: a write step writes through its stores (absent in a worker, which never writes). */
+  services?: { stores?: StoresService };
 }
 
 /** Document i's id in a store, or undefined for its text's digest. */
@@ -76,7 +78,7 @@ export async function pipelineRecipe(
   const steps = pipeline.steps.flatMap((step, i) => (step.type === 'write' ? [] : [resolveStep(deps.registry, pipeline, step, i)])) as RunnerStep[];
   const w = pipeline.steps.findIndex((s) => s.type === 'write');
   if (w >= 0) {
-    const stores = deps.services?.[STORES] as StoresService | undefined;
+    const stores = deps.services?.stores;
     steps.push(...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })));
   }
   if (build) for (const { plugin, config, target } of steps) if (!target && plugin.kind !== 'chef') await plugin.instance(config);

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { orderChunk, type Chunk } from '../../kernel/chunk.js';
-import { CHUNKER_REQUEST_FIELDS } from '../../kernel/request.js';
+import { CHUNKER_REQUEST_FIELDS } from '../../kernel/body-schema.js';
 import { bodyCheck, type ExecuteBody } from './body.js';
 import { DocumentField } from './schemas.js';
 

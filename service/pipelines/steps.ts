@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
-import { parseConfig } from '../../kernel/engine/steps/chunk.js';
+import { parseConfig } from '../../kernel/request.js';
 import type { StoresService } from '../stores/service.js';
 import type { PipelineStep } from './schemas.js';
 import { checkWriteStep, type WriteStepShape } from './write-step.js';

@@ -7,7 +7,7 @@
  * back parsed, for its file to be resolved here.
  */
 import { ChunkdError } from '../../kernel/errors.js';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import type { Plugin } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import type { RequestPayload } from './job.js';

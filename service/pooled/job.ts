@@ -8,8 +8,8 @@
  */
 import type { Chunk } from '../../kernel/chunk.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { chunkLists, parseRequest } from '../../kernel/engine/steps/chunk.js';
-import type { Job } from '../../kernel/engine/placement/worker.js';
+import { chunkLists, parseRequest } from '../../kernel/request.js';
+import type { Job } from '../../kernel/engine/index.js';
 import { checkChunks, checkTexts } from '../limits.js';
 import { answerHere, namesFile, prepared, type PooledPayload, type PooledResult } from './wire.js';
 import { errorData, moved, parseJsonBody } from './wire.js';

@@ -1,6 +1,6 @@
 /** The main-thread side of a pooled pipeline run (service/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import { isChunkdError } from '../../kernel/errors.js';
-import type { WorkerPool } from '../../kernel/engine/placement/pool.js';
+import type { WorkerPool } from '../../kernel/engine/index.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import { namedPlugin } from '../pipelines/steps.js';
@@ -8,9 +8,8 @@ import type { PipelineRecord } from '../storage/store.js';
 import { runPooled, type Pooled, type RawRequest } from './answer.js';
 import type { PipelinePayload } from './pipeline-job.js';
 import { errorData, limitsOf, type PooledPayload } from './wire.js';
-import { runsJobs } from '../../kernel/engine/placement/pool.js';
+import { runsJobs } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../files/document-input.js';
-import { FILE_STORE } from '../files/service.js';
 import type { FileStore } from '../files/store.js';
 import { checkExecute } from '../pipelines/body.js';
 import { documentIds, pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
@@ -72,7 +71,7 @@ export async function runPipeline(req: RunRequest, deps: AppDeps, find: () => Pr
       const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false, ids), texts, list, executor, settings);
       return { docs, flat: pooled.prepared.flat === true };
     }
-    document = await resolveDocument(pooled.body, deps.services[FILE_STORE] as FileStore); // a body naming an uploaded file
+    document = await resolveDocument(pooled.body, deps.services.files); // a body naming an uploaded file
     body = pooled.body;
   }
   const pipeline = await find();

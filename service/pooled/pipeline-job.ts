@@ -6,8 +6,8 @@
  */
 import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { isBlank } from '../../kernel/engine/steps/chunk.js';
-import type { Job } from '../../kernel/engine/placement/worker.js';
+import { isBlank } from '../../kernel/engine/index.js';
+import type { Job } from '../../kernel/engine/index.js';
 import { checkTexts } from '../limits.js';
 import { checkExecute } from '../pipelines/body.js';
 import { pipelineRecipe, writes } from '../pipelines/execute.js';

@@ -2,9 +2,10 @@
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { split } from '../../kernel/engine/placement/pool.js';
-import { inline } from '../../kernel/engine/steps/chunk.js';
-import { docBuffers, docWeight, recipeCost, utf16Doc, type Doc, type Recipe } from '../../kernel/engine/runner.js';
+import { split } from '../../kernel/engine/index.js';
+import { inline } from '../../kernel/engine/index.js';
+import { docBuffers } from '../../kernel/engine/index.js';
+import { docWeight, recipeCost, utf16Doc, type Doc, type Recipe } from '../../kernel/engine/index.js';
 import { runnerOf, type Limits } from '../limits.js';
 import { parseStrictJson } from '../strict-json.js';
 

@@ -1,10 +1,9 @@
 import pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
-import { defaultThreads } from '../../kernel/engine/placement/pool.js';
+import { defaultThreads } from '../../kernel/engine/index.js';
 import type { ServiceFactory } from '../deps.js';
 
 /** Key of the shared pg.Pool in AppDeps.services (absent without --database-url): every PostgreSQL user reuses it. */
-export const POSTGRES = 'postgres';
 
 /**
  * Bounds on every wait for the database, so a request never hangs on it: a connection that is not
@@ -99,8 +98,8 @@ export function asStorageError(e: unknown, what?: string): unknown {
 }
 
 /** Opens the shared pool when --database-url is set; an empty service otherwise. Closed last (boot closes in reverse). */
-export const postgresPool: ServiceFactory = async (settings, logger) => {
-  if (!settings.databaseUrl) return { name: POSTGRES, value: undefined, close: async () => {} };
+export const postgresPool: ServiceFactory<'postgres'> = async (settings, logger) => {
+  if (!settings.databaseUrl) return { name: 'postgres', value: undefined, close: async () => {} };
   // One pool for the pipelines, the jobs and the job queue: the routes' connections, plus one for
   // each job consumer (one per worker thread and one more, each holding one connection at a time),
   // so busy consumers cannot starve the routes.
@@ -108,5 +107,5 @@ export const postgresPool: ServiceFactory = async (settings, logger) => {
   const pool = createPool(settings.databaseUrl, (reason) => logger.log('warning', 'database connection lost', { reason }), ROUTE_CONNECTIONS + threads + 1);
   logger.log('info', 'PostgreSQL pool', { database: redactUrl(settings.databaseUrl) });
   let ended: Promise<void> | undefined;
-  return { name: POSTGRES, value: pool, close: () => (ended ??= pool.end()) };
+  return { name: 'postgres', value: pool, close: () => (ended ??= pool.end()) };
 };

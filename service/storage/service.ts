@@ -2,29 +2,27 @@ import { resolve } from 'node:path';
 import type pg from 'pg';
 import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from './pg-migrate.js';
-import { POSTGRES, redactUrl, unreachableReason } from './pg-pool.js';
+import { redactUrl, unreachableReason } from './pg-pool.js';
 import { PgPipelineStore } from './postgres.js';
 import { SqliteStore, StoreOpenError } from './sqlite.js';
 
 /** The database file inside the data directory. */
 export const DATABASE_FILE = 'chunkd.db';
 
-/** Key of the store in AppDeps.services. */
-export const PIPELINE_STORE = 'pipelines';
 
 /**
  * Opens the pipeline store at start-up; boot closes it at shutdown. With --database-url it lives
  * in PostgreSQL, on the shared pool (opened before it, see postgres-pool), else in SQLite in the
  * data directory (created on first start).
  */
-export const pipelineStore: ServiceFactory = async (settings, logger, services) => {
-  const pool = services[POSTGRES] as pg.Pool | undefined;
+export const pipelineStore: ServiceFactory<'pipelines'> = async (settings, logger, services) => {
+  const pool = services.postgres;
   if (settings.databaseUrl && pool) {
     const where = redactUrl(settings.databaseUrl);
     try {
       const store = await PgPipelineStore.open(pool);
       logger.log('info', 'pipelines database open', { database: where });
-      return { name: PIPELINE_STORE, value: store, close: () => store.close() };
+      return { name: 'pipelines', value: store, close: () => store.close() };
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw new StoreOpenError(e.message);
       const reason = unreachableReason(e) ?? (e as Error).message;
@@ -34,5 +32,5 @@ export const pipelineStore: ServiceFactory = async (settings, logger, services) 
   const file = resolve(settings.dataDir, DATABASE_FILE);
   const store = await SqliteStore.open(file);
   logger.log('info', 'pipelines database open', { file });
-  return { name: PIPELINE_STORE, value: store, close: () => store.close() };
+  return { name: 'pipelines', value: store, close: () => store.close() };
 };

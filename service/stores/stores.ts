@@ -2,6 +2,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
 import { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
+import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
 import { CollectionName } from '../../kernel/handshake.js';
@@ -39,7 +40,12 @@ export interface StoresOptions {
   /** The server runs as one replica of several (--database-url): a local store is refused writes. */
   replicaSet: boolean;
   logger?: StoreLogger;
+  /** Runs a query's embedding (the embeddings refinery), placed as the server places work; by default on this thread. */
+  runner?: Runner;
 }
+
+/** Embeddings of one query, on this thread: no output cap applies to them. */
+const HERE = new Runner(inline, { maxOutputBytes: Infinity, maxDocumentOutputBytes: Infinity, maxChunks: Infinity });
 
 interface Open {
   connection: Connection;
@@ -68,8 +74,8 @@ export class Stores {
   }
 
   /** Stores from the settings (`--stores`, or the default under the data directory); a bad entry throws StoresConfigError. */
-  static fromSettings(registry: Registry, settings: { stores: string; dataDir: string; databaseUrl: string }, logger?: StoreLogger, env: NodeJS.ProcessEnv = process.env): Stores {
-    const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), { replicaSet: settings.databaseUrl !== '', logger });
+  static fromSettings(registry: Registry, settings: { stores: string; dataDir: string; databaseUrl: string }, logger?: StoreLogger, env: NodeJS.ProcessEnv = process.env, runner?: Runner): Stores {
+    const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), { replicaSet: settings.databaseUrl !== '', logger, ...(runner ? { runner } : {}) });
     for (const warning of stores.warnings()) logger?.log('warning', warning);
     return stores;
   }
@@ -223,13 +229,12 @@ export class Stores {
     if (info.dimension !== dimension) throw new ChunkdError('CONFLICT', `The collection '${collection}' of store '${o.connection.name}' holds vectors of ${info.dimension} dimensions (model '${info.model}'); these have ${dimension}.`);
   }
 
-  /** The query's vector, by the embeddings refinery: the same loader, cache and providers as the chunks' vectors. */
+  /** The query's vector, by the embeddings refinery through the runner: the same path, loader, cache and providers as the chunks' vectors. */
   private async embed(model: string, text: string): Promise<number[]> {
-    const refinery = this.registry.get('refinery', 'embeddings');
-    const config = refinery.validateConfig({ embedding_model: model }, ['collection model']);
-    const impl = (await refinery.instance(config)) as { refine(chunks: Chunk[]): Promise<Chunk[]> };
-    const [chunk] = await impl.refine([{ id: 'query', text, start_index: 0, end_index: text.length, token_count: 0 }]);
-    return chunk!.embedding!;
+    const plugin = this.registry.get('refinery', 'embeddings');
+    const config = plugin.validateConfig({ embedding_model: model }, ['collection model']);
+    const [vector] = await (this.options.runner ?? HERE).embed({ plugin, config }, [text]);
+    return Array.from(vector!);
   }
 
   /** Run one call on a store's connection (opened on first use); its failures become a 503 that names the store, never its URL. */

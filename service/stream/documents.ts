@@ -9,10 +9,12 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import type { Maybe } from '../../kernel/engine/maybe.js';
+import type { Maybe } from '../../kernel/engine/index.js';
 import type { Plugin } from '../../kernel/registry.js';
-import { chunkLists, isBlank, type Executor, type ParsedRequest } from '../../kernel/engine/steps/chunk.js';
-import { docWeight, type Doc, type Recipe, type Runner, type StructuredDoc } from '../../kernel/engine/runner.js';
+import { chunkLists, type ParsedRequest } from '../../kernel/request.js';
+import { isBlank } from '../../kernel/engine/index.js';
+import { type Executor } from '../../kernel/engine/index.js';
+import { docWeight, type Doc, type Recipe, type Runner, type StructuredDoc } from '../../kernel/engine/index.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
 import { documentIds, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';

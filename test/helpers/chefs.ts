@@ -1,10 +1,10 @@
-import { runChef } from '../../kernel/engine/steps/process.js';
 import type { Processed } from '../../kernel/chef/document.js';
 import { discover } from '../../kernel/discovery.js';
+import { processWith as runChef } from './run.js';
 
 const registry = await discover();
 
-/** Run a built-in chef on a text or on bytes, on this thread, with a config validated as a request's. */
+/** Run a built-in chef on a text or on bytes, through a runner of this thread, with a config validated as a request's. */
 export async function processWith(name: string, input: string | Uint8Array, config: Record<string, unknown> = {}, filename = ''): Promise<Processed> {
   const chef = registry.get('chef', name);
   const doc = typeof input === 'string' ? { text: input } : { bytes: input, filename };

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ChunkdError } from '../../errors.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
-import type { Outcome, Task } from './worker.js';
+import type { Outcome, Task } from './tasks.js';
 
 /**
  * Heap one extraction may use. mammoth and html-to-text have no bound on what they build from a
@@ -239,19 +239,9 @@ export function extractPool(options: ExtractPoolOptions): ExtractPool {
   return pool;
 }
 
-/** Run a job module (kernel/worker.ts) for one file of `bytes` bytes in an extraction worker. */
-export async function runCapped<R>(module: string, payload: unknown, bytes: number, options: ExtractPoolOptions, signal?: AbortSignal): Promise<R> {
-  const outcome = await runExtractTask({ kind: 'job', module, payload }, bytes, options, signal);
-  if ('done' in outcome) return outcome.done as R;
-  if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
-  if ('bug' in outcome) throw new Error(`The extraction worker failed: ${outcome.bug}`);
-  throw new Error('The extraction worker answered nothing.');
-}
-
 /**
- * Run a task in an extraction worker (heap-capped, timed by maxMs): a job module, or the document
- * runner's steps (kernel/runner.ts) when their first step is a chef that needs it. `transfer`
- * names buffers moved there, not copied.
+ * Run a task in an extraction worker (heap-capped, timed by maxMs): a recipe's steps when their
+ * first step is a chef that needs it (runner.ts). `transfer` names buffers moved there, not copied.
  */
 export async function runExtractTask(task: Task, bytes: number, options: ExtractPoolOptions, signal?: AbortSignal, transfer?: ArrayBuffer[]): Promise<Outcome> {
   try {

@@ -1,13 +1,14 @@
+/**
+ * Where work runs: on the calling thread, or in a pool of worker threads (piscina) that keeps
+ * CPU-heavy work off the event loop; the cost rule that decides, and how a batch is split so it
+ * uses every core.
+ */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { Structure } from '../../chef/document.js';
-import type { Chunk } from '../../chunk.js';
 import { ChunkdError } from '../../errors.js';
-import type { OffsetUnit } from '../../offsets.js';
-import type { Plugin } from '../../registry.js';
-import { chunkMany, refineMany, type Executor } from '../steps/chunk.js';
-import { docBuffers, type Doc, type RunOptions, type WireResult } from '../runner.js';
-import type { Outcome, Task } from './worker.js';
+import { docBuffers, type Doc } from '../docs.js';
+import type { RunOptions, WireResult } from '../recipe.js';
+import type { Outcome, Task } from './tasks.js';
 
 /**
  * Below this much work (characters of input × the plugin's cost per character, kernel/cost.ts), a
@@ -32,6 +33,14 @@ export interface PoolOptions {
 
 export const defaultThreads = (): number => availableParallelism();
 
+/** Where the runner places work: worker threads behind it (0: everything runs on the calling thread). */
+export interface Executor {
+  readonly threads: number;
+}
+
+/** Everything on the calling thread (the CLI's chunk command, tests). */
+export const inline: Executor = { threads: 0 };
+
 /**
  * An Executor that keeps CPU-heavy work off the event loop: large inputs run in a piscina pool,
  * and a batch is split into one task per thread so it uses every core. Aborting the signal of a
@@ -41,8 +50,8 @@ export class WorkerPool implements Executor {
   private readonly pool: Piscina<Task, Outcome> | undefined;
   /** Tasks handed to the workers since the pool started (warm-ups not counted): what tests count to tell pooled work from inline. */
   tasksRun = 0;
-  /** The same, by kind: 'job' (a job module, e.g. a request body parsed in a worker), 'run' (the document runner's), 'chunk', 'refine'. */
-  readonly tasksByKind: Record<'job' | 'run' | 'chunk' | 'refine', number> = { job: 0, run: 0, chunk: 0, refine: 0 };
+  /** The same, by kind: 'job' (a job module, e.g. a request body parsed in a worker), 'run' (a recipe's steps). */
+  readonly tasksByKind: Record<'job' | 'run', number> = { job: 0, run: 0 };
   /** Resolves once every worker has started and imported the manifests it was asked to warm. */
   readonly ready: Promise<void>;
 
@@ -63,22 +72,6 @@ export class WorkerPool implements Executor {
     return this.pool ? this.options.threads : 0;
   }
 
-  async chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]> {
-    const indices = split(texts.map((_, i) => i), (i) => texts[i]!.length, this.threads, plugin.cost(config));
-    if (!indices) return chunkMany(plugin, config, texts, unit, signal, structures);
-    const parts = await Promise.all(
-      indices.map((g) => this.run({ kind: 'chunk', source: plugin.source, config, texts: g.map((i) => texts[i]!), unit, structures: structures && g.map((i) => structures[i]) }, signal)),
-    );
-    return parts.flat();
-  }
-
-  async refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]> {
-    const groups = split(lists, listWeight, this.threads, plugin.cost(config));
-    if (!groups) return refineMany(plugin, config, lists);
-    const parts = await Promise.all(groups.map((g) => this.run({ kind: 'refine', source: plugin.source, config, lists: g }, signal)));
-    return parts.flat();
-  }
-
   /**
    * Run a job module's default export (a Job, kernel/worker.ts) in a worker: `transfer` lists the
    * payload's buffers to move there (no copy), and the buffers the job names come back moved too.
@@ -91,8 +84,8 @@ export class WorkerPool implements Executor {
   }
 
   /**
-   * Run a recipe's steps over documents in one worker (kernel/runner.ts, runHere there): each
-   * result comes back as JSON bytes, moved. Documents given as JSON bytes are moved there too.
+   * Run a recipe's steps over documents in one worker (steps/run-here.ts there): each result comes
+   * back as bytes, moved. Documents given as bytes are moved there too.
    */
   async documents(steps: { source: string; config: Record<string, unknown> }[], docs: Doc[], options: RunOptions, signal?: AbortSignal): Promise<WireResult[]> {
     if (!this.pool) throw new Error('WorkerPool.documents needs worker threads.');
@@ -111,23 +104,13 @@ export class WorkerPool implements Executor {
     this.tasksByKind[kind]++;
   }
 
-  private async run(task: Task & { kind: 'chunk' | 'refine' }, signal?: AbortSignal): Promise<Chunk[][]> {
-    this.count(task.kind);
-    return this.unwrap(await this.pool!.run(task, { signal: signal ?? null })) as Chunk[][];
-  }
-
   private unwrap(outcome: Outcome): unknown {
-    if ('ok' in outcome) return outcome.ok;
     if ('done' in outcome) return outcome.done;
     if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
     this.options.onBug?.(outcome.bug);
     throw new Error('A worker failed; see the server log.');
   }
 }
-
-/** What a chunk step weighs (characters of text), and a refine step (characters of its chunks' texts). */
-export const textWeight = (t: string): number => t.length;
-export const listWeight = (l: Chunk[]): number => l.reduce((m, c) => m + c.text.length, 0);
 
 /** The groups work is split into over `threads`, or undefined when it is too cheap to leave the calling thread. */
 export function split<T>(items: T[], weight: (t: T) => number, threads: number, cost = 1): T[][] | undefined {

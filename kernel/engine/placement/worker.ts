@@ -1,34 +1,16 @@
 /**
- * The pool's worker: runs a plugin's chunk or refine step off the main thread. A plugin is known
- * by its manifest file (built-in or from a plugins directory), imported once per worker; its
- * instances are cached per config exactly as on the main thread.
+ * The workers' entry (the worker pool's and the extraction pool's): runs a recipe's steps over
+ * documents, or a job module, off the main thread. A plugin is known by its manifest file
+ * (built-in or from a plugins directory), imported once per worker; its instances are cached per
+ * config exactly as on the main thread.
  */
 import { Piscina } from 'piscina';
-import type { Structure } from '../../chef/document.js';
-import type { Chunk } from '../../chunk.js';
 import { loadManifest } from '../../discovery.js';
-import { isChunkdError, type ErrorCode, type Issue } from '../../errors.js';
-import type { OffsetUnit } from '../../offsets.js';
+import { isChunkdError } from '../../errors.js';
 import { Plugin } from '../../registry.js';
-import { chunkMany, refineMany } from '../steps/chunk.js';
-import { runHere, type Doc, type RunOptions, type WireResult } from '../runner.js';
-
-export type Task =
-  | { kind: 'warm'; sources: string[]; jobs?: string[] }
-  | { kind: 'chunk'; source: string; config: Record<string, unknown>; texts: string[]; unit: OffsetUnit; structures?: (Structure | undefined)[] }
-  | { kind: 'refine'; source: string; config: Record<string, unknown>; lists: Chunk[][] }
-  | { kind: 'job'; module: string; payload: unknown }
-  /** The document runner's work (kernel/runner.ts): steps over documents, each result as JSON bytes. */
-  | { kind: 'run'; steps: { source: string; config: Record<string, unknown> }[]; docs: Doc[]; options: RunOptions };
-
-/**
- * A job module's default export (see WorkerPool.job): runs in a worker with the worker's plugin
- * cache, and names the buffers of its answer to move to the main thread instead of copying them.
- */
-export type Job<P, R> = (payload: P, plugin: (source: string) => Promise<Plugin>) => Promise<{ value: R; transfer?: ArrayBuffer[] }>;
-
-/** Errors cross the thread boundary as data: a ChunkdError keeps its code and detail; anything else is a bug. */
-export type Outcome = { ok: Chunk[][] } | { done: unknown } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string };
+import type { WireResult } from '../recipe.js';
+import { runHere } from '../steps/run-here.js';
+import type { Job, Outcome, Task } from './tasks.js';
 
 const plugins = new Map<string, Promise<Plugin>>();
 
@@ -55,24 +37,30 @@ function typescriptLoader(): Promise<void> {
   return (tsLoader ??= import(api).then((m: { register(): void }) => m.register()));
 }
 
+/** The buffers of results to move back: JSON or vector bytes, a write step's vectors, a stored document's structure. */
+const resultBuffers = (results: WireResult[]): ArrayBuffer[] =>
+  results.flatMap((r) => {
+    if ('bytes' in r) return [r.bytes.buffer as ArrayBuffer, ...(r.rows ? [r.rows.vectors.buffer as ArrayBuffer] : [])];
+    if ('stored' in r && r.stored.structureJson) return [r.stored.structureJson.buffer as ArrayBuffer];
+    return [];
+  });
+
+const movedOutcome = (value: unknown, transfer: ArrayBuffer[]): Outcome =>
+  Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
+
 export default async function run(task: Task): Promise<Outcome> {
   try {
     if (task.kind === 'warm') {
       await Promise.all([...task.sources.map(plugin), ...(task.jobs ?? []).map(jobModule)]);
-      return { ok: [] };
+      return { done: null };
     }
     if (task.kind === 'job') {
       const { value, transfer = [] } = await (await jobModule(task.module))(task.payload, plugin);
-      return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
+      return movedOutcome(value, transfer);
     }
-    if (task.kind === 'run') {
-      const steps = await Promise.all(task.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
-      const results: WireResult[] = (await runHere(steps, task.docs, task.options)).map((r) => ('bug' in r ? { bug: stackOf(r.bug) } : r));
-      const transfer = results.flatMap((r) => ('bytes' in r ? [r.bytes.buffer as ArrayBuffer, ...(r.rows ? [r.rows.vectors.buffer as ArrayBuffer] : [])] : []));
-      return Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: results } } as never) as unknown as Outcome;
-    }
-    const p = await plugin(task.source);
-    return { ok: task.kind === 'chunk' ? await chunkMany(p, task.config, task.texts, task.unit, undefined, task.structures) : await refineMany(p, task.config, task.lists) };
+    const steps = await Promise.all(task.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
+    const results: WireResult[] = (await runHere(steps, task.docs, task.options)).map((r) => ('bug' in r ? { bug: stackOf(r.bug) } : r));
+    return movedOutcome(results, resultBuffers(results));
   } catch (e) {
     if (isChunkdError(e)) return { error: { code: e.code, detail: e.detail } };
     return { bug: stackOf(e) };

@@ -1,66 +1,25 @@
-import { orderChunk, type Chunk, type Span, type SpanRef } from '../../chunk.js';
-import { validationError } from '../../errors.js';
-import { chunkIds, idsAreReady, idsReady, sourceKey, standaloneChunkId, type SourceKey } from '../../ids.js';
+/**
+ * The chunk step: a chunker's spans over a text become chunks with exact offsets in the request's
+ * unit, deterministic ids, and the structure's headings, blocks and pages where a chef gave one.
+ * A span that breaks the contract is a plugin bug, thrown and never sent.
+ */
+import type { Chunk, Span, SpanRef } from '../../chunk.js';
+import { chunkIds, idsAreReady, idsReady, sourceKey, type SourceKey } from '../../ids.js';
 import { convertOffsets, type OffsetUnit } from '../../offsets.js';
 import { structureMetadata } from '../../chef/annotate.js';
 import type { Structure } from '../../chef/document.js';
-import type { ChunkContext, ChunkerImpl, RefineryImpl } from '../../plugin.js';
+import type { ChunkContext, ChunkerImpl } from '../../plugin.js';
 import type { Plugin } from '../../registry.js';
 import { pairScanAlong, surrogatePairs } from '../../surrogates.js';
-import { applyAliases, readObjectBody } from '../../request.js';
 import { markPlain } from '../output/plain-json.js';
 import { isThenable, type Maybe } from '../maybe.js';
-
-export interface ParsedRequest {
-  /** `text` for chunkers, `chunks` for refineries. */
-  input: unknown;
-  config: Record<string, unknown>;
-  unit: OffsetUnit;
-  returnType: 'chunks' | 'texts';
-  /** Body keys the plugin does not know (ignored). */
-  ignored: string[];
-}
-
-/** Validate a request body against the plugin's compiled schema and split it into input and config. */
-export function parseRequest(plugin: Plugin, raw: unknown): ParsedRequest {
-  const { body, ignored } = readObjectBody(raw, plugin.knownKeys, plugin.kind === 'refinery' ? '{"chunks": [...]}' : '{"text": "..."}', plugin.aliases);
-  plugin.validateBody(body);
-  const config: Record<string, unknown> = {};
-  for (const key of plugin.configKeys) config[key] = body[key];
-  return {
-    input: plugin.kind === 'refinery' ? body.chunks : body.text,
-    config,
-    unit: (body.offset_unit as OffsetUnit | undefined) ?? 'codepoint',
-    returnType: (body.return_type as 'chunks' | 'texts' | undefined) ?? 'chunks',
-    ignored,
-  };
-}
-
-/** Validate a stored config (a pipeline step): unknown keys are refused there, since nobody would see them. */
-export function parseConfig(plugin: Plugin, raw: unknown, loc: (string | number)[]): Record<string, unknown> {
-  const config = structuredClone(raw ?? {}) as Record<string, unknown>;
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw validationError(loc, 'config must be a JSON object.', 'dict_type');
-  applyAliases(config, plugin.knownKeys, plugin.aliases);
-  return plugin.validateConfig(config, loc);
-}
-
-/** Where chunking runs: inline on this thread, or in a worker pool (kernel/pool.ts). Both take and give plain data. */
-export interface Executor {
-  /** Worker threads behind it (0: everything runs on the calling thread). */
-  readonly threads: number;
-  /** `structures[i]`, when given, is the structure of `texts[i]` (a processed document). */
-  chunk(plugin: Plugin, config: Record<string, unknown>, texts: string[], unit: OffsetUnit, signal?: AbortSignal, structures?: (Structure | undefined)[]): Promise<Chunk[][]>;
-  refine(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][], signal?: AbortSignal): Promise<Chunk[][]>;
-}
-
-/** Chunk every text on this thread; blank texts give [] without building the plugin. */
-export const chunkMany: Executor['chunk'] = async (plugin, config, texts, unit, signal, structures) => chunkTexts(plugin, config, texts, unit, signal, structures);
+import type { SpanGuard } from '../output/caps.js';
 
 /**
- * chunkMany's work, for the runner: the chunks now, without a promise, when the plugin is built,
- * the ids' hasher is ready and the chunker answers at once (a small request's usual case); else
- * a promise of them. `guard` checks each text's spans; `shared`: the caller's one context for a
- * whole request whose texts it hands over one at a time (kernel/runner.ts).
+ * A chunk step over texts: the chunks now, without a promise, when the plugin is built, the ids'
+ * hasher is ready and the chunker answers at once (a small request's usual case); else a promise
+ * of them. `guard` checks each text's spans; `shared`: the caller's one context for a whole
+ * request whose texts it hands over one at a time (run-here.ts).
  */
 export function chunkTexts(
   plugin: Plugin,
@@ -125,69 +84,7 @@ function textsFrom(work: TextsWork, from: number): Maybe<Chunk[][]> {
   return out;
 }
 
-/** Refine every list on this thread; chunks without an id get the deterministic one. */
-export async function refineMany(plugin: Plugin, config: Record<string, unknown>, lists: Chunk[][]): Promise<Chunk[][]> {
-  if (lists.every((l) => l.length === 0)) return lists.map(() => []);
-  const impl = (await plugin.instance(config)) as RefineryImpl;
-  await idsReady;
-  const out: Chunk[][] = [];
-  for (const list of lists) {
-    const withIds = list.map((c) => (c.id ? c : { ...c, id: standaloneChunkId(c.text, c.start_index, c.end_index) }));
-    out.push(list.length ? (await impl.refine(withIds)).map((c) => orderChunk(c)) : []);
-  }
-  return out;
-}
-
-export const inline: Executor = { threads: 0, chunk: chunkMany, refine: refineMany };
-
-/** Run a chunker over a text or a batch: a string gives Chunk[], a list gives one Chunk[] per text. */
-export async function runChunker(
-  plugin: Plugin,
-  config: Record<string, unknown>,
-  input: string | string[],
-  unit: OffsetUnit,
-  exec: Executor = inline,
-  signal?: AbortSignal,
-  structures?: (Structure | undefined)[],
-): Promise<Chunk[] | Chunk[][]> {
-  const texts = Array.isArray(input) ? input : [input];
-  const out = texts.every(isBlank) ? texts.map(() => []) : await exec.chunk(plugin, config, texts, unit, signal, structures?.some(Boolean) ? structures : undefined);
-  return Array.isArray(input) ? out : out[0]!;
-}
-
-/** Run a refinery over one list of chunks or a list of lists; offsets are never moved. */
-export async function runRefinery(
-  plugin: Plugin,
-  config: Record<string, unknown>,
-  input: (Chunk | Chunk[])[],
-  exec: Executor = inline,
-  signal?: AbortSignal,
-): Promise<Chunk[] | Chunk[][]> {
-  const { nested, lists } = chunkLists(input);
-  const out = lists.every((l) => l.length === 0) ? lists.map(() => []) : await exec.refine(plugin, config, lists, signal);
-  return nested ? out : out[0]!;
-}
-
-/** A refinery's input as lists: a list of lists is a batch, a flat list of chunks one list. A mix is refused. */
-export function chunkLists(input: (Chunk | Chunk[])[]): { nested: boolean; lists: Chunk[][] } {
-  const nested = input.length > 0 && Array.isArray(input[0]);
-  input.forEach((item, i) => {
-    if (Array.isArray(item) !== nested) throw validationError(['body', 'chunks', i], 'Send either a list of chunks or a list of lists of chunks, not a mix.');
-  });
-  return { nested, lists: (nested ? input : [input]) as Chunk[][] };
-}
-
 export const isBlank = (text: string) => text.trim() === '';
-
-/**
- * Told of a text's spans before any chunk is built from them: it may refuse them (`check` throws),
- * e.g. when their chunks could not fit an output cap (kernel/runner.ts), before they take any
- * memory. `maxSpans` is passed to the chunker (ChunkContext.maxSpans): more are refused anyway.
- */
-export interface SpanGuard {
-  maxSpans: number;
-  check(spans: readonly Span[]): void;
-}
 
 /** A text's chunks from the spans its chunker found: checked, with ids and offsets in the request's unit. */
 function chunksOf(plugin: Plugin, text: string, spans: Span[], unit: OffsetUnit, context: ChunkContext, guard?: SpanGuard): Chunk[] {
@@ -303,9 +200,3 @@ function splitsPair(text: string, i: number): boolean {
   const lo = text.charCodeAt(i);
   return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff;
 }
-
-/** `return_type: "texts"` (Chonkie's clients) answers the chunk texts only. */
-export function asTexts(result: Chunk[] | Chunk[][]): string[] | string[][] {
-  return result.map((c) => (Array.isArray(c) ? c.map((x) => x.text) : c.text)) as string[] | string[][];
-}
-

@@ -6,17 +6,6 @@
 import { hash } from 'node:crypto';
 import type { Chunk } from '../../chunk.js';
 import { ChunkdError } from '../../errors.js';
-import type { RunnerStep } from '../runner.js';
-
-/** Where a write step's chunks go (the store service, bound to a connection and a collection by whoever built the recipe). */
-export interface StoreTarget {
-  /**
-   * Write document `index` of the call (its chunks, each with its embedding), replacing what the
-   * store held for it. `digest` is the SHA-256 of its text: its id when the caller names none.
-   */
-  write(index: number, digest: string, chunks: Chunk[]): Promise<void>;
-}
-
 export interface StoreRows {
   /** The chunks without their embeddings. */
   chunks: Chunk[];
@@ -26,9 +15,6 @@ export interface StoreRows {
   /** SHA-256 (hex) of the document's text. */
   digest: string;
 }
-
-/** Whether a step is a write step: dispatched by its plugin's kind, as every step is. */
-export const isWriteStep = (step: Pick<RunnerStep, 'plugin'>): boolean => step.plugin.kind === 'handshake';
 
 /** A document's chunks as rows; every chunk must carry an embedding of one dimension (the recipe puts an embedding step before a write). */
 export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
