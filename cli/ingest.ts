@@ -19,14 +19,16 @@ import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import type { Settings } from '../service/settings.js';
 import { eachDocument, pipelineDocuments } from '../service/stream/documents.js';
 import { Stores } from '../service/stores/stores.js';
+import { readFile } from '../service/files/upload.js';
+import { runnerOf } from '../service/limits.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';
 import { Progress } from './progress.js';
-import { invalidUtf8At } from './utf8.js';
 
 export const INGEST_HELP = `Usage: chunkd ingest DIR --pipeline FILE.json
 
-Write every file under DIR (UTF-8 text) to a store: FILE holds the pipeline's "steps", the last a
+Write every file under DIR to a store, each read by the chef its type needs (PDF, DOCX, HTML,
+markdown, CSV, text), as an upload is: FILE holds the pipeline's "steps", the last a
 write step ({"type": "write", "store": "default", "config": {"collection": "docs"}}). A document's
 id is its path under DIR; a file whose content was already written is skipped, so an interrupted
 run picks up where it stopped. Stores are the server's settings (CHUNKD_STORES, CHUNKD_DATA_DIR).`;
@@ -51,7 +53,8 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const files = listFiles(dir);
     const record = new IngestLog(settings, write.store!, (write.config as { collection: string }).collection);
     const pipeline = { id: String(flags.pipeline), name: basename(String(flags.pipeline)), description: null, steps, created_at: '', updated_at: '' };
-    const deps = { registry, executor: inline, settings, services: { stores } };
+    const deps = { registry, executor: inline, settings, services: { stores }, isolate: true };
+    const reader = { registry, runner: runnerOf(inline, settings, true), settings };
     const progress = process.stderr.isTTY ? new Progress(process.stderr, files.length, files.map((f) => f.size)) : undefined;
     const counts = { written: 0, skipped: 0, failed: 0 };
     for (const [i, file] of files.entries()) {
@@ -64,12 +67,17 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
       const digest = hash('sha256', bytes, 'hex');
       if (record.has(file.id, digest)) {
         counts.skipped++;
-      } else if (invalidUtf8At(bytes) >= 0) {
-        failed('not valid UTF-8: skipped (convert it to UTF-8 to ingest it).');
       } else {
-        const docs = await pipelineDocuments(pipeline, { text: [bytes.toString('utf8')], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] }, deps);
         let error: string | undefined;
-        await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
+        try {
+          // Read as an upload is (service/files/upload.ts): the chef its type needs, under the same limits.
+          const { format, document } = await readFile(reader, { bytes, filename: basename(file.path) });
+          const docs = await pipelineDocuments(pipeline, { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] }, deps, undefined, { format, ...(document.structureJson ? { structureJson: document.structureJson } : {}) });
+          await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
+        } catch (e) {
+          if (!isChunkdError(e)) throw e;
+          error = message(e);
+        }
         if (error === undefined) {
           record.add(file.id, digest);
           counts.written++;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../server/jobs/json-split.js';
+import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../wire/job-split.js';
 
 function split(splitter: JsonJobSplitter | NdjsonJobSplitter, bytes: Buffer, cuts: number[]): JobPiece[] {
   const out: JobPiece[] = [];

@@ -3,7 +3,7 @@
  * Everything runs through a Runner; the rest is the data it takes and gives.
  */
 export { Runner, isInterruption, ANSWER_ADVICE, type ChefLimits, type PluginStep, type RunnerLimits } from './runner.js';
-export { isWriteStep, recipeCost, type DocResult, type Recipe, type ReturnType, type RunnerStep, type StoredDocument, type StoreTarget } from './recipe.js';
+export { isWriteStep, recipeCost, type DocResult, type Recipe, type ReturnType, type RunnerStep, type ExtractedDocument, type StoreTarget } from './recipe.js';
 export { docBuffers, docWeight, movable, utf16Doc, type Doc, type FileDoc, type StructuredDoc } from './docs.js';
 export { CHUNKS_SETTING, DOCUMENT_OUTPUT_SETTING, OUTPUT_SETTING } from './output/caps.js';
 export { defaultThreads, inline, INLINE_MAX_CHARS, runsInline, runsJobs, split, WorkerPool, type Executor, type PoolOptions } from './placement/pool.js';

@@ -72,7 +72,7 @@ export interface RunOptions {
 }
 
 /** A processed document as a store keeps it (returnType `stored`): made where the chef ran. */
-export interface StoredDocument {
+export interface ExtractedDocument {
   text: string;
   metadata: Record<string, unknown>;
   /** The structure's JSON (UTF-16 spans of the text); absent when it has no spans. */
@@ -86,7 +86,7 @@ export interface StoredDocument {
 /** A result as it crosses threads: an error as data, a bug as its stack. */
 export type WireResult =
   | { bytes: Uint8Array; rows?: StoreRows }
-  | { stored: StoredDocument }
+  | { stored: ExtractedDocument }
   | { error: { code: ErrorCode; detail: string | Issue[]; headers: Record<string, string> } }
   | { bug: unknown };
 

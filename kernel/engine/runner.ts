@@ -38,7 +38,7 @@ import { ANSWER_ADVICE, capError, DOCUMENT_OUTPUT_SETTING, OUTPUT_SETTING } from
 import { inlineGate, runExtractTask, SMALL_FILE_BYTES, type ExtractPoolOptions } from './placement/extract-pool.js';
 import { runsInline, runsJobs, split, type Executor } from './placement/pool.js';
 import type { Outcome } from './placement/tasks.js';
-import { recipeCost, type Cap, type DocResult, type Recipe, type RunnerStep, type RunOptions, type StoredDocument, type StoreTarget, type WireResult } from './recipe.js';
+import { recipeCost, type Cap, type DocResult, type Recipe, type RunnerStep, type RunOptions, type ExtractedDocument, type StoreTarget, type WireResult } from './recipe.js';
 import { checkChef } from './steps/process.js';
 import { chunksHere, runHere } from './steps/run-here.js';
 import { rowsOf, type StoreRows } from './steps/write.js';
@@ -71,7 +71,7 @@ export interface ChefLimits {
 }
 
 /** A result as the runner has it: a `stored` recipe's document (process()) besides a DocResult. */
-type Result = DocResult | { stored: StoredDocument };
+type Result = DocResult | { stored: ExtractedDocument };
 /** A result as it comes from runHere: with a write step, the document's rows for the store beside its JSON. */
 type Ran = Result | { bytes: Uint8Array; rows: StoreRows };
 
@@ -161,7 +161,7 @@ export class Runner {
    * JSON bytes and its code points, made where the chef ran, under the chef's limits and the
    * extraction pool's, exactly as a process step of a recipe.
    */
-  async process(chef: PluginStep, doc: FileDoc | string, signal?: AbortSignal): Promise<StoredDocument> {
+  async process(chef: PluginStep, doc: FileDoc | string, signal?: AbortSignal): Promise<ExtractedDocument> {
     const recipe: Recipe = { steps: [chef], unit: 'codepoint', returnType: 'stored' };
     const [result] = await this.run(recipe, [doc], this.answerCap(), signal, undefined, 0);
     if ('stored' in result!) return result.stored;

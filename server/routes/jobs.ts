@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
-import { receiveJob, NDJSON } from '../jobs/body.js';
+import { receiveJob } from '../../service/jobs/intake.js';
+import { bodySource, jobTooLarge, NDJSON } from '../jobs/body-source.js';
 import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../../service/jobs/schemas.js';
 import type { JobStore, JobView } from '../../service/jobs/store.js';
 import { queryReader } from '../query.js';
@@ -46,7 +47,9 @@ export const jobRoutes: RouteModule = (deps) => {
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
       responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE') },
       async handler(ctx) {
-        const view = await receiveJob(ctx, { registry: deps.registry, settings: deps.settings, pipelines, store: store(), stores: () => deps.services.stores });
+        if (Number(ctx.get('content-length') || 0) > deps.settings.maxJobBytes) throw jobTooLarge(deps.settings);
+        const intake = { registry: deps.registry, settings: deps.settings, pipelines: pipelines(), store: store(), stores: deps.services.stores };
+        const view = await receiveJob(bodySource(ctx.req, deps.settings), Boolean(ctx.is(NDJSON)), intake);
         ctx.status = 202;
         ctx.set('Location', `/v1/jobs/${view.id}`);
         ctx.body = { id: view.id, status: view.status };

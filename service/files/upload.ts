@@ -7,7 +7,7 @@
 import { tooLarge } from '../../kernel/caps.js';
 import { chefFor, unsupportedFile } from '../../kernel/chef/select.js';
 import { ChunkdError } from '../../kernel/errors.js';
-import type { Runner } from '../../kernel/engine/index.js';
+import type { ExtractedDocument, Runner } from '../../kernel/engine/index.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { Settings } from '../settings.js';
 import { newFileName, QuotaError, sanitizeFilename, type FileRecord, type FileStore } from './store.js';
@@ -21,34 +21,57 @@ export interface UploadInput {
   chef?: string;
 }
 
-export interface UploadDeps {
+export interface ReadDeps {
   registry: Registry;
   runner: Runner;
+  settings: Pick<Settings, 'maxTextChars'>;
+}
+
+export interface UploadDeps extends ReadDeps {
   store: FileStore;
   settings: Pick<Settings, 'maxTextChars' | 'fileExpirySeconds'>;
 }
 
+/** A file as its chef read it: the chef's name (the file's format) and the document. */
+export interface ReadFile {
+  format: string;
+  document: ExtractedDocument;
+}
+
+/**
+ * Read a file's text and structure with the chef it names, else the chef for its extension, media
+ * type or bytes (415 when none reads it), through the runner: the extraction pool, its time
+ * budget, the size and structure caps hold wherever it runs. An upload and `chunkd ingest` read
+ * every file so.
+ */
+export async function readFile({ registry, runner, settings }: ReadDeps, input: UploadInput, signal?: AbortSignal): Promise<ReadFile> {
+  const facts = { filename: input.filename ?? '', ...(input.mime ? { mime: input.mime } : {}) };
+  const chef = input.chef !== undefined ? registry.get('chef', input.chef) : chefFor(registry, facts, input.bytes);
+  if (!chef) throw unsupportedFile(registry, facts);
+  const document = await runner.process({ plugin: chef, config: {} }, { file: input.bytes, keep: true, ...facts }, signal);
+  if (document.text.length > settings.maxTextChars) {
+    throw tooLarge(`The file's text is ${document.text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
+  }
+  return { format: chef.name, document };
+}
+
 /** Extract and store one file: its record, or the error, with its quota reservation given back. */
-export async function uploadFile({ registry, runner, store, settings }: UploadDeps, upload: UploadInput, signal?: AbortSignal): Promise<FileRecord> {
+export async function uploadFile(deps: UploadDeps, upload: UploadInput, signal?: AbortSignal): Promise<FileRecord> {
+  const { store, settings } = deps;
   const filename = sanitizeFilename(upload.filename);
-  const facts = { filename: filename ?? '', ...(upload.mime ? { mime: upload.mime } : {}) };
   const reservation = await store.reserve(newFileName(), upload.bytes.length).catch(asInsufficientStorage);
   try {
-    const chef = upload.chef !== undefined ? registry.get('chef', upload.chef) : chefFor(registry, facts, upload.bytes);
-    if (!chef) throw unsupportedFile(registry, facts);
     // Extracted once, here, and stored beside the bytes: an unreadable file fails its upload rather than
     // every chunk request, a PDF is parsed once however often it is chunked, and the text offsets
     // refer to stays fixed for the file's life.
-    const { text, structureJson, utf8From, codePoints } = await runner.process({ plugin: chef, config: {} }, { file: upload.bytes, keep: true, ...facts }, signal);
-    if (text.length > settings.maxTextChars) {
-      throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
-    }
+    const { format, document } = await readFile(deps, { ...upload, filename: filename ?? '' }, signal);
+    const { text, structureJson, utf8From, codePoints } = document;
     const now = Date.now();
     const record: FileRecord = {
       name: reservation.name,
       filename,
       size: upload.bytes.length,
-      format: chef.name,
+      format,
       text_chars: codePoints,
       created_at: new Date(now).toISOString(),
       expires_at: settings.fileExpirySeconds ? new Date(now + settings.fileExpirySeconds * 1000).toISOString() : null,

@@ -6,7 +6,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { emptyStructure, type Processed, type Structure } from '../../kernel/chef/document.js';
 import type { ExtractLimits } from '../../kernel/chef/limits.js';
 import { chefFor, unsupportedFile, type FileFacts } from '../../kernel/chef/select.js';
-import { DEFAULT_POOL, inline, Runner, type Doc, type Executor, type ExtractPoolOptions, type StoredDocument } from '../../kernel/engine/index.js';
+import { DEFAULT_POOL, inline, Runner, type Doc, type Executor, type ExtractPoolOptions, type ExtractedDocument } from '../../kernel/engine/index.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { chunkLists } from '../../kernel/request.js';
@@ -55,7 +55,7 @@ export async function refineWith(plugin: Plugin, config: Record<string, unknown>
 }
 
 /** A stored document as the processed document it was made from (its structure read back from its JSON). */
-export const processedOf = (s: StoredDocument): Processed => ({
+export const processedOf = (s: ExtractedDocument): Processed => ({
   text: s.text,
   structure: s.structureJson ? (JSON.parse(Buffer.from(s.structureJson).toString('utf8')) as Structure) : emptyStructure(),
   metadata: s.metadata,

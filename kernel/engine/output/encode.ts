@@ -8,7 +8,7 @@ import { isMainThread } from 'node:worker_threads';
 import type { Chunk } from '../../chunk.js';
 import { allSpans, codePointCount, type Processed } from '../../chef/document.js';
 import { ChunkdError } from '../../errors.js';
-import type { RunOptions, StoredDocument } from '../recipe.js';
+import type { RunOptions, ExtractedDocument } from '../recipe.js';
 import { toWire } from '../steps/process.js';
 import { capError } from './caps.js';
 import { isPlain, plainChunkJson, plainListBound, writePlainList } from './plain-json.js';
@@ -30,7 +30,7 @@ export function encodeDocument(doc: Processed, options: RunOptions, budget: { us
 }
 
 /** A processed document as a store keeps it: its code points counted and its structure stringified here, where the chef ran, never on the event loop. */
-export function storedDocument(doc: Processed): StoredDocument {
+export function storedDocument(doc: Processed): ExtractedDocument {
   const spans = allSpans(doc.structure).length;
   return {
     text: doc.text,

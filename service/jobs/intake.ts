@@ -1,40 +1,46 @@
+/**
+ * Job intake, the use case: a job body (JSON or NDJSON), pulled a piece at a time from wherever it
+ * arrives (an HTTP request, server/jobs/body-source.ts), split as it arrives (wire/job-split.ts),
+ * its documents checked and stored in batches under the jobs' quota, and the job queued only once
+ * the whole body was read and checked.
+ */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Context } from 'koa';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, gatherIssues, validationError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
-import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import { validateSteps, type Step } from '../pipelines/steps.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
-import type { Settings } from '../../service/settings.js';
-import type { PipelineStore } from '../../service/storage/store.js';
-import type { StoresService } from '../../service/stores/service.js';
-import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
-import { JobHeader, JobDocumentInput } from '../../service/jobs/schemas.js';
-import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from '../../service/jobs/store.js';
+import type { Settings } from '../settings.js';
+import type { PipelineStore } from '../storage/store.js';
+import type { StoresService } from '../stores/service.js';
+import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../../wire/job-split.js';
+import { JobHeader, JobDocumentInput } from './schemas.js';
+import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from './store.js';
 
 type Header = { pipeline_id?: string; steps?: Step[]; offset_unit: OffsetUnit };
 type DocIn = { id?: string; text: string };
 const checkHeader = compileValidator<Header>(JobHeader);
 const checkDocument = compileValidator<DocIn>(JobDocumentInput);
 
-export const NDJSON = 'application/x-ndjson';
+/** A job body's bytes as they arrive: null at its end; `stop()` leaves the rest unread. */
+export interface BodySource {
+  next(): Promise<Buffer | null>;
+  stop(): void;
+}
 
 /** Documents stored per write while a body arrives: whichever of the two comes first. */
 const BATCH_DOCUMENTS = 1000;
 const BATCH_BYTES = 4 * 1024 * 1024;
 
-interface Deps {
+export interface IntakeDeps {
   registry: Registry;
-  settings: Settings;
-  pipelines: () => PipelineStore;
+  settings: Pick<Settings, 'maxJobDocuments'>;
+  pipelines: PipelineStore;
   store: JobStore;
-  /** The store connections a write step names (server/stores/service.ts). */
-  stores?: () => StoresService | undefined;
+  /** The store connections a write step names. */
+  stores?: StoresService;
 }
 
 /**
@@ -46,12 +52,8 @@ interface Deps {
  * Nothing is visible until the whole body was read and checked: every problem is a 422 at its loc
  * (an NDJSON line's loc is ['body', <line number>]) and what was stored is deleted.
  */
-export async function receiveJob(ctx: Context, deps: Deps): Promise<JobView> {
+export async function receiveJob(body: BodySource, ndjson: boolean, deps: IntakeDeps): Promise<JobView> {
   const { settings } = deps;
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > settings.maxJobBytes) throw jobTooLarge(settings);
-  const ndjson = Boolean(ctx.is(NDJSON));
-  const body = bodyReader(ctx.req, settings);
   const splitter = ndjson ? new NdjsonJobSplitter() : new JsonJobSplitter();
   const id = randomUUID();
   const createdAt = new Date().toISOString();
@@ -155,82 +157,14 @@ function headerOf(value: unknown, loc: (string | number)[], issues: Issue[]): He
   return header;
 }
 
-async function stepsOf(header: Header, deps: Deps): Promise<Step[]> {
+async function stepsOf(header: Header, deps: IntakeDeps): Promise<Step[]> {
   if ((header.pipeline_id === undefined) === (header.steps === undefined)) {
     throw validationError(['body'], 'Name the steps to run with either pipeline_id (a stored pipeline) or steps (inline), not both and not neither.', 'value_error');
   }
   if (header.pipeline_id !== undefined) {
-    const pipeline = await deps.pipelines().get(header.pipeline_id);
+    const pipeline = await deps.pipelines.get(header.pipeline_id);
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${header.pipeline_id}' not found: GET /v1/pipelines lists them, or send inline steps.`);
     return pipeline.steps;
   }
-  return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores?.());
-}
-
-const jobTooLarge = (settings: Settings) =>
-  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, { flag: 'max-job-bytes', env: 'CHUNKD_MAX_JOB_BYTES' }, 'Split the documents over several jobs');
-
-/**
- * The body's bytes, pulled one network (or decoded) chunk at a time: at most --max-job-bytes off
- * the wire and, compressed, at most that once decoded. `stop()` leaves the rest unread (the
- * connection is closed after the answer).
- */
-function bodyReader(req: IncomingMessage, settings: Settings): { next(): Promise<Buffer | null>; stop(): void } {
-  const limit = settings.maxJobBytes;
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  let decoder: Transform | undefined;
-  if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
-  else if (encoding === 'deflate') decoder = createInflate();
-  else if (encoding === 'br') decoder = createBrotliDecompress();
-  else if (encoding !== 'identity' && encoding !== '') {
-    throw new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}': send the body uncompressed, or compressed with gzip, deflate or br.`);
-  }
-  let failure: Error | undefined;
-  let wire = 0;
-  let decoded = 0;
-  if (decoder) {
-    req.on('data', (c: Buffer) => {
-      wire += c.length;
-      if (wire > limit && !failure) {
-        failure = jobTooLarge(settings);
-        req.unpipe(decoder);
-        req.pause();
-      }
-    });
-    decoder.on('error', () => (failure ??= new ChunkdError('VALIDATION', [{ loc: ['body'], msg: `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, type: 'json_invalid' }])));
-    req.pipe(decoder);
-  }
-  const source: Readable = decoder ?? req;
-  const cutShort = () => new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body was cut short: send the whole body.', type: 'json_invalid' }]);
-  return {
-    async next() {
-      for (;;) {
-        if (failure) throw failure;
-        const chunk = source.read() as Buffer | null;
-        if (chunk !== null) {
-          decoded += chunk.length;
-          if (decoded > limit) throw (failure = jobTooLarge(settings));
-          return chunk;
-        }
-        if (source.readableEnded) return null;
-        if (source.destroyed || (req.destroyed && !req.complete)) throw (failure ??= cutShort());
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            source.off('readable', done).off('end', done).off('error', done).off('close', done);
-            req.off('close', done);
-            resolve();
-          };
-          source.on('readable', done).on('end', done).on('error', done).on('close', done);
-          req.on('close', done);
-        });
-      }
-    },
-    stop() {
-      if (decoder) {
-        req.unpipe(decoder);
-        decoder.destroy();
-      }
-      req.pause();
-    },
-  };
+  return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores);
 }
