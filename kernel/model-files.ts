@@ -20,7 +20,7 @@ export const MAX_JSON_BYTES = 64 * 1024 ** 2;
 const MAX_NAME = 4096;
 
 /** chunkd's own model folder (committed files), found from the sources or from dist/. */
-export const SHIPPED_MODELS_DIR = join(ROOT, 'plugins', 'embeddings', 'models');
+export const SHIPPED_MODELS_DIR = join(ROOT, 'kernel', 'embeddings', 'models');
 
 /** The Hugging Face hub cache, where huggingface_hub and transformers.js users already keep models. */
 export function hubCacheDir(): string {

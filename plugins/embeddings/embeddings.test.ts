@@ -7,7 +7,7 @@ import { discover } from '../../kernel/discovery.js';
 import { runRefinery } from '../../kernel/run.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { writeOnnx } from '../../test/helpers/tiny-models.js';
-import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from './embedder.js';
+import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from '../../kernel/embeddings/embedder.js';
 
 const registry = await discover();
 const embeddings = registry.get('refinery', 'embeddings');

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, type ChunkerImpl } from '../../kernel/index.js';
-import { isApiName, loadEmbedder } from '../embeddings/embedder.js';
+import { configError, isApiName, loadEmbedder, type ChunkerImpl } from '../../kernel/index.js';
 import { create as createRecursive } from '../recursive/impl.js';
 import type { LateConfig } from './index.js';
 import { poolSpans } from './pool.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
 
 const { onnx } = onnxProto;
-import { writeSafetensors } from '../../plugins/embeddings/safetensors.js';
+import { writeSafetensors } from '../../kernel/embeddings/safetensors.js';
 
 /**
  * Every tiny model lives under one models root, configured as an operator would (CHUNKD_MODELS_DIR,

@@ -1,4 +1,5 @@
-import { ChunkdError, loadTokenizer } from '../../../kernel/index.js';
+import { ChunkdError } from '../../errors.js';
+import { loadTokenizer } from '../../tokenizers/index.js';
 import type { Embedder } from '../embedder.js';
 import { batches } from '../vectors.js';
 

@@ -1,11 +1,17 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, hubCacheDir, mappedModel, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import { BoundedCache } from '../bounded-cache.js';
+import { ChunkdError } from '../errors.js';
+import { EMBEDDED_MODEL } from '../fields.js';
+import { hubCacheDir, MAX_MODEL_BYTES, modelFile, resolveModelPath } from '../model-files.js';
+import { mappedModel } from '../model-map.js';
+import { assetDir } from '../paths.js';
+import type { Tokenizer } from '../tokenizers/index.js';
 import { installGuide } from './known-models.js';
 import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
-export { EMBEDDED_MODEL } from '../../kernel/index.js';
+export { EMBEDDED_MODEL } from '../fields.js';
 export { cosine } from './vectors.js';
 
 /** One embedding model, whatever serves it: a static model, an ONNX encoder, or an API. */

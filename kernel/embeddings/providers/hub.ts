@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ChunkdError, hubCacheDir } from '../../../kernel/index.js';
+import { ChunkdError } from '../../errors.js';
+import { hubCacheDir } from '../../model-files.js';
 import { installGuide } from '../known-models.js';
 
-export { hubCacheDir } from '../../../kernel/index.js';
+export { hubCacheDir } from '../../model-files.js';
 
 /** What a caller needs from a hub model, for the message that says where to put its files. */
 export interface HubNeeds {

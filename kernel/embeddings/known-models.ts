@@ -1,4 +1,4 @@
-import { EMBEDDED_MODEL } from '../../kernel/index.js';
+import { EMBEDDED_MODEL } from '../fields.js';
 
 /**
  * The models Chonkie's cloud clients name by default. None can be downloaded where chunkd runs
