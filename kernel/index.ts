@@ -11,7 +11,8 @@ export { defineChef, defineChunker, defineHandshake, defineRefinery, type ChefIm
 export { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from './handshake.js';
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
+export { markdownStructure } from './chef/markdown-structure.js';
 export { batches, cosine, isApiName, loadEmbedder, loadOnnxTokenModel, locateModelDir, normalize, ONNX_EXTRA, type Embedder, type HubNeeds, type OnnxTokenModel, type TokenVectors } from './embeddings/index.js';
 export { floorFraction } from './fraction.js';
-export { groupEnds, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
+export { createRecursive, groupEnds, loadRecipe, RecursiveConfig, recursiveChunker, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type Recipe, type Rule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
 export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';

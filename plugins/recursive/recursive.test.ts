@@ -6,7 +6,7 @@ import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { runChunker } from '../../kernel/run.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
-import { knownLanguages, listRecipes } from './recipes.js';
+import { knownLanguages, listRecipes } from '../../kernel/split/recipes.js';
 
 const registry = await discover();
 const recursive = registry.get('chunker', 'recursive');

@@ -10,9 +10,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
-import { assetDir, configError } from '../../kernel/index.js';
-import { unknownNameMessage } from '../../kernel/suggest.js';
-import { compileValidator } from '../../kernel/validation.js';
+import { configError } from '../errors.js';
+import { assetDir } from '../paths.js';
+import { unknownNameMessage } from '../suggest.js';
+import { compileValidator } from '../validation.js';
 
 export const RecipeLevel = Type.Object(
   {
