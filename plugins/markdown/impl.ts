@@ -1,7 +1,5 @@
 import type { Static } from 'typebox';
-import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
-import { cappedStructure } from '../../kernel/chef/structure-cap.js';
-import { markdownStructure, type ChefImpl } from '../../kernel/index.js';
+import { cappedStructure, decodeUtf8, markdownStructure, utf8TextStart, type ChefImpl } from '../../kernel/index.js';
 import type { MarkdownConfig } from './index.js';
 
 /** The markdown unchanged as the text; its headings, tables, fenced code and images as spans of it. */
