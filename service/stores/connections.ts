@@ -54,8 +54,12 @@ export function readConnections(setting: string, dataDir: string, registry: Regi
   });
 }
 
+/** The embedded default: the store of the handshake whose manifest offers one (LanceDB), under the data directory. */
 function defaultConnection(dataDir: string, registry: Registry): Connection {
-  return parseEntry({ name: DEFAULT_STORE, handshake: 'lancedb', path: join(resolve(dataDir), 'stores', DEFAULT_STORE) }, 'the default store', registry, {});
+  const plugin = registry.list().find((p) => p.kind === 'handshake' && p.manifest.embeddedDefault);
+  if (!plugin) throw new StoresConfigError('No handshake offers an embedded default store: name the store connections with --stores.');
+  const config = plugin.manifest.embeddedDefault!(join(resolve(dataDir), 'stores', DEFAULT_STORE));
+  return parseEntry({ ...config, name: DEFAULT_STORE, handshake: plugin.name }, 'the default store', registry, {});
 }
 
 function parseEntry(entry: unknown, where: string, registry: Registry, env: NodeJS.ProcessEnv): Connection {
