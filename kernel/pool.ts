@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import type { Structure } from './chef/document.js';
 import type { Chunk } from './chunk.js';
 import { ChunkdError } from './errors.js';
+import { shareHost } from './host.js';
 import type { OffsetUnit } from './offsets.js';
 import type { Plugin } from './registry.js';
 import { chunkMany, refineMany, type Executor } from './run.js';
@@ -50,6 +51,7 @@ export class WorkerPool implements Executor {
     if (options.threads > 0) {
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
       const filename = new URL(`./worker${ext}`, import.meta.url).href;
+      shareHost(); // the workers get the host as it is now (kernel/host.ts)
       this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
       const sources = options.warm ?? [];
       this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});

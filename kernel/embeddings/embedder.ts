@@ -1,8 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoundedCache } from '../bounded-cache.js';
+import { settingName } from '../caps.js';
 import { ChunkdError } from '../errors.js';
 import { EMBEDDED_MODEL } from '../fields.js';
+import { host, settingOf } from '../host.js';
 import { hubCacheDir, MAX_MODEL_BYTES, modelFile, resolveModelPath } from '../model-files.js';
 import { mappedModel } from '../model-map.js';
 import { assetDir } from '../paths.js';
@@ -57,7 +59,7 @@ export async function loadEmbedder(requested: string): Promise<Embedder> {
   const name = mappedModel(requested);
   if (name === EMBEDDED_MODEL) return cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
   if (isApiName(name)) {
-    const key = `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}`;
+    const key = `${name}\0${host().openaiBaseUrl}\0${host().openaiApiKey}`;
     return cached(key, 0, async () => (await import('./providers/openai.js')).loadOpenAI(name));
   }
   const dir = await localDirectory(name);
@@ -122,7 +124,7 @@ function refusal(name: string): ChunkdError {
   return new ChunkdError(
     'BAD_REQUEST',
     `Unknown embedding model '${shown}': not a known model nor a model directory under the configured model roots. Use ${EMBEDDED_MODEL} (built in); ` +
-      `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
+      `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under ${settingName(settingOf('models-dir'))} or the Hugging Face cache, ` +
       `named by its path or by a path relative to a root, weights at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB; a Hugging Face name such as minishlab/potion-base-8M whose snapshot is in the cache; ` +
       `or an API model: text-embedding-3-small or openai/<model>.`,
   );
@@ -140,6 +142,6 @@ export async function locateModelDir(requested: string, needs: HubNeeds): Promis
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   throw new ChunkdError(
     'BAD_REQUEST',
-    `Unknown ${needs.what.toLowerCase()} '${shown}': not a model directory under the configured model roots (--models-dir (CHUNKD_MODELS_DIR), the Hugging Face cache) nor a Hugging Face name (org/model) whose snapshot is in the cache. Such a directory holds ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`,
+    `Unknown ${needs.what.toLowerCase()} '${shown}': not a model directory under the configured model roots (${settingName(settingOf('models-dir'))}, the Hugging Face cache) nor a Hugging Face name (org/model) whose snapshot is in the cache. Such a directory holds ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`,
   );
 }

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
+import './host.js';
 
 const { onnx } = onnxProto;
 import { writeSafetensors } from '../../kernel/embeddings/safetensors.js';
