@@ -17,7 +17,7 @@ import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import { STORES } from '../service/stores/service.js';
-import type { Settings } from '../service/settings.js';
+import { envOf, type Settings } from '../service/settings.js';
 import { eachDocument, pipelineDocuments } from '../service/stream/documents.js';
 import { Stores } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
@@ -30,7 +30,7 @@ export const INGEST_HELP = `Usage: chunkd ingest DIR --pipeline FILE.json
 Write every file under DIR (UTF-8 text) to a store: FILE holds the pipeline's "steps", the last a
 write step ({"type": "write", "store": "default", "config": {"collection": "docs"}}). A document's
 id is its path under DIR; a file whose content was already written is skipped, so an interrupted
-run picks up where it stopped. Stores are the server's settings (CHUNKD_STORES, CHUNKD_DATA_DIR).`;
+run picks up where it stopped. Stores are the server's settings (${envOf('stores')}, ${envOf('dataDir')}).`;
 
 export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;

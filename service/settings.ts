@@ -139,6 +139,15 @@ export function settingOf(name: keyof Settings): Setting {
   return { flag, env: SETTINGS[flag].env };
 }
 
+/** A setting's flag: `--max-texts`. */
+export const flagOf = (name: keyof Settings): string => `--${settingOf(name).flag}`;
+
+/** A setting's environment variable: `CHUNKD_MAX_TEXTS`. */
+export const envOf = (name: keyof Settings): string => settingOf(name).env;
+
+/** The stores setting as messages name it, with what it takes: `--stores FILE, CHUNKD_STORES`. */
+export const storesSettingText = (): string => `${flagOf('stores')} FILE, ${envOf('stores')}`;
+
 /** A setting as messages name it: `--max-texts (CHUNKD_MAX_TEXTS)`. */
 export const settingText = (name: keyof Settings): string => settingName(settingOf(name));
 

@@ -10,7 +10,7 @@ import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
-import type { Settings } from '../../service/settings.js';
+import { flagOf, settingOf, settingPairText, type Settings } from '../../service/settings.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import type { StoresService } from '../../service/stores/service.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from './json-split.js';
@@ -33,7 +33,7 @@ interface Deps {
   settings: Settings;
   pipelines: () => PipelineStore;
   store: JobStore;
-  /** The store connections a write step names (server/stores/service.ts). */
+  /** The store connections a write step names (service/stores/service.ts). */
   stores?: () => StoresService | undefined;
 }
 
@@ -83,7 +83,7 @@ export async function receiveJob(ctx: Context, deps: Deps): Promise<JobView> {
         else if (p.kind === 'header') header = { value: p.value, loc: p.loc };
         else {
           if (++documents > settings.maxJobDocuments) {
-            throw tooLarge('The job has too many documents', settings.maxJobDocuments, { flag: 'max-job-documents', env: 'CHUNKD_MAX_JOB_DOCUMENTS' }, 'Split them over several jobs');
+            throw tooLarge('The job has too many documents', settings.maxJobDocuments, settingOf('maxJobDocuments'), 'Split them over several jobs');
           }
           const doc = checked(p.value, p.loc, p.index, issues);
           if (doc && !issues.length) {
@@ -112,7 +112,7 @@ export async function receiveJob(ctx: Context, deps: Deps): Promise<JobView> {
     if (e instanceof JobQuotaError) {
       throw new ChunkdError(
         'INSUFFICIENT_STORAGE',
-        `The jobs are at their storage quota of ${e.quota} bytes (--max-jobs-bytes, CHUNKD_MAX_JOBS_BYTES; ${e.used} in use): wait for finished jobs to expire (--job-result-ttl-s) or cancel some (DELETE /v1/jobs/{id}), then submit again, or send fewer documents.`,
+        `The jobs are at their storage quota of ${e.quota} bytes (${settingPairText('maxJobsBytes')}; ${e.used} in use): wait for finished jobs to expire (${flagOf('jobResultTtlS')}) or cancel some (DELETE /v1/jobs/{id}), then submit again, or send fewer documents.`,
       );
     }
     throw e;
@@ -168,7 +168,7 @@ async function stepsOf(header: Header, deps: Deps): Promise<Step[]> {
 }
 
 const jobTooLarge = (settings: Settings) =>
-  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, { flag: 'max-job-bytes', env: 'CHUNKD_MAX_JOB_BYTES' }, 'Split the documents over several jobs');
+  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, settingOf('maxJobBytes'), 'Split the documents over several jobs');
 
 /**
  * The body's bytes, pulled one network (or decoded) chunk at a time: at most --max-job-bytes off

@@ -15,6 +15,7 @@ import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
 import { requestSignal } from '../middleware/deadline.js';
+import { settingOf, settingPairText } from '../../service/settings.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const FileName = Type.String({ description: 'The opaque id this server made for the file: send it back as `file.content`.', examples: ['file_0123456789abcdef0123456789abcdef'] });
@@ -90,11 +91,11 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
         structureJson: true,
         signal: requestSignal(ctx),
         limits: { maxTextChars: settings.maxTextChars, maxPdfDecodedBytes: settings.maxPdfDecodedBytes },
-        limitNames: { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' },
+        limitNames: { maxTextChars: settingPairText('maxTextChars'), maxPdfDecodedBytes: settingPairText('maxPdfDecodedBytes') },
         pool: extractPoolSettings(settings),
       });
       if (text.length > settings.maxTextChars) {
-        throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, { flag: 'max-text-chars', env: 'CHUNKD_MAX_TEXT_CHARS' }, 'Upload a smaller file');
+        throw tooLarge(`The file's text is ${text.length.toLocaleString('en')} characters`, settings.maxTextChars, settingOf('maxTextChars'), 'Upload a smaller file');
       }
       const now = Date.now();
       const record: FileRecord = {
@@ -211,7 +212,7 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
 /** A full quota as the 507 a client can act on; anything else unchanged. */
 function asInsufficientStorage(e: unknown): never {
   if (!(e instanceof QuotaError)) throw e;
-  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (--max-files, CHUNKD_MAX_FILES)` : `${e.quota.maxBytes} bytes (--max-files-bytes, CHUNKD_MAX_FILES_BYTES; ${e.usage.bytes} in use)`;
+  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (${settingPairText('maxFiles')})` : `${e.quota.maxBytes} bytes (${settingPairText('maxFilesBytes')}; ${e.usage.bytes} in use)`;
   throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
 }
 

@@ -5,6 +5,7 @@ import type { FlatStep } from './slug-schemas.js';
 import { SLUG_RULE } from './slug.js';
 import type { StoresService } from '../stores/service.js';
 import { STEP_KINDS, validateSteps, type Step } from './steps.js';
+import { storesSettingText } from '../settings.js';
 
 export type Flat = Static<typeof FlatStep>;
 
@@ -77,7 +78,7 @@ export async function checkFlatSteps(registry: Registry, steps: readonly Flat[],
 function noConnection(handshake: string, stores?: StoresService): string {
   const names = stores?.names() ?? [];
   const listed = names.map((n) => `${n} (${stores!.handshakeOf(n)})`).join(', ');
-  return `This server has no store connection of the handshake '${handshake}'${names.length ? `; its connections are ${listed}` : ' (it has no store connections)'}. Connections are server settings (--stores FILE, CHUNKD_STORES): the write step goes to the first one of its handshake.`;
+  return `This server has no store connection of the handshake '${handshake}'${names.length ? `; its connections are ${listed}` : ' (it has no store connections)'}. Connections are server settings (${storesSettingText()}): the write step goes to the first one of its handshake.`;
 }
 
 function flatLoc(loc: (string | number)[], at: number): (string | number)[] {

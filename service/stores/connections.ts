@@ -4,6 +4,7 @@ import { isChunkdError } from '../../kernel/errors.js';
 import { secretFields } from '../../kernel/handshake.js';
 import type { Registry } from '../../kernel/registry.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
+import { flagOf, settingText } from '../settings.js';
 
 /**
  * The vector store connections the operator configured. Connections are server settings, never
@@ -29,7 +30,7 @@ export class StoresConfigError extends Error {}
 export function readConnections(setting: string, dataDir: string, registry: Registry, env: NodeJS.ProcessEnv = process.env): Connection[] {
   if (!setting.trim()) return [defaultConnection(dataDir, registry)];
   const inline = setting.trimStart().startsWith('[');
-  const where = inline ? '--stores (CHUNKD_STORES)' : `--stores file ${setting}`;
+  const where = inline ? settingText('stores') : `${flagOf('stores')} file ${setting}`;
   let text = setting;
   if (!inline) {
     try {
