@@ -40,7 +40,7 @@ test('create and update resolve after their commit: the row is on disk at that m
         const { id } = await store.create(record(name));
         if (!onDisk(file, name)) late.push(name);
         const description = `committed-update-${i}-${'y'.repeat(8)}`;
-        await store.update(id, { description });
+        await store.update(id, { description, updated_at: new Date().toISOString() });
         if (!onDisk(file, description)) late.push(description);
       }),
     );
