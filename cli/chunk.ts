@@ -18,7 +18,7 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
-import { resolveSettings, type Settings } from '../service/settings.js';
+import { envOf, resolveSettings, type Settings } from '../service/settings.js';
 import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../service/stream/documents.js';
 import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
 import { Progress } from './progress.js';
@@ -46,8 +46,8 @@ Options:
                       {"file", "chunks"}, in the order of the files.
   --help              Show this help.
 
-Settings the server takes from the environment apply too (CHUNKD_PLUGINS_DIR, CHUNKD_MODELS_DIR,
-CHUNKD_MAX_TEXTS, CHUNKD_MAX_TEXT_CHARS, ...). Exit code 2 on bad input, with the reason on stderr.`;
+Settings the server takes from the environment apply too (${envOf('pluginsDir')}, ${envOf('modelsDir')},
+${envOf('maxTexts')}, ${envOf('maxTextChars')}, ...). Exit code 2 on bad input, with the reason on stderr.`;
 
 /** Bad input: exit 2 with this message. */
 export class Usage extends Error {}
@@ -166,10 +166,10 @@ const byteCap = (settings: Settings) => settings.maxTextChars * 4;
  */
 async function readFiles(files: string[], settings: Settings): Promise<string[]> {
   if (files.length > settings.maxTexts) {
-    throw new Usage(`${files.length.toLocaleString('en')} files were named; the limit is ${settings.maxTexts.toLocaleString('en')} per run. Name fewer files, or raise CHUNKD_MAX_TEXTS.`);
+    throw new Usage(`${files.length.toLocaleString('en')} files were named; the limit is ${settings.maxTexts.toLocaleString('en')} per run. Name fewer files, or raise ${envOf('maxTexts')}.`);
   }
   const tooBig = (file: string, what: string) =>
-    new Usage(`${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise CHUNKD_MAX_TEXT_CHARS.`);
+    new Usage(`${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise ${envOf('maxTextChars')}.`);
   for (const file of files) {
     if (file === '-') continue;
     let stat: Stats;
@@ -280,7 +280,7 @@ async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settin
   const file = parsed.pipeline!;
   let raw: unknown;
   try {
-    const tooBig = (size: number) => new Usage(`The pipeline ${file} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (CHUNKD_MAX_BODY_BYTES).`);
+    const tooBig = (size: number) => new Usage(`The pipeline ${file} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`);
     raw = JSON.parse(readRegularFile(file, settings.maxBodyBytes, tooBig, 'pipeline').toString('utf8'));
   } catch (e) {
     if (e instanceof Usage || e instanceof UnreadableFile) throw e;

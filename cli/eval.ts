@@ -16,7 +16,7 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
-import { resolveSettings, type Settings } from '../service/settings.js';
+import { envOf, flagOf, resolveSettings, type Settings } from '../service/settings.js';
 import { DATABASE_FILE } from '../service/storage/service.js';
 import { SqliteStore } from '../service/storage/sqlite.js';
 import { BenchmarkFormatError, readBenchmark, type ReadFile } from '../service/evaluation/benchmark-files.js';
@@ -24,7 +24,8 @@ import { readRegularFile, UnreadableFile } from './read-file.js';
 import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import type { LocateMode } from '../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
-import { checkStoreRetriever, storeOf, type EvalRetriever } from '../service/evaluation/store-retriever.js';
+import { checkStoreRetriever, storeOf } from '../service/evaluation/store-retriever.js';
+import type { EvalRetriever } from '../service/evaluation/spec.js';
 import { Stores } from '../service/stores/stores.js';
 import { StoresConfigError } from '../service/stores/connections.js';
 import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../service/evaluation/spec.js';
@@ -49,7 +50,7 @@ Options:
                        "chunker": "token", "config": {"chunk_size": 200}}]'), a pipeline JSON file,
                        or the id or name of a pipeline stored in --data-dir. Default: ${DEFAULT_CANDIDATE}.
   --retriever R        bm25 (default), embeddings (exact cosine), hybrid (reciprocal-rank fusion, k = 60),
-                       or store:NAME: through the real index of that store connection (CHUNKD_STORES, or
+                       or store:NAME: through the real index of that store connection (${envOf('stores')}, or
                        the default LanceDB store under the data directory). Each candidate's chunks are
                        written to a scratch collection, searched by each question's vector and deleted
                        afterwards; the exact-cosine rows (retriever embeddings) are shown beside them.
@@ -61,8 +62,8 @@ Options:
                        precision, iou, precision_omega, chunks, mean_tokens}]}.
   --help               Show this help.
 
-Settings the server takes from the environment apply too (CHUNKD_MAX_EVAL_WORK, CHUNKD_PLUGINS_DIR,
-CHUNKD_MODELS_DIR, CHUNKD_DATA_DIR, CHUNKD_STORES, ...). A progress bar is drawn on a terminal's stderr.`;
+Settings the server takes from the environment apply too (${envOf('maxEvalWork')}, ${envOf('pluginsDir')},
+${envOf('modelsDir')}, ${envOf('dataDir')}, ${envOf('stores')}, ...). A progress bar is drawn on a terminal's stderr.`;
 
 class Usage extends Error {}
 
@@ -153,7 +154,7 @@ const jsonRow = (r: CandidateResult) => ({
 function boundedReader(settings: Settings): ReadFile {
   return (path, what) => {
     const questions = what === 'questions';
-    const [limit, name] = questions ? [settings.maxBodyBytes, 'CHUNKD_MAX_BODY_BYTES'] : [settings.maxTextChars * 4, 'CHUNKD_MAX_TEXT_CHARS'];
+    const [limit, name] = questions ? [settings.maxBodyBytes, envOf('maxBodyBytes')] : [settings.maxTextChars * 4, envOf('maxTextChars')];
     const tooBig = (size: number) => new Usage(`The ${what} ${path} has ${size.toLocaleString('en')} bytes; the limit is ${limit.toLocaleString('en')} (${name}${questions ? '' : ', 4 bytes a character'}). Use a smaller file, or raise ${name}.`);
     return readRegularFile(path, limit, tooBig, what);
   };
@@ -190,14 +191,14 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
         }
         steps = Array.isArray(label) ? label : (label as { steps?: unknown }).steps ?? [label];
       } else if (existsSync(trimmed)) {
-        const tooBig = (size: number) => new Usage(`${at} ${trimmed} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (CHUNKD_MAX_BODY_BYTES).`);
+        const tooBig = (size: number) => new Usage(`${at} ${trimmed} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`);
         const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(JSON.parse(readRegularFile(trimmed, settings.maxBodyBytes, tooBig, 'candidate').toString('utf8')), () => {});
         if (!body.steps) throw new Usage(`${at}: the pipeline file ${trimmed} has no "steps".`);
         label = trimmed;
         steps = body.steps;
       } else {
         const file = resolve(settings.dataDir, DATABASE_FILE);
-        if (!existsSync(file)) throw new Usage(`${at} '${trimmed}' is neither JSON steps, a file, nor a stored pipeline (no pipelines database at ${file}; set --data-dir with CHUNKD_DATA_DIR).`);
+        if (!existsSync(file)) throw new Usage(`${at} '${trimmed}' is neither JSON steps, a file, nor a stored pipeline (no pipelines database at ${file}; set ${flagOf('dataDir')} with ${envOf('dataDir')}).`);
         store ??= await SqliteStore.open(file);
         const pipeline = (await store.get(trimmed)) ?? (await store.getByName(trimmed));
         if (!pipeline) throw new Usage(`${at}: no pipeline with id or name '${trimmed}' in ${file}.`);

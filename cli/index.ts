@@ -12,7 +12,7 @@ import { serve } from '../server/serve.js';
 import { VERSION } from '../service/version.js';
 import { createLogger, type Level } from '../service/logger.js';
 import { startupLine } from '../service/startup-line.js';
-import { helpText, resolveSettings, SETTINGS } from '../service/settings.js';
+import { envOf, flagOf, helpText, resolveSettings, SETTINGS } from '../service/settings.js';
 
 const COMMANDS = ['serve', 'chunk', 'eval', 'process', 'ingest', 'search'];
 
@@ -83,7 +83,7 @@ function suggestion(e: unknown, names: string[]): string {
 /** Development only: re-run this command under Node's file watcher, which restarts on changes. */
 function reload(args: string[]): Promise<number> {
   const script = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--watch', ...process.execArgv, script, 'serve', ...args.filter((a) => a !== '--reload')], { stdio: 'inherit', env: { ...process.env, CHUNKD_RELOAD: 'false' } });
+  const child = spawn(process.execPath, ['--watch', ...process.execArgv, script, 'serve', ...args.filter((a) => a !== flagOf('reload'))], { stdio: 'inherit', env: { ...process.env, [envOf('reload')]: 'false' } });
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
 }
 

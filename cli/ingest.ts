@@ -16,7 +16,7 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../service/pipelines/body.js';
 import { PipelineUpdate } from '../service/pipelines/schemas.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
-import type { Settings } from '../service/settings.js';
+import { envOf, type Settings } from '../service/settings.js';
 import { eachDocument, pipelineDocuments } from '../service/stream/documents.js';
 import { Stores } from '../service/stores/stores.js';
 import { readFile } from '../service/files/upload.js';
@@ -31,7 +31,7 @@ Write every file under DIR to a store, each read by the chef its type needs (PDF
 markdown, CSV, text), as an upload is: FILE holds the pipeline's "steps", the last a
 write step ({"type": "write", "store": "default", "config": {"collection": "docs"}}). A document's
 id is its path under DIR; a file whose content was already written is skipped, so an interrupted
-run picks up where it stopped. Stores are the server's settings (CHUNKD_STORES, CHUNKD_DATA_DIR).`;
+run picks up where it stopped. Stores are the server's settings (${envOf('stores')}, ${envOf('dataDir')}).`;
 
 export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;

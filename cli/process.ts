@@ -12,10 +12,11 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { runnerOf } from '../service/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';
 import { readRegularFile } from './read-file.js';
+import { envOf } from '../service/settings.js';
 
 export const PROCESS_HELP = `Usage: chunkd process CHEF FILE
 
-Read FILE with a chef (text, markdown, html, pdf, docx, table, or one from CHUNKD_PLUGINS_DIR; auto:
+Read FILE with a chef (text, markdown, html, pdf, docx, table, or one from ${envOf('pluginsDir')}; auto:
 the chef for the file's extension) and print the processed document as JSON: its text, and its
 headings, tables, code blocks, images and pages as spans of it (offsets in code points).`;
 
@@ -31,7 +32,7 @@ export async function processCommand(args: string[], env: NodeJS.ProcessEnv = pr
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
     const bytes = new Uint8Array(
-      readRegularFile(file, settings.maxFileBytes, (size) => new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (CHUNKD_MAX_FILE_BYTES).`)),
+      readRegularFile(file, settings.maxFileBytes, (size) => new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (${envOf('maxFileBytes')}).`)),
     );
     const facts = { filename: basename(file) };
     const plugin = chef === 'auto' ? chefFor(registry, facts, bytes) : registry.get('chef', chef);

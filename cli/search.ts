@@ -9,11 +9,12 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { Stores } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';
+import { envOf } from '../service/settings.js';
 
 export const SEARCH_HELP = `Usage: chunkd search STORE --collection NAME (--query TEXT | --embedding JSON) [--k 5] [--document ID]
 
-Search a collection of one of the server's store connections (CHUNKD_STORES, or the default
-LanceDB store under CHUNKD_DATA_DIR): one JSON line per chunk, best first, each with its score.`;
+Search a collection of one of the server's store connections (${envOf('stores')}, or the default
+LanceDB store under ${envOf('dataDir')}): one JSON line per chunk, best first, each with its score.`;
 
 export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;

@@ -16,4 +16,8 @@ export interface Setting {
   env: string;
 }
 
-export const settingName = ({ flag, env }: Setting) => `--${flag} (${env})`;
+/** `--flag (ENV)`, or `--flag` for a setting whose variable is not known here. */
+export const settingName = ({ flag, env }: Setting) => (env ? `--${flag} (${env})` : `--${flag}`);
+
+/** `--flag, ENV`, or `--flag` for a setting whose variable is not known here. */
+export const settingPair = ({ flag, env }: Setting) => (env ? `--${flag}, ${env}` : `--${flag}`);

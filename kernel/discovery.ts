@@ -59,6 +59,9 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
   if (manifest.kind === 'handshake' && !manifest.capabilities) {
     throw new PluginLoadError(`Invalid plugin manifest ${file}: a handshake declares its capabilities: {vector: boolean, text: boolean}.`);
   }
+  if (manifest.embeddedDefault !== undefined && (manifest.kind !== 'handshake' || typeof manifest.embeddedDefault !== 'function')) {
+    throw new PluginLoadError(`Invalid plugin manifest ${file}: embeddedDefault is a handshake's function from a directory to the connection config of the default store.`);
+  }
   if (typeof manifest.load !== 'function') throw new PluginLoadError(`Invalid plugin manifest ${file}: load must be a function returning import('./impl.js').`);
   for (const [key, field] of Object.entries(manifest.config.properties)) {
     const f = field as { default?: unknown; description?: string };

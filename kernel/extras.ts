@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ChunkdError } from './errors.js';
+import { host } from './host.js';
 import type { Extra } from './plugin.js';
 
 const require = createRequire(import.meta.url);
@@ -40,9 +41,10 @@ export function installCommand(packages: readonly string[]): string {
 }
 
 /**
- * CHUNKD_HIDE_PACKAGES lets an operator (and the tests) see how the server behaves without an
- * optional package, without uninstalling it.
+ * Packages the service says to treat as absent (CHUNKD_HIDE_PACKAGES, read by service/kernel-host.ts),
+ * so an operator (and the tests) see how the server behaves without an optional package, without
+ * uninstalling it.
  */
 function hiddenPackages(): Set<string> {
-  return new Set((process.env.CHUNKD_HIDE_PACKAGES ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(host().hiddenPackages);
 }

@@ -62,7 +62,7 @@ export const ReturnTypeField = Type.Union([Type.Literal('chunks'), Type.Literal(
   description: "Accepted for compatibility with Chonkie's clients: 'texts' answers the chunk texts only.",
 });
 
-/** The embedded default embedding model (plugins/embeddings/models/glove-sif-100d), built by scripts/build-embedded-model.ts. */
+/** The embedded default embedding model (kernel/embeddings/models/glove-sif-100d), built by scripts/build-embedded-model.ts. */
 export const EMBEDDED_MODEL = 'chunkd/glove-sif-100d';
 
 export const EmbeddingModelField = (fallback = EMBEDDED_MODEL) =>

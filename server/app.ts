@@ -29,6 +29,7 @@ import { pluginRoutes } from './routes/plugins.js';
 import { processRoutes } from './routes/process.js';
 import { slugPipelineRoutes } from './routes/slug-pipelines.js';
 import { storeRoutes } from './routes/stores.js';
+import { settingText } from '../service/settings.js';
 
 const version = VERSION;
 
@@ -63,9 +64,9 @@ export function createApp(deps: AppDeps, modules: RouteModule[] = ROUTE_MODULES)
   koa.use(errorMiddleware(logger));
   koa.use(draining(() => deps.draining === true));
   koa.use(resolveRoute(table));
-  koa.use(crossOriginWrites(settings.corsOrigins, '--cors-origins (CHUNKD_CORS_ORIGINS)'));
+  koa.use(crossOriginWrites(settings.corsOrigins, settingText('corsOrigins')));
   if (settings.apiKeys.length) koa.use(auth(settings.apiKeys)); // an open server skips the layer
-  koa.use(deadline(settings.requestTimeoutMs, '--request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS)'));
+  koa.use(deadline(settings.requestTimeoutMs, settingText('requestTimeoutMs')));
   koa.use(requestBody(settings.maxBodyBytes, () => runsJobs(deps.executor)));
   koa.use(documentInput(() => deps.services.files));
   koa.use(dispatch(table));

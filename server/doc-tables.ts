@@ -4,7 +4,7 @@ import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
 import { chefInfo } from '../kernel/chef/select.js';
 import type { RouteDef } from './route.js';
-import { defaultText, SETTINGS } from '../service/settings.js';
+import { defaultText, flagOf, SETTINGS } from '../service/settings.js';
 
 /**
  * Markdown tables derived from the schemas and the settings list. READMEs hold them between
@@ -45,7 +45,7 @@ export function routesTable(routes: readonly RouteDef[]): string {
 export function pluginsTable(registry: Registry): string {
   const rows = registry.list().map((p) => {
     const extras = p.manifest.extras.map((e) => `${e.packages.join(', ')}${e.required === false ? ' (optional)' : ''}`).join('; ') || '—';
-    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | ${p.route ? `\`POST ${p.route}\`` : `a connection (\`--stores\`): \`"handshake": "${p.name}"\``} | ${escape(p.manifest.summary)} | ${extras} |`;
+    return `| [\`${p.name}\`](${pluginFolder(p)}/README.md) | ${p.kind} | ${p.route ? `\`POST ${p.route}\`` : `a connection (\`${flagOf('stores')}\`): \`"handshake": "${p.name}"\``} | ${escape(p.manifest.summary)} | ${extras} |`;
   });
   return ['| plugin | kind | route | what it does | extras |', '|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -1,10 +1,10 @@
-import { resolve } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { Stores } from './stores/stores.js';
 import { ChunkdError } from '../kernel/errors.js';
-import { exportModelMap, missingTargets, parseModelMap } from '../kernel/model-map.js';
+import { missingTargets, parseModelMap } from '../kernel/model-map.js';
 import { defaultThreads, WorkerPool } from '../kernel/engine/index.js';
 import { runnerOf } from './limits.js';
+import { bindKernelHost } from './kernel-host.js';
 import { exportLlmSettings } from './llm-settings.js';
 import type { Logger } from './logger.js';
 import { POOLED_JOB } from './pooled/answer.js';
@@ -15,7 +15,7 @@ import { postgresPool, unreachableReason } from './storage/pg-pool.js';
 import { pipelineStore } from './storage/service.js';
 import { fileStore, uploadAdmission } from './files/service.js';
 import { jobStore } from './jobs/service.js';
-import type { Settings } from './settings.js';
+import { settingOf, settingText, type Settings } from './settings.js';
 
 export const SERVICES: ServiceFactory[] = [postgresPool, uploadAdmission, pipelineStore, fileStore, jobStore];
 /**
@@ -169,14 +169,15 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
   };
 }
 
-/** The settings plugins read from the environment (also `chunkd chunk`, which runs them without a server). */
+/**
+ * The settings the kernel and the plugins are given (also for `chunkd chunk` and the other commands,
+ * which run plugins without a server): the kernel's through kernel/host.ts (model roots, model map,
+ * recipes folder; worker threads get them as they start), each replacing the last app's in this
+ * process; slumber's LLM settings through the environment.
+ */
 export function exportPluginSettings(settings: Settings): void {
-  // Plugins read the recipes folder from the environment: worker threads copy it when they start.
-  if (settings.recipesDir) process.env.CHUNKD_RECIPES_DIR = resolve(settings.recipesDir);
-  else delete process.env.CHUNKD_RECIPES_DIR; // never one app's folder in the next app of this process
-  // Model roots too (kernel/model-files.ts); unset, the environment (the setting's own source) stays as it is.
-  if (settings.modelsDir.length) process.env.CHUNKD_MODELS_DIR = settings.modelsDir.map((d) => resolve(d)).join(',');
-  exportModelMap(parseModelMap(settings.modelMap));
+  parseModelMap(settings.modelMap); // a malformed entry stops the start, naming it
+  bindKernelHost(settings);
   exportLlmSettings(settings);
 }
 
@@ -185,7 +186,7 @@ async function checkModelMap(settings: Settings, logger: Logger): Promise<void> 
   const modelMap = parseModelMap(settings.modelMap);
   const missing = await missingTargets(modelMap);
   if (missing.length) {
-    throw new ChunkdError('BAD_REQUEST', `--model-map (CHUNKD_MODEL_MAP) names models that are not installed: ${missing.join(', ')}. Install them under --models-dir or the Hugging Face cache, or fix the mapping.`);
+    throw new ChunkdError('BAD_REQUEST', `${settingText('modelMap')} names models that are not installed: ${missing.join(', ')}. Install them under --${settingOf('modelsDir').flag} or the Hugging Face cache, or fix the mapping.`);
   }
   if (modelMap.size) logger.log('info', 'model map', { model_map: Object.fromEntries(modelMap) });
 }

@@ -1,11 +1,10 @@
 import { tooLarge as capped } from '../kernel/caps.js';
-import { CHUNKS_SETTING, Runner } from '../kernel/engine/index.js';
+import { Runner } from '../kernel/engine/index.js';
 import { DEFAULT_POOL } from '../kernel/engine/index.js';
 import type { Executor } from '../kernel/engine/index.js';
 import { extractPoolSettings } from './files/extract-settings.js';
-import type { Settings } from './settings.js';
+import { settingOf, settingPairText, type Settings } from './settings.js';
 
-const tooLarge = (what: string, limit: number, flag: string, env: string) => capped(what, limit, { flag, env });
 
 /**
  * The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). The
@@ -44,11 +43,11 @@ const newRunner = (executor: Executor, limits: Limits, isolate: boolean): Runner
 /** The batch limits of a chunker request (also a pipeline run): texts per batch and characters per text. */
 export function checkTexts(input: string | string[], settings: Limits): void {
   const texts = Array.isArray(input) ? input : [input];
-  if (texts.length > settings.maxTexts) throw tooLarge(`The batch has ${texts.length.toLocaleString('en')} texts`, settings.maxTexts, 'max-texts', 'CHUNKD_MAX_TEXTS');
+  if (texts.length > settings.maxTexts) throw capped(`The batch has ${texts.length.toLocaleString('en')} texts`, settings.maxTexts, settingOf('maxTexts'));
   texts.forEach((t, i) => {
     if (t.length > settings.maxTextChars) {
       const which = Array.isArray(input) ? `Text ${i}` : 'The text';
-      throw tooLarge(`${which} has ${t.length.toLocaleString('en')} characters`, settings.maxTextChars, 'max-text-chars', 'CHUNKD_MAX_TEXT_CHARS');
+      throw capped(`${which} has ${t.length.toLocaleString('en')} characters`, settings.maxTextChars, settingOf('maxTextChars'));
     }
   });
 }
@@ -59,8 +58,8 @@ export function checkChunks(input: unknown[], settings: Limits): void {
 }
 
 function checkChunkCount(count: number, settings: Limits): void {
-  if (count > settings.maxChunks) throw capped(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, CHUNKS_SETTING);
+  if (count > settings.maxChunks) throw capped(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, settingOf('maxChunks'));
 }
 
 /** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
-export const LIMIT_NAMES = { maxTextChars: '--max-text-chars, CHUNKD_MAX_TEXT_CHARS', maxPdfDecodedBytes: '--max-pdf-decoded-bytes, CHUNKD_MAX_PDF_DECODED_BYTES' };
+export const LIMIT_NAMES = { maxTextChars: settingPairText('maxTextChars'), maxPdfDecodedBytes: settingPairText('maxPdfDecodedBytes') };

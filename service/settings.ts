@@ -1,3 +1,4 @@
+import { settingName, settingPair, type Setting } from '../kernel/caps.js';
 import { ChunkdError } from '../kernel/errors.js';
 import { readApiKeysFile } from './api-keys-file.js';
 
@@ -130,6 +131,28 @@ type CamelCase<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Ca
 export type Settings = { [K in keyof Spec as CamelCase<K & string>]: ValueOf<Spec[K]> };
 
 const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** How the operator sets a setting: its flag (without the dashes) and its environment variable, e.g. maxTexts → {flag: 'max-texts', env: 'CHUNKD_MAX_TEXTS'}. */
+export function settingOf(name: keyof Settings): Setting {
+  const flag = kebab(name) as keyof Spec;
+  return { flag, env: SETTINGS[flag].env };
+}
+
+/** A setting's flag: `--max-texts`. */
+export const flagOf = (name: keyof Settings): string => `--${settingOf(name).flag}`;
+
+/** A setting's environment variable: `CHUNKD_MAX_TEXTS`. */
+export const envOf = (name: keyof Settings): string => settingOf(name).env;
+
+/** The stores setting as messages name it, with what it takes: `--stores FILE, CHUNKD_STORES`. */
+export const storesSettingText = (): string => `${flagOf('stores')} FILE, ${envOf('stores')}`;
+
+/** A setting as messages name it: `--max-texts (CHUNKD_MAX_TEXTS)`. */
+export const settingText = (name: keyof Settings): string => settingName(settingOf(name));
+
+/** A setting as a 413's limit names it: `--max-text-chars, CHUNKD_MAX_TEXT_CHARS`. */
+export const settingPairText = (name: keyof Settings): string => settingPair(settingOf(name));
 
 /** Resolve settings: a command-line flag wins over the environment, which wins over the default. */
 export function resolveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv = process.env): Settings {

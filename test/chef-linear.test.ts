@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { atxHeading, closesFence, isDelimiterRow, openingFence } from '../plugins/markdown/line-scan.js';
+import { atxHeading, closesFence, isDelimiterRow, openingFence } from '../kernel/chef/markdown-line-scan.js';
 import { processWith } from './helpers/chefs.js';
 
 /** The ratio that separates linear (about 10 for 10× the input) from quadratic (about 100). */

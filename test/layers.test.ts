@@ -82,3 +82,33 @@ test('the check sees each kind of violation', () => {
   assert.equal(violations(at('server/x.ts'), "import { assemble } from '../service/assembly.js';").length, 0);
   assert.equal(violations(at('service/x.ts'), "import pg from 'pg';").length, 0);
 });
+
+/**
+ * A plugin stands on kernel/index.ts alone, and never on another plugin: shared code lives in the
+ * kernel. A plugin's own files import each other freely; its tests may import more.
+ */
+export function pluginViolations(file: string, source: string): string[] {
+  const rel = relative(ROOT, file).split(sep);
+  if (rel[0] !== 'plugins' || rel.length < 3 || file.endsWith('.test.ts')) return [];
+  const own = `plugins/${rel[1]}/`;
+  const found: string[] = [];
+  for (const spec of specifiers(source)) {
+    if (!spec.startsWith('.')) continue;
+    const target = relative(ROOT, join(dirname(file), spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+    if (target.startsWith(own) || target === 'kernel/index.ts') continue;
+    found.push(`${relative(ROOT, file)} imports '${spec}': a plugin imports the kernel through kernel/index.ts only, and no other plugin`);
+  }
+  return found;
+}
+
+test('a plugin imports kernel/index.ts and its own files only', () => {
+  const files = tsFiles(join(ROOT, 'plugins'));
+  assert.deepEqual(files.flatMap((f) => pluginViolations(f, readFileSync(f, 'utf8'))), []);
+  const at = (path: string) => join(ROOT, path);
+  assert.equal(pluginViolations(at('plugins/a/impl.ts'), "import { x } from '../../kernel/index.js';").length, 0);
+  assert.equal(pluginViolations(at('plugins/a/impl.ts'), "import { x } from './helper.js';").length, 0);
+  assert.equal(pluginViolations(at('plugins/a/impl.ts'), "import { x } from '../../kernel/chef/decode.js';").length, 1);
+  assert.equal(pluginViolations(at('plugins/a/index.ts'), "import { X } from '../b/index.js';").length, 1);
+  assert.equal(pluginViolations(at('plugins/a/impl.ts'), "const m = await import('../b/impl.js');").length, 1);
+  assert.equal(pluginViolations(at('plugins/a/a.test.ts'), "import { x } from '../../kernel/run.js';").length, 0);
+});

@@ -13,7 +13,7 @@ import { BoundedCache } from '../kernel/bounded-cache.js';
 import { isChunkdError } from '../kernel/errors.js';
 import { MAX_JSON_BYTES } from '../kernel/model-files.js';
 import { FILE_TOKENIZERS, fileTokenizerCache, loadTokenizer } from '../kernel/tokenizers/index.js';
-import { embedderCache, loadEmbedder } from '../plugins/embeddings/embedder.js';
+import { embedderCache, loadEmbedder } from '../kernel/embeddings/embedder.js';
 import { MODELS_ROOT, tempDir, wordLevelJson, writeModel2Vec, writeTokenizer } from './helpers/tiny-models.js';
 import { startApp } from './helpers/app.js';
 

@@ -16,7 +16,7 @@ import { chunkEach as chunkMany } from './helpers/run.js';
 import { inline } from '../kernel/engine/index.js';
 import { idsReady } from '../kernel/ids.js';
 import { DEFAULT_LIMITS } from '../kernel/chef/limits.js';
-import { OUTPUT_SETTING, Runner, type Recipe } from '../kernel/engine/index.js';
+import { outputSetting, Runner, type Recipe } from '../kernel/engine/index.js';
 import { runHere } from '../kernel/engine/steps/run-here.js';
 import { type RunOptions } from '../kernel/engine/recipe.js';
 
@@ -98,7 +98,7 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
   });
 
   test("runHere (a worker's task): a failing document's result is its failure and the documents after it still run", async () => {
-    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: OUTPUT_SETTING, over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
+    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
     for (const how of ['throw', 'reject'] as const) {
       for (const late of [false, true]) {
         const plugin = cutter(`here-${how}`, (text) => (text.includes('boom') ? how : late ? 'later' : 'now'));
@@ -134,7 +134,7 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
   });
 
   test('synchronous work comes back as a value, not a promise: chunkTexts and runHere once the plugin is built', async () => {
-    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: OUTPUT_SETTING, over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
+    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
     await idsReady;
     const now = cutter('value', () => 'now');
     const config = now.validateConfig({}, ['config']);

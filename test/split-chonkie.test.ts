@@ -12,8 +12,8 @@ import { describe, test } from 'node:test';
 import { find_merge_indices, initSync, split_offsets } from '@chonkiejs/chunk/pkg/chonkiejs_chunk.js';
 import fc from 'fast-check';
 import { groupEnds, loadTokenizer, sentenceSplitter, type Span } from '../kernel/index.js';
-import { recursiveChunker } from '../plugins/recursive/impl.js';
-import type { Recipe } from '../plugins/recursive/recipes.js';
+import { recursiveChunker } from '../kernel/split/recursive.js';
+import type { Recipe } from '../kernel/split/recipes.js';
 
 initSync({ module: readFileSync(new URL(import.meta.resolve('@chonkiejs/chunk/pkg/chonkiejs_chunk_bg.wasm'))) });
 

@@ -25,11 +25,13 @@ export type Cached = { chunks: number; meanTokens: number } & Record<LocateMode,
 /** The benchmark's FixedTokenChunker rows: chunkd's token chunker gives the same chunks. */
 const fixedRows = (grid: QualityCandidate[]) => grid.filter((c) => /^token \d+\/\d+$/.test(c.name)).map((c) => [`Chroma FixedTokenChunker ${c.name.slice(6)}`, c.name] as const);
 
-/** A hash of the non-test sources in the folders of the plugins a pipeline's steps name. */
+/** The kernel's shared code the plugins cut and embed with (the recursive chunker, recipes, embeddings). */
+const SHARED_FOLDERS = [join('kernel', 'split'), join('kernel', 'embeddings')];
+
+/** A hash of the non-test sources in the folders of the plugins a pipeline's steps name, and of the shared code they use. */
 function sourceHash(c: QualityCandidate): string {
   const h = createHash('sha256');
-  for (const step of c.steps) {
-    const folder = join(ROOT, 'plugins', step.chunker ?? step.refinery ?? '');
+  for (const folder of [...c.steps.map((step) => join(ROOT, 'plugins', step.chunker ?? step.refinery ?? '')), ...SHARED_FOLDERS.map((f) => join(ROOT, f))]) {
     if (!existsSync(folder)) continue;
     for (const f of readdirSync(folder).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) h.update(readFileSync(join(folder, f)));
   }

@@ -17,6 +17,7 @@ import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/ev
 import type { RetrieverName } from '../../service/evaluation/score.js';
 import type { EvalDocument, EvalQuestion } from '../../service/evaluation/spec.js';
 import { validateSteps, type Step } from '../../service/pipelines/steps.js';
+import { bindKernelHost } from '../../service/kernel-host.js';
 import { resolveSettings } from '../../service/settings.js';
 import type { QualityCandidate } from './candidates.js';
 
@@ -49,6 +50,7 @@ export type Measurer = (candidate: QualityCandidate, documents: EvalDocument[], 
 /** The registry, the retrievers and the tokenizer, set up once for many measurements. */
 export async function measurer(): Promise<Measurer> {
   const settings = resolveSettings({}, { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(64 * 1024 * 1024) });
+  bindKernelHost(settings);
   const registry = await discover(settings.pluginsDir);
   const deps: RuntimeDeps = { registry, executor: inline, settings };
   const model = await evalServices(deps, EMBEDDED_MODEL);

@@ -34,7 +34,7 @@ import { DEFAULT_LIMITS, type ExtractLimits } from '../chef/limits.js';
 import { ChunkdError, isChunkdError } from '../errors.js';
 import { docBuffers, docWeight, hasFiles, moved, type Doc, type FileDoc } from './docs.js';
 import { isThenable, type Maybe } from './maybe.js';
-import { ANSWER_ADVICE, capError, DOCUMENT_OUTPUT_SETTING, OUTPUT_SETTING } from './output/caps.js';
+import { ANSWER_ADVICE, capError, documentOutputSetting, outputSetting } from './output/caps.js';
 import { inlineGate, runExtractTask, SMALL_FILE_BYTES, type ExtractPoolOptions } from './placement/extract-pool.js';
 import { runsInline, runsJobs, split, type Executor } from './placement/pool.js';
 import type { Outcome } from './placement/tasks.js';
@@ -59,7 +59,7 @@ export interface RunnerLimits {
 
 export interface ChefLimits {
   limits?: Partial<ExtractLimits>;
-  /** How a 413 names a limit a server setting gives (e.g. maxTextChars → '--max-text-chars, CHUNKD_MAX_TEXT_CHARS'). */
+  /** How a 413 names a limit a server setting gives (e.g. maxTextChars → the --max-text-chars setting). */
   names?: Partial<Record<keyof ExtractLimits, string>>;
   /** The extraction pool (placement/extract-pool.ts); without it offLoop chefs are placed like any step. */
   pool?: ExtractPoolOptions;
@@ -136,7 +136,7 @@ export class Runner {
     onResult: (index: number, result: DocResult) => void | Promise<void>,
     { concurrency = 1, signal }: { concurrency?: number; signal?: AbortSignal } = {},
   ): Promise<void> {
-    const cap: Cap = { bytes: this.limits.maxDocumentOutputBytes, setting: DOCUMENT_OUTPUT_SETTING, over: 'document' };
+    const cap: Cap = { bytes: this.limits.maxDocumentOutputBytes, setting: documentOutputSetting(), over: 'document' };
     let next = 0;
     const lane = async () => {
       while (next < docs.length && !signal?.aborted) {
@@ -204,7 +204,7 @@ export class Runner {
   }
 
   private answerCap(): Cap {
-    return { bytes: this.limits.maxOutputBytes, setting: OUTPUT_SETTING, over: 'answer' };
+    return { bytes: this.limits.maxOutputBytes, setting: outputSetting(), over: 'answer' };
   }
 
   private options(recipe: Recipe, cap: Cap, markFrom?: number): RunOptions {

@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BoundedCache } from '../bounded-cache.js';
+import { settingName } from '../caps.js';
 import { ChunkdError } from '../errors.js';
+import { settingOf } from '../host.js';
 import { MAX_JSON_BYTES, modelFile, resolveModelPath } from '../model-files.js';
 import { closest } from '../suggest.js';
 import { byte } from './byte.js';
@@ -71,6 +73,6 @@ function refusal(name: string): ChunkdError {
     'BAD_REQUEST',
     `Unknown tokenizer '${shown}': not a known name nor a tokenizer.json under the configured model roots.${guess ? ` Did you mean '${guess}'?` : ''} ` +
       `Valid: ${TOKENIZER_NAMES.join(', ')}, or a Hugging Face tokenizer.json (or a directory holding one): a regular file of at most ${MAX_JSON_BYTES / 1024 ** 2} MiB ` +
-      `under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, named by its path or by a path relative to one of them.`,
+      `under ${settingName(settingOf('models-dir'))} or the Hugging Face cache, named by its path or by a path relative to one of them.`,
   );
 }

@@ -1,9 +1,8 @@
 import { AdminClient, ChromaClient, ChromaNotFoundError, knownEmbeddingFunctions, registerEmbeddingFunction, type Collection, type Metadata } from 'chromadb';
 import type { Static } from 'typebox';
-import { ChunkdError, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
+import { ChunkdError, KeyedQueue, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
 import type { ChromaConfig } from './index.js';
 import { chromaName } from './names.js';
-import { KeyedQueue } from '../../kernel/keyed-queue.js';
 
 /** Keys of a collection's metadata: the chunkd name (a Chroma name may carry a suffix), the model and dimension of its vectors. */
 const NAME = 'chunkd:collection';

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, loadTokenizer, tokensIn, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
-import { closest } from '../../kernel/suggest.js';
+import { closest, configError, loadTokenizer, tokensIn, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { detectLanguage } from './detect.js';
 import { parserFor, parseWith } from './grammars.js';
 import type { CodeConfig } from './index.js';

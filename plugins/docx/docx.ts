@@ -1,5 +1,4 @@
-import type { Extractor } from '../../kernel/chef/extractor.js';
-import { checkTextLength } from '../../kernel/chef/errors.js';
+import { checkTextLength, type Extractor } from '../../kernel/index.js';
 import { checkZip } from './zip-limits.js';
 
 /**

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { emptyStructure } from '../../kernel/chef/document.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import { docx } from './docx.js';
 import type { DocxConfig } from './index.js';
 

@@ -1,7 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { ChunkdError } from '../../kernel/errors.js';
-import { overLimit } from '../../kernel/chef/errors.js';
-import type { ExtractLimits } from '../../kernel/chef/limits.js';
+import { ChunkdError, overLimit, type ExtractLimits } from '../../kernel/index.js';
 
 /**
  * Refuse a zip (a DOCX) that would inflate past the limits before a library unpacks it: its

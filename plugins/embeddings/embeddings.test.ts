@@ -6,7 +6,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { writeOnnx } from '../../test/helpers/tiny-models.js';
-import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from './embedder.js';
+import { cosine, EMBEDDED_MODEL, loadEmbedder, MODELS_DIR } from '../../kernel/embeddings/embedder.js';
 import { refineWith } from '../../test/helpers/run.js';
 
 const registry = await discover();

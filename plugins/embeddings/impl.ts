@@ -1,8 +1,6 @@
 import type { Static } from 'typebox';
-import type { Chunk, RefineryImpl } from '../../kernel/index.js';
-import { loadEmbedder } from './embedder.js';
+import { batches, loadEmbedder, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
-import { batches } from './vectors.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
 const BATCH = 64;

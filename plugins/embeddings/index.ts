@@ -1,6 +1,5 @@
 import Type from 'typebox';
-import { defineRefinery, EMBEDDING_COST, EmbeddingModelField } from '../../kernel/index.js';
-import { ONNX_EXTRA } from './extras.js';
+import { defineRefinery, EMBEDDING_COST, EmbeddingModelField, ONNX_EXTRA } from '../../kernel/index.js';
 
 export const EmbeddingsConfig = Type.Object({
   embedding_model: EmbeddingModelField(),

@@ -1,5 +1,4 @@
-import { overLimit } from '../../kernel/chef/errors.js';
-import type { ExtractLimits } from '../../kernel/chef/limits.js';
+import { overLimit, type ExtractLimits } from '../../kernel/index.js';
 
 /** Largest colspan/rowspan a cell keeps: browsers cap colspan at 1000 and rowspan at 65534, but text output gains nothing from wide spans. */
 export const MAX_SPAN = 64;

@@ -1,7 +1,4 @@
-import type { Extractor } from '../../kernel/chef/extractor.js';
-import type { ExtractLimits } from '../../kernel/chef/limits.js';
-import { decodeHtml } from '../../kernel/chef/decode.js';
-import { checkTextLength, overLimit } from '../../kernel/chef/errors.js';
+import { checkTextLength, decodeHtml, overLimit, type ExtractLimits, type Extractor } from '../../kernel/index.js';
 import { nestingDepth } from './html-depth.js';
 import { cappedDataTable } from './html-tables.js';
 

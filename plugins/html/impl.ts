@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { emptyStructure } from '../../kernel/chef/document.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import { htmlDocument } from './html.js';
 import type { HtmlConfig } from './index.js';
 

@@ -1,9 +1,8 @@
 import { connect, Index, type Connection, type Table } from '@lancedb/lancedb';
-import type { CollectionInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
+import { KeyedQueue, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
 import { documentIs, literal } from './sql.js';
-import { KeyedQueue } from '../../kernel/keyed-queue.js';
 import { Upkeep } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */

@@ -18,5 +18,9 @@ export default defineHandshake({
   config: LanceDbConfig,
   capabilities: { vector: true, text: true },
   local: ({ path }) => !OBJECT_STORE.test(path),
+  // Chonkie's LanceDB handshake takes the collection as table_name: store_in("lancedb", table_name=...).
+  collectionKey: 'table_name',
+  // Embedded, it needs no server: the default store, under the data directory, when --stores is unset.
+  embeddedDefault: (dir) => ({ path: dir }),
   load: () => import('./impl.js'),
 });

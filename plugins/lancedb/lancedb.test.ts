@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { connect } from '@lancedb/lancedb';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
+import '../../test/helpers/host.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
 

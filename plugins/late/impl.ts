@@ -1,7 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, type ChunkerImpl } from '../../kernel/index.js';
-import { isApiName, loadEmbedder } from '../embeddings/embedder.js';
-import { create as createRecursive } from '../recursive/impl.js';
+import { configError, createRecursive, isApiName, loadEmbedder, type ChunkerImpl } from '../../kernel/index.js';
 import type { LateConfig } from './index.js';
 import { poolSpans } from './pool.js';
 

@@ -1,7 +1,5 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, EMBEDDED_MODEL, EMBEDDING_COST, MAX_NAME_LENGTH } from '../../kernel/index.js';
-import { ONNX_EXTRA } from '../embeddings/extras.js';
-import { RecursiveConfig } from '../recursive/index.js';
+import { ChunkSizeField, defineChunker, EMBEDDED_MODEL, EMBEDDING_COST, MAX_NAME_LENGTH, ONNX_EXTRA, RecursiveConfig } from '../../kernel/index.js';
 
 const { recipe, lang, min_characters_per_chunk } = RecursiveConfig.properties;
 

@@ -6,7 +6,7 @@ import type { Span } from '../../kernel/index.js';
 import type { WorkerPool } from '../../kernel/engine/index.js';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { tempDir, WORDPIECE_SPECIALS, writeContextOnnx, writeModel2Vec } from '../../test/helpers/tiny-models.js';
-import { loadEmbedder } from '../embeddings/embedder.js';
+import { loadEmbedder } from '../../kernel/embeddings/embedder.js';
 import { create } from './impl.js';
 import { poolSpans } from './pool.js';
 import { rejectsWith, setEnv, withEnv } from '../../test/helpers/env.js';

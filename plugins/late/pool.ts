@@ -1,5 +1,4 @@
-import type { Span } from '../../kernel/index.js';
-import type { TokenVectors } from '../embeddings/embedder.js';
+import type { Span, TokenVectors } from '../../kernel/index.js';
 
 /** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
 const round = (x: number) => Math.round(x * 1e8) / 1e8;

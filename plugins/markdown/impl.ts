@@ -1,9 +1,6 @@
 import type { Static } from 'typebox';
-import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
-import { cappedStructure } from '../../kernel/chef/structure-cap.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { cappedStructure, decodeUtf8, markdownStructure, utf8TextStart, type ChefImpl } from '../../kernel/index.js';
 import type { MarkdownConfig } from './index.js';
-import { markdownStructure } from './structure.js';
 
 /** The markdown unchanged as the text; its headings, tables, fenced code and images as spans of it. */
 export function create(_config: Static<typeof MarkdownConfig>): ChefImpl {

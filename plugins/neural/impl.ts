@@ -1,7 +1,5 @@
 import type { Static } from 'typebox';
-import { BoundedCache, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
-import { locateModelDir } from '../embeddings/embedder.js';
-import { loadOnnxTokenModel, type OnnxTokenModel } from '../embeddings/providers/onnx-tokens.js';
+import { BoundedCache, loadOnnxTokenModel, locateModelDir, tokensIn, type ChunkerImpl, type OnnxTokenModel, type Span } from '../../kernel/index.js';
 import { cutsToRanges, entities, mergeClose } from './entities.js';
 import type { NeuralConfig } from './index.js';
 

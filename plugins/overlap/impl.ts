@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { countSpan, floorFraction, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
-import { loadRecipe } from '../recursive/recipes.js';
+import { countSpan, floorFraction, loadRecipe, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { OverlapConfig } from './index.js';
 import { recursiveCutter } from './recursive-cut.js';
 import { tokenCut, type Cut, type Side } from './token-cut.js';

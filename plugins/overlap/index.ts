@@ -1,6 +1,5 @@
 import Type from 'typebox';
-import { defineRefinery, TokenizerField, tokenizerCost } from '../../kernel/index.js';
-import { RecursiveConfig } from '../recursive/index.js';
+import { defineRefinery, RecursiveConfig, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const OverlapConfig = Type.Object({
   tokenizer: TokenizerField(),

@@ -8,7 +8,7 @@ import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { withFakeLlmEnv } from '../../test/helpers/fake-llm.js';
 import { FIXTURES } from '../../test/helpers/fixtures.js';
 import { contextTokens } from './impl.js';
-import type { Rule } from '../recursive/recipes.js';
+import type { Rule } from '../../kernel/split/recipes.js';
 import { recursiveCutter } from './recursive-cut.js';
 import { tokenCut, type Side } from './token-cut.js';
 import { chunkWith, refineWith } from '../../test/helpers/run.js';

@@ -1,5 +1,4 @@
-import { sentenceSplitter, tokensIn, type Splitter } from '../../kernel/index.js';
-import type { Rule } from '../recursive/recipes.js';
+import { sentenceSplitter, tokensIn, type Rule, type Splitter } from '../../kernel/index.js';
 import { tokenCut, type Cut, type Side } from './token-cut.js';
 
 /**

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { emptyStructure } from '../../kernel/chef/document.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import type { PdfConfig } from './index.js';
 import { PAGE_SEPARATOR, pdf } from './pdf.js';
 

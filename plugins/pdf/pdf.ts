@@ -1,9 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ChunkdError } from '../../kernel/errors.js';
-import type { Extractor } from '../../kernel/chef/extractor.js';
-import type { ExtractLimits } from '../../kernel/chef/limits.js';
-import { checkTextLength, overLimit } from '../../kernel/chef/errors.js';
+import { checkTextLength, ChunkdError, overLimit, type ExtractLimits, type Extractor } from '../../kernel/index.js';
 import { DecodeBudget, meteredPdfjsWorker, withDecodeBudget } from './pdf-budget.js';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { isChunkdError } from '../../kernel/errors.js';
 import { startApp } from '../../test/helpers/app.js';
-import { listRecipes, loadRecipe, toRules, type RecipeFile } from './recipes.js';
+import { listRecipes, loadRecipe, toRules, type RecipeFile } from '../../kernel/split/recipes.js';
 
 const levels = (...l: RecipeFile['recipe']['recursive_rules']['levels']): RecipeFile => ({ recipe: { recursive_rules: { levels: l } } });
 

@@ -5,7 +5,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import { loadTokenizer } from '../../kernel/tokenizers/index.js';
-import { knownLanguages, listRecipes } from './recipes.js';
+import { knownLanguages, listRecipes } from '../../kernel/split/recipes.js';
 import { chunkWith } from '../../test/helpers/run.js';
 
 const registry = await discover();

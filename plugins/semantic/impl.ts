@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { configError, countSpan, sentenceSplitter, tokensIn, type ChunkerImpl, type Span } from '../../kernel/index.js';
-import { loadEmbedder, type Embedder } from '../embeddings/embedder.js';
+import { configError, countSpan, loadEmbedder, sentenceSplitter, tokensIn, type ChunkerImpl, type Embedder, type Span } from '../../kernel/index.js';
 import { autoThreshold } from './auto-threshold.js';
 import { capSpan, packRanges, refit, type Piece } from './cap.js';
 import type { SemanticConfig } from './index.js';

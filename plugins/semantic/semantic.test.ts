@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
 import { isChunkdError } from '../../kernel/errors.js';
-import { EMBEDDED_MODEL, loadEmbedder, type Embedder } from '../embeddings/embedder.js';
+import { EMBEDDED_MODEL, loadEmbedder, type Embedder } from '../../kernel/embeddings/embedder.js';
 import { splitSentences } from '../../kernel/index.js';
 import { semanticChunker } from './impl.js';
 import { topicText, TOPICS } from './topics.js';

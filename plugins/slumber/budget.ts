@@ -1,4 +1,4 @@
-import type { ChunkContext } from '../../kernel/plugin.js';
+import type { ChunkContext } from '../../kernel/index.js';
 
 export interface Budget {
   left: number;

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import { ChunkdError, loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
-import { create as createRecursive } from '../recursive/impl.js';
+import { ChunkdError, createRecursive, loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { budgetFor } from './budget.js';
 import { chatCompletion } from './client.js';
 import type { SlumberConfig } from './index.js';

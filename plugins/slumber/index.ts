@@ -1,6 +1,5 @@
 import Type from 'typebox';
-import { defineChunker, tokenizerCost, TokenizerField } from '../../kernel/index.js';
-import { RecursiveConfig } from '../recursive/index.js';
+import { defineChunker, RecursiveConfig, tokenizerCost, TokenizerField } from '../../kernel/index.js';
 
 /** Field names and defaults follow what Chonkie's cloud clients send to /v1/chunk/slumber. */
 export const SlumberConfig = Type.Object({

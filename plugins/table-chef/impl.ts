@@ -1,12 +1,6 @@
 import type { Static } from 'typebox';
-import { decodeUtf8 } from '../../kernel/chef/decode.js';
-import { emptyStructure } from '../../kernel/chef/document.js';
-import { checkTextLength } from '../../kernel/chef/errors.js';
-import { isChunkdError } from '../../kernel/errors.js';
-import { ChunkdError, requireExtra } from '../../kernel/index.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { checkTextLength, ChunkdError, decodeUtf8, emptyStructure, isChunkdError, markdownStructure, requireExtra, type ChefImpl } from '../../kernel/index.js';
 import manifest, { type TableChefConfig } from './index.js';
-import { markdownStructure } from '../markdown/structure.js';
 
 /**
  * Chonkie's TableChef: a CSV or TSV file becomes one markdown table (its first row the header, as

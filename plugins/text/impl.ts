@@ -1,7 +1,5 @@
 import type { Static } from 'typebox';
-import { decodeUtf8, utf8TextStart } from '../../kernel/chef/decode.js';
-import { emptyStructure } from '../../kernel/chef/document.js';
-import type { ChefImpl } from '../../kernel/plugin.js';
+import { decodeUtf8, emptyStructure, utf8TextStart, type ChefImpl } from '../../kernel/index.js';
 import type { TextConfig } from './index.js';
 
 /** The text as it is: a file's bytes decoded as UTF-8 (a BOM dropped), a text unchanged. */

@@ -1,6 +1,5 @@
 import Type from 'typebox';
-import { defineChef } from '../../kernel/index.js';
-import { isUtf8Text } from '../../kernel/chef/decode.js';
+import { defineChef, isUtf8Text } from '../../kernel/index.js';
 
 export const TextConfig = Type.Object({});
 

@@ -1,8 +1,9 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
-import { tooLarge, type Setting } from '../../kernel/caps.js';
+import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { FRAMING_BYTES, uploadLimit, type Reservation } from '../../service/files/admission.js';
+import { settingOf } from '../../service/settings.js';
 
 /** The one file part of an upload. */
 export interface Upload {
@@ -132,4 +133,4 @@ const malformed = (e: Error) => validationError(['body'], `The multipart body is
 /** The 413 of a file over --max-file-bytes, whether its Content-Length says so up front or its bytes do as they arrive. */
 export const fileTooLarge = (max: number) => tooLarge('The file is larger than this server accepts', `${max} bytes`, MAX_FILE_BYTES, 'Upload a smaller file');
 
-const MAX_FILE_BYTES: Setting = { flag: 'max-file-bytes', env: 'CHUNKD_MAX_FILE_BYTES' };
+const MAX_FILE_BYTES = settingOf('maxFileBytes');

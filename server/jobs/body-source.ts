@@ -9,12 +9,12 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { BodySource } from '../../service/jobs/intake.js';
-import type { Settings } from '../../service/settings.js';
+import { settingOf, type Settings } from '../../service/settings.js';
 
 export const NDJSON = 'application/x-ndjson';
 
 export const jobTooLarge = (settings: Pick<Settings, 'maxJobBytes'>) =>
-  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, { flag: 'max-job-bytes', env: 'CHUNKD_MAX_JOB_BYTES' }, 'Split the documents over several jobs');
+  tooLarge('The job body is too large', `${settings.maxJobBytes} bytes`, settingOf('maxJobBytes'), 'Split the documents over several jobs');
 
 /**
  * The body's bytes, pulled one network (or decoded) chunk at a time: at most --max-job-bytes off

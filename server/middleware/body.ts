@@ -7,6 +7,7 @@ import { invalidJsonError } from '../../service/pooled/wire.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
 import { parseStrictJson } from '../../service/strict-json.js';
+import { settingText } from '../../service/settings.js';
 
 /** From this size on a body a worker can parse is handed to one unparsed: the pool's own threshold, in bytes. */
 export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
@@ -64,7 +65,7 @@ function parseJson(bytes: Buffer): unknown {
 /** The 413 of a body over its limit: a route's own (below --max-body-bytes), or --max-body-bytes, which it then names. */
 export function bodyTooLarge(limit: number | undefined, route?: RouteDef): ChunkdError {
   if (route) return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${route.method.toUpperCase()} ${route.path}; send a smaller body.`);
-  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit ?? 'the server'} bytes; send less per request or raise --max-body-bytes (CHUNKD_MAX_BODY_BYTES).`);
+  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit ?? 'the server'} bytes; send less per request or raise ${settingText('maxBodyBytes')}.`);
 }
 
 /**

@@ -19,6 +19,7 @@ import { evaluateBodyPooled, readEvaluateBody, type EvaluateBody } from '../../s
 import { runsJobs } from '../../kernel/engine/index.js';
 import { takeRawBody } from '../raw-request.js';
 import { requestSignal } from '../middleware/deadline.js';
+import { flagOf, settingText } from '../../service/settings.js';
 
 /** POST /v1/evaluate: the evaluation of service/evaluation/, read from a JSON body; progress as NDJSON on request. */
 export const evaluateRoutes: RouteModule = (deps) => {
@@ -82,7 +83,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
       description:
         'Every candidate chunks every document into one index; each question retrieves its k best chunks (BM25, embeddings or hybrid), scored against its reference spans with the definitions of Chroma’s chunking evaluation. ' +
         'With `"retriever": "store:NAME"` the chunks go through the real index of that store connection (a scratch collection, deleted afterwards), and exact-cosine rows come beside the store’s. ' +
-        'Bounded, before any chunking: documents × candidates × questions at most --max-eval-work (CHUNKD_MAX_EVAL_WORK); chunks retrieved (questions × candidates × Σk) at most --max-eval-retrieved (CHUNKD_MAX_EVAL_RETRIEVED); with `detail`, the listed chunks within --max-output-bytes; else 413. Each candidate chunks and is scored in one pool task. With `Accept: application/x-ndjson`: progress lines, then the result.',
+        `Bounded, before any chunking: documents × candidates × questions at most ${settingText('maxEvalWork')}; chunks retrieved (questions × candidates × Σk) at most ${settingText('maxEvalRetrieved')}; with \`detail\`, the listed chunks within ${flagOf('maxOutputBytes')}; else 413. Each candidate chunks and is scored in one pool task. With \`Accept: application/x-ndjson\`: progress lines, then the result.`,
       body: EvaluateRequest,
       bodyName: 'EvaluateRequest',
       responses: {
@@ -152,7 +153,7 @@ async function stream(
   try {
     line(await run((p) => line({ progress: p }), until));
   } catch (e) {
-    const error = isChunkdError(e) ? e : new ChunkdError(signal?.aborted ? 'TIMEOUT' : 'INTERNAL', signal?.aborted ? 'The evaluation did not finish before the request deadline: send less, or raise --request-timeout-ms (CHUNKD_REQUEST_TIMEOUT_MS).' : 'The evaluation failed; see the server log.');
+    const error = isChunkdError(e) ? e : new ChunkdError(signal?.aborted ? 'TIMEOUT' : 'INTERNAL', signal?.aborted ? `The evaluation did not finish before the request deadline: send less, or raise ${settingText('requestTimeoutMs')}.` : 'The evaluation failed; see the server log.');
     if (!isChunkdError(e)) ctx.app.emit('error', e, ctx);
     line({ error: error.toJSON() });
   } finally {

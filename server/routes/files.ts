@@ -11,6 +11,7 @@ import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
 import { errorResponses } from '../schemas.js';
 import { requestSignal } from '../middleware/deadline.js';
+import { settingOf, settingPairText } from '../../service/settings.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const FileName = Type.String({ description: 'The opaque id this server made for the file: send it back as `file.content`.', examples: ['file_0123456789abcdef0123456789abcdef'] });

@@ -9,6 +9,7 @@ import { type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import type { PipelineStore } from '../../service/storage/store.js';
+import { flagOf } from '../../service/settings.js';
 
 /** A job id as randomUUID makes them (lower case). */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -40,8 +41,8 @@ export const jobRoutes: RouteModule = (deps) => {
       summary: 'Submit documents to run through a pipeline (pipeline_id) or inline steps, in the background.',
       description:
         `JSON, or NDJSON with \`Content-Type: ${NDJSON}\`: the first line \`{"pipeline_id": …}\` or \`{"steps": […]}\` (and \`offset_unit\`), then one \`{"id", "text"}\` per line. ` +
-        'At most --max-job-bytes of body and --max-job-documents documents, streamed into the job store as it arrives; the documents and results of all jobs together are held to --max-jobs-bytes (over it: 507). ' +
-        'Everything is checked before the job is queued; a document that fails when it runs (too long, or a result over --max-document-output-bytes) fails alone.',
+        `At most ${flagOf('maxJobBytes')} of body and ${flagOf('maxJobDocuments')} documents, streamed into the job store as it arrives; the documents and results of all jobs together are held to ${flagOf('maxJobsBytes')} (over it: 507). ` +
+        `Everything is checked before the job is queued; a document that fails when it runs (too long, or a result over ${flagOf('maxDocumentOutputBytes')}) fails alone.`,
       body: JobCreate,
       bodyName: 'JobCreate',
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },

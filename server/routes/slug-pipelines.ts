@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
+import type { Registry } from '../../kernel/registry.js';
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { bodyReader, setIgnoredKeys } from '../ignored-keys.js';
@@ -41,7 +42,7 @@ const VALIDATE_KEYS = new Set(Object.keys(StepsValidate.properties));
 const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive", "chunk_size": 512}]}';
 
 /** A stored pipeline as the slug API shows it. */
-const shownWith = (stores: StoresService | undefined) => (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map((s) => toFlat(s, stores)), created_at: p.created_at, updated_at: p.updated_at });
+const shownWith = (registry: Registry, stores: StoresService | undefined) => (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map((s) => toFlat(s, registry, stores)), created_at: p.created_at, updated_at: p.updated_at });
 
 /** A 422 of the slug API: each problem names its step (service/pipelines/flat-steps.ts). */
 async function explained<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
@@ -75,7 +76,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
   const store = () => deps.services.pipelines;
   const writeDeps = () => ({ store: store(), maxPipelineBytes: deps.settings.maxPipelineBytes });
   const stores = () => deps.services.stores;
-  const shown = (p: PipelineRecord) => shownWith(stores())(p);
+  const shown = (p: PipelineRecord) => shownWith(deps.registry, stores())(p);
   const writer: PipelineWriter<Flat[]> = { nameKey: 'slug', checkSteps: (steps) => checkFlatSteps(deps.registry, steps, undefined, stores()) };
   const pipelineBodyLimit = PIPELINE_BODY_FACTOR * deps.settings.maxPipelineBytes;
 
@@ -151,7 +152,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         let issues: Issue[];
         try {
           const steps = await checkFlatSteps(deps.registry, checkStepsShape({ steps: body.steps }).steps, undefined, stores());
-          ctx.body = { valid: true, message: 'The steps are valid.', errors: null, steps: steps.map((s) => toFlat(s, stores())) };
+          ctx.body = { valid: true, message: 'The steps are valid.', errors: null, steps: steps.map((s) => toFlat(s, deps.registry, stores())) };
           return;
         } catch (e) {
           if (!isChunkdError(e) || e.code !== 'VALIDATION' || !Array.isArray(e.detail)) throw e;

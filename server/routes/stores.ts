@@ -6,6 +6,7 @@ import { BODY_ERRORS, errorResponses } from '../schemas.js';
 import { connectionFieldIssues } from '../../service/stores/refuse.js';
 import { SearchResult, StoreList, StoreSearch } from '../stores/schemas.js';
 import { type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
+import { storesSettingText } from '../../service/settings.js';
 
 type SearchBody = Omit<StoreQuery, 'k'> & { k: number };
 const checkSearch = bodyCheck<SearchBody>(StoreSearch);
@@ -28,7 +29,7 @@ const wireHit = ({ id, document, text, start_index, end_index, token_count, meta
 export const storeRoutes: RouteModule = (deps) => {
   const stores = (): StoresService => {
     const s = deps.services.stores;
-    if (!s) throw new ChunkdError('NOT_FOUND', 'This server has no store connections (--stores FILE, CHUNKD_STORES).');
+    if (!s) throw new ChunkdError('NOT_FOUND', `This server has no store connections (${storesSettingText()}).`);
     return s;
   };
   const readSearch = bodyReader((raw, onIgnored) => {

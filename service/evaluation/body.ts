@@ -12,7 +12,7 @@ import type { Step } from '../pipelines/steps.js';
 import type { RawRequest } from '../pooled/answer.js';
 import { invalidJsonError, type ErrorData } from '../pooled/wire.js';
 import type { LocateMode } from './locate.js';
-import type { EvalRetriever } from './store-retriever.js';
+import type { EvalRetriever } from './spec.js';
 import type { EvalQuestion } from './spec.js';
 import { EvaluateRequest } from './wire.js';
 

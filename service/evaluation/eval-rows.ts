@@ -1,3 +1,4 @@
+import { settingOf } from '../settings.js';
 /**
  * A candidate's chunks as a store retriever needs them on the calling thread: compact rows (where
  * each chunk is scored, its own offsets, its text) and every vector in one Float32Array that is
@@ -7,7 +8,7 @@
  */
 import { tooLarge } from '../../kernel/caps.js';
 import type { Chunk } from '../../kernel/chunk.js';
-import { OUTPUT_SETTING } from '../../kernel/engine/index.js';
+
 import type { Range } from './ranges.js';
 
 /** Numbers per row in `spans`. */
@@ -47,7 +48,7 @@ export const rowBytes = (rows: EvalRows): number => rows.spans.byteLength + rows
 export function checkRowBytes(rows: EvalRows, limit: number): void {
   const bytes = rowBytes(rows);
   if (bytes > limit) {
-    throw tooLarge(`A candidate's chunks and vectors for the store would take ${bytes.toLocaleString('en')} bytes`, limit, OUTPUT_SETTING, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+    throw tooLarge(`A candidate's chunks and vectors for the store would take ${bytes.toLocaleString('en')} bytes`, limit, settingOf('maxOutputBytes'), 'Evaluate fewer or shorter documents, or candidates with larger chunks');
   }
 }
 

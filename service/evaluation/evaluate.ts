@@ -11,7 +11,8 @@ import { rowRange, type EvalRows } from './eval-rows.js';
 import type { Range } from './ranges.js';
 import { maxOf, scoreRankings, type KScores, type QuestionDetail } from './score.js';
 import type { EvalDocument, EvalSpec } from './spec.js';
-import { storeOf, type EvalRetriever } from './store-retriever.js';
+import { storeOf } from './store-retriever.js';
+import type { EvalRetriever } from './spec.js';
 import type { Summary } from './metrics.js';
 
 export interface Candidate {

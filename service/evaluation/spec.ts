@@ -7,7 +7,8 @@ import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { codePointCount } from '../../kernel/chef/document.js';
 import type { LocateMode } from './locate.js';
-import type { EvalRetriever } from './store-retriever.js';
+import type { RetrieverName } from './score.js';
+import { settingOf, settingText } from '../settings.js';
 
 export interface EvalDocument {
   id: string;
@@ -37,6 +38,10 @@ export interface EvalSpec {
   unit: OffsetUnit;
   detail: boolean;
 }
+
+
+/** An evaluation's retriever: one of service/evaluation/score.ts's, or a store connection's index. */
+export type EvalRetriever = RetrieverName | `store:${string}`;
 
 /**
  * A text's length in an offset unit, counted natively (this runs on the event loop for every
@@ -89,7 +94,7 @@ export function checkSpec(spec: EvalSpec, at: (string | number)[] = ['body']): v
  * Evaluation is bounded work: documents × candidates × questions against `limit` (each candidate
  * chunks every document, and every question is scored against every candidate's chunks).
  */
-export function checkBudget(documents: number, candidates: number, questions: number, limit: number, setting = '--max-eval-work (CHUNKD_MAX_EVAL_WORK)'): void {
+export function checkBudget(documents: number, candidates: number, questions: number, limit: number, setting = settingText('maxEvalWork')): void {
   const work = documents * candidates * questions;
   if (work > limit) {
     throw new ChunkdError(
@@ -105,8 +110,8 @@ export interface RetrievalCaps {
   maxOutputBytes: number;
 }
 
-const RETRIEVED_SETTING: Setting = { flag: 'max-eval-retrieved', env: 'CHUNKD_MAX_EVAL_RETRIEVED' };
-const OUTPUT: Setting = { flag: 'max-output-bytes', env: 'CHUNKD_MAX_OUTPUT_BYTES' };
+const RETRIEVED_SETTING: Setting = settingOf('maxEvalRetrieved');
+const OUTPUT: Setting = settingOf('maxOutputBytes');
 /** The least JSON of one retrieved chunk in `detail` (`{"document":"","start_index":0,"end_index":0}` and a comma), before its document id. */
 const RETRIEVED_BYTES = 46;
 /** The least JSON of one question's entry in `detail`, before its retrieved chunks. */

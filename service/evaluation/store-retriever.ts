@@ -14,11 +14,8 @@ import { unknownNameMessage } from '../../kernel/suggest.js';
 import type { Stores } from '../stores/stores.js';
 import { MAX_K } from '../stores/stores.js';
 import { documentChunks, rowCount, type EvalRows } from './eval-rows.js';
-import type { RetrieverName } from './score.js';
-import type { EvalDocument } from './spec.js';
+import type { EvalDocument, EvalRetriever } from './spec.js';
 
-/** An evaluation's retriever: one of service/evaluation/score.ts's, or a store connection's index. */
-export type EvalRetriever = RetrieverName | `store:${string}`;
 
 /** The connection a `store:NAME` retriever names, else undefined. */
 export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);

@@ -1,7 +1,8 @@
-import { settingName, tooLarge, type Setting } from '../../kernel/caps.js';
+import { settingName, tooLarge } from '../../kernel/caps.js';
 import { ChunkdError } from '../../kernel/errors.js';
+import { settingOf } from '../settings.js';
 
-const IN_FLIGHT: Setting = { flag: 'max-upload-bytes-in-flight', env: 'CHUNKD_MAX_UPLOAD_BYTES_IN_FLIGHT' };
+const IN_FLIGHT = settingOf('maxUploadBytesInFlight');
 const SETTING = settingName(IN_FLIGHT);
 /** What a refused upload is told to wait: the uploads ahead of it are read and extracted in about this long. */
 const RETRY_AFTER_S = 1;

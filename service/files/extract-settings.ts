@@ -1,5 +1,5 @@
 import type { ExtractPoolOptions } from '../../kernel/engine/index.js';
-import type { Settings } from '../settings.js';
+import { settingPairText, type Settings } from '../settings.js';
 
 /** The extraction pool as the server settings size it (kernel/chef/pool.ts), for every route that runs a chef. */
 export function extractPoolSettings(settings: Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {
@@ -7,6 +7,6 @@ export function extractPoolSettings(settings: Pick<Settings, 'extractThreads' | 
     ...(settings.extractThreads === 'auto' ? {} : { threads: settings.extractThreads }),
     maxMs: settings.maxExtractMs,
     maxQueue: settings.maxExtractQueue,
-    names: { maxMs: '--max-extract-ms, CHUNKD_MAX_EXTRACT_MS', maxQueue: '--max-extract-queue, CHUNKD_MAX_EXTRACT_QUEUE' },
+    names: { maxMs: settingPairText('maxExtractMs'), maxQueue: settingPairText('maxExtractQueue') },
   };
 }

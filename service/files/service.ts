@@ -7,6 +7,7 @@ import { UploadAdmission } from './admission.js';
 import { DataDirFileStore } from './data-dir.js';
 import { PgFileStore } from './postgres.js';
 import { uploadLimit } from './admission.js';
+import { settingText } from '../settings.js';
 
 
 
@@ -43,7 +44,7 @@ export const fileStore: ServiceFactory<'files'> = async (settings, logger, servi
       return { name: 'files', value: store, close: () => store.close() };
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw e;
-      throw new Error(`Cannot open the files database ${redactUrl(settings.databaseUrl)}: ${unreachableReason(e) ?? (e as Error).message}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`, { cause: e });
+      throw new Error(`Cannot open the files database ${redactUrl(settings.databaseUrl)}: ${unreachableReason(e) ?? (e as Error).message}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
     }
   }
   const dir = resolve(settings.dataDir, 'files');

@@ -12,7 +12,7 @@ import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
-import type { Settings } from '../settings.js';
+import { flagOf, settingOf, settingPairText, type Settings } from '../settings.js';
 import type { PipelineStore } from '../storage/store.js';
 import type { StoresService } from '../stores/service.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../../wire/job-split.js';
@@ -85,7 +85,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
         else if (p.kind === 'header') header = { value: p.value, loc: p.loc };
         else {
           if (++documents > settings.maxJobDocuments) {
-            throw tooLarge('The job has too many documents', settings.maxJobDocuments, { flag: 'max-job-documents', env: 'CHUNKD_MAX_JOB_DOCUMENTS' }, 'Split them over several jobs');
+            throw tooLarge('The job has too many documents', settings.maxJobDocuments, settingOf('maxJobDocuments'), 'Split them over several jobs');
           }
           const doc = checked(p.value, p.loc, p.index, issues);
           if (doc && !issues.length) {
@@ -114,7 +114,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
     if (e instanceof JobQuotaError) {
       throw new ChunkdError(
         'INSUFFICIENT_STORAGE',
-        `The jobs are at their storage quota of ${e.quota} bytes (--max-jobs-bytes, CHUNKD_MAX_JOBS_BYTES; ${e.used} in use): wait for finished jobs to expire (--job-result-ttl-s) or cancel some (DELETE /v1/jobs/{id}), then submit again, or send fewer documents.`,
+        `The jobs are at their storage quota of ${e.quota} bytes (${settingPairText('maxJobsBytes')}; ${e.used} in use): wait for finished jobs to expire (${flagOf('jobResultTtlS')}) or cancel some (DELETE /v1/jobs/{id}), then submit again, or send fewer documents.`,
       );
     }
     throw e;

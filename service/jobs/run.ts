@@ -45,7 +45,7 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     options.onBug?.(d, e);
     out.push(failed(d, BUG));
   };
-  // A write step's writes are held and made together once the batch has run (server/stores/write-batch.ts).
+  // A write step's writes are held and made together once the batch has run (service/stores/write-batch.ts).
   const stores = deps.services?.stores;
   const batch = stores && writes(pipeline) ? new WriteBatch(stores) : undefined;
   const fit: BatchDocument[] = [];

@@ -5,6 +5,7 @@ import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { redactUrl, unreachableReason } from '../storage/pg-pool.js';
 import { PgJobStore } from './postgres.js';
 import { SqliteJobStore } from './sqlite.js';
+import { settingText } from '../settings.js';
 
 
 /** The jobs database beside the pipelines one, in the data directory (SQLite back-end). */
@@ -34,6 +35,6 @@ async function openPg(pool: pg.Pool, url: string, options: Parameters<typeof PgJ
   } catch (e) {
     if (e instanceof SchemaTooNewError) throw e;
     const reason = unreachableReason(e) ?? (e as Error).message;
-    throw new Error(`Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`, { cause: e });
+    throw new Error(`Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
   }
 }

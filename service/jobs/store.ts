@@ -1,5 +1,6 @@
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Step } from '../pipelines/steps.js';
+import { flagOf, settingPairText } from '../settings.js';
 
 /** 'receiving': the body is still arriving (never shown: such a job is not found). */
 export type JobStatus = 'receiving' | 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -63,7 +64,7 @@ export interface StoreLimits {
 /** A result line over --max-document-output-bytes is stored as this error instead. */
 export const resultTooLarge = (bytes: number, max: number) => ({
   code: 'TOO_LARGE',
-  detail: `This document's result is ${bytes} bytes of JSON, more than the limit of ${max} (--max-document-output-bytes, CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES): use larger chunks (chunk_size), split the document, or raise the limit.`,
+  detail: `This document's result is ${bytes} bytes of JSON, more than the limit of ${max} (${settingPairText('maxDocumentOutputBytes')}): use larger chunks (chunk_size), split the document, or raise the limit.`,
 });
 
 /**
@@ -88,7 +89,7 @@ function documentIdOf(line: string): string {
 /** The lines of a job stopped because its results would pass --max-jobs-bytes: each document without a result gets this error. */
 export const quotaReached = (quota: number) => ({
   code: 'INSUFFICIENT_STORAGE',
-  detail: `The job was stopped: its results would pass the jobs storage quota of ${quota} bytes (--max-jobs-bytes, CHUNKD_MAX_JOBS_BYTES). Wait for finished jobs to expire (--job-result-ttl-s), use larger chunks, or raise the quota, then submit the documents without a result again.`,
+  detail: `The job was stopped: its results would pass the jobs storage quota of ${quota} bytes (${settingPairText('maxJobsBytes')}). Wait for finished jobs to expire (${flagOf('jobResultTtlS')}), use larger chunks, or raise the quota, then submit the documents without a result again.`,
 });
 
 /**

@@ -5,14 +5,22 @@ import type { FlatStep } from './slug-schemas.js';
 import { SLUG_RULE } from './slug.js';
 import type { StoresService } from '../stores/service.js';
 import { STEP_KINDS, validateSteps, type Step } from './steps.js';
+import { storesSettingText } from '../settings.js';
 
 export type Flat = Static<typeof FlatStep>;
 
+/** Where a flat write step names its collection when its handshake's manifest names no other field. */
+const COLLECTION_NAME = 'collection_name';
+
 /**
- * The key Chonkie's handshake of that name takes the collection under (`store_in("lancedb",
- * table_name=…)`); the others take collection_name. Both are accepted in a flat write step.
+ * The field a handshake's flat write step names the collection under: its manifest's
+ * collectionKey, as Chonkie's client of that handshake sends it (`store_in("lancedb",
+ * table_name=…)`), else collection_name.
  */
-const COLLECTION_KEY: Record<string, string> = { lancedb: 'table_name' };
+const collectionKeyOf = (registry: Registry, handshake: string): string => registry.find('handshake', handshake)?.manifest.collectionKey ?? COLLECTION_NAME;
+
+/** Every field a flat write step may name its collection under, whatever its handshake: the manifests' first, then collection_name. */
+const collectionKeys = (registry: Registry): string[] => [...new Set([...registry.list().flatMap((p) => (p.kind === 'handshake' && p.manifest.collectionKey ? [p.manifest.collectionKey] : [])), COLLECTION_NAME])];
 
 /**
  * The one place where the slug API's flat steps (`{type, component, ...params}`, as Chonkie's
@@ -20,22 +28,26 @@ const COLLECTION_KEY: Record<string, string> = { lancedb: 'table_name' };
  * A flat write step names a handshake (`{"type": "write", "component": "lancedb", "table_name":
  * "docs"}`): it is stored as a write to the server's first connection of that handshake.
  */
-export function toStored({ type, component, ...params }: Flat, stores?: StoresService): Step {
+export function toStored({ type, component, ...params }: Flat, registry: Registry, stores?: StoresService): Step {
   if (type === 'write') {
-    const { table_name, collection_name, ...rest } = params as Record<string, unknown>;
-    const collection = table_name ?? collection_name;
+    const rest: Record<string, unknown> = { ...params };
+    let collection: unknown;
+    for (const key of collectionKeys(registry)) {
+      collection ??= rest[key];
+      delete rest[key];
+    }
     return { type, store: stores?.byHandshake(component) ?? '', config: { ...(collection === undefined ? {} : { collection }), ...rest } };
   }
   return { type, [STEP_KINDS[type]]: component, config: params };
 }
 
 /** A stored step, flat. A plugin config field named `type` or `component` cannot be shown beside them, nor sent flat: it keeps its default. */
-export function toFlat(step: Step, stores?: StoresService): Flat {
+export function toFlat(step: Step, registry: Registry, stores?: StoresService): Flat {
   const { type: _type, component: _component, ...params } = (step.config ?? {}) as Record<string, unknown>;
   if (step.type === 'write') {
     const { collection, ...rest } = params;
     const handshake = stores?.handshakeOf(step.store ?? '') ?? step.store ?? '';
-    return { type: 'write', component: handshake, [COLLECTION_KEY[handshake] ?? 'collection_name']: collection, ...rest };
+    return { type: 'write', component: handshake, [collectionKeyOf(registry, handshake)]: collection, ...rest };
   }
   return { type: step.type, component: step[STEP_KINDS[step.type]] ?? '', ...params };
 }
@@ -51,7 +63,7 @@ export async function checkFlatSteps(registry: Registry, steps: readonly Flat[],
     if (step.type === 'write' && !stores?.byHandshake(step.component)) issues.push({ loc: [...loc, i, 'component'], msg: noConnection(step.component, stores), type: 'unknown_store' });
   }
   try {
-    const stored = await validateSteps(registry, steps.map((s) => toStored(s, stores)), loc, stores);
+    const stored = await validateSteps(registry, steps.map((s) => toStored(s, registry, stores)), loc, stores);
     if (issues.length) throw new ChunkdError('VALIDATION', issues);
     return stored;
   } catch (e) {
@@ -66,7 +78,7 @@ export async function checkFlatSteps(registry: Registry, steps: readonly Flat[],
 function noConnection(handshake: string, stores?: StoresService): string {
   const names = stores?.names() ?? [];
   const listed = names.map((n) => `${n} (${stores!.handshakeOf(n)})`).join(', ');
-  return `This server has no store connection of the handshake '${handshake}'${names.length ? `; its connections are ${listed}` : ' (it has no store connections)'}. Connections are server settings (--stores FILE, CHUNKD_STORES): the write step goes to the first one of its handshake.`;
+  return `This server has no store connection of the handshake '${handshake}'${names.length ? `; its connections are ${listed}` : ' (it has no store connections)'}. Connections are server settings (${storesSettingText()}): the write step goes to the first one of its handshake.`;
 }
 
 function flatLoc(loc: (string | number)[], at: number): (string | number)[] {

@@ -1,4 +1,5 @@
 import { tooLarge } from '../../kernel/caps.js';
+import { settingOf } from '../settings.js';
 import type { PipelineRecord } from '../storage/store.js';
 
 /**
@@ -18,7 +19,7 @@ export function checkStoredSize(p: Pick<PipelineRecord, 'name' | 'description' |
     throw tooLarge(
       `The pipeline takes ${size} bytes as stored (its steps as JSON with defaults filled in, its name and description, in UTF-8)`,
       String(max),
-      { flag: 'max-pipeline-bytes', env: 'CHUNKD_MAX_PIPELINE_BYTES' },
+      settingOf('maxPipelineBytes'),
       'Use fewer or smaller steps',
     );
   }

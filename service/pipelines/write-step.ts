@@ -16,6 +16,7 @@ import { unknownNameMessage } from '../../kernel/suggest.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
 import type { StoresService } from '../stores/service.js';
+import { storesSettingText } from '../settings.js';
 
 export { CollectionName };
 
@@ -54,7 +55,7 @@ export function checkWriteStep(step: WriteStepShape & Record<string, unknown>, a
   if (step.store === undefined) {
     issues.push({ loc: at('store'), msg: `Field required: add 'store', one of the server's store connections (${names.join(', ') || 'none'}; GET /v1/stores lists them).`, type: 'missing' });
   } else if (!names.includes(step.store)) {
-    const msg = names.length ? unknownNameMessage('store', step.store, names) + ' Connections are server settings (--stores FILE, CHUNKD_STORES).' : `${noStores}: a write step cannot run. Connections are server settings (--stores FILE, CHUNKD_STORES).`;
+    const msg = names.length ? unknownNameMessage('store', step.store, names) + ` Connections are server settings (${storesSettingText()}).` : `${noStores}: a write step cannot run. Connections are server settings (${storesSettingText()}).`;
     issues.push({ loc: at('store'), msg, type: 'unknown_store' });
   }
   let config: Record<string, unknown> | undefined;

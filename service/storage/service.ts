@@ -5,6 +5,7 @@ import { SchemaTooNewError } from './pg-migrate.js';
 import { redactUrl, unreachableReason } from './pg-pool.js';
 import { PgPipelineStore } from './postgres.js';
 import { SqliteStore, StoreOpenError } from './sqlite.js';
+import { settingText } from '../settings.js';
 
 /** The database file inside the data directory. */
 export const DATABASE_FILE = 'chunkd.db';
@@ -26,7 +27,7 @@ export const pipelineStore: ServiceFactory<'pipelines'> = async (settings, logge
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw new StoreOpenError(e.message);
       const reason = unreachableReason(e) ?? (e as Error).message;
-      throw new StoreOpenError(`Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that --database-url (CHUNKD_DATABASE_URL) is right.`, { cause: e });
+      throw new StoreOpenError(`Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
     }
   }
   const file = resolve(settings.dataDir, DATABASE_FILE);

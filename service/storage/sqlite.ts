@@ -7,6 +7,7 @@ import { ChunkdError } from '../../kernel/errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { cursorOf, seqOf } from './cursor.js';
 import { type PipelinePage, type PipelinePatch, type PipelineRecord, type PipelineStore } from './store.js';
+import { settingText } from '../settings.js';
 
 interface Row {
   id: string;
@@ -53,7 +54,7 @@ export class SqliteStore implements PipelineStore {
     } catch (e) {
       await db?.close().catch(() => {});
       if (e instanceof StoreOpenError) throw e;
-      throw new StoreOpenError(`Cannot open the pipelines database ${file}: ${(e as Error).message}. Choose a writable directory with --data-dir (CHUNKD_DATA_DIR).`);
+      throw new StoreOpenError(`Cannot open the pipelines database ${file}: ${(e as Error).message}. Choose a writable directory with ${settingText('dataDir')}.`);
     }
   }
 

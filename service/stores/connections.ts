@@ -4,6 +4,7 @@ import { isChunkdError } from '../../kernel/errors.js';
 import { secretFields } from '../../kernel/handshake.js';
 import type { Registry } from '../../kernel/registry.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
+import { flagOf, settingText } from '../settings.js';
 
 /**
  * The vector store connections the operator configured. Connections are server settings, never
@@ -29,7 +30,7 @@ export class StoresConfigError extends Error {}
 export function readConnections(setting: string, dataDir: string, registry: Registry, env: NodeJS.ProcessEnv = process.env): Connection[] {
   if (!setting.trim()) return [defaultConnection(dataDir, registry)];
   const inline = setting.trimStart().startsWith('[');
-  const where = inline ? '--stores (CHUNKD_STORES)' : `--stores file ${setting}`;
+  const where = inline ? settingText('stores') : `${flagOf('stores')} file ${setting}`;
   let text = setting;
   if (!inline) {
     try {
@@ -54,8 +55,12 @@ export function readConnections(setting: string, dataDir: string, registry: Regi
   });
 }
 
+/** The embedded default: the store of the handshake whose manifest offers one (LanceDB), under the data directory. */
 function defaultConnection(dataDir: string, registry: Registry): Connection {
-  return parseEntry({ name: DEFAULT_STORE, handshake: 'lancedb', path: join(resolve(dataDir), 'stores', DEFAULT_STORE) }, 'the default store', registry, {});
+  const plugin = registry.list().find((p) => p.kind === 'handshake' && p.manifest.embeddedDefault);
+  if (!plugin) throw new StoresConfigError('No handshake offers an embedded default store: name the store connections with --stores.');
+  const config = plugin.manifest.embeddedDefault!(join(resolve(dataDir), 'stores', DEFAULT_STORE));
+  return parseEntry({ ...config, name: DEFAULT_STORE, handshake: plugin.name }, 'the default store', registry, {});
 }
 
 function parseEntry(entry: unknown, where: string, registry: Registry, env: NodeJS.ProcessEnv): Connection {

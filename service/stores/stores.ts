@@ -6,6 +6,7 @@ import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
 import { CollectionName } from '../../kernel/handshake.js';
+import { flagOf, settingText } from '../settings.js';
 
 /** Most results one search may ask for. */
 export const MAX_K = 1000;
@@ -255,7 +256,7 @@ export class Stores {
 }
 
 const localMessage = (store: string) =>
-  `The store '${store}' is on this replica's disk (an embedded database under its data directory), and this server runs as one of several replicas (--database-url): writing to it would split its collections across replicas. Name a store every replica reaches in --stores (CHUNKD_STORES): pgvector, or lancedb on an object-store URI.`;
+  `The store '${store}' is on this replica's disk (an embedded database under its data directory), and this server runs as one of several replicas (${flagOf('databaseUrl')}): writing to it would split its collections across replicas. Name a store every replica reaches in ${settingText('stores')}: pgvector, or lancedb on an object-store URI.`;
 
 function checkCollection(collection: string): void {
   if (typeof collection !== 'string' || !COLLECTION.test(collection)) throw validationError(['body', 'collection'], 'collection must be letters, digits, _ and - (at most 63), starting with a letter or digit');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { isChunkdError } from '../../kernel/errors.js';
+import './host.js';
 
 /** Set environment variables (undefined: unset); the returned function restores them (for before/after hooks). */
 export function setEnv(vars: Record<string, string | undefined>): () => void {

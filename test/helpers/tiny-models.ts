@@ -7,9 +7,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
+import './host.js';
 
 const { onnx } = onnxProto;
-import { writeSafetensors } from '../../plugins/embeddings/safetensors.js';
+import { writeSafetensors } from '../../kernel/embeddings/safetensors.js';
 
 /**
  * Every tiny model lives under one models root, configured as an operator would (CHUNKD_MODELS_DIR,

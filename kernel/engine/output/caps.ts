@@ -6,12 +6,13 @@
 import { tooLarge, type Setting } from '../../caps.js';
 import type { Span } from '../../chunk.js';
 import type { ChunkdError } from '../../errors.js';
+import { settingOf } from '../../host.js';
 import type { Cap, RunOptions } from '../recipe.js';
 
-/** The settings that raise the caps, as the server names them (service/settings.ts). */
-export const OUTPUT_SETTING: Setting = { flag: 'max-output-bytes', env: 'CHUNKD_MAX_OUTPUT_BYTES' };
-export const DOCUMENT_OUTPUT_SETTING: Setting = { flag: 'max-document-output-bytes', env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES' };
-export const CHUNKS_SETTING: Setting = { flag: 'max-chunks', env: 'CHUNKD_MAX_CHUNKS' };
+/** The settings that raise the caps, as the service names them (kernel/host.ts). */
+export const outputSetting = (): Setting => settingOf('max-output-bytes');
+export const documentOutputSetting = (): Setting => settingOf('max-document-output-bytes');
+export const chunksSetting = (): Setting => settingOf('max-chunks');
 
 /**
  * Told of a text's spans before any chunk is built from them: it may refuse them (`check` throws),
@@ -49,7 +50,7 @@ export const countGuard = (maxChunks: number): SpanGuard => ({
   },
 });
 
-export const chunksError = (n: number, max: number, atLeast = false): ChunkdError => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, CHUNKS_SETTING);
+export const chunksError = (n: number, max: number, atLeast = false): ChunkdError => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, chunksSetting());
 
 /** What a 413 for an answer over --max-output-bytes tells its sender to do (evaluation, which does not answer chunks, says otherwise). */
 export const ANSWER_ADVICE = 'Send less per request, use larger chunks, or stream it (Accept: application/x-ndjson)';

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ChunkdError } from '../../errors.js';
+import { shareHost } from '../../host.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
 import type { Outcome, Task } from './tasks.js';
 
@@ -60,6 +61,7 @@ class ExtractPool {
     const small = threads >= 2 ? 1 : 0;
     this.free = { any: threads - small, small };
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    shareHost(); // the workers get the host as it is now (kernel/host.ts)
     this.piscina = new Piscina<Task, Outcome>({
       filename: new URL(`./worker${ext}`, import.meta.url).href,
       minThreads: 0,

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ChunkdError } from '../../errors.js';
+import { shareHost } from '../../host.js';
 import { docBuffers, type Doc } from '../docs.js';
 import type { RunOptions, WireResult } from '../recipe.js';
 import type { Outcome, Task } from './tasks.js';
@@ -59,6 +60,7 @@ export class WorkerPool implements Executor {
     if (options.threads > 0) {
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
       const filename = new URL(`./worker${ext}`, import.meta.url).href;
+      shareHost(); // the workers get the host as it is now (kernel/host.ts)
       this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
       const sources = options.warm ?? [];
       this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});

@@ -4,10 +4,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { tempDir, writeModel2Vec, writeOnnx } from '../../test/helpers/tiny-models.js';
-import { loadEmbedder } from './embedder.js';
-import { API_BATCH } from './providers/openai.js';
-import { rejectsWith, withEnv } from '../../test/helpers/env.js';
+import { tempDir, writeModel2Vec, writeOnnx } from './helpers/tiny-models.js';
+import { loadEmbedder } from '../kernel/embeddings/embedder.js';
+import { API_BATCH } from '../kernel/embeddings/providers/openai.js';
+import { rejectsWith, withEnv } from './helpers/env.js';
 
 const close = (a: ArrayLike<number>, b: number[]) => a.length === b.length && b.every((x, i) => Math.abs(a[i]! - x) < 1e-5);
 const unit = (v: number[]) => v.map((x) => x / Math.hypot(...v));

@@ -1,10 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ChunkdError, hubCacheDir } from '../../../kernel/index.js';
+import { ChunkdError } from '../../errors.js';
+import { host } from '../../host.js';
+import { hubCacheDir } from '../../model-files.js';
 import { installGuide } from '../known-models.js';
 
-export { hubCacheDir } from '../../../kernel/index.js';
+export { hubCacheDir } from '../../model-files.js';
 
 /** What a caller needs from a hub model, for the message that says where to put its files. */
 export interface HubNeeds {
@@ -29,7 +31,7 @@ export async function resolveHubModel(name: string, needs: HubNeeds = EMBEDDING_
   if (found) return found;
   const target = join(repo, 'snapshots', 'main');
   const where = `Put its files (${needs.files}) in ${target}, or name a model directory by its path.`;
-  const endpoint = process.env.HF_ENDPOINT?.trim();
+  const endpoint = host().hubEndpoint.trim();
   if (!endpoint) {
     const guide = installGuide(name, hubCacheDir());
     if (guide) throw new ChunkdError('BAD_REQUEST', `${needs.what} ${guide}`);

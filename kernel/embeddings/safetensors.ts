@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { MAX_MODEL_BYTES, readModelFile } from '../../kernel/model-files.js';
+import { MAX_MODEL_BYTES, readModelFile } from '../model-files.js';
 
 /**
  * The safetensors container (an 8-byte little-endian header length, a JSON header, raw

@@ -1,5 +1,5 @@
-import { emptyStructure, type Structure } from '../../kernel/chef/document.js';
-import { atxHeading, closesFence, isDelimiterRow, openingFence } from './line-scan.js';
+import { emptyStructure, type Structure } from './document.js';
+import { atxHeading, closesFence, isDelimiterRow, openingFence } from './markdown-line-scan.js';
 
 interface Line {
   start: number;
@@ -22,7 +22,7 @@ export function lines(text: string): Line[] {
 }
 
 /*
- * Fences, ATX headings and table delimiter rows are read by the scanners in line-scan.ts, not by
+ * Fences, ATX headings and table delimiter rows are read by the scanners in markdown-line-scan.ts, not by
  * regular expressions: their patterns (`[^\s`]*[^`]*$`, a lazy `.*?` before optional closing
  * hashes, `[ \t]*` repeated inside and after a group) backtrack quadratically on one long line.
  * The setext pattern below is linear: one run, then a class that cannot match the run's character.

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
-import { ChunkdError, loadHfTokenizer, MAX_JSON_BYTES, readModelFile } from '../../../kernel/index.js';
-import type { Embedder } from '../embedder.js';
+import { ChunkdError } from '../../errors.js';
+import { MAX_JSON_BYTES, readModelFile } from '../../model-files.js';
+import { loadHfTokenizer } from '../../tokenizers/index.js';
+import type { Embedder } from '../embedder-contract.js';
 import { readSafetensors, type Tensor } from '../safetensors.js';
 import { normalize } from '../vectors.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Embedder } from '../embedder.js';
+import type { Embedder } from '../embedder-contract.js';
 import { batches, normalize } from '../vectors.js';
 import { openOnnx, readJson, tokenModel, type OnnxTokenModel, type OrtTensor } from './onnx-tokens.js';
 

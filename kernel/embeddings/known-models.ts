@@ -1,4 +1,12 @@
-import { EMBEDDED_MODEL } from '../../kernel/index.js';
+import { settingPair, settingName } from '../caps.js';
+import { EMBEDDED_MODEL } from '../fields.js';
+import { settingOf } from '../host.js';
+
+/** `--model-map <name>=<installed model> (CHUNKD_MODEL_MAP)`: the setting with the entry that maps `name`. */
+function mapped(name: string): string {
+  const { flag, env } = settingOf('model-map');
+  return settingName({ flag: `${flag} ${name}=<installed model>`, env });
+}
 
 /**
  * The models Chonkie's cloud clients name by default. None can be downloaded where chunkd runs
@@ -67,8 +75,8 @@ export function installGuide(name: string, hubCache: string): string | undefined
   const cache = name.includes('/') ? `, or into the Hugging Face cache (${hubCache}) as models--${name.replace('/', '--')}/snapshots/main/` : '';
   return (
     `'${name}' (${known.what}) is not installed on this server, which cannot download models. To install it: on a machine with internet access run \`${known.fetch(name)}\`, ` +
-    `then copy the folder ${name}/ (${known.files}) into a directory the server reads models from (--models-dir, CHUNKD_MODELS_DIR), keeping the path ${name}/${cache}; no restart is needed. ` +
-    `Or the operator maps the name to a model the server has: --model-map ${name}=<installed model> (CHUNKD_MODEL_MAP), e.g. ${alternative}.`
+    `then copy the folder ${name}/ (${known.files}) into a directory the server reads models from (${settingPair(settingOf('models-dir'))}), keeping the path ${name}/${cache}; no restart is needed. ` +
+    `Or the operator maps the name to a model the server has: ${mapped(name)}, e.g. ${alternative}.`
   );
 }
 

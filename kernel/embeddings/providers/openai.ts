@@ -1,5 +1,7 @@
-import { ChunkdError, loadTokenizer } from '../../../kernel/index.js';
-import type { Embedder } from '../embedder.js';
+import { ChunkdError } from '../../errors.js';
+import { host } from '../../host.js';
+import { loadTokenizer } from '../../tokenizers/index.js';
+import type { Embedder } from '../embedder-contract.js';
 import { batches } from '../vectors.js';
 
 const DEFAULT_BASE = 'https://api.openai.com/v1';
@@ -17,9 +19,9 @@ const KNOWN_DIMENSIONS: Record<string, number> = { 'text-embedding-3-small': 153
  */
 export async function loadOpenAI(name: string): Promise<Embedder> {
   const model = name.startsWith('openai/') ? name.slice('openai/'.length) : name;
-  const custom = process.env.OPENAI_BASE_URL?.trim();
+  const custom = host().openaiBaseUrl.trim();
   const base = (custom || DEFAULT_BASE).replace(/\/+$/, '');
-  const key = process.env.OPENAI_API_KEY?.trim();
+  const key = host().openaiApiKey.trim();
   if (!model) throw new ChunkdError('BAD_REQUEST', `Name the API model after 'openai/', e.g. openai/text-embedding-3-small.`);
   if (!key && !custom) {
     throw new ChunkdError(

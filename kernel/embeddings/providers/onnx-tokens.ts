@@ -1,6 +1,9 @@
 import { join } from 'node:path';
-import { ChunkdError, loadHfTokenizer, MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile, requireExtra, type HfTokenizer } from '../../../kernel/index.js';
-import { ONNX_EXTRA } from '../extras.js';
+import { ChunkdError } from '../../errors.js';
+import { requireExtra } from '../../extras.js';
+import { MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile } from '../../model-files.js';
+import { loadHfTokenizer, type HfTokenizer } from '../../tokenizers/index.js';
+import { ONNX_EXTRA } from '../onnx-extra.js';
 
 /** The slice of onnxruntime-node used here (typed locally: the package is optional). */
 export interface OrtTensor {

@@ -1,36 +1,22 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assetDir, BoundedCache, ChunkdError, EMBEDDED_MODEL, hubCacheDir, mappedModel, MAX_MODEL_BYTES, modelFile, resolveModelPath, type Tokenizer } from '../../kernel/index.js';
+import { BoundedCache } from '../bounded-cache.js';
+import { settingName } from '../caps.js';
+import { ChunkdError } from '../errors.js';
+import { EMBEDDED_MODEL } from '../fields.js';
+import { host, settingOf } from '../host.js';
+import { hubCacheDir, MAX_MODEL_BYTES, modelFile, resolveModelPath } from '../model-files.js';
+import { mappedModel } from '../model-map.js';
+import { assetDir } from '../paths.js';
 import { installGuide } from './known-models.js';
 import type { HubNeeds } from './providers/hub.js';
 import { loadModel2Vec } from './providers/model2vec.js';
 
-export { EMBEDDED_MODEL } from '../../kernel/index.js';
+export { EMBEDDED_MODEL } from '../fields.js';
 export { cosine } from './vectors.js';
 
-/** One embedding model, whatever serves it: a static model, an ONNX encoder, or an API. */
-export interface Embedder {
-  /** The name it was loaded by. */
-  readonly name: string;
-  /** Length of every vector (an API model learns it from its first answer; 0 before). */
-  readonly dimension: number;
-  /** The model's own tokenizer, for counting tokens (chunk_size limits are in these tokens). */
-  readonly tokenizer: Tokenizer;
-  /** One vector per text, in order. Texts are embedded as given (no chunking, no truncation unless the model has a limit). */
-  embed(texts: string[]): Promise<Float32Array[]>;
-  /** Token-level vectors of one whole text, for late chunking (local models only; an API returns one vector per text). */
-  tokenVectors?(text: string): Promise<TokenVectors>;
-}
-
-/**
- * The tokens of a text (no special tokens): token k covers the text from `ends[k-1]` (0 for the
- * first) to `ends[k]`, and has vector `vectors[k]`, or null when the model has none for it (a
- * static model's unknown word).
- */
-export interface TokenVectors {
-  ends: Uint32Array;
-  vectors: (Float32Array | null)[];
-}
+import type { Embedder } from './embedder-contract.js';
+export type { Embedder, TokenVectors } from './embedder-contract.js';
 
 /** Where the built-in models live (committed files; see models/<name>/README.md). */
 export const MODELS_DIR = assetDir(import.meta.url, 'models');
@@ -51,7 +37,7 @@ export async function loadEmbedder(requested: string): Promise<Embedder> {
   const name = mappedModel(requested);
   if (name === EMBEDDED_MODEL) return cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
   if (isApiName(name)) {
-    const key = `${name}\0${process.env.OPENAI_BASE_URL ?? ''}\0${process.env.OPENAI_API_KEY ?? ''}`;
+    const key = `${name}\0${host().openaiBaseUrl}\0${host().openaiApiKey}`;
     return cached(key, 0, async () => (await import('./providers/openai.js')).loadOpenAI(name));
   }
   const dir = await localDirectory(name);
@@ -116,7 +102,7 @@ function refusal(name: string): ChunkdError {
   return new ChunkdError(
     'BAD_REQUEST',
     `Unknown embedding model '${shown}': not a known model nor a model directory under the configured model roots. Use ${EMBEDDED_MODEL} (built in); ` +
-      `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under --models-dir (CHUNKD_MODELS_DIR) or the Hugging Face cache, ` +
+      `a model directory (tokenizer.json with model.safetensors for Model2Vec, or model.onnx for ONNX) under ${settingName(settingOf('models-dir'))} or the Hugging Face cache, ` +
       `named by its path or by a path relative to a root, weights at most ${MAX_MODEL_BYTES / 1024 ** 3} GiB; a Hugging Face name such as minishlab/potion-base-8M whose snapshot is in the cache; ` +
       `or an API model: text-embedding-3-small or openai/<model>.`,
   );
@@ -134,6 +120,6 @@ export async function locateModelDir(requested: string, needs: HubNeeds): Promis
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   throw new ChunkdError(
     'BAD_REQUEST',
-    `Unknown ${needs.what.toLowerCase()} '${shown}': not a model directory under the configured model roots (--models-dir (CHUNKD_MODELS_DIR), the Hugging Face cache) nor a Hugging Face name (org/model) whose snapshot is in the cache. Such a directory holds ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`,
+    `Unknown ${needs.what.toLowerCase()} '${shown}': not a model directory under the configured model roots (${settingName(settingOf('models-dir'))}, the Hugging Face cache) nor a Hugging Face name (org/model) whose snapshot is in the cache. Such a directory holds ${needs.files}.${needs.hint ? ` ${needs.hint}` : ''}`,
   );
 }

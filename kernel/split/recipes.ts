@@ -2,7 +2,7 @@
  * Recipes: the levels of rules the recursive chunker (and the overlap refinery's recursive mode)
  * cut with. A recipe is a JSON file in Chonkie's recipe format, so Chonkie's own recipe files load
  * unchanged. Recipes ship in ./recipes (read from disk, never downloaded); users add or override
- * them with files in the directory named by --recipes-dir (CHUNKD_RECIPES_DIR).
+ * them with files in the directory the operator names (--recipes-dir; kernel/host.ts).
  *
  * File names: `<name>_<lang>.json` holds rules for one language (Chonkie's naming);
  * `<name>.json` holds rules for every language (source code).
@@ -10,9 +10,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Type, { type Static } from 'typebox';
-import { assetDir, configError } from '../../kernel/index.js';
-import { unknownNameMessage } from '../../kernel/suggest.js';
-import { compileValidator } from '../../kernel/validation.js';
+import { settingPair } from '../caps.js';
+import { configError } from '../errors.js';
+import { host, settingOf } from '../host.js';
+import { assetDir } from '../paths.js';
+import { unknownNameMessage } from '../suggest.js';
+import { compileValidator } from '../validation.js';
 
 export const RecipeLevel = Type.Object(
   {
@@ -56,7 +59,7 @@ const ANY_LANG = '';
 
 /** The folders searched, the user's first: a user recipe overrides a shipped one of the same name. */
 function recipeDirs(): string[] {
-  const user = process.env.CHUNKD_RECIPES_DIR;
+  const user = host().recipesDir;
   return user ? [resolve(user), BUILTIN_RECIPES_DIR] : [BUILTIN_RECIPES_DIR];
 }
 
@@ -64,7 +67,7 @@ function recipeDirs(): string[] {
 export function listRecipes(): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const dir of recipeDirs()) {
-    if (!existsSync(dir)) throw configError(`The recipes directory '${dir}' (--recipes-dir, CHUNKD_RECIPES_DIR) does not exist: create it or fix the setting.`);
+    if (!existsSync(dir)) throw configError(`The recipes directory '${dir}' (${settingPair(settingOf('recipes-dir'))}) does not exist: create it or fix the setting.`);
     for (const file of readdirSync(dir)) {
       const m = /^([a-z0-9][a-z0-9-]*)(?:_([a-z]{2,3}(?:-[a-z0-9]+)?))?\.json$/i.exec(file);
       if (!m) continue;
