@@ -14,3 +14,5 @@ export { tokenWindows } from './tokenizers/windows.js';
 export { floorFraction } from './fraction.js';
 export { groupEnds, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
 export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';
+export { DEFAULT_FUSION, fuse, fusionFor, FUSION_BY_MODEL, type FusedHit, type FusionRule, type Hit } from './fusion.js';
+export { documentWords, indexText, type IndexableChunk, type IndexTextOptions } from './index-text.js';
