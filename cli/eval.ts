@@ -49,7 +49,9 @@ Options:
   --candidate C        What to evaluate, repeatable: pipeline steps as JSON ('[{"type": "chunk",
                        "chunker": "token", "config": {"chunk_size": 200}}]'), a pipeline JSON file,
                        or the id or name of a pipeline stored in --data-dir. Default: ${DEFAULT_CANDIDATE}.
-  --retriever R        bm25 (default), embeddings (exact cosine), hybrid (reciprocal-rank fusion, k = 60),
+  --retriever R        bm25 (default), embeddings (exact cosine), hybrid (both fused as a store's hybrid
+                       search fuses them for the model: BM25's order then the vector hits for the
+                       built-in model, equal-weight reciprocal rank (k = 60) for others),
                        or store:NAME: through the real index of that store connection (${envOf('stores')}, or
                        the default LanceDB store under the data directory). Each candidate's chunks are
                        written to a scratch collection, searched by each question's vector and deleted

@@ -31,6 +31,7 @@ export { hubCacheDir, MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile,
 export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
 
+
 // The embedding service (onnxruntime-node is imported only when an ONNX model loads).
 export { batches, cosine, isApiName, loadEmbedder, loadOnnxTokenModel, locateModelDir, normalize, ONNX_EXTRA, type Embedder, type HubNeeds, type OnnxTokenModel, type TokenVectors } from './embeddings/index.js';
 
@@ -45,3 +46,7 @@ export { checkTextLength, overLimit } from './chef/errors.js';
 export type { ExtractLimits } from './chef/limits.js';
 export type { Extractor } from './chef/extractor.js';
 export { markdownStructure } from './chef/markdown-structure.js';
+
+// Search: fusing a text and a vector ranking, and the text a chunk is indexed by.
+export { DEFAULT_FUSION, fuse, fusionFor, FUSION_BY_MODEL, type FusedHit, type FusionRule, type Hit } from './fusion.js';
+export { documentWords, indexText, type IndexableChunk, type IndexTextOptions } from './index-text.js';

@@ -6,7 +6,9 @@ import { retrievable } from '../service/evaluation/candidate.js';
 import { locateChunks } from '../service/evaluation/locate.js';
 import { precisionOmega, scoreQuestion, summarize } from '../service/evaluation/metrics.js';
 import { subtract, union, type Range } from '../service/evaluation/ranges.js';
-import { RRF_K, scoreCandidate } from '../service/evaluation/score.js';
+import { scoreCandidate } from '../service/evaluation/score.js';
+import { EMBEDDED_MODEL } from '../kernel/fields.js';
+import { DEFAULT_FUSION, fusionFor, type FusionRule } from '../kernel/fusion.js';
 
 const r = (start: number, end: number, doc = 'a'): Range => ({ doc, start, end });
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
@@ -113,19 +115,20 @@ test('parseCsv reads quoted fields with quotes, commas and newlines', () => {
   assert.deepEqual(parseCsv('q,refs\r\n"a, ""b""","x\ny"\nc,d\n'), [{ q: 'a, "b"', refs: 'x\ny' }, { q: 'c', refs: 'd' }]);
 });
 
-test('hybrid retrieval fuses the BM25 and embedding rankings by reciprocal rank', () => {
-  // BM25 ranks A (the only one with "x"), then B, C by order; cosine ranks B (1), C (0.6), A (0).
-  // Fused: B = 1/61 + 1/62, A = 1/61 + 1/63, C = 1/62 + 1/63: B first.
-  assert.equal(RRF_K, 60);
+test('hybrid retrieval fuses BM25 and the vectors with the model\'s rule, as a store\'s hybrid does', () => {
+  // BM25 matches only A (the only one with "x"); cosine ranks B (1), C (0.6), A (0).
   const chunks = [r(0, 10), r(10, 20), r(20, 30)].map((range, i) => ({ range, index: ['x', 'y', 'z'][i]! }));
-  const base = { ks: [1], chunks, questions: [{ question: 'x', references: [r(10, 20)] }], chunkVectors: [[0, 1], [1, 0], [0.6, 0.8]], questionVectors: [[1, 0]], detail: true };
-  const top = (retriever: 'bm25' | 'embeddings' | 'hybrid') => scoreCandidate({ ...base, retriever })[0]!.questions![0]!.retrieved[0]!.start_index;
-  assert.equal(top('bm25'), 0);
-  assert.equal(top('embeddings'), 10);
-  assert.equal(top('hybrid'), 10);
-  // B's cosine below C's: cosine ranks C, B, A. A = 1/61 + 1/63 and C = 1/63 + 1/61 tie above B = 2/62; the tie keeps chunk order.
-  const lowered = scoreCandidate({ ...base, chunkVectors: [[0, 1], [0.5, 0.866], [0.6, 0.8]], retriever: 'hybrid', ks: [3] })[0]!.questions![0]!.retrieved;
-  assert.deepEqual(lowered.map((x) => x.start_index), [0, 20, 10]);
+  const base = { ks: [3], chunks, questions: [{ question: 'x', references: [r(10, 20)] }], chunkVectors: [[0, 1], [1, 0], [0.6, 0.8]], questionVectors: [[1, 0]], detail: true };
+  const order = (retriever: 'bm25' | 'embeddings' | 'hybrid', fusion?: FusionRule) => scoreCandidate({ ...base, retriever, ...(fusion ? { fusion } : {}) })[0]!.questions![0]!.retrieved.map((x) => x.start_index);
+  assert.deepEqual(order('bm25'), [0, 10, 20]);
+  assert.deepEqual(order('embeddings'), [10, 20, 0]);
+  // the built-in model's rule: BM25's hits first, then the vector list's
+  assert.deepEqual(order('hybrid', fusionFor(EMBEDDED_MODEL)), [0, 10, 20]);
+  // equal reciprocal rank (other models): A = 0.5/61 + 0.5/63, B = 0.5/61, C = 0.5/62
+  assert.deepEqual(order('hybrid', DEFAULT_FUSION), [0, 10, 20]);
+  // the vectors trusted alone: their order
+  assert.deepEqual(order('hybrid', { rule: 'rrf', text_weight: 0, k: 60, depth: 100 }), [10, 20, 0]);
+  assert.throws(() => order('hybrid'), /fusion rule/);
 });
 
 test('a chunk is retrieved by its context and text, unless the context was merged into the text', () => {

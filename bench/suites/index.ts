@@ -13,10 +13,11 @@ import { overlapSuite } from './overlap.js';
 import { poolSuite } from './pool.js';
 import { qualitySuite } from './quality.js';
 import { qualityHeldOutSuite } from './quality-heldout.js';
+import { qualityModesSuite } from './quality-modes.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite, qualityModesSuite];

@@ -15,6 +15,8 @@ import { omegas, scoreCandidate, type KScores, type RetrieverName, type ScorePay
 import { utf16Slicer } from './slice.js';
 import type { EvalDocument } from './spec.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
+import type { FusionRule } from '../../kernel/fusion.js';
+import { indexText } from '../../kernel/index-text.js';
 
 /** What every candidate of one evaluation is scored on (plain data: it crosses to a worker). */
 export interface SharedInput {
@@ -27,6 +29,8 @@ export interface SharedInput {
   questions: { question: string; references: Range[] }[];
   /** Unit vectors of the questions, for `embeddings` and `hybrid`. */
   questionVectors?: number[][];
+  /** How `hybrid` fuses BM25 and the vectors: the embedding model's rule, as a store's hybrid mode (kernel/fusion.ts). */
+  fusion?: FusionRule;
   /** A store retriever follows (`retriever` is then `embeddings`): hand back the rows it writes, and each question's precision Ω. */
   rows?: boolean;
 }
@@ -97,7 +101,7 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();
   }
   const omega = input.rows ? omegas(chunks.map((c) => c.range), input.questions) : undefined;
-  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail, ...(omega ? { omega } : {}) });
+  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail, ...(input.fusion ? { fusion: input.fusion } : {}), ...(omega ? { omega } : {}) });
   if (!input.rows) return { scores, chunks: chunks.length, tokens };
   const ids = new Map(input.documents.map((d, i) => [d.id, i]));
   return { scores, chunks: chunks.length, tokens, rows: evalRows(own, (id) => ids.get(id)!, chunkVectors!), omega: omega! };
@@ -118,11 +122,12 @@ export function unitVector(v: ArrayLike<number>): number[] {
 }
 
 /**
- * What the retriever reads of a chunk: its context (text outside the span that gives it meaning, a
- * heading path or a neighbour's words) before its span text, unless a refinery has already merged
- * the context into the text. The chunk is still scored on its span alone.
+ * What the retriever reads of a chunk: its index text (kernel/index-text.ts), the string a store
+ * indexes too: its context (text outside the span that gives it meaning, a heading line or a
+ * neighbour's words) before its span text, unless a refinery has already merged the context into
+ * the text. The document's name and the heading path are not added: neither held out
+ * (bench/results.md "Search modes held out"). The chunk is still scored on its span alone.
  */
 export function retrievable(chunk: Chunk, span: string): string {
-  if (!chunk.context || chunk.text !== span) return chunk.text;
-  return `${chunk.context}\n${chunk.text}`;
+  return indexText(chunk, span);
 }

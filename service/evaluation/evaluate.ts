@@ -5,6 +5,7 @@
  * a pool task when there are workers); the services come from the caller (service/evaluation/runtime.ts),
  * so the same code serves the route and the CLI.
  */
+import { fusionFor } from '../../kernel/fusion.js';
 import type { RunnerStep } from '../../kernel/engine/index.js';
 import type { CandidateOutcome, SharedInput } from './candidate.js';
 import { rowRange, type EvalRows } from './eval-rows.js';
@@ -72,7 +73,13 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
   if (store !== undefined && !services.storeRank) throw new Error('A store retriever needs a storeRank service.');
   // A store retriever's candidate task scores exact cosine too (the figure beside the store's) and hands back the rows to write.
   const retriever = store === undefined ? (spec.retriever as SharedInput['retriever']) : 'embeddings';
-  const input: SharedInput = { documents: spec.documents, unit: spec.unit, locate: spec.locate, retriever, ks: spec.k, detail: spec.detail, questions, ...(questionVectors ? { questionVectors } : {}), ...(store === undefined ? {} : { rows: true }) };
+  const input: SharedInput = {
+    documents: spec.documents, unit: spec.unit, locate: spec.locate, retriever, ks: spec.k, detail: spec.detail, questions,
+    ...(questionVectors ? { questionVectors } : {}),
+    // hybrid fuses as a store's hybrid mode does for this model
+    ...(retriever === 'hybrid' ? { fusion: fusionFor(spec.embeddingModel) } : {}),
+    ...(store === undefined ? {} : { rows: true }),
+  };
   const results: CandidateResult[] = [];
   for (const [c, candidate] of candidates.entries()) {
     const started = performance.now();

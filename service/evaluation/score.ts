@@ -3,14 +3,12 @@
  * over one index of every document's chunks, then the metrics per question and k. Plain data in
  * and out, so it runs in a candidate's pool task (service/evaluation/candidate.ts) as it does inline.
  */
+import { fuse, type FusionRule } from '../../kernel/fusion.js';
 import { Bm25Index, topK } from './bm25.js';
 import { precisionOmega, scoreQuestion, summarize, type Summary } from './metrics.js';
 import type { Range } from './ranges.js';
 
 export type RetrieverName = 'bm25' | 'embeddings' | 'hybrid';
-
-/** Reciprocal-rank fusion constant of the hybrid retriever: score = Σ 1 / (RRF_K + rank), rank from 1. */
-export const RRF_K = 60;
 
 export interface ScorePayload {
   retriever: RetrieverName;
@@ -21,6 +19,8 @@ export interface ScorePayload {
   /** Unit vectors, one per chunk and one per question, for `embeddings` and `hybrid`. */
   chunkVectors?: number[][];
   questionVectors?: number[][];
+  /** How `hybrid` fuses the two lists: the rule a store's hybrid mode uses for the embedding model (kernel/fusion.ts fusionFor). */
+  fusion?: FusionRule;
   /** Each question's precision Ω, when the caller has it already. */
   omega?: number[];
   detail: boolean;
@@ -104,12 +104,18 @@ function ranker(p: ScorePayload): (question: string, i: number, k: number) => nu
   };
   if (p.retriever === 'bm25') return (question, _i, k) => bm25!.top(question, k);
   if (p.retriever === 'embeddings') return (_q, i, k) => topK(cosine(i), k);
+  const rule = p.fusion;
+  if (!rule) throw new Error('The hybrid retriever needs a fusion rule.');
+  // As a store's hybrid mode does: each retriever's best hits, to the rule's depth or k if more (BM25:
+  // the chunks that match at all; for a re-ranking rule the vector list also scores every BM25 candidate), fused.
   return (question, i, k) => {
-    const fused = new Float64Array(p.chunks.length);
-    for (const scores of [bm25!.scores(question), cosine(i)]) {
-      topK(scores, scores.length).forEach((c, r) => (fused[c]! += 1 / (RRF_K + r + 1)));
-    }
-    return topK(fused, k);
+    const bm = bm25!.scores(question);
+    const cos = cosine(i);
+    const depth = Math.max(rule.depth, k);
+    const text = topK(bm, depth).filter((c) => bm[c]! > 0).map((c) => ({ id: c, score: bm[c]! }));
+    const vector = topK(cos, depth).map((c) => ({ id: c, score: cos[c]! }));
+    if (rule.rule === 'rerank') for (const h of text) vector.push({ id: h.id, score: cos[h.id]! });
+    return fuse(text, vector, rule, k).map((h) => h.id);
   };
 }
 

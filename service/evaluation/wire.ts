@@ -1,6 +1,5 @@
 import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../../kernel/fields.js';
-import { RRF_K } from './score.js';
 import { PipelineStep, STEP_COUNT } from '../pipelines/schemas.js';
 import { CONNECTION_NAME } from '../stores/connections.js';
 
@@ -52,7 +51,7 @@ export const EvaluateRequest = Type.Object(
       {
         default: 'bm25',
         description:
-          `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: reciprocal-rank fusion of both, 1 / (${RRF_K} + rank). ` +
+          `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: both fused as a store’s hybrid search fuses them for embedding_model (kernel/fusion.ts): for the built-in model, BM25’s ranking with the vector hits after it (no vector weight held out); for other models, equal-weight reciprocal-rank fusion, 1 / (60 + rank). ` +
           'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
       },
     ),
