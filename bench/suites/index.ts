@@ -16,7 +16,8 @@ import { qualityHeldOutSuite } from './quality-heldout.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
+import { storesSuite } from './stores.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite];
+export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite, storesSuite];
