@@ -17,7 +17,7 @@
  * rows say so. Never part of `npm test`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, Index, type Table } from '@lancedb/lancedb';
@@ -32,6 +32,10 @@ import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js
 import { exactTop, percentile, recallAt } from './stores/measure.js';
 import { docBatches, lanceRecord, type DocBatch } from './stores/rows.js';
 import { num, table as mdTable } from './table.js';
+
+// As the plugin's load() does, and before this process's first LanceDB call creates the pool: with
+// two threads LanceDB's index work waits on itself (plugins/lancedb/README.md).
+process.env.LANCE_CPU_THREADS ??= String(Math.max(4, availableParallelism() + 2));
 
 export const STORES_TITLE = 'Stores (real chunks: writes and searches against the raw engine)';
 const BATCH = 5000;

@@ -6,7 +6,7 @@
  */
 import type { Check, CustomSuite, Section } from '../harness.js';
 import { runStores, storesTable, STORES_TITLE, type StoreRowResult } from '../stores.js';
-import { num } from '../table.js';
+import { num, table, verdict } from '../table.js';
 import { splice } from './quality.js';
 
 const find = (rows: StoreRowResult[], size: number, what: string) => rows.find((r) => r.store === 'lancedb' && r.size === size && r.what.startsWith(what));
@@ -34,10 +34,15 @@ export const storesSuite: CustomSuite = {
   async run(options): Promise<Section> {
     const sizes = options.quick ? [10_000] : [100_000, 1_000_000];
     const { rows, about } = await runStores({ quick: options.quick, sizes, pgUrl: process.env.CHUNKD_BENCH_PG_URL });
-    const section = { title: STORES_TITLE, body: `${about}\n\n${storesTable(rows)}`, checks: checks(rows, sizes) };
+    const section = storesSection(about, rows, sizes);
     if (!options.quick) splice(section);
     return section;
   },
 };
 
-export { checks as storesChecks };
+/** The section: what was measured, the targets it judges (also in the Targets table of a full run), the rows. */
+export function storesSection(about: string, rows: StoreRowResult[], sizes: number[]): Section {
+  const c = checks(rows, sizes);
+  const targets = table(['target', 'measured', 'verdict'], c.map((x) => [x.what, x.measured ?? '—', verdict(x.met)]));
+  return { title: STORES_TITLE, body: `${about}\n\n${targets}\n\n${storesTable(rows)}`, checks: c };
+}
