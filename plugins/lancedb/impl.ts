@@ -139,6 +139,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
    */
   writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     return this.queue.run(collection, async () => {
+      this.upkeep.writing(collection);
       const rows = docs.flatMap((d) => d.rows);
       let table = await this.table(collection);
       if (!table && rows.length) table = await this.createCollection(collection, rows, meta);
@@ -182,6 +183,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       this.on(
         collection,
         async (table) => {
+          this.upkeep.writing(collection);
           const { numDeletedRows } = await table.delete(documentIs(document));
           if (numDeletedRows) await this.upkeep.committed(collection, table);
           return numDeletedRows;

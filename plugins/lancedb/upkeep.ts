@@ -53,6 +53,8 @@ export interface UpkeepOptions {
 interface State {
   table: Table;
   commits: number;
+  /** Counts writes begun: an upkeep whose wait saw a write begin gives way to the timer that write sets. */
+  writes: number;
   timer?: NodeJS.Timeout;
   /** The upkeep under way or queued. */
   running?: Promise<void>;
@@ -78,16 +80,31 @@ export class Upkeep {
     await table.createIndex('document', { config: Index.btree(), replace: true, train: false });
   }
 
+  /**
+   * Call when a write to `name` begins, inside its write queue: the quiet time counts from the end of
+   * the last write, never across one (a write of a large batch can take longer than settleMs, and an
+   * upkeep between every two writes is what this class exists to avoid).
+   */
+  writing(name: string): void {
+    const s = this.tables.get(name);
+    if (!s) return;
+    s.writes++;
+    clearTimeout(s.timer);
+    s.timer = undefined;
+  }
+
   /** Call after a commit to `name`, inside that table's write queue. Resolves at once unless the table is due an upkeep that cannot wait. */
   async committed(name: string, table: Table): Promise<void> {
     let s = this.tables.get(name);
-    if (!s) this.tables.set(name, (s = { table, commits: 0 }));
-    s.table = table;
-    s.commits++;
-    clearTimeout(s.timer);
-    if (s.commits >= FORCE_COMMITS) return this.run(name, s);
-    s.timer = setTimeout(() => void this.queue.run(name, () => this.run(name, s)).catch(() => {}), this.options.settleMs);
-    s.timer.unref();
+    if (!s) this.tables.set(name, (s = { table, commits: 0, writes: 0 }));
+    const state = s;
+    state.table = table;
+    state.commits++;
+    clearTimeout(state.timer);
+    if (state.commits >= FORCE_COMMITS) return this.run(name, state);
+    const writes = state.writes;
+    state.timer = setTimeout(() => void this.queue.run(name, () => (state.writes === writes ? this.run(name, state) : Promise.resolve())).catch(() => {}), this.options.settleMs);
+    state.timer.unref();
   }
 
   /** Every pending upkeep run now, and awaited (tests, and a process about to close). */
