@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/stores.ts [--quick] [--sizes 100000,1000000] [--pg-url URL] [--json]`:
+ * `node --import tsx bench/stores.ts [--quick] [--sizes 100000,1000000] [--pg-url URL] [--pg-max N] [--only lancedb|pgvector] [--json]`:
  * the stores section of bench/results.md. Real chunks (bench/stores/corpus.ts: text this machine
  * has, chunked by a shipped preset, embedded by the built-in model at its 100 dimensions, cached
  * under bench/.cache) are written through each handshake's plugin, as a job's batches do (whole
@@ -222,7 +222,7 @@ async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string
   return out;
 }
 
-export async function runStores(options: { quick: boolean; sizes?: number[]; pgUrl?: string; pgMax?: number; partial?: (rows: StoreRowResult[]) => void }): Promise<{ rows: StoreRowResult[]; about: string }> {
+export async function runStores(options: { quick: boolean; sizes?: number[]; pgUrl?: string; pgMax?: number; only?: string; partial?: (rows: StoreRowResult[]) => void }): Promise<{ rows: StoreRowResult[]; about: string }> {
   const sizes = options.sizes ?? (options.quick ? [10_000] : [100_000, 1_000_000]);
   const info = await corpus(Math.max(...sizes));
   const { from, queries: qs } = await queries();
@@ -230,13 +230,14 @@ export async function runStores(options: { quick: boolean; sizes?: number[]; pgU
   const rows: StoreRowResult[] = [];
   for (const size of sizes) {
     if (size > info.count) throw new Error(`the corpus holds ${info.count} chunks, fewer than ${size}`);
+    if (options.only && options.only !== 'lancedb') continue;
     log(`stores: lancedb at ${size}`);
     rows.push(...(await lancedb(size, info, qs, registry.get('handshake', 'lancedb') as never)));
     options.partial?.(rows);
   }
   // pgvector after LanceDB: a real server keeps HNSW row by row (~170 chunks/s here), so it runs at 10^5 at most unless told.
   for (const size of sizes) {
-    if (options.pgUrl && size <= (options.pgMax ?? 100_000)) {
+    if (options.pgUrl && size <= (options.pgMax ?? 100_000) && (!options.only || options.only === 'pgvector')) {
       log(`stores: pgvector at ${size}`);
       rows.push(...(await pgvector(size, info, qs, options.pgUrl, registry.get('handshake', 'pgvector') as never)));
       options.partial?.(rows);
@@ -260,10 +261,10 @@ export function storesTable(rows: StoreRowResult[]): string {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, 'pg-url': { type: 'string' }, 'pg-max': { type: 'string' }, json: { type: 'boolean', default: false }, partial: { type: 'string' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, 'pg-url': { type: 'string' }, 'pg-max': { type: 'string' }, json: { type: 'boolean', default: false }, partial: { type: 'string' }, only: { type: 'string' } } });
   const sizes = values.sizes?.split(',').map(Number);
   const partial = values.partial ? (rows: StoreRowResult[]) => writeFileSync(values.partial!, storesTable(rows)) : undefined;
-  const { rows, about } = await runStores({ quick: values.quick!, sizes, pgUrl: values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL, pgMax: values['pg-max'] ? Number(values['pg-max']) : undefined, partial });
+  const { rows, about } = await runStores({ quick: values.quick!, sizes, pgUrl: values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL, pgMax: values['pg-max'] ? Number(values['pg-max']) : undefined, only: values.only, partial });
   if (values.json) console.log(JSON.stringify({ rows, about }));
   else console.log(`${about}\n\n${storesTable(rows)}`);
 }
