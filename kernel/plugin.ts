@@ -162,7 +162,7 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * the connection config of an embedded store kept in `dir`, a directory under the data directory.
    * One built-in handshake offers it (LanceDB); a store that needs a server cannot.
    */
-  embeddedDefault?(dir: string): Static<C>;
+  embeddedDefault?(dir: string): Partial<Static<C>>;
 }
 
 export type AnyManifest = Manifest<TObject, Kind>;

@@ -2,27 +2,13 @@ import { connect, Index, type Connection, type Table } from '@lancedb/lancedb';
 import { KeyedQueue, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
-import { documentIs, literal } from './sql.js';
-import { Upkeep } from './upkeep.js';
+import { rowSchema, toArrow } from './arrow.js';
+import { documentIn, documentIs, literal } from './sql.js';
+import { Upkeep, VECTOR_SEARCH } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
 const FTS_COLUMN = 'text';
-
-// A type, not an interface: LanceDB takes rows as Record<string, unknown>. The contract's row, with
-// its metadata as JSON text and its embedding as the plain array LanceDB's vector column reads.
-type LanceRow = Omit<StoreRow, 'metadata' | 'embedding'> & { metadata: string; vector: number[] };
-
-const toLance = (row: StoreRow): LanceRow => ({
-  id: row.id,
-  document: row.document,
-  text: row.text,
-  start_index: row.start_index,
-  end_index: row.end_index,
-  token_count: row.token_count,
-  metadata: JSON.stringify(row.metadata),
-  vector: Array.from(row.embedding),
-});
 
 function toHit(row: Record<string, unknown>, score: number): StoreHit {
   const document = row.document as string;
@@ -38,42 +24,86 @@ function toHit(row: Record<string, unknown>, score: number): StoreHit {
   };
 }
 
-export async function create({ path }: Static<typeof LanceDbConfig>): Promise<HandshakeImpl> {
+export async function create(config: Static<typeof LanceDbConfig>): Promise<HandshakeImpl> {
   // 0: every read sees the latest commit, so another process's (replica's, CLI's) writes are visible at once.
-  const db = await connect(path, { readConsistencyInterval: 0 });
-  return new LanceStore(db);
+  const db = await connect(config.path, { readConsistencyInterval: 0 });
+  return new LanceStore(db, config);
 }
 
-class LanceStore implements HandshakeImpl {
-  /** Writes to one table, one at a time in this process: concurrent merge commits on one table conflict. */
+/** What a test may ask of this store beyond the contract. */
+export interface LanceStoreUpkeep {
+  /** Resolves once every upkeep this process has scheduled (compaction, index updates, vector index builds) has run. */
+  settled(): Promise<void>;
+}
+
+class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
+  /** Writes to one table, one at a time in this process: concurrent commits on one table conflict. */
   private readonly queue = new KeyedQueue();
-  /** Compaction and index upkeep after every 20th commit to a table (plugins/lancedb/upkeep.ts). */
-  private readonly upkeep = new Upkeep();
+  /** Open tables by name: opening one reads its manifest, which a search should not pay for every time. */
+  private readonly tables = new Map<string, Promise<Table | undefined>>();
+  /** The recorded model and dimension, read once (a collection's are fixed from its first write until it is dropped). */
+  private metaCache: Promise<Map<string, WriteMeta>> | undefined;
+  private readonly upkeep: Upkeep;
 
-  constructor(private readonly db: Connection) {}
+  constructor(
+    private readonly db: Connection,
+    config: Static<typeof LanceDbConfig>,
+  ) {
+    this.upkeep = new Upkeep(this.queue, { vectorIndexRows: config.vector_index_rows, settleMs: config.settle_ms });
+  }
 
-  private async table(name: string): Promise<Table | undefined> {
-    return (await this.db.tableNames()).includes(name) ? this.db.openTable(name) : undefined;
+  settled(): Promise<void> {
+    return this.upkeep.settled();
+  }
+
+  /** The table, opened once; undefined when it does not exist (asked again next time: another process may make it). */
+  private table(name: string): Promise<Table | undefined> {
+    let t = this.tables.get(name);
+    if (!t) {
+      t = this.db.openTable(name).catch(() => undefined);
+      this.tables.set(name, t);
+      void t.then((table) => table ?? (this.tables.get(name) === t && this.tables.delete(name)));
+    }
+    return t;
+  }
+
+  /** Forget an open table (dropped, or failing: another process may have dropped it): the next call opens it again. */
+  private forget(name: string): void {
+    const t = this.tables.get(name);
+    this.tables.delete(name);
+    void t?.then((table) => table?.close());
+  }
+
+  /** Run `work` on a table; a failure forgets the handle, so a table another process dropped and made again is reopened. */
+  private async on<T>(name: string, work: (table: Table) => Promise<T>, missing: T): Promise<T> {
+    const table = await this.table(name);
+    if (!table) return missing;
+    try {
+      return await work(table);
+    } catch (e) {
+      this.forget(name);
+      throw e;
+    }
   }
 
   async collections(): Promise<CollectionInfo[]> {
     const names = (await this.db.tableNames()).filter((n) => n !== META_TABLE);
-    const meta = await this.meta();
-    return Promise.all(
-      names.map(async (name) => {
-        const table = await this.db.openTable(name);
-        try {
-          return { name, count: await table.countRows(), model: meta.get(name)?.model ?? null, dimension: meta.get(name)?.dimension ?? null };
-        } finally {
-          table.close();
-        }
-      }),
-    );
+    let meta = await this.meta();
+    if (names.some((n) => !meta.has(n))) meta = await this.meta(true);
+    return Promise.all(names.map(async (name) => ({ name, count: await this.on(name, (t) => t.countRows(), 0), model: meta.get(name)?.model ?? null, dimension: meta.get(name)?.dimension ?? null })));
   }
 
-  private async meta(): Promise<Map<string, WriteMeta>> {
-    const table = await this.table(META_TABLE);
-    if (!table) return new Map();
+  private meta(fresh = false): Promise<Map<string, WriteMeta>> {
+    if (fresh || !this.metaCache) {
+      this.metaCache = this.readMeta();
+      this.metaCache.catch(() => (this.metaCache = undefined));
+    }
+    return this.metaCache;
+  }
+
+  private async readMeta(): Promise<Map<string, WriteMeta>> {
+    if (!(await this.db.tableNames()).includes(META_TABLE)) return new Map();
+    const table = await this.db.openTable(META_TABLE);
     try {
       const rows = await table.query().toArray();
       return new Map(rows.map((r) => [r.name as string, { model: r.model as string, dimension: Number(r.dimension) }]));
@@ -86,11 +116,12 @@ class LanceStore implements HandshakeImpl {
   private async record(collection: string, meta: WriteMeta): Promise<void> {
     const row = [{ name: collection, model: meta.model, dimension: meta.dimension }];
     // existOk: another process may create the table between the check and here; the merge then adds this row.
-    const table = (await this.table(META_TABLE)) ?? (await this.db.createTable(META_TABLE, row, { existOk: true, mode: 'create' }));
+    const table = (await this.db.tableNames()).includes(META_TABLE) ? await this.db.openTable(META_TABLE) : await this.db.createTable(META_TABLE, row, { existOk: true, mode: 'create' });
     try {
       await table.mergeInsert('name').whenNotMatchedInsertAll().execute(row);
     } finally {
       table.close();
+      this.metaCache = undefined;
     }
   }
 
@@ -99,52 +130,76 @@ class LanceStore implements HandshakeImpl {
   }
 
   /**
-   * One merge per batch: rows are upserted by id, and the rows of the batch's documents that the
-   * batch does not hold are deleted in the same commit, so a reader never sees a document half
-   * replaced and a re-run of the batch changes nothing.
+   * A batch of documents, each replaced. Documents the collection does not hold yet (a first
+   * ingest, the bulk of writes) are appended in one commit, the engine's own `add`. A batch that
+   * holds a document already stored is one merge instead: rows upserted by id, and the rows of the
+   * batch's documents that the batch does not hold deleted in the same commit, so a reader never
+   * sees a document half replaced and a re-run of the batch changes nothing.
    */
   writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     return this.queue.run(collection, async () => {
-      const rows = docs.flatMap((d) => d.rows.map(toLance));
-      const ofBatch = docs.length ? docs.map((d) => documentIs(d.document)).join(' OR ') : 'false';
+      this.upkeep.writing(collection);
+      const rows = docs.flatMap((d) => d.rows);
       let table = await this.table(collection);
-      if (!table && rows.length) {
-        await this.record(collection, meta);
-        table = await this.db.createTable(collection, rows, { existOk: true, mode: 'create' });
-        await table.createIndex(FTS_COLUMN, { config: Index.fts(), replace: true });
-        // existOk: another process made the table between the check and here; merge as below, a no-op otherwise.
+      if (!table && rows.length) table = await this.createCollection(collection, rows, meta);
+      else if (table) {
+        try {
+          await this.replace(table, docs, rows);
+        } catch (e) {
+          this.forget(collection);
+          throw e;
+        }
       }
-      if (!table) return;
-      try {
-        if (rows.length) await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where: ofBatch }).execute(rows);
-        else await table.delete(ofBatch);
-        await this.upkeep.committed(collection, table);
-      } finally {
-        table.close();
-      }
+      if (table) await this.upkeep.committed(collection, table);
     });
   }
 
+  private async createCollection(collection: string, rows: StoreRow[], meta: WriteMeta): Promise<Table> {
+    await this.record(collection, meta);
+    const data = toArrow(rowSchema(meta.dimension), rows);
+    // existOk: another process made the table between the check and here: then this batch is merged into it.
+    const table = await this.db.createTable(collection, data, { existOk: true, mode: 'create' });
+    this.tables.set(collection, Promise.resolve(table));
+    if ((await table.countRows()) !== rows.length) await this.replace(table, [...new Set(rows.map((r) => r.document))].map((document) => ({ document, rows: rows.filter((r) => r.document === document) })), rows);
+    await this.upkeep.created(table);
+    return table;
+  }
+
+  private async replace(table: Table, docs: { document: string; rows: StoreRow[] }[], rows: StoreRow[]): Promise<void> {
+    if (!docs.length) return;
+    const ofBatch = documentIn(docs.map((d) => d.document));
+    const stored = await table.query().where(ofBatch).select(['id']).limit(1).toArray();
+    if (!stored.length) {
+      if (rows.length) await table.add(toArrow(await schemaOf(table), rows));
+      return;
+    }
+    if (!rows.length) await table.delete(ofBatch);
+    else await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where: ofBatch }).execute(toArrow(await schemaOf(table), rows));
+  }
+
   delete(collection: string, document: string): Promise<number> {
-    return this.queue.run(collection, async () => {
-      const table = await this.table(collection);
-      if (!table) return 0;
-      try {
-        const { numDeletedRows } = await table.delete(documentIs(document));
-        await this.upkeep.committed(collection, table);
-        return numDeletedRows;
-      } finally {
-        table.close();
-      }
-    });
+    return this.queue.run(collection, () =>
+      this.on(
+        collection,
+        async (table) => {
+          this.upkeep.writing(collection);
+          const { numDeletedRows } = await table.delete(documentIs(document));
+          if (numDeletedRows) await this.upkeep.committed(collection, table);
+          return numDeletedRows;
+        },
+        0,
+      ),
+    );
   }
 
   drop(collection: string): Promise<void> {
     return this.queue.run(collection, async () => {
-      if ((await this.db.tableNames()).includes(collection)) await this.db.dropTable(collection);
       this.upkeep.forget(collection);
-      const meta = await this.table(META_TABLE);
-      if (!meta) return;
+      this.forget(collection);
+      if ((await this.db.tableNames()).includes(collection)) await this.db.dropTable(collection);
+      this.metaCache = undefined;
+      if (!(await this.db.tableNames()).includes(META_TABLE)) return;
+      const meta = await this.db.openTable(META_TABLE);
       try {
         await meta.delete(`name = ${literal(collection)}`);
       } finally {
@@ -153,26 +208,38 @@ class LanceStore implements HandshakeImpl {
     });
   }
 
-  async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
-    const table = await this.table(collection);
-    if (!table) return [];
-    try {
-      const where = q.filter?.document === undefined ? undefined : documentIs(q.filter.document);
-      if (q.embedding) {
-        let query = table.vectorSearch(q.embedding).distanceType('cosine').limit(q.k);
+  search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
+    return this.on(
+      collection,
+      async (table) => {
+        const where = q.filter?.document === undefined ? undefined : documentIs(q.filter.document);
+        if (q.embedding) {
+          let query = table.vectorSearch(q.embedding).distanceType('cosine').limit(q.k);
+          // One document's rows are few: they are compared exactly (the scalar index finds them), never through partitions that may miss them.
+          if (where) query = query.where(where).bypassVectorIndex();
+          else query = query.nprobes(VECTOR_SEARCH.nprobes).refineFactor(VECTOR_SEARCH.refineFactor);
+          // Cosine distance is 1 − cosine similarity: the score is the similarity, higher is better.
+          return (await query.toArray()).map((r) => toHit(r, 1 - Number(r._distance)));
+        }
+        let query = table.search(q.text ?? '', 'fts', FTS_COLUMN).limit(q.k);
         if (where) query = query.where(where);
-        // Cosine distance is 1 − cosine similarity: the score is the similarity, higher is better.
-        return (await query.toArray()).map((r) => toHit(r, 1 - Number(r._distance)));
-      }
-      let query = table.search(q.text ?? '', 'fts', FTS_COLUMN).limit(q.k);
-      if (where) query = query.where(where);
-      return (await query.toArray()).map((r) => toHit(r, Number(r._score)));
-    } finally {
-      table.close();
-    }
+        return (await query.toArray()).map((r) => toHit(r, Number(r._score)));
+      },
+      [],
+    );
   }
 
   async close(): Promise<void> {
+    await this.upkeep.close();
+    for (const name of [...this.tables.keys()]) this.forget(name);
     this.db.close();
   }
+}
+
+const schemas = new WeakMap<Table, Promise<Awaited<ReturnType<Table['schema']>>>>();
+/** A table's schema, read once per handle (a collection's columns do not change). */
+function schemaOf(table: Table) {
+  let s = schemas.get(table);
+  if (!s) schemas.set(table, (s = table.schema()));
+  return s;
 }

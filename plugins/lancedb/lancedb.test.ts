@@ -1,6 +1,6 @@
 /** LanceDB specifics, on the real engine in a temp directory (the shared contract: test/handshake-conformance.test.ts). */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -8,6 +8,9 @@ import { connect } from '@lancedb/lancedb';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
 import '../../test/helpers/host.js';
+import { ROOT } from '../../kernel/paths.js';
+import type { RefineryImpl } from '../../kernel/index.js';
+import type { LanceStoreUpkeep } from './impl.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
 
@@ -70,22 +73,52 @@ describe('lancedb', () => {
     assert.ok(Math.abs(next!.score) < 1e-6, String(next!.score));
   });
 
-  test('a table written by many commits is compacted: fragments stay few, every row and the full-text index stay whole', async () => {
+  test('a table written by many commits is compacted once writes settle: fragments few, every row and the full-text index whole', async () => {
     for (let i = 0; i < 45; i++) await store.write('many', `d${i}`, [row(`d${i}`, `word${i} shared`, [1, i])], META);
     await store.delete('many', 'd0');
-    const db = await connect(join(dir, 'db'));
-    const table = await db.openTable('many');
-    const { fragmentStats, numRows } = await table.stats();
-    table.close();
-    db.close();
+    // Before upkeep every row is found (scanned, not yet indexed).
+    assert.deepEqual((await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document), ['d44']);
+    await (store as unknown as LanceStoreUpkeep).settled();
+    const { fragmentStats, numRows } = await stats('many');
     assert.equal(numRows, 44);
-    // 46 commits, two upkeeps (after the 20th and the 40th): one fragment from each compaction's
-    // rows plus the six commits since; without upkeep there would be one fragment per commit.
-    assert.ok(fragmentStats.numFragments <= 8, `fragments: ${fragmentStats.numFragments}`);
+    // 46 commits made 46 fragments; the upkeep after they settled compacted them.
+    assert.ok(fragmentStats.numFragments <= 2, `fragments: ${fragmentStats.numFragments}`);
     assert.deepEqual((await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document), ['d44']);
     assert.deepEqual((await store.search('many', { text: 'word7', k: 3 })).map((h) => h.document), ['d7']);
     assert.equal((await store.search('many', { embedding: [1, 1], k: 100 })).length, 44);
+    // The full-text index holds the rows now, rather than a scan finding them.
+    assert.equal((await indexStats('many', 'text_idx'))?.numUnindexedRows, 0);
   });
+
+  test('a batch that rewrites stored documents replaces their rows; new documents beside them are added once', async () => {
+    await store.writeMany!('rewrite', [{ document: 'a', rows: [row('a', 'one', [1, 0]), row('a', 'two', [0, 1])] }], META);
+    await store.writeMany!('rewrite', [{ document: 'a', rows: [row('a', 'two', [0, 1]), row('a', 'three', [1, 1])] }, { document: 'b', rows: [row('b', 'four', [1, 0])] }], META);
+    await store.writeMany!('rewrite', [{ document: 'b', rows: [row('b', 'four', [1, 0])] }], META);
+    const hits = await store.search('rewrite', { embedding: [1, 1], k: 10 });
+    assert.deepEqual(hits.map((h) => `${h.document}:${h.text}`).sort(), ['a:three', 'a:two', 'b:four']);
+  });
+
+  async function stats(name: string) {
+    const db = await connect(join(dir, 'db'));
+    const table = await db.openTable(name);
+    try {
+      return await table.stats();
+    } finally {
+      table.close();
+      db.close();
+    }
+  }
+
+  async function indexStats(name: string, index: string) {
+    const db = await connect(join(dir, 'db'));
+    const table = await db.openTable(name);
+    try {
+      return await table.indexStats(index);
+    } finally {
+      table.close();
+      db.close();
+    }
+  }
 
   test('concurrent writes to one collection all land', async () => {
     await Promise.all(Array.from({ length: 8 }, (_, i) => store.write('busy', `d${i}`, [row(`d${i}`, `text ${i}`, [i, 1])], META)));
@@ -93,10 +126,76 @@ describe('lancedb', () => {
   });
 });
 
+describe('lancedb past the vector index threshold', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-lancedb-ann-'));
+  let store: HandshakeImpl & LanceStoreUpkeep;
+  let rows: StoreRow[] = [];
+  before(async () => {
+    // Real text, embedded by the built-in model: 600 sentences of English prose.
+    const sentences = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nlp-corpus', 'builds', 'doc-1.json'), 'utf8')) as string[]).filter((s) => s.split(' ').length >= 6).slice(0, 600);
+    const embeddings = registry.get('refinery', 'embeddings');
+    const refinery = (await embeddings.instance(embeddings.validateConfig({}))) as RefineryImpl;
+    const chunks = await refinery.refine(sentences.map((text, i) => ({ id: `c${i}`, text, start_index: 0, end_index: text.length, token_count: 1 })));
+    rows = chunks.map((c, i) => ({ ...row(`doc${Math.floor(i / 20)}`, c.text, c.embedding!), id: `doc${Math.floor(i / 20)}-${i}` }));
+    // The threshold is small and upkeep waits for settled() (a long settle_ms), so the test says when the index is built.
+    store = (await plugin.connect({ path: join(dir, 'db'), vector_index_rows: 400, settle_ms: 3_600_000 })) as HandshakeImpl & LanceStoreUpkeep;
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const META_100 = { model: 'chunkd/glove-sif-100d', dimension: 100 };
+  const top = async (q: StoreRow, filter?: string) => (await store.search('ann', { embedding: Array.from(q.embedding), k: 10, ...(filter ? { filter: { document: filter } } : {}) })).map((h) => h.id);
+
+  test('below the threshold no vector index is built, and search is exact', async () => {
+    const docs = (from: number, to: number) => [...new Set(rows.slice(from, to).map((r) => r.document))].map((document) => ({ document, rows: rows.slice(from, to).filter((r) => r.document === document) }));
+    await store.writeMany!('ann', docs(0, 300), META_100);
+    await store.settled();
+    assert.equal(await indexes(), 'text_idx,document_idx');
+    for (const q of rows.slice(0, 300).filter((_, i) => i % 37 === 0)) assert.equal((await top(q))[0], q.id);
+    await store.writeMany!('ann', docs(300, 600), META_100);
+  });
+
+  test('past the threshold, once writes settle, an IVF-PQ index is built; results are the same before and after', async () => {
+    const queries = rows.filter((_, i) => i % 29 === 0);
+    const before = await Promise.all(queries.map((q) => top(q)));
+    const beforeFiltered = await Promise.all(queries.map((q) => top(q, q.document)));
+    assert.equal(await indexes(), 'text_idx,document_idx', 'no index before the writes settle');
+    await store.settled();
+    assert.equal(await indexes(), 'text_idx,document_idx,vector_idx');
+    const after = await Promise.all(queries.map((q) => top(q)));
+    queries.forEach((q, i) => {
+      assert.equal(after[i]![0], q.id, 'a stored vector finds its own row first');
+      assert.deepEqual(after[i], before[i]);
+    });
+    // A document filter is answered exactly, index or not.
+    assert.deepEqual(await Promise.all(queries.map((q) => top(q, q.document))), beforeFiltered);
+    // Rows written after the index was built are found at once, and folded into it at the next upkeep.
+    await store.write('ann', 'late', [{ ...rows[5]!, id: 'late-1', document: 'late', embedding: rows[5]!.embedding }], META_100);
+    assert.ok((await top(rows[5]!)).includes('late-1'));
+    await store.settled();
+    assert.ok((await top(rows[5]!)).includes('late-1'));
+  });
+
+  async function indexes(): Promise<string> {
+    const db = await connect(join(dir, 'db'));
+    const table = await db.openTable('ann');
+    try {
+      return (await table.listIndices()).map((i) => i.name).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)).join(',');
+    } finally {
+      table.close();
+      db.close();
+    }
+  }
+  const ORDER = ['text_idx', 'document_idx', 'vector_idx'];
+});
+
 test('a path on this machine is local; an object-store URI is not', () => {
-  assert.equal(manifest.local!({ path: '/data/stores/default' }), true);
-  assert.equal(manifest.local!({ path: 'relative/dir' }), true);
-  assert.equal(manifest.local!({ path: 's3://bucket/stores' }), false);
+  const config = (path: string) => ({ path, vector_index_rows: 50_000, settle_ms: 2000 });
+  assert.equal(manifest.local!(config('/data/stores/default')), true);
+  assert.equal(manifest.local!(config('relative/dir')), true);
+  assert.equal(manifest.local!(config('s3://bucket/stores')), false);
 });
 
 test('without its package: 501 naming the install command', async () => {

@@ -1,34 +1,164 @@
-import type { Table } from '@lancedb/lancedb';
+import { Index, type Table } from '@lancedb/lancedb';
+import type { KeyedQueue } from '../../kernel/index.js';
 
 /**
- * Every commit (a batch's merge, a delete) leaves LanceDB one more fragment and version: unattended,
- * a table written by a job of 2,000 batches is searched across 2,000 files (p50 0.38 s at 10^5
- * chunks), and rows written after the full-text index was made are scanned rather than indexed.
- * So after every `every`-th commit to a table, this process runs `optimize()`: small fragments
- * compacted, the indexes brought up to date, versions older than LanceDB's default (7 days) pruned.
- * LanceDB's own rule of thumb is "more than 20 data modification operations". Counts are per
- * process: each replica tends the commits it made, and optimize is safe beside another writer
- * (a conflicting commit is retried by LanceDB, or fails and is tried again 20 commits later).
+ * What keeps a table fast to search without slowing its writes: LanceDB's `optimize()` (small
+ * fragments compacted, new rows folded into the full-text, document and vector indexes, versions
+ * older than 7 days pruned) and, past a size, an approximate vector index.
+ *
+ * A write only appends (or merges) and commits. Indexing real text costs more than writing it (the
+ * full-text index of 10^5 chunks of ~750 characters takes longer to build than the rows take to
+ * add), so upkeep runs when a table's writes settle: `settleMs` after its last commit, in the
+ * table's write queue, so no write of this process runs beside it. Rows written since are still
+ * found meanwhile, scanned rather than looked up. A writer that never pauses still gets upkeep
+ * every FORCE_COMMITS commits (fragments and unindexed rows stay bounded), and a process that is
+ * closing runs what is pending first (`chunkd ingest` leaves its collection indexed).
+ *
+ * Counts are per process: each replica tends the commits it made, and optimize is safe beside
+ * another writer (a conflicting commit is retried by LanceDB, or fails and is tried at the next upkeep).
  */
+
+/** Commits after which a table that is written without pause gets its upkeep anyway (each commit is one fragment). */
+export const FORCE_COMMITS = 200;
+/** The vector column and its index's name. */
+const VECTOR = 'vector';
+const VECTOR_INDEX = 'vector_idx';
+
+/**
+ * How an indexed table is searched, chosen by recall@10 against exact search on the stores bench's
+ * real chunks (bench/stores/index-grid.ts; figures in plugins/lancedb/README.md).
+ */
+export const VECTOR_SEARCH = { nprobes: 40, refineFactor: 10 };
+
+/**
+ * The approximate index for `rows` vectors of `dimension`: IVF-PQ, about √rows partitions, 4
+ * dimensions per sub-vector, its codes re-ranked by the full vectors (refineFactor). Trained on 64
+ * samples a partition for 10 iterations: LanceDB's defaults (256, 50) took 722 s at 10^5 chunks on
+ * this 2-core machine; the refine step makes up for a coarser codebook.
+ */
+export function vectorIndex(rows: number, dimension: number): Index {
+  const numPartitions = Math.max(1, Math.round(Math.sqrt(rows)));
+  let numSubVectors = Math.max(1, Math.floor(dimension / 4));
+  while (dimension % numSubVectors) numSubVectors--;
+  return Index.ivfPq({ distanceType: 'cosine', numPartitions, numSubVectors, maxIterations: 10, sampleRate: 64 });
+}
+
+export interface UpkeepOptions {
+  /** Rows past which a table gets an approximate vector index (0: never; every search stays exact). */
+  vectorIndexRows: number;
+  /** Quiet time after a table's last commit before its upkeep runs. */
+  settleMs: number;
+}
+
+interface State {
+  table: Table;
+  commits: number;
+  /** Counts writes begun: an upkeep whose wait saw a write begin gives way to the timer that write sets. */
+  writes: number;
+  timer?: NodeJS.Timeout;
+  /** The upkeep under way or queued. */
+  running?: Promise<void>;
+}
+
 export class Upkeep {
-  private readonly commits = new Map<string, number>();
+  private readonly tables = new Map<string, State>();
+  /** Rows a vector index was trained on, by table: past twice that it is trained again (its partitions no longer fit). */
+  private readonly trained = new Map<string, number>();
 
-  constructor(private readonly every = 20) {}
+  constructor(
+    private readonly queue: KeyedQueue,
+    private readonly options: UpkeepOptions,
+  ) {}
 
-  /** Call after a commit to `name`, inside that table's write queue (no write of this process runs beside it). */
+  /**
+   * A new table's indexes, made empty (`train: false`) and filled by upkeep: full text on `text`
+   * (BM25, no positions: chunkd asks no phrase queries) and a scalar index on `document`
+   * (replacement and filters look documents up).
+   */
+  async created(table: Table): Promise<void> {
+    await table.createIndex('text', { config: Index.fts({ withPosition: false }), replace: true, train: false });
+    await table.createIndex('document', { config: Index.btree(), replace: true, train: false });
+  }
+
+  /**
+   * Call when a write to `name` begins, inside its write queue: the quiet time counts from the end of
+   * the last write, never across one (a write of a large batch can take longer than settleMs, and an
+   * upkeep between every two writes is what this class exists to avoid).
+   */
+  writing(name: string): void {
+    const s = this.tables.get(name);
+    if (!s) return;
+    s.writes++;
+    clearTimeout(s.timer);
+    s.timer = undefined;
+  }
+
+  /** Call after a commit to `name`, inside that table's write queue. Resolves at once unless the table is due an upkeep that cannot wait. */
   async committed(name: string, table: Table): Promise<void> {
-    const n = (this.commits.get(name) ?? 0) + 1;
-    this.commits.set(name, n % this.every);
-    if (n < this.every) return;
+    let s = this.tables.get(name);
+    if (!s) this.tables.set(name, (s = { table, commits: 0, writes: 0 }));
+    const state = s;
+    state.table = table;
+    state.commits++;
+    clearTimeout(state.timer);
+    if (state.commits >= FORCE_COMMITS) return this.run(name, state);
+    const writes = state.writes;
+    state.timer = setTimeout(() => void this.queue.run(name, () => (state.writes === writes ? this.run(name, state) : Promise.resolve())).catch(() => {}), this.options.settleMs);
+    state.timer.unref();
+  }
+
+  /** Every pending upkeep run now, and awaited (tests, and a process about to close). */
+  async settled(): Promise<void> {
+    await Promise.all(
+      [...this.tables.entries()].map(([name, s]) => {
+        if (s.timer) {
+          clearTimeout(s.timer);
+          s.timer = undefined;
+          return this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
+        }
+        return this.queue.run(name, async () => {});
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.settled();
+    this.tables.clear();
+  }
+
+  /** A dropped table is tended no longer (evaluation drops a scratch table per run). */
+  forget(name: string): void {
+    clearTimeout(this.tables.get(name)?.timer);
+    this.tables.delete(name);
+    this.trained.delete(name);
+  }
+
+  private async run(name: string, s: State): Promise<void> {
+    s.commits = 0;
+    s.timer = undefined;
     try {
-      await table.optimize();
+      await s.table.optimize();
+      await this.vectorIndex(name, s.table);
     } catch {
-      // Compaction is upkeep, not the write: the commit stands, and the next 20 commits try again.
+      // Upkeep is not the write: the commits stand, and the next upkeep tries again.
     }
   }
 
-  /** A dropped table is counted no longer (evaluation drops a scratch table per run). */
-  forget(name: string): void {
-    this.commits.delete(name);
+  /** Build (or train again) the approximate vector index once the table is past the threshold. */
+  private async vectorIndex(name: string, table: Table): Promise<void> {
+    const threshold = this.options.vectorIndexRows;
+    if (threshold <= 0) return;
+    const rows = await table.countRows();
+    if (rows < threshold) return;
+    let trained = this.trained.get(name);
+    if (trained === undefined) {
+      const stats = (await table.listIndices()).some((i) => i.name === VECTOR_INDEX) ? await table.indexStats(VECTOR_INDEX) : undefined;
+      // An index another process (or an earlier run) built: taken as trained on the rows it holds.
+      trained = stats ? stats.numIndexedRows : 0;
+    }
+    if (trained && rows < 2 * trained) return;
+    const dimension = (await table.schema()).fields.find((f) => f.name === VECTOR)!.type.listSize as number;
+    await table.createIndex(VECTOR, { config: vectorIndex(rows, dimension), name: VECTOR_INDEX, replace: true });
+    this.trained.set(name, rows);
   }
 }

@@ -62,6 +62,12 @@ interface Open {
  */
 export class Stores {
   private readonly open = new Map<string, Open>();
+  /**
+   * Model and dimension of the collections this process searched, by store and collection: a search
+   * needs them, not a listing of every collection (which counts each one's rows). Forgotten when
+   * this process writes or drops the collection; another process's drop shows as no hits.
+   */
+  private readonly known = new Map<string, CollectionInfo>();
 
   constructor(
     private readonly registry: Registry,
@@ -139,6 +145,7 @@ export class Stores {
       if (!info) return;
       meta = { model: info.model ?? model, dimension: info.dimension ?? 0 };
     } else await this.checkModel(o, collection, model, dimension);
+    this.known.delete(key(store, collection));
     await this.call(o, (impl) => (impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta))));
   }
 
@@ -147,7 +154,8 @@ export class Stores {
     checkCollection(req.collection);
     if (!Number.isInteger(req.k) || req.k < 1 || req.k > MAX_K) throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
     if ((req.query === undefined) === (req.embedding === undefined)) throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
-    const info = await this.existing(o, req.collection);
+    const info = this.known.get(key(store, req.collection)) ?? (await this.existing(o, req.collection));
+    if (info.model) this.known.set(key(store, req.collection), info);
     const caps = o.plugin.manifest.capabilities!;
     const filter = req.filter?.document === undefined ? undefined : { document: checkDocument(req.filter.document) };
     if (req.embedding) {
@@ -180,6 +188,7 @@ export class Stores {
   async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
+    this.known.delete(key(store, collection));
     const dropped = await this.call(o, async (impl) => {
       if (!impl.drop) return false;
       await impl.drop(collection);
@@ -257,6 +266,8 @@ export class Stores {
 
 const localMessage = (store: string) =>
   `The store '${store}' is on this replica's disk (an embedded database under its data directory), and this server runs as one of several replicas (${flagOf('databaseUrl')}): writing to it would split its collections across replicas. Name a store every replica reaches in ${settingText('stores')}: pgvector, or lancedb on an object-store URI.`;
+
+const key = (store: string, collection: string) => `${store}\u0000${collection}`;
 
 function checkCollection(collection: string): void {
   if (typeof collection !== 'string' || !COLLECTION.test(collection)) throw validationError(['body', 'collection'], 'collection must be letters, digits, _ and - (at most 63), starting with a letter or digit');

@@ -1,0 +1,21 @@
+/** Latency percentiles and recall against exact search, shared by the stores bench's scripts. */
+import type { Table } from '@lancedb/lancedb';
+
+export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** The exact top k of each query (a flat scan that ignores any vector index), by id. */
+export async function exactTop(table: Table, queries: { vector: Float32Array }[], k: number): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const q of queries) out.push((await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(k).select(['id']).toArray()).map((r) => r.id as string));
+  return out;
+}
+
+/** Mean share of each exact top k that a search found (recall@k, k the exact lists' length). */
+export function recallAt(found: string[][], exact: string[][]): number {
+  let sum = 0;
+  exact.forEach((want, i) => {
+    const got = new Set(found[i]);
+    sum += want.length ? want.filter((id) => got.has(id)).length / want.length : 1;
+  });
+  return sum / exact.length;
+}
