@@ -2,7 +2,7 @@
  * `chunkd chunk FILE…`: the plugins without a server. The files are a batch request, read and
  * checked as the HTTP routes read theirs (discovery, parseRequest, the limits, the plugin's own
  * config rules, validateSteps for --pipeline) and run document by document through the very
- * functions NDJSON streaming uses (service/stream/documents.ts). Bad input: the message on stderr
+ * functions NDJSON streaming uses (service/document-runs/documents.ts). Bad input: the message on stderr
  * and exit code 2; nothing else on stderr unless it is a terminal (a progress bar).
  */
 import { statSync, type Stats } from 'node:fs';
@@ -15,11 +15,11 @@ import { inline } from '../kernel/engine/index.js';
 import { parseRequest } from '../kernel/request.js';
 import { closest } from '../kernel/suggest.js';
 import { exportPluginSettings } from '../service/assembly.js';
-import { bodyCheck } from '../service/pipelines/body.js';
-import { PipelineUpdate } from '../service/pipelines/schemas.js';
+import { bodyCheck } from '../wire/body-check.js';
+import { PipelineUpdate } from '../wire/pipelines.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import { envOf, resolveSettings, type Settings } from '../service/settings.js';
-import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../service/stream/documents.js';
+import { chunkerDocuments, eachDocument, pipelineDocuments, type DocumentLine, type Documents } from '../service/document-runs/documents.js';
 import { fieldName, flagName, isBooleanField, typedValue } from './field-flags.js';
 import { Progress } from './progress.js';
 import { invalidUtf8At } from './utf8.js';

@@ -1,4 +1,4 @@
-import type { Example } from '../server/doc-examples.js';
+import type { Example } from './doc-examples.js';
 
 /**
  * An example written by hand in its page, for shell lines a request cannot render (an upload, a

@@ -16,7 +16,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
 import { responseExamples } from './openapi-examples.js';
 import type { AppDeps, RouteDef, RouteModule } from './route.js';
-import { COMPONENTS } from './schemas.js';
+import { COMPONENTS } from '../wire/responses.js';
 import { VERSION } from '../service/version.js';
 import { docsRoutes } from './routes/docs.js';
 import { evaluateRoutes } from './routes/evaluate.js';

@@ -12,7 +12,7 @@ import type { Plugin, Registry } from '../kernel/registry.js';
 import { parseRequest } from '../kernel/request.js';
 import type { Executor } from '../kernel/engine/index.js';
 import { runnerOf, type Limits } from '../service/limits.js';
-import { chunkerDocuments, refineryDocuments } from '../service/stream/documents.js';
+import { chunkerDocuments, refineryDocuments } from '../service/document-runs/documents.js';
 import type { ResponseDef, RouteDef } from './route.js';
 
 /** Where `npm run docs` writes the answers; test/parity.test.ts fails when it is out of step. */

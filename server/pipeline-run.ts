@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AppDeps } from '../service/deps.js';
 import type { StoredDocument } from '../service/pipelines/execute.js';
-import { runPipeline } from '../service/pooled/pipeline-answer.js';
+import { runPipeline } from '../service/large-bodies/pipeline-answer.js';
 import type { PipelineRecord } from '../service/storage/store.js';
 import { setIgnoredKeys } from './ignored-keys.js';
 import { takeRawBody } from './raw-request.js';
@@ -10,7 +10,7 @@ import { bugLogger, streamDocuments } from './stream/ndjson.js';
 import { requestSignal } from './middleware/deadline.js';
 
 /**
- * A pipeline run's whole answer, for both pipeline APIs (the run itself: service/pooled/pipeline-answer.ts):
+ * A pipeline run's whole answer, for both pipeline APIs (the run itself: service/large-bodies/pipeline-answer.ts):
  * NDJSON when the client asks for it, else JSON (under `envelope`, `{"chunks": …}`, when given).
  */
 export async function answerPipelineRun(

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { RawRequest } from '../service/pooled/answer.js';
+import type { RawRequest } from '../service/large-bodies/answer.js';
 import { setIgnoredKeys } from './ignored-keys.js';
 import { requestSignal } from './middleware/deadline.js';
 

@@ -7,7 +7,7 @@ import { settingOf, settingPairText, type Settings } from './settings.js';
 
 
 /**
- * The settings the limits read (plain data: a worker checks them too, service/pooled/job.ts). The
+ * The settings the limits read (plain data: a worker checks them too, service/large-bodies/job.ts). The
  * extraction pool's settings are there where a runner may place an offLoop chef in that pool.
  */
 export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/engine/index.js';
-import { RESERVED_NAMES } from '../service/pipelines/slug.js';
+import { RESERVED_NAMES } from '../wire/slug.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { withTagPluginApp } from './helpers/tag-plugin.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { compileValidator } from '../kernel/validation.js';
-import { ChunkResult } from '../server/schemas.js';
+import { ChunkResult } from '../wire/responses.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { EXAMPLES_FILE } from '../server/openapi-examples.js';
 

@@ -7,7 +7,7 @@ import { beforeEach, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ROOT } from '../kernel/paths.js';
 import type { WorkerPool } from '../kernel/engine/index.js';
-import { PAGE_MAX } from '../service/pipelines/schemas.js';
+import { PAGE_MAX } from '../wire/pipelines.js';
 import { startApp, type Reply, type TestApp } from './helpers/app.js';
 import { BIG_TEXT, busyPluginDir, markerDir } from './helpers/busy-plugin.js';
 import { slowBuildPluginDir } from './helpers/slow-build-plugin.js';

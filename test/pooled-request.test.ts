@@ -1,6 +1,6 @@
 /**
  * A large chunk request is parsed, validated, chunked and serialized in a worker
- * (service/pooled/): its answer must be the inline route's answer byte for byte — status, the
+ * (service/large-bodies/): its answer must be the inline route's answer byte for byte — status, the
  * headers a client sees, and body — for successes and for every kind of error.
  */
 import assert from 'node:assert/strict';

@@ -3,10 +3,10 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/engine/index.js';
 import { matchedRoute } from '../dispatch.js';
-import { invalidJsonError } from '../../service/pooled/wire.js';
+import { invalidJsonError } from '../../wire/strict-json.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
-import { parseStrictJson } from '../../service/strict-json.js';
+import { parseStrictJson } from '../../wire/strict-json.js';
 import { settingText } from '../../service/settings.js';
 
 /** From this size on a body a worker can parse is handed to one unparsed: the pool's own threshold, in bytes. */
@@ -21,7 +21,7 @@ export const INLINE_BODY_MAX_BYTES = INLINE_MAX_CHARS;
  *   `maxBodyBytes` when below --max-body-bytes, else --max-body-bytes; over it → 413, with or
  *   without a Content-Length, compressed or not;
  * - on a route that can parse in a worker (`rawBody`), a body of INLINE_BODY_MAX_BYTES or more is
- *   left unparsed in ctx.state.rawBody for the worker (service/pooled/) when there are workers,
+ *   left unparsed in ctx.state.rawBody for the worker (service/large-bodies/) when there are workers,
  *   whatever its content or Accept header;
  * - any other body is parsed here, on the event loop: small by this rule or by the route's limit
  *   (or the server runs without workers, everything inline by choice).
@@ -43,7 +43,7 @@ export function requestBody(maxBodyBytes: number, hasWorkers: () => boolean) {
       const err = e as { type?: string };
       throw err.type === 'entity.too.large' ? bodyTooLarge(limit, limit < maxBodyBytes ? route : undefined) : e;
     }
-    // Whatever it holds (a `file` reference too) and whatever the client accepts: a worker parses it (service/pooled/).
+    // Whatever it holds (a `file` reference too) and whatever the client accepts: a worker parses it (service/large-bodies/).
     if (route.rawBody && bytes.length >= INLINE_BODY_MAX_BYTES && hasWorkers()) ctx.state.rawBody = bytes;
     else ctx.request.body = parseJson(bytes);
     return next();

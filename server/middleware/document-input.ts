@@ -8,7 +8,7 @@ const namesFile = (body: unknown): boolean => body !== null && typeof body === '
 
 /**
  * The middleware, after the body is parsed: a `file` reference becomes `text`. A large body is not
- * parsed yet (a worker parses it, service/pooled/): its route resolves the reference with
+ * parsed yet (a worker parses it, service/large-bodies/): its route resolves the reference with
  * resolveDocument once the worker hands the parsed body back.
  */
 export function documentInput(store: () => FileStore) {

@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { closeIfUnread } from './body.js';
-import { FORBIDDEN_KEY } from '../../service/strict-json.js';
+import { FORBIDDEN_KEY } from '../../wire/strict-json.js';
 
 /**
  * Every failure leaves as `{"detail", "code", "message"}`: our own errors as declared, body-parser and Koa

@@ -9,7 +9,7 @@ import { uploadLimit } from '../../service/files/admission.js';
 import { FILE_PART, fileTooLarge, readUpload, type Upload } from '../files/upload.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { queryReader } from '../query.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses } from '../../wire/responses.js';
 import { requestSignal } from '../middleware/deadline.js';
 import { settingOf, settingPairText } from '../../service/settings.js';
 

@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import { ChunkdError } from '../../kernel/errors.js';
 import { receiveJob } from '../../service/jobs/intake.js';
 import { bodySource, jobTooLarge, NDJSON } from '../jobs/body-source.js';
-import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../../service/jobs/schemas.js';
+import { JobAccepted, JobCreate, JobNdjsonLine, JobResultsQuery, JobStatusBody } from '../../wire/jobs.js';
 import type { JobStore, JobView } from '../../service/jobs/store.js';
 import { queryReader } from '../query.js';
 import { type StoresService } from '../../service/stores/service.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, errorResponses } from '../../wire/responses.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { flagOf } from '../../service/settings.js';
 

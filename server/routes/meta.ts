@@ -7,7 +7,7 @@ import type { RouteDef, RouteModule } from '../route.js';
 import type { JobStore } from '../../service/jobs/store.js';
 import type { PipelineStore } from '../../service/storage/store.js';
 import { ChunkdError } from '../../kernel/errors.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses } from '../../wire/responses.js';
 
 /** A readiness probe waits no longer than this for the database (probes have short timeouts of their own). */
 export const READY_TIMEOUT_MS = 3_000;

@@ -9,14 +9,14 @@ import { resolveDocument } from '../../service/files/document-input.js';
 import type { FileStore } from '../../service/files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
 import { exampleAnswers } from '../openapi-examples.js';
-import { pluginPooled } from '../../service/pooled/answer.js';
+import { pluginPooled } from '../../service/large-bodies/answer.js';
 import { takeRawBody } from '../raw-request.js';
 import { sendJsonBytes } from '../stream/json-bytes.js';
-import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../../service/stream/documents.js';
+import { chunkerDocuments, preparedDocuments, refineryDocuments, type Documents } from '../../service/document-runs/documents.js';
 import { bugLogger, NDJSON_NOTE, NdjsonLine, streamDocuments, wantsNdjson } from '../stream/ndjson.js';
 import { storedStructure, type StoredDocument } from '../../service/pipelines/execute.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, ChunkResult, errorResponses } from '../../wire/responses.js';
 import { requestSignal } from '../middleware/deadline.js';
 
 /** One POST route per chunker and refinery: /v1/chunk/<name> and /v1/refine/<name> (chefs: routes/process.ts). */

@@ -10,10 +10,10 @@ import { sendJsonBytes } from '../stream/json-bytes.js';
 import { runsJobs } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../../service/files/document-input.js';
 import type { FileStore } from '../../service/files/store.js';
-import { pluginPooled } from '../../service/pooled/answer.js';
+import { pluginPooled } from '../../service/large-bodies/answer.js';
 import { takeRawBody } from '../raw-request.js';
 import type { AppDeps, RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, errorResponses } from '../../wire/responses.js';
 import { requestSignal } from '../middleware/deadline.js';
 
 /** One POST route per chef: /v1/process/<name> answers the processed document (text and structure). */
@@ -43,7 +43,7 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
       ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT'),
     },
     documentInput: true,
-    // A large body is parsed in a worker (service/pooled/job.ts): its text comes back as UTF-16 bytes for the runner, never parsed here.
+    // A large body is parsed in a worker (service/large-bodies/job.ts): its text comes back as UTF-16 bytes for the runner, never parsed here.
     rawBody: true,
     async handler(ctx) {
       const signal = requestSignal(ctx);

@@ -5,12 +5,12 @@ import type { Registry } from '../../kernel/registry.js';
 import { readObjectBody } from '../../kernel/request.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { bodyReader, setIgnoredKeys } from '../ignored-keys.js';
-import { bodyCheck } from '../../service/pipelines/body.js';
+import { bodyCheck } from '../../wire/body-check.js';
 import { checkFlatSteps, explainIssues, issueLine, toFlat, type Flat } from '../../service/pipelines/flat-steps.js';
 import { readPipeline, type PipelineWriter } from '../../service/pipelines/read.js';
 import { requestSignal } from '../middleware/deadline.js';
 import { listPage } from '../../service/pipelines/page.js';
-import { isSlug, slugPathProblem } from '../../service/pipelines/slug.js';
+import { isSlug, slugPathProblem } from '../../wire/slug.js';
 import { SlugRunRequest } from '../../service/pipelines/slug-run.js';
 import { type StoresService } from '../../service/stores/service.js';
 import {
@@ -21,11 +21,11 @@ import {
   SlugPipelineUpdate,
   StepsValidate,
   StepsValidation,
-} from '../../service/pipelines/slug-schemas.js';
+} from '../../wire/slug-pipelines.js';
 import { answerPipelineRun } from '../pipeline-run.js';
 import { queryReader } from '../query.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, ChunkResult, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, ChunkResult, errorResponses } from '../../wire/responses.js';
 import { type PipelinePatch, type PipelineRecord, type PipelineStore } from '../../service/storage/store.js';
 import { PIPELINE_BODY_FACTOR } from './pipelines.js';
 import { createPipeline, updatePipeline } from '../../service/pipelines/write.js';

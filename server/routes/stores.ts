@@ -1,10 +1,10 @@
 import { ChunkdError } from '../../kernel/errors.js';
-import { bodyCheck } from '../../service/pipelines/body.js';
+import { bodyCheck } from '../../wire/body-check.js';
 import { bodyReader } from '../ignored-keys.js';
 import type { RouteDef, RouteModule } from '../route.js';
-import { BODY_ERRORS, errorResponses } from '../schemas.js';
+import { BODY_ERRORS, errorResponses } from '../../wire/responses.js';
 import { connectionFieldIssues } from '../../service/stores/refuse.js';
-import { SearchResult, StoreList, StoreSearch } from '../stores/schemas.js';
+import { SearchResult, StoreList, StoreSearch } from '../../wire/stores.js';
 import { type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
 import { storesSettingText } from '../../service/settings.js';
 

@@ -11,8 +11,8 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
-import { ChunkList, ErrorBody } from '../schemas.js';
-import { eachDocument, type Documents, type DocumentLine } from '../../service/stream/documents.js';
+import { ChunkList, ErrorBody } from '../../wire/responses.js';
+import { eachDocument, type Documents, type DocumentLine } from '../../service/document-runs/documents.js';
 import { requestSignal } from '../middleware/deadline.js';
 
 export const NDJSON = 'application/x-ndjson';

@@ -1,6 +1,7 @@
 /** The worker side of a large evaluation body (service/evaluation/body.ts): parsed and checked here, the checked body back. */
 import type { Job } from '../../kernel/engine/index.js';
-import { errorData, parseJsonBody } from '../pooled/wire.js';
+import { errorData } from '../large-bodies/shared.js';
+import { parseJsonBody } from '../../wire/strict-json.js';
 import { readEvaluateBody, type EvaluateBodyResult } from './body.js';
 
 const job: Job<{ body: Uint8Array }, EvaluateBodyResult> = async ({ body }) => {

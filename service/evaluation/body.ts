@@ -7,14 +7,15 @@
 import { ChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { WorkerPool } from '../../kernel/engine/index.js';
-import { bodyCheck } from '../pipelines/body.js';
+import { bodyCheck } from '../../wire/body-check.js';
 import type { Step } from '../pipelines/steps.js';
-import type { RawRequest } from '../pooled/answer.js';
-import { invalidJsonError, type ErrorData } from '../pooled/wire.js';
+import type { RawRequest } from '../large-bodies/answer.js';
+import { type ErrorData } from '../large-bodies/shared.js';
+import { invalidJsonError } from '../../wire/strict-json.js';
 import type { LocateMode } from './locate.js';
 import type { EvalRetriever } from './spec.js';
 import type { EvalQuestion } from './spec.js';
-import { EvaluateRequest } from './wire.js';
+import { EvaluateRequest } from '../../wire/evaluation.js';
 
 export interface EvaluateBody {
   documents: { id: string; text?: string; file?: string }[];

@@ -12,7 +12,7 @@ import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import type { Stores } from '../stores/stores.js';
-import { MAX_K } from '../stores/stores.js';
+import { MAX_K } from '../../wire/stores.js';
 import { documentChunks, rowCount, type EvalRows } from './eval-rows.js';
 import type { EvalDocument, EvalRetriever } from './spec.js';
 

@@ -16,7 +16,7 @@ import { flagOf, settingOf, settingPairText, type Settings } from '../settings.j
 import type { PipelineStore } from '../storage/store.js';
 import type { StoresService } from '../stores/service.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../../wire/job-split.js';
-import { JobHeader, JobDocumentInput } from './schemas.js';
+import { JobHeader, JobDocumentInput } from '../../wire/jobs.js';
 import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from './store.js';
 
 type Header = { pipeline_id?: string; steps?: Step[]; offset_unit: OffsetUnit };

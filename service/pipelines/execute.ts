@@ -19,7 +19,7 @@ import { writeSteps, type WriteStepShape } from './write-step.js';
 export type RunPipeline = PipelineRecord & { staleAdvice?: string };
 
 export interface ExecuteDeps {
-  /** Only find() is used: a worker passes the few plugins a pipeline names (service/pooled/pipeline-job.ts). */
+  /** Only find() is used: a worker passes the few plugins a pipeline names (service/large-bodies/pipeline-job.ts). */
   registry: Pick<Registry, 'find'>;
   executor: Executor;
   settings: Limits;

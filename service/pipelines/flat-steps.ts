@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
-import type { FlatStep } from './slug-schemas.js';
-import { SLUG_RULE } from './slug.js';
+import type { FlatStep } from '../../wire/slug-pipelines.js';
+import { SLUG_RULE } from '../../wire/slug.js';
 import type { StoresService } from '../stores/service.js';
 import { STEP_KINDS, validateSteps, type Step } from './steps.js';
 import { storesSettingText } from '../settings.js';

@@ -1,6 +1,6 @@
 import { validationError } from '../../kernel/errors.js';
 import { InvalidCursorError, type PipelinePage, type PipelineStore } from '../storage/store.js';
-import { PAGE_MAX } from './schemas.js';
+import { PAGE_MAX } from '../../wire/pipelines.js';
 
 /**
  * One page of stored pipelines for either pipeline API. Pipelines stored before the size cap (or

@@ -1,6 +1,6 @@
 import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kernel/errors.js';
 import { SHAPE_ISSUES } from '../../kernel/json-shape.js';
-import { reservedNameIssue } from './slug.js';
+import { reservedNameIssue } from '../../wire/slug.js';
 import type { Step } from './steps.js';
 
 /** How one pipeline API writes: the key holding the pipeline's name, and how its steps become stored steps. */

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { orderChunk, type Chunk } from '../../kernel/chunk.js';
 import { CHUNKER_REQUEST_FIELDS } from '../../kernel/body-schema.js';
-import { bodyCheck, type ExecuteBody } from './body.js';
-import { DocumentField } from './schemas.js';
+import { bodyCheck, type ExecuteBody } from '../../wire/body-check.js';
+import { DocumentField } from '../../wire/pipelines.js';
 
 /**
  * A slug pipeline run (POST /v1/pipeline/{slug}) as Chonkie's Python client reads it: its

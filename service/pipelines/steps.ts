@@ -4,7 +4,7 @@ import type { Kind } from '../../kernel/plugin.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/request.js';
 import type { StoresService } from '../stores/service.js';
-import type { PipelineStep } from './schemas.js';
+import type { PipelineStep } from '../../wire/pipelines.js';
 import { checkWriteStep, type WriteStepShape } from './write-step.js';
 
 export type Step = Static<typeof PipelineStep>;

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { PipelineStep } from '../pipelines/schemas.js';
+import type { PipelineStep } from '../../wire/pipelines.js';
 
 /** A stored pipeline as the API shows it. Steps are stored validated, with their configs' defaults filled in. */
 export interface PipelineRecord {

@@ -1,3 +1,4 @@
+import { CONNECTION_NAME } from '../../wire/stores.js';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isChunkdError } from '../../kernel/errors.js';
@@ -19,8 +20,6 @@ export interface Connection {
   secrets: string[];
 }
 
-/** A connection's name: what a request, a pipeline step or a CLI flag names. */
-export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const DEFAULT_STORE = 'default';
 
 /** A stores setting that cannot be used: start-up stops with this message, which names the file and the entry. */

@@ -1,3 +1,4 @@
+import { MAX_K } from '../../wire/stores.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
 import { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
@@ -8,8 +9,6 @@ import { readConnections, redact, type Connection } from './connections.js';
 import { CollectionName } from '../../kernel/handshake.js';
 import { flagOf, settingText } from '../settings.js';
 
-/** Most results one search may ask for. */
-export const MAX_K = 1000;
 /** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
 const COLLECTION = new RegExp((CollectionName as unknown as { pattern: string }).pattern);
 

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { Chunk, ChunkInput } from '../kernel/chunk.js';
 import { ERRORS, type ErrorCode } from '../kernel/errors.js';
-import { Pipeline, PipelineStep } from '../service/pipelines/schemas.js';
-import { FlatStep, SlugPipeline } from '../service/pipelines/slug-schemas.js';
+import { Pipeline, PipelineStep } from './pipelines.js';
+import { FlatStep, SlugPipeline } from './slug-pipelines.js';
 
 /** Response shapes shared by several routes. */
 export const ChunkList = Type.Array(Chunk);

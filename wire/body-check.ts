@@ -1,14 +1,14 @@
 import type { TObject } from 'typebox';
-import type { OffsetUnit } from '../../kernel/offsets.js';
-import { readObjectBody } from '../../kernel/request.js';
-import { compileValidator } from '../../kernel/validation.js';
-import { PipelineExecute } from './schemas.js';
+import type { OffsetUnit } from '../kernel/offsets.js';
+import { readObjectBody } from '../kernel/request.js';
+import { compileValidator } from '../kernel/validation.js';
+import { PipelineExecute } from './pipelines.js';
 
 /**
  * A body check for a pipeline route: read as the plugin routes read theirs (kernel/request.ts
  * readObjectBody), its unknown keys passed to `onIgnored` (named in a header even when the body
  * then fails), defaults filled in.
- * Free of Koa, so a worker runs it too (service/pooled/pipeline-job.ts).
+ * Free of Koa, so a worker runs it too (service/large-bodies/pipeline-job.ts).
  */
 export function bodyCheck<T>(schema: TObject) {
   const validate = compileValidator<T>(schema);

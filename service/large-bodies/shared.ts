@@ -1,4 +1,4 @@
-/** What both sides of a pooled request share: reading a JSON body as koa-bodyparser does, and answers as moved bytes. */
+/** What both sides of a request whose large body is parsed in a worker share: its limits, errors as data, and answers as moved bytes. */
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
@@ -7,20 +7,6 @@ import { inline } from '../../kernel/engine/index.js';
 import { docBuffers } from '../../kernel/engine/index.js';
 import { docWeight, recipeCost, utf16Doc, type Doc, type Recipe } from '../../kernel/engine/index.js';
 import { runnerOf, type Limits } from '../limits.js';
-import { parseStrictJson } from '../strict-json.js';
-
-/** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
-export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {
-  const text = new TextDecoder().decode(bytes);
-  try {
-    return { value: parseStrictJson(text) };
-  } catch (e) {
-    return { invalidJson: (e as Error).message };
-  }
-}
-
-/** The error koa-bodyparser raises for such a body, so the error middleware answers it alike. */
-export const invalidJsonError = (message: string) => Object.assign(new SyntaxError(message), { status: 400 });
 
 /** The exact bytes Koa sends for a JSON body. */
 export const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
@@ -39,7 +25,7 @@ export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, tran
 /** Only the limits, from the settings: what a worker needs to check them. */
 export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans });
 
-/** What both pooled jobs (service/pooled/job.ts, pipeline-job.ts) are given. */
+/** What both pooled jobs (service/large-bodies/job.ts, pipeline-job.ts) are given. */
 export interface PooledPayload {
   body: Uint8Array;
   limits: Limits;

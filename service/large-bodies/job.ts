@@ -1,5 +1,5 @@
 /**
- * The worker side of a pooled plugin request (service/pooled/answer.ts is the main-thread side): a
+ * The worker side of a pooled plugin request (service/large-bodies/answer.ts is the main-thread side): a
  * large body arrives as bytes and is parsed, validated and limit-checked here, so the main thread
  * never parses it. A chef's text always goes back as its documents (the main thread's runner
  * places a chef: kernel/runner.ts). Other work that fits one worker is run here through the document runner
@@ -11,8 +11,9 @@ import type { Plugin } from '../../kernel/registry.js';
 import { chunkLists, parseRequest } from '../../kernel/request.js';
 import type { Job } from '../../kernel/engine/index.js';
 import { checkChunks, checkTexts } from '../limits.js';
-import { answerHere, namesFile, prepared, type PooledPayload, type PooledResult } from './wire.js';
-import { errorData, moved, parseJsonBody } from './wire.js';
+import { answerHere, namesFile, prepared, type PooledPayload, type PooledResult } from './shared.js';
+import { errorData, moved } from './shared.js';
+import { parseJsonBody } from '../../wire/strict-json.js';
 
 export interface RequestPayload extends PooledPayload {
   source: string;

@@ -1,4 +1,4 @@
-/** The main-thread side of a pooled pipeline run (service/pooled/answer.ts has the common part; the worker side is pipeline-job.ts). */
+/** The main-thread side of a pooled pipeline run (service/large-bodies/answer.ts has the common part; the worker side is pipeline-job.ts). */
 import { isChunkdError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/engine/index.js';
 import type { Registry } from '../../kernel/registry.js';
@@ -7,17 +7,17 @@ import { namedPlugin } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { runPooled, type Pooled, type RawRequest } from './answer.js';
 import type { PipelinePayload } from './pipeline-job.js';
-import { errorData, limitsOf, type PooledPayload } from './wire.js';
+import { errorData, limitsOf, type PooledPayload } from './shared.js';
 import { runsJobs } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../files/document-input.js';
 import type { FileStore } from '../files/store.js';
-import { checkExecute } from '../pipelines/body.js';
+import { checkExecute } from '../../wire/body-check.js';
 import { documentIds, pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { AppDeps } from '../deps.js';
-import { pipelineDocuments, preparedDocuments, type Documents } from '../stream/documents.js';
+import { pipelineDocuments, preparedDocuments, type Documents } from '../document-runs/documents.js';
 
-export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const PIPELINE_JOB = new URL(`../pooled/pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
 export async function pipelinePooled(raw: RawRequest, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode'], slug = false): Promise<Pooled> {

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Description, Pipeline, STEP_COUNT } from './schemas.js';
+import { Description, Pipeline, STEP_COUNT } from './pipelines.js';
 import { SLUG_PATTERN, SLUG_RULE } from './slug.js';
 
 /**

@@ -1,7 +1,6 @@
 import Type from 'typebox';
-import { OffsetUnitField } from '../../kernel/fields.js';
-import { PipelineStep } from '../pipelines/schemas.js';
-import { flagOf } from '../settings.js';
+import { OffsetUnitField } from '../kernel/fields.js';
+import { PipelineStep } from './pipelines.js';
 
 /** Wire shapes of the jobs routes. */
 
@@ -49,7 +48,7 @@ export const JobStatusBody = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `When the job and its results are deleted (${flagOf('jobResultTtlS')} after it finished).` }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the job and its results are deleted (--job-result-ttl-s after it finished).' }),
 });
 
 /** Most result lines in one answer: a client pages on with `after`. */

@@ -1,6 +1,6 @@
 /**
  * The main-thread side of a pooled request: a large raw body (server/middleware/body.ts) is moved
- * to a worker, which parses and checks it (service/pooled/job.ts, pipeline-job.ts) and answers
+ * to a worker, which parses and checks it (service/large-bodies/job.ts, pipeline-job.ts) and answers
  * with the response bytes, or with the request's documents for the document runner
  * (kernel/runner.ts) to spread over the pool or stream. Whatever the body holds and whatever the
  * Accept header, it is never parsed on this thread; only a body naming an uploaded file comes
@@ -11,11 +11,12 @@ import type { WorkerPool } from '../../kernel/engine/index.js';
 import type { Plugin } from '../../kernel/registry.js';
 import type { Limits } from '../limits.js';
 import type { RequestPayload } from './job.js';
-import { invalidJsonError, limitsOf, type PooledPayload, type PooledResult, type Prepared } from './wire.js';
+import { limitsOf, type PooledPayload, type PooledResult, type Prepared } from './shared.js';
+import { invalidJsonError } from '../../wire/strict-json.js';
 
 /** The job modules' URLs (a worker imports them; boot has the workers import them as they start). */
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-export const POOLED_JOB = new URL(`./job${ext}`, import.meta.url).href;
+export const POOLED_JOB = new URL(`../pooled/job${ext}`, import.meta.url).href;
 
 /** What a pooled request comes back as: the answer's bytes, the documents to run, or a body naming a file (parsed). */
 export type Pooled = { bytes: Uint8Array } | { prepared: Prepared } | { body: unknown };

@@ -37,7 +37,7 @@ function documents(runner: Runner, recipe: Recipe, docs: Doc[], list: boolean): 
   return { total: docs.length, size: (i) => docWeight(docs[i]!), runner, recipe, docs, list };
 }
 
-/** Documents a worker parsed and checked (service/pooled/): only the steps' configs are built here, so a refused one is the whole request's error. */
+/** Documents a worker parsed and checked (service/large-bodies/): only the steps' configs are built here, so a refused one is the whole request's error. */
 export async function preparedDocuments(recipe: Recipe, docs: Doc[], list: boolean, executor: Executor, limits: Limits): Promise<Documents> {
   if (docs.some((d) => typeof d !== 'string' || !isBlank(d))) for (const { plugin, config, target } of recipe.steps) if (!target) await plugin.instance(config);
   return documents(runnerOf(executor, limits), recipe, docs, list);

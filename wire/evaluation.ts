@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { EMBEDDED_MODEL, OffsetUnitField } from '../../kernel/fields.js';
-import { PipelineStep, STEP_COUNT } from '../pipelines/schemas.js';
-import { CONNECTION_NAME } from '../stores/connections.js';
+import { EMBEDDED_MODEL, OffsetUnitField } from '../kernel/fields.js';
+import { PipelineStep, STEP_COUNT } from './pipelines.js';
+import { CONNECTION_NAME } from './stores.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 

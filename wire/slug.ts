@@ -1,4 +1,4 @@
-import type { Issue } from '../../kernel/errors.js';
+import type { Issue } from '../kernel/errors.js';
 
 /**
  * A slug, as both of Chonkie's cloud clients check it before sending one (and refuse any other,

@@ -3,7 +3,7 @@ import { ERRORS } from '../kernel/errors.js';
 import type { AnyManifest } from '../kernel/plugin.js';
 import type { Registry } from '../kernel/registry.js';
 import { chefInfo } from '../kernel/chef/select.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../server/route.js';
 import { defaultText, flagOf, SETTINGS } from '../service/settings.js';
 
 /**

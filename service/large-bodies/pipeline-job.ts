@@ -1,5 +1,5 @@
 /**
- * The worker side of a pooled pipeline run (service/pooled/pipeline-answer.ts is the main-thread
+ * The worker side of a pooled pipeline run (service/large-bodies/pipeline-answer.ts is the main-thread
  * side): a large body arrives as bytes and is parsed and checked here, then run through the
  * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker, or handed back as its documents for the runner on
  * the main thread to spread over the pool (or stream).
@@ -9,11 +9,12 @@ import type { Plugin } from '../../kernel/registry.js';
 import { isBlank } from '../../kernel/engine/index.js';
 import type { Job } from '../../kernel/engine/index.js';
 import { checkTexts } from '../limits.js';
-import { checkExecute } from '../pipelines/body.js';
+import { checkExecute } from '../../wire/body-check.js';
 import { pipelineRecipe, writes } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { PipelineRecord } from '../storage/store.js';
-import { answerHere, errorData, moved, namesFile, parseJsonBody, prepared, type ErrorData, type PooledPayload, type PooledResult } from './wire.js';
+import { answerHere, errorData, moved, namesFile, prepared, type ErrorData, type PooledPayload, type PooledResult } from './shared.js';
+import { parseJsonBody } from '../../wire/strict-json.js';
 
 export interface PipelinePayload extends PooledPayload {
   /** The pipeline, or the 404 its id gets: answered once the body is known to be JSON, as inline. */

@@ -1,6 +1,11 @@
 import Type from 'typebox';
-import { CollectionName } from '../../kernel/handshake.js';
-import { MAX_K } from '../../service/stores/stores.js';
+import { CollectionName } from '../kernel/handshake.js';
+
+/** A connection's name: what a request, a pipeline step or a CLI flag names. */
+export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** Most results one search may ask for. */
+export const MAX_K = 1000;
 
 /** Wire shapes of the store routes (server/routes/stores.ts). */
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CHUNKER_REQUEST_FIELDS } from '../../kernel/body-schema.js';
+import { CHUNKER_REQUEST_FIELDS } from '../kernel/body-schema.js';
 
 /** Wire shapes of the pipeline routes; named once in the OpenAPI document (server/schemas.ts). */
 
