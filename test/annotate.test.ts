@@ -29,17 +29,11 @@ function reference(text: string, structure: Structure, spans: readonly Span[]): 
       meta.headings = path.map((h) => h.text);
     }
     if (blocks.length) {
-      const kinds = new Set<string>();
-      let at = s.start;
+      // By characters, not by a sweep: a kind for every non-empty block the chunk overlaps, and
+      // `text` when any non-blank character of the chunk lies outside every block.
+      const kinds = new Set(blocks.filter((b) => b.start < b.end && b.start < s.end && b.end > s.start).map((b) => b.kind));
       let loose = false;
-      for (const b of blocks) {
-        if (b.end <= s.start || b.start === b.end) continue;
-        if (b.start >= s.end) break;
-        if (b.start > at && text.slice(at, b.start).trim() !== '') loose = true;
-        kinds.add(b.kind);
-        at = Math.max(at, b.end);
-      }
-      if (at < s.end && text.slice(at, s.end).trim() !== '') loose = true;
+      for (let i = s.start; i < s.end && !loose; i++) loose = text[i]!.trim() !== '' && !blocks.some((b) => b.start <= i && i < b.end);
       meta.blocks = [...(loose ? ['text'] : []), ...['table', 'code'].filter((k) => kinds.has(k))];
     }
     if (structure.pages.length) meta.pages = structure.pages.filter((p) => (p.start < s.end && p.end > s.start) || (p.start === p.end && p.start >= s.start && p.start < s.end)).map((p) => p.number);

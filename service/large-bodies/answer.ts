@@ -16,7 +16,7 @@ import { invalidJsonError } from '../../wire/strict-json.js';
 
 /** The job modules' URLs (a worker imports them; boot has the workers import them as they start). */
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-export const POOLED_JOB = new URL(`../pooled/job${ext}`, import.meta.url).href;
+export const POOLED_JOB = new URL(`./job${ext}`, import.meta.url).href;
 
 /** What a pooled request comes back as: the answer's bytes, the documents to run, or a body naming a file (parsed). */
 export type Pooled = { bytes: Uint8Array } | { prepared: Prepared } | { body: unknown };

@@ -17,7 +17,7 @@ import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.
 import type { AppDeps } from '../deps.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../document-runs/documents.js';
 
-export const PIPELINE_JOB = new URL(`../pooled/pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
 export async function pipelinePooled(raw: RawRequest, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode'], slug = false): Promise<Pooled> {
