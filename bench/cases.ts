@@ -7,7 +7,9 @@ export type Texts = () => string[];
 
 /** A row for one of our chunker plugins over `texts`, with `config` (defaults fill the rest). */
 export function ours(o: Options, id: string, job: string, plugin: string, config: Record<string, unknown>, texts: Texts): Case {
-  const label = `chunkd ${plugin} (${Object.entries(config).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`;
+  const label = `chunkd ${plugin} (${Object.entries(config)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ')})`;
   return {
     id,
     label,

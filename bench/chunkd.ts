@@ -1,16 +1,16 @@
 /** chunkd's chunkers as the bench runs them: found in the registry, run through the kernel's own path. */
 import { discover } from '../kernel/discovery.js';
-import type { Registry } from '../kernel/registry.js';
+import type { Registry, Plugin } from '../kernel/registry.js';
 import type { Chunk } from '../kernel/chunk.js';
 import { inline, Runner, type Doc, type Executor } from '../kernel/engine/index.js';
-import type { Plugin } from '../kernel/registry.js';
 import { forgetSurrogatePairs } from '../kernel/surrogates.js';
 
 let registry: Promise<Registry> | undefined;
 export const loadRegistry = (): Promise<Registry> => (registry ??= discover());
 
 /** A runner as a request gets one, with no output cap: the bench times the work, not the refusals. */
-export const benchRunner = (executor: Executor = inline): Runner => new Runner(executor, { maxOutputBytes: Number.MAX_SAFE_INTEGER, maxDocumentOutputBytes: Number.MAX_SAFE_INTEGER, maxChunks: Number.MAX_SAFE_INTEGER });
+export const benchRunner = (executor: Executor = inline): Runner =>
+  new Runner(executor, { maxOutputBytes: Number.MAX_SAFE_INTEGER, maxDocumentOutputBytes: Number.MAX_SAFE_INTEGER, maxChunks: Number.MAX_SAFE_INTEGER });
 
 /** One plugin's chunk objects for each document, through the runner on this thread (steps, offsets, ids: the code a request runs). */
 export const runChunks = (plugin: Plugin, config: Record<string, unknown>, docs: Doc[]): Promise<Chunk[][]> =>

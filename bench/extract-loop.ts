@@ -17,7 +17,8 @@ const doc = await PDFDocument.create();
 const font = await doc.embedFont(StandardFonts.Helvetica);
 for (let i = 0; i < pages; i++) {
   const page = doc.addPage();
-  for (let l = 0; l < 50; l++) page.drawText(`Page ${i + 1}, line ${l}: the quick brown fox jumps over the lazy dog.`, { x: 40, y: 800 - l * 15, size: 10, font });
+  for (let l = 0; l < 50; l++)
+    page.drawText(`Page ${i + 1}, line ${l}: the quick brown fox jumps over the lazy dog.`, { x: 40, y: 800 - l * 15, size: 10, font });
 }
 const bytes = await doc.save();
 

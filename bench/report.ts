@@ -34,7 +34,13 @@ export const repeatable = (first: ChildReply | undefined) => {
 function combine(row: Row): Measured | undefined {
   const ms = row.results.map(measured).filter((m): m is Measured => m !== undefined);
   if (!ms.length) return undefined;
-  return { ...ms[0]!, runs: ms.reduce((n, m) => n + m.runs, 0), medianMs: median(ms.map((m) => m.medianMs)), cpuMs: median(ms.map((m) => m.cpuMs)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
+  return {
+    ...ms[0]!,
+    runs: ms.reduce((n, m) => n + m.runs, 0),
+    medianMs: median(ms.map((m) => m.medianMs)),
+    cpuMs: median(ms.map((m) => m.cpuMs)),
+    peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)),
+  };
 }
 
 /** ours / theirs: the median of per-round ratios where both ran in a round (noise hits both alike), else of the medians. */
@@ -120,14 +126,17 @@ export function document(info: RunInfo, sections: Section[]): string {
     '',
     `Measured side by side in one run: every chunker against its peers on the same text with the same tokenizer. Figures are ratios between rows of the same run, not claims about other machines. Each throughput row runs in its own child process (warm-up, then repeated runs; the median is reported), and reports both its wall-clock time and the CPU time its process spent per run; a ratio target is judged by CPU time (a busy neighbour on the shared cores inflates wall time, not this process's CPU time), paired per round with its peer, the wall-clock ratio beside it. Peak RSS is that process's, including about ${num(info.baselineRssMb)} MB that an idle Node process with the TypeScript loader already holds.`,
     '',
-    table(['', ''], [
-      ['command', `\`${info.command}\``],
-      ['date', info.started.toISOString().replace(/\.\d+Z$/, 'Z')],
-      ['duration', `${Math.round(info.seconds)} s`],
-      ['machine', machine()],
-      ['node', process.version],
-      ['commit', commit()],
-    ]),
+    table(
+      ['', ''],
+      [
+        ['command', `\`${info.command}\``],
+        ['date', info.started.toISOString().replace(/\.\d+Z$/, 'Z')],
+        ['duration', `${Math.round(info.seconds)} s`],
+        ['machine', machine()],
+        ['node', process.version],
+        ['commit', commit()],
+      ],
+    ),
     '',
     '## Targets',
     '',
@@ -158,7 +167,10 @@ function commit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     // results.md itself is not code: the quality suites write their sections into it during the run.
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results.md'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results.md'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return 'unknown (not a git checkout)';

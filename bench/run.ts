@@ -23,7 +23,13 @@ const HELP = `Usage: npm run bench -- [--quick] [--out FILE] [suite ...]
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, data: { type: 'string' }, child: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      data: { type: 'string' },
+      child: { type: 'string' },
+      help: { type: 'boolean' },
+    },
     allowPositionals: true,
   });
   if (values.child) {

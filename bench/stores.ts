@@ -55,7 +55,10 @@ export interface StoreRowResult {
   load: string;
 }
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 const rssMiB = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 const log = (l: string) => process.stderr.write(`${l}\n`);
 
@@ -113,7 +116,10 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
     }
     let arrowTable: Table | undefined;
     const rawArrow = await timeWrites(info, size, async (b) => {
-      const data = toArrow(rowSchema(info.dimension), b.docs.flatMap((d) => d.rows));
+      const data = toArrow(
+        rowSchema(info.dimension),
+        b.docs.flatMap((d) => d.rows),
+      );
       if (!arrowTable) arrowTable = await db.createTable('arrow', data);
       else await arrowTable.add(data);
     });
@@ -122,9 +128,22 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
     const store = (await plugin.connect({ path: join(dir, 'chunkd') })) as HandshakeImpl & LanceStoreUpkeep;
     const meta = { model: info.model, dimension: info.dimension };
     const ours = await timeWrites(info, size, (b) => store.writeMany!('bench', b.docs, meta));
-    if (rawPlain) row({ what: 'write, chunks/s (vs raw add of plain objects)', chunkd: ours.perS, raw: rawPlain.perS, unit: 'chunks/s', ratio: ours.perS / rawPlain.perS });
-    row({ what: 'write, chunks/s (vs raw add of Arrow built by column)', chunkd: ours.perS, raw: rawArrow.perS, unit: 'chunks/s', ratio: ours.perS / rawArrow.perS });
-    row({ what: 'RSS at half / end of the writes, MiB (raw: Arrow add)', chunkd: ours.rssEnd, raw: rawArrow.rssEnd, unit: 'MiB', note: `chunkd ${ours.rssHalf} → ${ours.rssEnd} (peak ${ours.rssPeak}); raw ${rawArrow.rssHalf} → ${rawArrow.rssEnd}` });
+    if (rawPlain)
+      row({ what: 'write, chunks/s (vs raw add of plain objects)', chunkd: ours.perS, raw: rawPlain.perS, unit: 'chunks/s', ratio: ours.perS / rawPlain.perS });
+    row({
+      what: 'write, chunks/s (vs raw add of Arrow built by column)',
+      chunkd: ours.perS,
+      raw: rawArrow.perS,
+      unit: 'chunks/s',
+      ratio: ours.perS / rawArrow.perS,
+    });
+    row({
+      what: 'RSS at half / end of the writes, MiB (raw: Arrow add)',
+      chunkd: ours.rssEnd,
+      raw: rawArrow.rssEnd,
+      unit: 'MiB',
+      note: `chunkd ${ours.rssHalf} → ${ours.rssEnd} (peak ${ours.rssPeak}); raw ${rawArrow.rssHalf} → ${rawArrow.rssEnd}`,
+    });
 
     // Upkeep after the writes settle: compaction, full-text and document indexes, the vector index. The raw engine gets the same indexes by hand.
     let t = performance.now();
@@ -138,24 +157,72 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
       await arrowTable!.optimize();
       await arrowTable!.createIndex('text', { config: Index.fts({ withPosition: false }) });
       const rawIndexS = (performance.now() - t) / 1000;
-      row({ what: 'indexing after the writes, s (chunkd: upkeep once writes settle, vector index included; raw: optimize + the full-text index, no vector index)', chunkd: upkeepS, raw: rawIndexS, unit: 's', note: stats ? `vector index: ${stats.indexType}, ${stats.numIndexedRows.toLocaleString('en')} rows` : 'no vector index (below the threshold)' });
-      row({ what: 'write + indexing, chunks/s', chunkd: ours.rows / (ours.rows / ours.perS + upkeepS), raw: rawArrow.rows / (rawArrow.rows / rawArrow.perS + rawIndexS), unit: 'chunks/s', ratio: (rawArrow.rows / rawArrow.perS + rawIndexS) / (ours.rows / ours.perS + upkeepS) });
-    } else row({ what: 'indexing after the writes, s (upkeep once writes settle: compaction, full-text and document indexes, the vector index)', chunkd: upkeepS, unit: 's', note: `${stats ? `vector index: ${stats.indexType}, ${stats.numIndexedRows.toLocaleString('en')} rows` : 'no vector index'}; the raw engine's indexing is timed at 10^5 only (it doubles the run)` });
+      row({
+        what: 'indexing after the writes, s (chunkd: upkeep once writes settle, vector index included; raw: optimize + the full-text index, no vector index)',
+        chunkd: upkeepS,
+        raw: rawIndexS,
+        unit: 's',
+        note: stats ? `vector index: ${stats.indexType}, ${stats.numIndexedRows.toLocaleString('en')} rows` : 'no vector index (below the threshold)',
+      });
+      row({
+        what: 'write + indexing, chunks/s',
+        chunkd: ours.rows / (ours.rows / ours.perS + upkeepS),
+        raw: rawArrow.rows / (rawArrow.rows / rawArrow.perS + rawIndexS),
+        unit: 'chunks/s',
+        ratio: (rawArrow.rows / rawArrow.perS + rawIndexS) / (ours.rows / ours.perS + upkeepS),
+      });
+    } else
+      row({
+        what: 'indexing after the writes, s (upkeep once writes settle: compaction, full-text and document indexes, the vector index)',
+        chunkd: upkeepS,
+        unit: 's',
+        note: `${stats ? `vector index: ${stats.indexType}, ${stats.numIndexedRows.toLocaleString('en')} rows` : 'no vector index'}; the raw engine's indexing is timed at 10^5 only (it doubles the run)`,
+      });
 
     // Searches: the plugin, and the engine itself on the plugin's own table (same index, same settings), and exact.
     const raw = await connect(join(dir, 'chunkd'));
     const table = await raw.openTable('bench');
     const indices = (await table.listIndices()).map((i) => `${i.name} (${i.indexType})`).join(', ');
-    const exact = await timeSearches(qs, async (q) => (await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(K).select(['id']).toArray()).map((r) => r.id as string));
+    const exact = await timeSearches(qs, async (q) =>
+      (await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(K).select(['id']).toArray()).map((r) => r.id as string),
+    );
     const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
-    const engine = await timeSearches(qs, async (q) => (await table.vectorSearch(q.vector).distanceType('cosine').nprobes(VECTOR_SEARCH.nprobes).refineFactor(VECTOR_SEARCH.refineFactor).limit(K).toArray()).map((r) => r.id as string));
+    const engine = await timeSearches(qs, async (q) =>
+      (
+        await table.vectorSearch(q.vector).distanceType('cosine').nprobes(VECTOR_SEARCH.nprobes).refineFactor(VECTOR_SEARCH.refineFactor).limit(K).toArray()
+      ).map((r) => r.id as string),
+    );
     const approximate = indices.includes('vector_idx');
-    row({ what: `vector search p50, ms (raw: the engine on the same table and index)`, chunkd: mine.p50, raw: engine.p50, unit: 'ms', ratio: engine.p50 / mine.p50, recall: recallAt(mine.found, exact.found), note: approximate ? `indexes: ${indices}; nprobes ${VECTOR_SEARCH.nprobes}, refine_factor ${VECTOR_SEARCH.refineFactor}` : `exact (below the threshold); indexes: ${indices}` });
-    row({ what: 'vector search p99, ms', chunkd: mine.p99, raw: engine.p99, unit: 'ms', ratio: engine.p99 / mine.p99, recall: recallAt(engine.found, exact.found) });
+    row({
+      what: `vector search p50, ms (raw: the engine on the same table and index)`,
+      chunkd: mine.p50,
+      raw: engine.p50,
+      unit: 'ms',
+      ratio: engine.p50 / mine.p50,
+      recall: recallAt(mine.found, exact.found),
+      note: approximate
+        ? `indexes: ${indices}; nprobes ${VECTOR_SEARCH.nprobes}, refine_factor ${VECTOR_SEARCH.refineFactor}`
+        : `exact (below the threshold); indexes: ${indices}`,
+    });
+    row({
+      what: 'vector search p99, ms',
+      chunkd: mine.p99,
+      raw: engine.p99,
+      unit: 'ms',
+      ratio: engine.p99 / mine.p99,
+      recall: recallAt(engine.found, exact.found),
+    });
     row({ what: 'exact (flat) vector search p50 / p99, ms: the engine, no index', raw: exact.p50, unit: 'ms', note: `p99 ${num(exact.p99)} ms` });
     const text = await timeSearches(qs, async (q) => (await store.search('bench', { text: q.text, k: K })).map((h) => h.id));
     const rawText = await timeSearches(qs, async (q) => (await table.search(q.text, 'fts', 'text').limit(K).toArray()).map((r) => r.id as string));
-    row({ what: 'text search (BM25) p50, ms', chunkd: text.p50, raw: rawText.p50, unit: 'ms', ratio: rawText.p50 / text.p50, note: `p99 ${num(text.p99)} vs ${num(rawText.p99)} ms` });
+    row({
+      what: 'text search (BM25) p50, ms',
+      chunkd: text.p50,
+      raw: rawText.p50,
+      unit: 'ms',
+      ratio: rawText.p50 / text.p50,
+      note: `p99 ${num(text.p99)} vs ${num(rawText.p99)} ms`,
+    });
     table.close();
     raw.close();
     arrowTable!.close();
@@ -167,7 +234,13 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
   return out;
 }
 
-async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string, plugin: { connect(c: unknown): Promise<HandshakeImpl> }): Promise<StoreRowResult[]> {
+async function pgvector(
+  size: number,
+  info: CorpusInfo,
+  qs: Query[],
+  url: string,
+  plugin: { connect(c: unknown): Promise<HandshakeImpl> },
+): Promise<StoreRowResult[]> {
   const out: StoreRowResult[] = [];
   const row = (r: Omit<StoreRowResult, 'store' | 'size' | 'load'>) => {
     out.push({ store: 'pgvector', size, load: load(), ...r });
@@ -177,7 +250,10 @@ async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string
   await client.connect();
   const prefix = `bench${process.pid}_`;
   try {
-    const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as { v: string; ext: string };
+    const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as {
+      v: string;
+      ext: string;
+    };
     // The raw engine: a table with the plugin's columns and indexes, one INSERT … SELECT unnest per batch.
     const rawTable = tables(`${prefix}raw_`, 'bench').rows;
     for (const sql of createRows(rawTable, info.dimension)) await client.query(sql);
@@ -185,14 +261,35 @@ async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string
       const rows = b.docs.flatMap((d) => d.rows);
       await client.query(
         `INSERT INTO ${rawTable} (id, document, text, start_index, end_index, token_count, metadata, embedding) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::vector[])`,
-        [rows.map((r) => r.id), rows.map((r) => r.document), rows.map((r) => r.text), rows.map((r) => r.start_index), rows.map((r) => r.end_index), rows.map((r) => r.token_count), rows.map((r) => JSON.stringify(r.metadata)), rows.map((r) => `[${Array.from(r.embedding).join(',')}]`)],
+        [
+          rows.map((r) => r.id),
+          rows.map((r) => r.document),
+          rows.map((r) => r.text),
+          rows.map((r) => r.start_index),
+          rows.map((r) => r.end_index),
+          rows.map((r) => r.token_count),
+          rows.map((r) => JSON.stringify(r.metadata)),
+          rows.map((r) => `[${Array.from(r.embedding).join(',')}]`),
+        ],
       );
     });
     const store = await plugin.connect({ url, table_prefix: prefix, pool_size: 4 });
     const meta = { model: info.model, dimension: info.dimension };
     const ours = await timeWrites(info, size, (b) => store.writeMany!('bench', b.docs, meta));
-    row({ what: 'write, chunks/s (HNSW, GIN and document indexes kept by the server)', chunkd: ours.perS, raw: raw.perS, unit: 'chunks/s', ratio: ours.perS / raw.perS, note: `${server.v.split(' on ')[0]}, pgvector ${server.ext}` });
-    row({ what: 'RSS at half / end of the writes, MiB (this process: the server is another)', chunkd: ours.rssEnd, unit: 'MiB', note: `${ours.rssHalf} → ${ours.rssEnd}` });
+    row({
+      what: 'write, chunks/s (HNSW, GIN and document indexes kept by the server)',
+      chunkd: ours.perS,
+      raw: raw.perS,
+      unit: 'chunks/s',
+      ratio: ours.perS / raw.perS,
+      note: `${server.v.split(' on ')[0]}, pgvector ${server.ext}`,
+    });
+    row({
+      what: 'RSS at half / end of the writes, MiB (this process: the server is another)',
+      chunkd: ours.rssEnd,
+      unit: 'MiB',
+      note: `${ours.rssHalf} → ${ours.rssEnd}`,
+    });
     const rows = tables(prefix, 'bench').rows;
     const vec = (q: Query) => `[${Array.from(q.vector).join(',')}]`;
     await client.query('BEGIN');
@@ -202,13 +299,34 @@ async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string
     const efSearch = Number((await client.query('SHOW hnsw.ef_search')).rows[0]['hnsw.ef_search']);
     const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
     const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, false), [vec(q), K])).rows.map((r) => r.id as string));
-    row({ what: 'vector search p50, ms (HNSW; raw: the same SQL on one connection)', chunkd: mine.p50, raw: engine.p50, unit: 'ms', ratio: engine.p50 / mine.p50, recall: recallAt(mine.found, exact.found), note: `hnsw.ef_search ${efSearch} (the default), m 16, ef_construction 64` });
-    row({ what: 'vector search p99, ms', chunkd: mine.p99, raw: engine.p99, unit: 'ms', ratio: engine.p99 / mine.p99, recall: recallAt(engine.found, exact.found) });
+    row({
+      what: 'vector search p50, ms (HNSW; raw: the same SQL on one connection)',
+      chunkd: mine.p50,
+      raw: engine.p50,
+      unit: 'ms',
+      ratio: engine.p50 / mine.p50,
+      recall: recallAt(mine.found, exact.found),
+      note: `hnsw.ef_search ${efSearch} (the default), m 16, ef_construction 64`,
+    });
+    row({
+      what: 'vector search p99, ms',
+      chunkd: mine.p99,
+      raw: engine.p99,
+      unit: 'ms',
+      ratio: engine.p99 / mine.p99,
+      recall: recallAt(engine.found, exact.found),
+    });
     row({ what: 'exact vector search p50 / p99, ms: the server, index scans off', raw: exact.p50, unit: 'ms', note: `p99 ${num(exact.p99)} ms` });
     for (const ef of [100, 200, 400]) {
       await client.query(`SET hnsw.ef_search = ${ef}`);
       const tuned = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, false), [vec(q), K])).rows.map((r) => r.id as string));
-      row({ what: `vector search p50, ms: the engine with hnsw.ef_search ${ef}`, raw: tuned.p50, unit: 'ms', recall: recallAt(tuned.found, exact.found), note: `p99 ${num(tuned.p99)} ms` });
+      row({
+        what: `vector search p50, ms: the engine with hnsw.ef_search ${ef}`,
+        raw: tuned.p50,
+        unit: 'ms',
+        recall: recallAt(tuned.found, exact.found),
+        note: `p99 ${num(tuned.p99)} ms`,
+      });
     }
     await client.query('RESET hnsw.ef_search');
     const text = await timeSearches(qs, async (q) => (await store.search('bench', { text: q.text, k: K })).map((h) => h.id));
@@ -222,7 +340,14 @@ async function pgvector(size: number, info: CorpusInfo, qs: Query[], url: string
   return out;
 }
 
-export async function runStores(options: { quick: boolean; sizes?: number[]; pgUrl?: string; pgMax?: number; only?: string; partial?: (rows: StoreRowResult[]) => void }): Promise<{ rows: StoreRowResult[]; about: string }> {
+export async function runStores(options: {
+  quick: boolean;
+  sizes?: number[];
+  pgUrl?: string;
+  pgMax?: number;
+  only?: string;
+  partial?: (rows: StoreRowResult[]) => void;
+}): Promise<{ rows: StoreRowResult[]; about: string }> {
   const sizes = options.sizes ?? (options.quick ? [10_000] : [100_000, 1_000_000]);
   const info = await corpus(Math.max(...sizes));
   const { from, queries: qs } = await queries();
@@ -243,28 +368,59 @@ export async function runStores(options: { quick: boolean; sizes?: number[]; pgU
       options.partial?.(rows);
     }
   }
-  const sources = Object.entries(info.bySource).map(([s, n]) => `${s} ${n.toLocaleString('en')}`).join(', ');
+  const sources = Object.entries(info.bySource)
+    .map(([s, n]) => `${s} ${n.toLocaleString('en')}`)
+    .join(', ');
   const about = [
     `Real chunks: ${info.count.toLocaleString('en')} chunks cached from ${info.documents.toLocaleString('en')} files (${sources}), cut by the preset ${info.preset}, kept at 500–2,000 characters (mean ${info.meanChars}), each with its text and metadata, embedded by ${info.model} (${info.dimension} dimensions). A size takes the first chunks: the documentation first, source code only past ~565,000.`,
     `Queries: ${from}, embedded by the same model; the same texts as full-text queries. k = ${K}.`,
     `Writes: batches of whole documents, ~${BATCH.toLocaleString('en')} rows a call, as a job writes; the time of the write calls alone. The raw rows are the engine's own call on the same rows in the same run; the ratio is chunkd's speed over the raw engine's (for latencies, raw ms over chunkd ms). Recall@10 is against the exact top 10 of the same table.`,
     options.pgUrl ? '' : 'pgvector: not run here: no real PostgreSQL server was given (--pg-url or CHUNKD_BENCH_PG_URL).',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   return { rows, about };
 }
 
 export function storesTable(rows: StoreRowResult[]): string {
   return mdTable(
     ['store', 'chunks', 'measure', 'chunkd', 'raw engine', 'ratio', 'recall@10', 'note', 'load average'],
-    rows.map((r) => [r.store, r.size.toLocaleString('en'), r.what, num(r.chunkd), num(r.raw), r.ratio === undefined ? '—' : `${num(r.ratio)}×`, r.recall === undefined ? '—' : r.recall.toFixed(3), r.note ?? '', r.load]),
+    rows.map((r) => [
+      r.store,
+      r.size.toLocaleString('en'),
+      r.what,
+      num(r.chunkd),
+      num(r.raw),
+      r.ratio === undefined ? '—' : `${num(r.ratio)}×`,
+      r.recall === undefined ? '—' : r.recall.toFixed(3),
+      r.note ?? '',
+      r.load,
+    ]),
   );
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, 'pg-url': { type: 'string' }, 'pg-max': { type: 'string' }, json: { type: 'boolean', default: false }, partial: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      sizes: { type: 'string' },
+      'pg-url': { type: 'string' },
+      'pg-max': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      partial: { type: 'string' },
+      only: { type: 'string' },
+    },
+  });
   const sizes = values.sizes?.split(',').map(Number);
   const partial = values.partial ? (rows: StoreRowResult[]) => writeFileSync(values.partial!, storesTable(rows)) : undefined;
-  const { rows, about } = await runStores({ quick: values.quick!, sizes, pgUrl: values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL, pgMax: values['pg-max'] ? Number(values['pg-max']) : undefined, only: values.only, partial });
+  const { rows, about } = await runStores({
+    quick: values.quick!,
+    sizes,
+    pgUrl: values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL,
+    pgMax: values['pg-max'] ? Number(values['pg-max']) : undefined,
+    only: values.only,
+    partial,
+  });
   if (values.json) console.log(JSON.stringify({ rows, about }));
   else console.log(`${about}\n\n${storesTable(rows)}`);
 }

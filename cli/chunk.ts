@@ -166,10 +166,14 @@ const byteCap = (settings: Settings) => settings.maxTextChars * 4;
  */
 async function readFiles(files: string[], settings: Settings): Promise<string[]> {
   if (files.length > settings.maxTexts) {
-    throw new Usage(`${files.length.toLocaleString('en')} files were named; the limit is ${settings.maxTexts.toLocaleString('en')} per run. Name fewer files, or raise ${envOf('maxTexts')}.`);
+    throw new Usage(
+      `${files.length.toLocaleString('en')} files were named; the limit is ${settings.maxTexts.toLocaleString('en')} per run. Name fewer files, or raise ${envOf('maxTexts')}.`,
+    );
   }
   const tooBig = (file: string, what: string) =>
-    new Usage(`${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise ${envOf('maxTextChars')}.`);
+    new Usage(
+      `${file === '-' ? 'Standard input' : file} ${what}; the limit is ${settings.maxTextChars.toLocaleString('en')} characters per file. Split it, or raise ${envOf('maxTextChars')}.`,
+    );
   for (const file of files) {
     if (file === '-') continue;
     let stat: Stats;
@@ -179,7 +183,8 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
       throw unreadable(file, e);
     }
     if (stat.isDirectory()) throw unreadable(file, { code: 'EISDIR' });
-    if (!stat.isFile()) throw new Usage(`Cannot read ${file}: it is not a regular file (a pipe, device or socket may never end). Name a regular file, or - for standard input.`);
+    if (!stat.isFile())
+      throw new Usage(`Cannot read ${file}: it is not a regular file (a pipe, device or socket may never end). Name a regular file, or - for standard input.`);
     if (stat.size > byteCap(settings)) throw tooBig(file, `has ${stat.size.toLocaleString('en')} bytes, more than any text within the limit`);
   }
   let stdin: Promise<Buffer> | undefined;
@@ -187,15 +192,19 @@ async function readFiles(files: string[], settings: Settings): Promise<string[]>
   for (const file of files) {
     let bytes: Buffer;
     try {
-      if (file === '-') bytes = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
-      else bytes = readRegularFile(file, byteCap(settings), (size) => tooBig(file, `has ${size.toLocaleString('en')} bytes, more than any text within the limit`));
+      if (file === '-')
+        bytes = await (stdin ??= readCapped(process.stdin, byteCap(settings), () => tooBig(file, 'holds more bytes than any text within the limit')));
+      else
+        bytes = readRegularFile(file, byteCap(settings), (size) => tooBig(file, `has ${size.toLocaleString('en')} bytes, more than any text within the limit`));
     } catch (e) {
       throw e instanceof Usage || e instanceof UnreadableFile ? e : unreadable(file, e);
     }
     // As the server refuses them (422): invalid bytes are never replaced by U+FFFD behind the user's back.
     const bad = invalidUtf8At(bytes);
     if (bad >= 0) {
-      throw new Usage(`${file === '-' ? 'Standard input' : file} is not valid UTF-8: the first invalid byte (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is at byte offset ${bad}. Convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) and run again.`);
+      throw new Usage(
+        `${file === '-' ? 'Standard input' : file} is not valid UTF-8: the first invalid byte (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is at byte offset ${bad}. Convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) and run again.`,
+      );
     }
     const text = bytes.toString('utf8');
     if (text.length > settings.maxTextChars) throw tooBig(file, `has ${text.length.toLocaleString('en')} characters`);
@@ -221,7 +230,8 @@ async function readCapped(stream: NodeJS.ReadableStream & { destroy(): void }, c
 
 function unreadable(file: string, e: unknown): Usage {
   const code = (e as { code?: string }).code;
-  const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+  const why =
+    code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
   return new Usage(`Cannot read ${file}: ${why}. Name a readable text file, or - for standard input.`);
 }
 
@@ -246,7 +256,8 @@ function jsonConfig(raw: string | undefined): Record<string, unknown> {
   } catch (e) {
     throw new Usage(`--config is not valid JSON (${(e as Error).message}): send an object, e.g. --config '{"chunk_size": 256}'.`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Usage(`--config must be a JSON object, e.g. --config '{"chunk_size": 256}'.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Usage(`--config must be a JSON object, e.g. --config '{"chunk_size": 256}'.`);
   return value as Record<string, unknown>;
 }
 
@@ -280,7 +291,10 @@ async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settin
   const file = parsed.pipeline!;
   let raw: unknown;
   try {
-    const tooBig = (size: number) => new Usage(`The pipeline ${file} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`);
+    const tooBig = (size: number) =>
+      new Usage(
+        `The pipeline ${file} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`,
+      );
     raw = JSON.parse(readRegularFile(file, settings.maxBodyBytes, tooBig, 'pipeline').toString('utf8'));
   } catch (e) {
     if (e instanceof Usage || e instanceof UnreadableFile) throw e;
@@ -290,13 +304,20 @@ async function pipelinePlan(registry: Registry, parsed: Parsed, settings: Settin
   if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
   const steps = await validateSteps(registry, body.steps, ['steps']);
   const pipeline = { id: file, name: body.name ?? basename(file), description: null, steps, created_at: '', updated_at: '' };
-  return (texts) => pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings, isolate: true });
+  return (texts) =>
+    pipelineDocuments(pipeline, { text: texts, offset_unit: 'codepoint', return_type: 'chunks' }, { registry, executor: inline, settings, isolate: true });
 }
 
 /** Run the documents, writing chunks as they come (ndjson) or all at the end (json). Exit 2 when a document failed on its input. */
 async function output(docs: Documents, parsed: Parsed, texts: string[]): Promise<number> {
   const names = parsed.files.map((f) => (f === '-' ? '-' : f));
-  const progress = process.stderr.isTTY ? new Progress(process.stderr, docs.total, texts.map((t) => Buffer.byteLength(t))) : undefined;
+  const progress = process.stderr.isTTY
+    ? new Progress(
+        process.stderr,
+        docs.total,
+        texts.map((t) => Buffer.byteLength(t)),
+      )
+    : undefined;
   const results: (Chunk[] | string[])[] = [];
   let status = 0;
   await eachDocument(

@@ -25,10 +25,10 @@ import { evaluate, type Candidate, type CandidateResult } from '../service/evalu
 import type { LocateMode } from '../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
 import { checkStoreRetriever, storeOf } from '../service/evaluation/store-retriever.js';
-import type { EvalRetriever } from '../service/evaluation/spec.js';
+import type { EvalRetriever, EvalSpec } from '../service/evaluation/spec.js';
 import { Stores } from '../service/stores/stores.js';
 import { StoresConfigError } from '../service/stores/connections.js';
-import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../service/evaluation/spec.js';
+import { checkBudget, checkRetrieval, checkSpec } from '../service/evaluation/spec.js';
 import { resultsTable } from '../service/evaluation/table.js';
 import { Progress } from './progress.js';
 
@@ -96,15 +96,20 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
       process.stdout.write(`${EVAL_HELP}\n`);
       return 0;
     }
-    const retriever: EvalRetriever = values.retriever!.startsWith('store:') ? (values.retriever as EvalRetriever) : oneOf(values.retriever!, RETRIEVERS, '--retriever', ', or store:NAME (a store connection)');
+    const retriever: EvalRetriever = values.retriever!.startsWith('store:')
+      ? (values.retriever as EvalRetriever)
+      : oneOf(values.retriever!, RETRIEVERS, '--retriever', ', or store:NAME (a store connection)');
     const locate = oneOf(values.locate!, LOCATES, '--locate');
     const format = oneOf(values.format!, FORMATS, '--format');
-    if (!values.corpora || !values.questions) throw new Usage('Name the documents and the questions: chunkd eval --corpora DIR --questions FILE.csv. Run: chunkd eval --help');
-    const k = (values.k ?? ['5']).flatMap((v) => v.split(',')).map((v) => {
-      const n = Number(v.trim());
-      if (!Number.isInteger(n) || n < 1) throw new Usage(`--k takes whole numbers of at least 1 (got '${v}').`);
-      return n;
-    });
+    if (!values.corpora || !values.questions)
+      throw new Usage('Name the documents and the questions: chunkd eval --corpora DIR --questions FILE.csv. Run: chunkd eval --help');
+    const k = (values.k ?? ['5'])
+      .flatMap((v) => v.split(','))
+      .map((v) => {
+        const n = Number(v.trim());
+        if (!Number.isInteger(n) || n < 1) throw new Usage(`--k takes whole numbers of at least 1 (got '${v}').`);
+        return n;
+      });
     const settings = readSettings(env);
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
@@ -124,7 +129,14 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel, store);
     // Each candidate chunks every document: the rate is of document bytes through chunking and scoring.
     const bytes = documents.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
-    const bar = process.stderr.isTTY ? new Progress(process.stderr, candidates.length, candidates.map(() => bytes), 'candidates') : undefined;
+    const bar = process.stderr.isTTY
+      ? new Progress(
+          process.stderr,
+          candidates.length,
+          candidates.map(() => bytes),
+          'candidates',
+        )
+      : undefined;
     const { results } = await evaluate(spec, candidates, { ...services, progress: (p) => p.stage === 'scored' && bar?.done(p.candidate!) });
     bar?.finish();
     process.stdout.write(format === 'json' ? `${JSON.stringify({ results: results.map(jsonRow) })}\n` : `${resultsTable(results)}\n`);
@@ -157,7 +169,10 @@ function boundedReader(settings: Settings): ReadFile {
   return (path, what) => {
     const questions = what === 'questions';
     const [limit, name] = questions ? [settings.maxBodyBytes, envOf('maxBodyBytes')] : [settings.maxTextChars * 4, envOf('maxTextChars')];
-    const tooBig = (size: number) => new Usage(`The ${what} ${path} has ${size.toLocaleString('en')} bytes; the limit is ${limit.toLocaleString('en')} (${name}${questions ? '' : ', 4 bytes a character'}). Use a smaller file, or raise ${name}.`);
+    const tooBig = (size: number) =>
+      new Usage(
+        `The ${what} ${path} has ${size.toLocaleString('en')} bytes; the limit is ${limit.toLocaleString('en')} (${name}${questions ? '' : ', 4 bytes a character'}). Use a smaller file, or raise ${name}.`,
+      );
     return readRegularFile(path, limit, tooBig, what);
   };
 }
@@ -191,16 +206,25 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
         } catch (e) {
           throw new Usage(`${at} is not valid JSON (${(e as Error).message}): give pipeline steps, e.g. ${DEFAULT_CANDIDATE}.`);
         }
-        steps = Array.isArray(label) ? label : (label as { steps?: unknown }).steps ?? [label];
+        steps = Array.isArray(label) ? label : ((label as { steps?: unknown }).steps ?? [label]);
       } else if (existsSync(trimmed)) {
-        const tooBig = (size: number) => new Usage(`${at} ${trimmed} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`);
-        const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(JSON.parse(readRegularFile(trimmed, settings.maxBodyBytes, tooBig, 'candidate').toString('utf8')), () => {});
+        const tooBig = (size: number) =>
+          new Usage(
+            `${at} ${trimmed} has ${size.toLocaleString('en')} bytes; a pipeline body may have ${settings.maxBodyBytes.toLocaleString('en')} (${envOf('maxBodyBytes')}).`,
+          );
+        const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(
+          JSON.parse(readRegularFile(trimmed, settings.maxBodyBytes, tooBig, 'candidate').toString('utf8')),
+          () => {},
+        );
         if (!body.steps) throw new Usage(`${at}: the pipeline file ${trimmed} has no "steps".`);
         label = trimmed;
         steps = body.steps;
       } else {
         const file = resolve(settings.dataDir, DATABASE_FILE);
-        if (!existsSync(file)) throw new Usage(`${at} '${trimmed}' is neither JSON steps, a file, nor a stored pipeline (no pipelines database at ${file}; set ${flagOf('dataDir')} with ${envOf('dataDir')}).`);
+        if (!existsSync(file))
+          throw new Usage(
+            `${at} '${trimmed}' is neither JSON steps, a file, nor a stored pipeline (no pipelines database at ${file}; set ${flagOf('dataDir')} with ${envOf('dataDir')}).`,
+          );
         store ??= await SqliteStore.open(file);
         const pipeline = (await store.get(trimmed)) ?? (await store.getByName(trimmed));
         if (!pipeline) throw new Usage(`${at}: no pipeline with id or name '${trimmed}' in ${file}.`);

@@ -19,7 +19,9 @@ const COMMANDS = ['serve', 'chunk', 'eval', 'process', 'ingest', 'search'];
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(`${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\nchunkd --version prints the version.`);
+    console.log(
+      `${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\nchunkd --version prints the version.`,
+    );
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -83,7 +85,10 @@ function suggestion(e: unknown, names: string[]): string {
 /** Development only: re-run this command under Node's file watcher, which restarts on changes. */
 function reload(args: string[]): Promise<number> {
   const script = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--watch', ...process.execArgv, script, 'serve', ...args.filter((a) => a !== flagOf('reload'))], { stdio: 'inherit', env: { ...process.env, [envOf('reload')]: 'false' } });
+  const child = spawn(process.execPath, ['--watch', ...process.execArgv, script, 'serve', ...args.filter((a) => a !== flagOf('reload'))], {
+    stdio: 'inherit',
+    env: { ...process.env, [envOf('reload')]: 'false' },
+  });
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
 }
 

@@ -55,7 +55,13 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const pipeline = { id: String(flags.pipeline), name: basename(String(flags.pipeline)), description: null, steps, created_at: '', updated_at: '' };
     const deps = { registry, executor: inline, settings, services: { stores }, isolate: true };
     const reader = { registry, runner: runnerOf(inline, settings, true), settings };
-    const progress = process.stderr.isTTY ? new Progress(process.stderr, files.length, files.map((f) => f.size)) : undefined;
+    const progress = process.stderr.isTTY
+      ? new Progress(
+          process.stderr,
+          files.length,
+          files.map((f) => f.size),
+        )
+      : undefined;
     const counts = { written: 0, skipped: 0, failed: 0 };
     for (const [i, file] of files.entries()) {
       const failed = (why: string) => {
@@ -72,7 +78,13 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
         try {
           // Read as an upload is (service/files/upload.ts): the chef its type needs, under the same limits.
           const { format, document } = await readFile(reader, { bytes, filename: basename(file.path) });
-          const docs = await pipelineDocuments(pipeline, { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] }, deps, undefined, { format, ...(document.structureJson ? { structureJson: document.structureJson } : {}) });
+          const docs = await pipelineDocuments(
+            pipeline,
+            { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] },
+            deps,
+            undefined,
+            { format, ...(document.structureJson ? { structureJson: document.structureJson } : {}) },
+          );
           await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
         } catch (e) {
           if (!isChunkdError(e)) throw e;
@@ -86,7 +98,9 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
       progress?.done(i);
     }
     progress?.finish();
-    process.stdout.write(`${JSON.stringify({ files: files.length, ...counts, store: write.store, collection: (write.config as { collection: string }).collection })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ files: files.length, ...counts, store: write.store, collection: (write.config as { collection: string }).collection })}\n`,
+    );
     return counts.failed ? 1 : 0;
   } catch (e) {
     if (e instanceof Usage) {
@@ -115,7 +129,8 @@ async function readPipeline(file: string, registry: Awaited<ReturnType<typeof di
   const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(raw, () => {});
   if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
   const steps = await validateSteps(registry, body.steps, ['steps'], stores);
-  if (steps.at(-1)?.type !== 'write') throw new Usage(`The pipeline ${file} does not end in a write step: add {"type": "write", "store": "default", "config": {"collection": "docs"}}.`);
+  if (steps.at(-1)?.type !== 'write')
+    throw new Usage(`The pipeline ${file} does not end in a write step: add {"type": "write", "store": "default", "config": {"collection": "docs"}}.`);
   return steps;
 }
 

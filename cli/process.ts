@@ -32,7 +32,12 @@ export async function processCommand(args: string[], env: NodeJS.ProcessEnv = pr
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
     const bytes = new Uint8Array(
-      readRegularFile(file, settings.maxFileBytes, (size) => new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (${envOf('maxFileBytes')}).`)),
+      readRegularFile(
+        file,
+        settings.maxFileBytes,
+        (size) =>
+          new Usage(`${file} has ${size.toLocaleString('en')} bytes; the limit is ${settings.maxFileBytes.toLocaleString('en')} (${envOf('maxFileBytes')}).`),
+      ),
     );
     const facts = { filename: basename(file) };
     const plugin = chef === 'auto' ? chefFor(registry, facts, bytes) : registry.get('chef', chef);

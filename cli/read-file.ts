@@ -28,7 +28,8 @@ export function readRegularFile(path: string, maxBytes: number, tooBig: (size: n
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) throw new UnreadableFile(`Cannot read the ${what} ${path}: it is a directory. Name a file.`);
-    if (!stat.isFile()) throw new UnreadableFile(`Cannot read the ${what} ${path}: it is not a regular file (a pipe, device or socket may never end). Name a regular file.`);
+    if (!stat.isFile())
+      throw new UnreadableFile(`Cannot read the ${what} ${path}: it is not a regular file (a pipe, device or socket may never end). Name a regular file.`);
     if (stat.size > maxBytes) throw tooBig(stat.size);
     // Read to the end, whatever the stat said: a file that grew past the limit meanwhile is refused, never cut short.
     const parts: Buffer[] = [];

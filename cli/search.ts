@@ -27,7 +27,8 @@ export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const [store, ...extra] = positional;
     if (store === undefined || extra.length) throw new Usage(`Name one store connection to search. Run: chunkd search --help`);
     if (flags.collection === undefined) throw new Usage('--collection is required: the collection to search. Run: chunkd search --help');
-    if ((flags.query === undefined) === (flags.embedding === undefined)) throw new Usage('Give either --query (a text) or --embedding (a JSON list of numbers).');
+    if ((flags.query === undefined) === (flags.embedding === undefined))
+      throw new Usage('Give either --query (a text) or --embedding (a JSON list of numbers).');
     const k = flags.k === undefined ? 5 : Number(flags.k);
     if (!Number.isInteger(k)) throw new Usage(`--k must be a whole number; got '${flags.k}'.`);
     let embedding: number[] | undefined;
@@ -49,7 +50,10 @@ export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = pro
       k,
       ...(flags.document === undefined ? {} : { filter: { document: String(flags.document) } }),
     });
-    for (const h of hits) process.stdout.write(`${JSON.stringify({ id: h.id, text: h.text, start_index: h.start_index, end_index: h.end_index, token_count: h.token_count, metadata: { ...h.metadata, document: h.document }, score: h.score })}\n`);
+    for (const h of hits)
+      process.stdout.write(
+        `${JSON.stringify({ id: h.id, text: h.text, start_index: h.start_index, end_index: h.end_index, token_count: h.token_count, metadata: { ...h.metadata, document: h.document }, score: h.score })}\n`,
+      );
     return 0;
   } catch (e) {
     if (e instanceof Usage) {

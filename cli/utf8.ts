@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 export function invalidUtf8At(bytes: Uint8Array): number {
   if (isUtf8(bytes)) return -1;
   const n = bytes.length;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const b = bytes[i]!;
     if (b < 0x80) {
       i++;

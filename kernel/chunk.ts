@@ -3,13 +3,23 @@ import Type, { type Static } from 'typebox';
 /** The chunk object on the wire, in the key order clients see. Unset optional fields are omitted. */
 export const Chunk = Type.Object(
   {
-    id: Type.String({ description: 'Deterministic id derived from content and position: chnk_ + 32 hex digits mixing a 128-bit XXH3 hash of the whole input text with the chunk span (for a chunk a refinery received without an id: of the chunk text and its offsets).' }),
+    id: Type.String({
+      description:
+        'Deterministic id derived from content and position: chnk_ + 32 hex digits mixing a 128-bit XXH3 hash of the whole input text with the chunk span (for a chunk a refinery received without an id: of the chunk text and its offsets).',
+    }),
     text: Type.String({ description: 'The chunk text; equals input.slice(start_index, end_index) for chunkers.' }),
     start_index: Type.Integer({ minimum: 0, description: 'Start offset in the input (code points unless offset_unit says otherwise).' }),
     end_index: Type.Integer({ minimum: 0, description: 'End offset (exclusive) in the input.' }),
     token_count: Type.Integer({ minimum: 0, description: 'Number of tokens of the named tokenizer.' }),
-    context: Type.Optional(Type.String({ description: "Text that gives the chunk its meaning, for a retriever to read with it: added by the overlap refinery, a table's header rows (table chunker), or a section title and the surrounding text (passage chunker)." })),
-    embedding: Type.Optional(Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery (or by a chunker that embeds as it cuts: late).' })),
+    context: Type.Optional(
+      Type.String({
+        description:
+          "Text that gives the chunk its meaning, for a retriever to read with it: added by the overlap refinery, a table's header rows (table chunker), or a section title and the surrounding text (passage chunker).",
+      }),
+    ),
+    embedding: Type.Optional(
+      Type.Array(Type.Number(), { description: 'Vector set by the embeddings refinery (or by a chunker that embeds as it cuts: late).' }),
+    ),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Chunker-specific metadata.' })),
   },
   { additionalProperties: true },

@@ -25,7 +25,10 @@ export async function discover(extraDirs: readonly string[] = []): Promise<Regis
       const folder = join(dir, entry);
       if (!statSync(folder).isDirectory() || /^[._]/.test(entry) || entry === 'node_modules') continue;
       const index = INDEX_FILES.map((f) => join(folder, f)).find(existsSync);
-      if (!index) throw new PluginLoadError(`Plugin folder ${folder} has no ${INDEX_FILES.join(' or ')}: add the manifest, or prefix the folder name with _ if it is not a plugin.`);
+      if (!index)
+        throw new PluginLoadError(
+          `Plugin folder ${folder} has no ${INDEX_FILES.join(' or ')}: add the manifest, or prefix the folder name with _ if it is not a plugin.`,
+        );
       const manifest = await loadManifest(index);
       try {
         registry.register(manifest, index);
@@ -46,7 +49,9 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
   }
   const manifest = mod.default as AnyManifest | undefined;
   if (!manifest || typeof manifest !== 'object') {
-    throw new PluginLoadError(`Plugin manifest ${file} must export default defineChunker({...}), defineRefinery({...}), defineChef({...}) or defineHandshake({...}).`);
+    throw new PluginLoadError(
+      `Plugin manifest ${file} must export default defineChunker({...}), defineRefinery({...}), defineChef({...}) or defineHandshake({...}).`,
+    );
   }
   try {
     checkMeta(manifest, ['manifest']);
@@ -60,14 +65,18 @@ export async function loadManifest(file: string): Promise<AnyManifest> {
     throw new PluginLoadError(`Invalid plugin manifest ${file}: a handshake declares its capabilities: {vector: boolean, text: boolean}.`);
   }
   if (manifest.embeddedDefault !== undefined && (manifest.kind !== 'handshake' || typeof manifest.embeddedDefault !== 'function')) {
-    throw new PluginLoadError(`Invalid plugin manifest ${file}: embeddedDefault is a handshake's function from a directory to the connection config of the default store.`);
+    throw new PluginLoadError(
+      `Invalid plugin manifest ${file}: embeddedDefault is a handshake's function from a directory to the connection config of the default store.`,
+    );
   }
   if (typeof manifest.load !== 'function') throw new PluginLoadError(`Invalid plugin manifest ${file}: load must be a function returning import('./impl.js').`);
   for (const [key, field] of Object.entries(manifest.config.properties)) {
     const f = field as { default?: unknown; description?: string };
     // A handshake's config is a connection: a field with no sensible default (a URL) is required in the connection entry instead.
     if ((f.default === undefined && manifest.kind !== 'handshake') || !f.description) {
-      throw new PluginLoadError(`Invalid plugin manifest ${file}: config field '${key}' needs ${manifest.kind === 'handshake' ? '' : 'a default and '}a description.`);
+      throw new PluginLoadError(
+        `Invalid plugin manifest ${file}: config field '${key}' needs ${manifest.kind === 'handshake' ? '' : 'a default and '}a description.`,
+      );
     }
   }
   return manifest;

@@ -19,7 +19,10 @@ export function isInstalled(pkg: string): boolean {
 
 /** Packages of the required extras that are not installed, in declaration order. */
 export function missingPackages(extras: readonly Extra[]): string[] {
-  return extras.filter((e) => e.required !== false).flatMap((e) => e.packages).filter((p) => !isInstalled(p));
+  return extras
+    .filter((e) => e.required !== false)
+    .flatMap((e) => e.packages)
+    .filter((p) => !isInstalled(p));
 }
 
 /** The 501 answered while an extra is missing: it names the packages and the install command. */

@@ -19,8 +19,7 @@ export const TokenizerField = (fallback = 'character') =>
       'Tokenizer that counts tokens: character, word, byte, gpt2, r50k_base, p50k_base, cl100k_base, o200k_base, or a Hugging Face tokenizer.json under the model roots (--models-dir, the Hugging Face cache).',
   });
 
-export const ChunkSizeField = (fallback = 512) =>
-  Type.Integer({ default: fallback, minimum: 1, description: 'Maximum tokens per chunk.' });
+export const ChunkSizeField = (fallback = 512) => Type.Integer({ default: fallback, minimum: 1, description: 'Maximum tokens per chunk.' });
 
 const Delimiter = () => Type.String({ minLength: 1, maxLength: MAX_DELIMITER_LENGTH });
 
@@ -34,7 +33,8 @@ export const MinCharactersPerSentenceField = () =>
   Type.Integer({
     default: 12,
     minimum: 0,
-    description: "Minimum sentence length in UTF-8 bytes (Chonkie's rule): a sentence joins the one before it when either is shorter (a short first sentence joins the next). 0 or 1: never.",
+    description:
+      "Minimum sentence length in UTF-8 bytes (Chonkie's rule): a sentence joins the one before it when either is shorter (a short first sentence joins the next). 0 or 1: never.",
   });
 
 /** The default is shared; the description says what the minimum constrains in each chunker. */

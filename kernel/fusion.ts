@@ -66,13 +66,21 @@ export function fuse<K>(text: readonly Hit<K>[], vector: readonly Hit<K>[], rule
   } else {
     const how = rule.rule === 'score' ? rule.normalise : 'minmax';
     // rerank: the text candidates' own vector scores are what is normalised
-    const nt = normaliser(t.map((h) => h.score), how);
+    const nt = normaliser(
+      t.map((h) => h.score),
+      how,
+    );
     const nv = normaliser(rule.rule === 'rerank' ? all.filter((e) => e.vScore !== undefined).map((e) => e.vScore!) : v.map((h) => h.score), how);
-    scored = all.map((e) => ({ e, s: w * (e.tScore === undefined ? nt.low : nt.of(e.tScore)) + (1 - w) * (e.vScore === undefined ? nv.low : nv.of(e.vScore)) }));
+    scored = all.map((e) => ({
+      e,
+      s: w * (e.tScore === undefined ? nt.low : nt.of(e.tScore)) + (1 - w) * (e.vScore === undefined ? nv.low : nv.of(e.vScore)),
+    }));
   }
   const far = Number.MAX_SAFE_INTEGER;
   scored.sort((a, b) => b.s - a.s || (a.e.t ?? far) - (b.e.t ?? far) || (a.e.v ?? far) - (b.e.v ?? far));
-  const out: FusedHit<K>[] = scored.slice(0, limit).map(({ e, s }) => ({ id: e.id, score: s, ...(e.t ? { text_rank: e.t } : {}), ...(e.v ? { vector_rank: e.v } : {}) }));
+  const out: FusedHit<K>[] = scored
+    .slice(0, limit)
+    .map(({ e, s }) => ({ id: e.id, score: s, ...(e.t ? { text_rank: e.t } : {}), ...(e.v ? { vector_rank: e.v } : {}) }));
   if (rule.rule === 'rerank') {
     // after the candidates, the vector list's own hits (scored below every candidate)
     const seen = new Set(out.map((h) => h.id));

@@ -11,7 +11,11 @@ import { sourceKey, chunkId } from './ids.js';
  * A collection's name: what a request or a pipeline step may name. Handshakes may use it as a table
  * name as is (it cannot start with `_`, so a store's own tables, named `_chunkd…`, never collide).
  */
-export const CollectionName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$', description: 'The collection (a table in the store): letters, digits, _ and -, at most 63, starting with a letter or digit.', examples: ['docs'] });
+export const CollectionName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$',
+  description: 'The collection (a table in the store): letters, digits, _ and -, at most 63, starting with a letter or digit.',
+  examples: ['docs'],
+});
 
 /** One chunk as stored: its id is storeChunkId(document, chunk), so a re-write replaces rather than adds. */
 export interface StoreRow {

@@ -63,7 +63,10 @@ export function chunkId(key: SourceKey, start: number, end: number): string {
  */
 export function chunkIds(key: SourceKey, spans: readonly { start: number; end: number }[]): string[] {
   const out = new Array<string>(spans.length);
-  const k0 = key[0]!, k1 = key[1]!, k2 = key[2]!, k3 = key[3]!;
+  const k0 = key[0]!,
+    k1 = key[1]!,
+    k2 = key[2]!,
+    k3 = key[3]!;
   for (let first = 0; first < spans.length; first += BLOCK) {
     const last = Math.min(spans.length, first + BLOCK);
     for (let i = first, at = DIGITS_AT / 2; i < last; i++, at += SLOT / 2) {

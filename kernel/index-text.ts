@@ -48,7 +48,10 @@ export function indexText(chunk: IndexableChunk, span: string = chunk.text, opti
 /** A document's name as words: its last path segment, without a file extension, `_`, `-` and `.` read as spaces. */
 export function documentWords(document: string): string {
   const base = document.split(/[/\\]/).pop() ?? '';
-  return base.replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[_\-.\s]+/g, ' ').trim();
+  return base
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/[_\-.\s]+/g, ' ')
+    .trim();
 }
 
 function headingPath(metadata: Record<string, unknown> | undefined): string[] {

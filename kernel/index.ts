@@ -9,12 +9,23 @@
 export { defineChef, defineChunker, defineHandshake, defineRefinery, type ChefImpl, type ChunkContext, type ChunkerImpl, type RefineryImpl } from './plugin.js';
 export { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from './handshake.js';
 export { Chunk, type Span, type SpanRef } from './chunk.js';
-export { ChunkSizeField, DelimField, EMBEDDED_MODEL, EmbeddingModelField, IncludeDelimField, MAX_NAME_LENGTH, MinCharactersPerSentenceField, MinSentencesPerChunkField, TokenizerField } from './fields.js';
+export {
+  ChunkSizeField,
+  DelimField,
+  EMBEDDED_MODEL,
+  EmbeddingModelField,
+  IncludeDelimField,
+  MAX_NAME_LENGTH,
+  MinCharactersPerSentenceField,
+  MinSentencesPerChunkField,
+  TokenizerField,
+} from './fields.js';
 export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEATS, PARSER_COST, STRUCTURE_COST, tokenizerCost } from './cost.js';
 
 // Errors, optional packages, names.
 export { ChunkdError, configError, isChunkdError, validationError } from './errors.js';
 export { requireExtra } from './extras.js';
+export type { Extra } from './plugin.js';
 export { closest, unknownNameMessage } from './suggest.js';
 
 // Small shared tools.
@@ -28,15 +39,53 @@ export { mappedModel } from './model-map.js';
 export { hubCacheDir, MAX_JSON_BYTES, MAX_MODEL_BYTES, modelFile, readModelFile, resolveModelPath } from './model-files.js';
 
 // The tokenizer service.
-export { countSpan, spanCounter, type SpanCounter, loadHfTokenizer, loadTokenizer, tokensIn, upperBound, TOKENIZER_NAMES, type HfTokenizer, type Tokenizer } from './tokenizers/index.js';
+export {
+  countSpan,
+  spanCounter,
+  type SpanCounter,
+  loadHfTokenizer,
+  loadTokenizer,
+  tokensIn,
+  upperBound,
+  TOKENIZER_NAMES,
+  type HfTokenizer,
+  type Tokenizer,
+} from './tokenizers/index.js';
 export { tokenWindows } from './tokenizers/windows.js';
 
-
 // The embedding service (onnxruntime-node is imported only when an ONNX model loads).
-export { batches, cosine, isApiName, loadEmbedder, loadOnnxTokenModel, locateModelDir, normalize, ONNX_EXTRA, type Embedder, type HubNeeds, type OnnxTokenModel, type TokenVectors } from './embeddings/index.js';
+export {
+  batches,
+  cosine,
+  isApiName,
+  loadEmbedder,
+  loadOnnxTokenModel,
+  locateModelDir,
+  normalize,
+  ONNX_EXTRA,
+  type Embedder,
+  type HubNeeds,
+  type OnnxTokenModel,
+  type TokenVectors,
+} from './embeddings/index.js';
 
 // Splitting: sentences and delimiters, recipes, the recursive chunker.
-export { createRecursive, groupEnds, loadRecipe, RecursiveConfig, recursiveChunker, sentenceSplitter, splitSentences, utf8LengthUpTo, type MergeRule, type Recipe, type Rule, type SentenceSpan, type SplitOptions, type Splitter } from './split/index.js';
+export {
+  createRecursive,
+  groupEnds,
+  loadRecipe,
+  RecursiveConfig,
+  recursiveChunker,
+  sentenceSplitter,
+  splitSentences,
+  utf8LengthUpTo,
+  type MergeRule,
+  type Recipe,
+  type Rule,
+  type SentenceSpan,
+  type SplitOptions,
+  type Splitter,
+} from './split/index.js';
 
 // Chefs: decoding, the structure of a document, limits and their refusals.
 export { decodeHtml, decodeUtf8, isUtf8Text, utf8TextStart } from './chef/decode.js';

@@ -51,4 +51,8 @@ const tooDeep = (loc: (string | number)[]) =>
   validationError(loc.slice(0, 8), `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (the limit): flatten it.`, 'too_deep');
 
 const notFinite = (loc: (string | number)[]) =>
-  validationError(loc, `${String(loc[loc.length - 1])} is a number out of range (a JSON number beyond ±1.8e308, such as 1e400, overflows to infinity): send a finite number.`, 'finite_number');
+  validationError(
+    loc,
+    `${String(loc[loc.length - 1])} is a number out of range (a JSON number beyond ±1.8e308, such as 1e400, overflows to infinity): send a finite number.`,
+    'finite_number',
+  );

@@ -22,13 +22,15 @@ export function parseModelMap(entries: readonly string[]): Map<string, string> {
     const eq = entry.indexOf('=');
     const from = eq < 0 ? '' : entry.slice(0, eq).trim();
     const to = eq < 0 ? '' : entry.slice(eq + 1).trim();
-    if (!from || !to) throw new ChunkdError('BAD_REQUEST', `${setting()}: '${entry}' is not requested=installed (e.g. minishlab/potion-base-8M=/models/potion-base-8M).`);
+    if (!from || !to)
+      throw new ChunkdError('BAD_REQUEST', `${setting()}: '${entry}' is not requested=installed (e.g. minishlab/potion-base-8M=/models/potion-base-8M).`);
     if (map.has(from)) throw new ChunkdError('BAD_REQUEST', `${setting()}: '${from}' is mapped twice; keep one entry.`);
     if (from === to) throw new ChunkdError('BAD_REQUEST', `${setting()}: '${entry}' maps a name to itself; remove it.`);
     map.set(from, to);
   }
   for (const [from, to] of map) {
-    if (map.has(to)) throw new ChunkdError('BAD_REQUEST', `${setting()}: '${from}' maps to '${to}', which is mapped too; map each name straight to an installed model.`);
+    if (map.has(to))
+      throw new ChunkdError('BAD_REQUEST', `${setting()}: '${from}' maps to '${to}', which is mapped too; map each name straight to an installed model.`);
   }
   return map;
 }

@@ -39,11 +39,23 @@ export const ManifestMeta = Type.Object({
   extras: Type.Array(Extra),
   aliases: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Config fields clients send under another name: {alias: field}.' })),
   config: Type.Object({ type: Type.Literal('object'), properties: Type.Record(Type.String(), Type.Object({})) }),
-  mediaTypes: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), { description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).' })),
-  extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' })),
-  capabilities: Type.Optional(Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes: whether they search by vector, by text, or both.' })),
+  mediaTypes: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[a-z0-9.+-]+/([a-z0-9.+-]+|\\*)$' }), {
+      description: 'Chefs: the media types they read (`text/*` matches any text type no chef names exactly).',
+    }),
+  ),
+  extensions: Type.Optional(
+    Type.Array(Type.String({ pattern: '^\\.[a-z0-9.+_-]+$' }), { description: 'Chefs: the file name extensions they read, lower case with the dot.' }),
+  ),
+  capabilities: Type.Optional(
+    Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes: whether they search by vector, by text, or both.' }),
+  ),
   collectionKey: Type.Optional(
-    Type.String({ pattern: '^[a-z][a-z0-9_]*$', description: "Handshakes: the field a flat write step names the collection under, as Chonkie's store_in(<handshake>, <field>=...) does (default collection_name)." }),
+    Type.String({
+      pattern: '^[a-z][a-z0-9_]*$',
+      description:
+        "Handshakes: the field a flat write step names the collection under, as Chonkie's store_in(<handshake>, <field>=...) does (default collection_name).",
+    }),
   ),
 });
 

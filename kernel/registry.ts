@@ -204,6 +204,8 @@ export class Registry {
   /** What to say of a name no plugin of this kind has: the closest names, or that there are none. */
   unknownMessage(kind: Kind, name: string): string {
     const known = this.list(kind).map((p) => p.name);
-    return known.length ? unknownNameMessage(kind, name, known) : `Unknown ${kind} '${name}': this server has no ${kind} plugins (GET /v1/plugins lists what it has).`;
+    return known.length
+      ? unknownNameMessage(kind, name, known)
+      : `Unknown ${kind} '${name}': this server has no ${kind} plugins (GET /v1/plugins lists what it has).`;
   }
 }

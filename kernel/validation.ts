@@ -45,7 +45,11 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
     if (check(data)) return data as T;
     if (!withinValues(data, FULL_REPORT_MAX_VALUES)) {
       const issues = toIssues(check.errors ?? [], loc, data);
-      issues.push({ loc, msg: `Only the first problem is listed: the body holds more than ${FULL_REPORT_MAX_VALUES.toLocaleString('en')} values, too many to check for every one. Fix it and send again.`, type: 'too_many_errors' });
+      issues.push({
+        loc,
+        msg: `Only the first problem is listed: the body holds more than ${FULL_REPORT_MAX_VALUES.toLocaleString('en')} values, too many to check for every one. Fix it and send again.`,
+        type: 'too_many_errors',
+      });
       throw new ChunkdError('VALIDATION', issues);
     }
     checkAll(data);
@@ -86,14 +90,21 @@ function toIssues(errors: AjvError[], base: (string | number)[], root: unknown):
   let more = 0;
   for (const e of errors) {
     if (unions.size && hidden(e, unions)) continue;
-    const key = e.keyword === 'required' || e.keyword === 'additionalProperties' ? `${e.instancePath}/${String(e.params.missingProperty ?? e.params.additionalProperty)}` : e.instancePath;
+    const key =
+      e.keyword === 'required' || e.keyword === 'additionalProperties'
+        ? `${e.instancePath}/${String(e.params.missingProperty ?? e.params.additionalProperty)}`
+        : e.instancePath;
     if (seen.has(key)) continue;
     seen.add(key);
     if (issues.length < MAX_ISSUES) issues.push(toIssue(e, base, root));
     else more++;
   }
   if (more) {
-    issues.push({ loc: base, msg: `${more.toLocaleString('en')} more problem${more === 1 ? ' was' : 's were'} found and not listed (a response lists at most ${MAX_ISSUES}): fix the ones above and send again.`, type: 'too_many_errors' });
+    issues.push({
+      loc: base,
+      msg: `${more.toLocaleString('en')} more problem${more === 1 ? ' was' : 's were'} found and not listed (a response lists at most ${MAX_ISSUES}): fix the ones above and send again.`,
+      type: 'too_many_errors',
+    });
   }
   return issues;
 }

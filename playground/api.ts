@@ -105,7 +105,13 @@ export type DocResult = { chunks: Chunk[] } | { error: string };
  * `{index, chunks}` or `{index, error}` per document); a server that answers plain JSON (a list of
  * lists) is read the same way, all at once, so the page works with either.
  */
-export async function runBatch(path: string, body: Record<string, unknown>, onTotal: (n: number) => void, onDoc: (index: number, r: DocResult) => void, signal?: AbortSignal): Promise<void> {
+export async function runBatch(
+  path: string,
+  body: Record<string, unknown>,
+  onTotal: (n: number) => void,
+  onDoc: (index: number, r: DocResult) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   const res = await fetch(path, { method: 'POST', headers: headers({ accept: 'application/x-ndjson' }), body: JSON.stringify(body), signal });
   if (!res.ok) throw await failure(res);
   if (!(res.headers.get('content-type') ?? '').includes('ndjson') || !res.body) {

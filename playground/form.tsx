@@ -5,7 +5,8 @@ export type Raw = Record<string, string | boolean>;
 
 type Kind = 'boolean' | 'integer' | 'number' | 'select' | 'string' | 'json';
 
-const choices = (s: JsonSchema): unknown[] | undefined => s.enum ?? (s.anyOf?.length && s.anyOf.every((a) => 'const' in a) ? s.anyOf.map((a) => a.const) : undefined);
+const choices = (s: JsonSchema): unknown[] | undefined =>
+  s.enum ?? (s.anyOf?.length && s.anyOf.every((a) => 'const' in a) ? s.anyOf.map((a) => a.const) : undefined);
 
 /** How a JSON Schema field is edited; anything the form has no widget for is edited as JSON. */
 export function kindOf(s: JsonSchema): Kind {
@@ -46,7 +47,8 @@ export function configOf(schema: JsonSchema, raw: Raw): { config: Record<string,
     const value = raw[name];
     const kind = kindOf(s);
     if (kind === 'boolean') config[name] = value === true;
-    else if (typeof value !== 'string' || value === '') continue; // empty: the server's default
+    else if (typeof value !== 'string' || value === '')
+      continue; // empty: the server's default
     else if (kind === 'integer' || kind === 'number') {
       const n = Number(value);
       if (Number.isFinite(n)) config[name] = n;
@@ -79,20 +81,43 @@ export function ConfigForm({ prefix, schema, raw, errors, onChange }: FormProps)
   return (
     <div class="fields">
       {fields.map(([name, s]) => (
-        <Field key={name} id={`${prefix}-${name}`} name={name} schema={s} value={raw[name] ?? ''} error={errors[name]} onInput={(v) => onChange({ ...raw, [name]: v })} />
+        <Field
+          key={name}
+          id={`${prefix}-${name}`}
+          name={name}
+          schema={s}
+          value={raw[name] ?? ''}
+          error={errors[name]}
+          onInput={(v) => onChange({ ...raw, [name]: v })}
+        />
       ))}
     </div>
   );
 }
 
-function Field({ id, name, schema, value, error, onInput }: { id: string; name: string; schema: JsonSchema; value: string | boolean; error?: string; onInput(v: string | boolean): void }) {
+function Field({
+  id,
+  name,
+  schema,
+  value,
+  error,
+  onInput,
+}: {
+  id: string;
+  name: string;
+  schema: JsonSchema;
+  value: string | boolean;
+  error?: string;
+  onInput(v: string | boolean): void;
+}) {
   const kind = kindOf(schema);
   const described = [`${id}-help`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const common = { id, name, 'aria-describedby': described, 'aria-invalid': error ? true : undefined };
   const text = (e: Event) => onInput((e.currentTarget as HTMLInputElement).value);
   const def = schema.default === undefined ? '' : ` (default ${JSON.stringify(schema.default)})`;
   let control;
-  if (kind === 'boolean') control = <input type="checkbox" {...common} checked={value === true} onChange={(e) => onInput((e.currentTarget as HTMLInputElement).checked)} />;
+  if (kind === 'boolean')
+    control = <input type="checkbox" {...common} checked={value === true} onChange={(e) => onInput((e.currentTarget as HTMLInputElement).checked)} />;
   else if (kind === 'select')
     control = (
       <select {...common} value={String(value)} onChange={text}>
@@ -104,8 +129,20 @@ function Field({ id, name, schema, value, error, onInput }: { id: string; name: 
       </select>
     );
   else if (kind === 'integer' || kind === 'number')
-    control = <input type="number" inputMode="decimal" step={kind === 'integer' ? 1 : 'any'} min={schema.minimum} max={schema.maximum} {...common} value={String(value)} onInput={text} />;
-  else if (kind === 'string' && !/[\n\t]/.test(String(value)) && !/[\n\t]/.test(String(schema.default ?? ''))) control = <input type="text" spellcheck={false} {...common} value={String(value)} onInput={text} />;
+    control = (
+      <input
+        type="number"
+        inputMode="decimal"
+        step={kind === 'integer' ? 1 : 'any'}
+        min={schema.minimum}
+        max={schema.maximum}
+        {...common}
+        value={String(value)}
+        onInput={text}
+      />
+    );
+  else if (kind === 'string' && !/[\n\t]/.test(String(value)) && !/[\n\t]/.test(String(schema.default ?? '')))
+    control = <input type="text" spellcheck={false} {...common} value={String(value)} onInput={text} />;
   else control = <textarea rows={2} spellcheck={false} {...common} value={String(value)} onInput={text} />;
   return (
     <div class={`field field-${kind}${error ? ' invalid' : ''}`}>

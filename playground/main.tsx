@@ -40,7 +40,8 @@ This page shows them: each chunk is a coloured span over the text, the list belo
 `;
 
 /** Text-like files are read in the browser; anything else is refused with a reason. */
-const TEXT_FILE = /\.(txt|md|markdown|rst|py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|ya?ml|toml|ini|cfg|csv|tsv|html?|xml|css|scss|java|go|rs|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|kt|swift|scala|lua|sql|tex|log)$/i;
+const TEXT_FILE =
+  /\.(txt|md|markdown|rst|py|ts|tsx|js|jsx|mjs|cjs|json|jsonl|ya?ml|toml|ini|cfg|csv|tsv|html?|xml|css|scss|java|go|rs|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|kt|swift|scala|lua|sql|tex|log)$/i;
 
 /** A step as the pipeline lists show it: its plugin, or the store a write step writes to. */
 const stepName = (s: Step) => s.chef ?? s.chunker ?? s.refinery ?? (s.store ? `write to ${s.store}` : s.type);
@@ -92,13 +93,18 @@ function App() {
     setLoadError('');
     try {
       // The chunkers work without the pipeline store: a store that fails only hides the pipelines.
-      const [ps, pls] = await Promise.all([call<PluginInfo[]>('GET', '/v1/plugins'), call<Pipeline[]>('GET', '/v1/pipelines?limit=100').catch((e: Error) => e)]);
+      const [ps, pls] = await Promise.all([
+        call<PluginInfo[]>('GET', '/v1/plugins'),
+        call<Pipeline[]>('GET', '/v1/pipelines?limit=100').catch((e: Error) => e),
+      ]);
       setPlugins(ps);
       if (Array.isArray(pls)) setPipelines(pls);
       else setLoadError(`The stored pipelines could not be listed: ${pls.message}`);
       if (!ps.some((p) => `chunker:${p.name}` === source) && ps[0]) setSource(`chunker:${ps.find((p) => p.kind === 'chunker')?.name ?? ''}`);
     } catch (e) {
-      setLoadError(e instanceof ApiError && e.status === 401 ? `${e.message} Enter the server's API key above.` : `Could not load the plugins: ${(e as Error).message}`);
+      setLoadError(
+        e instanceof ApiError && e.status === 401 ? `${e.message} Enter the server's API key above.` : `Could not load the plugins: ${(e as Error).message}`,
+      );
     }
   }
   useEffect(() => void load(), []);
@@ -114,7 +120,9 @@ function App() {
     const all = [...list];
     const refused = all.filter((f) => !TEXT_FILE.test(f.name));
     const docs = await Promise.all(all.filter((f) => TEXT_FILE.test(f.name)).map(async (f) => ({ name: f.name, text: await f.text() })));
-    setMessage(refused.length ? { kind: 'error', text: `Not read (not a text file): ${refused.map((f) => f.name).join(', ')}. Paste their text instead.` } : undefined);
+    setMessage(
+      refused.length ? { kind: 'error', text: `Not read (not a text file): ${refused.map((f) => f.name).join(', ')}. Paste their text instead.` } : undefined,
+    );
     if (docs.length === 1) {
       setText(docs[0]!.text);
       setFiles([]);
@@ -154,7 +162,10 @@ function App() {
     }
     setErrors(placed);
     const n = e.detail.length - rest.length;
-    setMessage({ kind: 'error', text: `${fallback}: ${n ? `${n} problem${n > 1 ? 's' : ''} shown at the fields. ` : ''}${rest.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')}` });
+    setMessage({
+      kind: 'error',
+      text: `${fallback}: ${n ? `${n} problem${n > 1 ? 's' : ''} shown at the fields. ` : ''}${rest.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ')}`,
+    });
   }
 
   async function run() {
@@ -325,8 +336,16 @@ function App() {
   const chunks = doc?.chunks ?? [];
   const shown = selected !== undefined ? chunks[selected] : undefined;
   // The heading path where the shown chunk starts, from the chef's headings (same unit as the chunk's offsets).
-  const headings = shown && doc?.structure?.headings.length ? headingPath(doc.structure.headings.map((h) => ({ ...h, start: h.start_index, end: h.end_index })), shown.start_index) : undefined;
-  const json = result ? JSON.stringify(result.docs.length === 1 && !files.length ? result.docs[0]!.chunks : result.docs.map((d) => d.chunks ?? { error: d.error }), null, 2) : '';
+  const headings =
+    shown && doc?.structure?.headings.length
+      ? headingPath(
+          doc.structure.headings.map((h) => ({ ...h, start: h.start_index, end: h.end_index })),
+          shown.start_index,
+        )
+      : undefined;
+  const json = result
+    ? JSON.stringify(result.docs.length === 1 && !files.length ? result.docs[0]!.chunks : result.docs.map((d) => d.chunks ?? { error: d.error }), null, 2)
+    : '';
   const totalChunks = result?.docs.reduce((n, d) => n + (d.chunks?.length ?? 0), 0) ?? 0;
   const totalTokens = result?.docs.reduce((n, d) => n + (d.chunks ?? []).reduce((m, c) => m + c.token_count, 0), 0) ?? 0;
 
@@ -365,7 +384,14 @@ function App() {
         </nav>
         <form class="key" onSubmit={saveKey}>
           <label for="api-key">API key</label>
-          <input id="api-key" type="password" autoComplete="off" placeholder="only if the server needs one" value={key} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="api-key"
+            type="password"
+            autoComplete="off"
+            placeholder="only if the server needs one"
+            value={key}
+            onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)}
+          />
           <button type="submit">Use key</button>
           <small class="help">Kept in this tab only (sessionStorage), sent as a Bearer token.</small>
         </form>
@@ -437,7 +463,13 @@ function App() {
             ) : null}
           </select>
           <label for="chef">Process with</label>
-          <select id="chef" value={chef} disabled={!chunker} aria-describedby="chef-help" onChange={(e) => setChef((e.currentTarget as HTMLSelectElement).value)}>
+          <select
+            id="chef"
+            value={chef}
+            disabled={!chunker}
+            aria-describedby="chef-help"
+            onChange={(e) => setChef((e.currentTarget as HTMLSelectElement).value)}
+          >
             <option value="">none</option>
             {chefs.map((c) => (
               <option key={c.name} value={c.name} disabled={c.reads?.bytes_only === true}>
@@ -447,7 +479,9 @@ function App() {
             ))}
           </select>
           <small id="chef-help" class="help">
-            {chunker ? 'A chef reads the text first (its headings, tables, code); the chunker then cuts what it made, and each chunk shows its heading path.' : 'A stored pipeline runs its own steps.'}
+            {chunker
+              ? 'A chef reads the text first (its headings, tables, code); the chunker then cuts what it made, and each chunk shows its heading path.'
+              : 'A stored pipeline runs its own steps.'}
           </small>
           {chunker ? (
             <details class="config" open>
@@ -455,7 +489,13 @@ function App() {
                 <strong>{chunker.name}</strong> settings <span class="muted">— {chunker.summary}</span>
               </summary>
               {chunker.missing.length ? <p class="error">Needs: npm install {chunker.missing.join(' ')}</p> : null}
-              <ConfigForm prefix={`cfg-${chunker.name}`} schema={chunker.config} raw={rawFor(chunker)} errors={errors[chunker.name] ?? {}} onChange={(r) => setRaws({ ...raws, [chunker.name]: r })} />
+              <ConfigForm
+                prefix={`cfg-${chunker.name}`}
+                schema={chunker.config}
+                raw={rawFor(chunker)}
+                errors={errors[chunker.name] ?? {}}
+                onChange={(r) => setRaws({ ...raws, [chunker.name]: r })}
+              />
             </details>
           ) : pipeline ? (
             <div class="config">
@@ -474,7 +514,8 @@ function App() {
             </button>
             {progress ? (
               <span class="progress">
-                <progress id="progress" max={progress.total || 1} value={progress.done} aria-label="Documents done" /> {progress.done}/{progress.total} documents{' '}
+                <progress id="progress" max={progress.total || 1} value={progress.done} aria-label="Documents done" /> {progress.done}/{progress.total}{' '}
+                documents{' '}
                 <button type="button" onClick={() => batch.current?.abort()}>
                   Stop
                 </button>
@@ -487,11 +528,24 @@ function App() {
           {refineries.map((r) => (
             <div key={r.name} class="refinery">
               <div class="refinery-head">
-                <input type="checkbox" id={`use-${r.name}`} checked={refine[r.name] === true} onChange={(e) => setRefine({ ...refine, [r.name]: (e.currentTarget as HTMLInputElement).checked })} />
+                <input
+                  type="checkbox"
+                  id={`use-${r.name}`}
+                  checked={refine[r.name] === true}
+                  onChange={(e) => setRefine({ ...refine, [r.name]: (e.currentTarget as HTMLInputElement).checked })}
+                />
                 <label for={`use-${r.name}`}>{r.name}</label>
                 <span class="muted">{r.summary}</span>
               </div>
-              {refine[r.name] ? <ConfigForm prefix={`cfg-${r.name}`} schema={r.config} raw={rawFor(r)} errors={errors[r.name] ?? {}} onChange={(raw) => setRaws({ ...raws, [r.name]: raw })} /> : null}
+              {refine[r.name] ? (
+                <ConfigForm
+                  prefix={`cfg-${r.name}`}
+                  schema={r.config}
+                  raw={rawFor(r)}
+                  errors={errors[r.name] ?? {}}
+                  onChange={(raw) => setRaws({ ...raws, [r.name]: raw })}
+                />
+              ) : null}
             </div>
           ))}
           <button type="button" id="refine" disabled={busy || !result} onClick={() => void runRefineries()}>
@@ -503,7 +557,13 @@ function App() {
           <form class="save" onSubmit={(e) => void savePipeline(e)}>
             <div class={`field${errors.pipeline?.name ? ' invalid' : ''}`}>
               <label for="pipeline-name">Pipeline name</label>
-              <input id="pipeline-name" type="text" value={pipelineName} aria-describedby={errors.pipeline?.name ? 'pipeline-name-error' : undefined} onInput={(e) => setPipelineName((e.currentTarget as HTMLInputElement).value)} />
+              <input
+                id="pipeline-name"
+                type="text"
+                value={pipelineName}
+                aria-describedby={errors.pipeline?.name ? 'pipeline-name-error' : undefined}
+                onInput={(e) => setPipelineName((e.currentTarget as HTMLInputElement).value)}
+              />
               {errors.pipeline?.name ? (
                 <small id="pipeline-name-error" class="error" role="alert">
                   {errors.pipeline.name}
@@ -578,9 +638,14 @@ function App() {
               ) : null}
               <Histogram chunks={chunks} chunkSize={result.chunkSize} />
               <ChunkDetails chunk={shown} index={selected} headings={headings} />
-              {view === 'text' ? <SpansView text={doc?.text ?? ''} chunks={chunks} selected={selected} onSelect={setSelected} /> : <ListView chunks={chunks} selected={selected} onSelect={setSelected} />}
+              {view === 'text' ? (
+                <SpansView text={doc?.text ?? ''} chunks={chunks} selected={selected} onSelect={setSelected} />
+              ) : (
+                <ListView chunks={chunks} selected={selected} onSelect={setSelected} />
+              )}
               <p class="legend muted">
-                <span class="seg c0">chunk</span> <span class="seg c1">next chunk</span> <span class="seg c0 overlap">shared by two</span> <span class="seg ctx ctx0">overlap context</span> <span class="seg gap">not in any chunk</span>
+                <span class="seg c0">chunk</span> <span class="seg c1">next chunk</span> <span class="seg c0 overlap">shared by two</span>{' '}
+                <span class="seg ctx ctx0">overlap context</span> <span class="seg gap">not in any chunk</span>
               </p>
             </>
           ) : (

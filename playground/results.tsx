@@ -26,9 +26,21 @@ export function SpansView({ text, chunks, selected, onSelect }: ViewProps) {
           p.context.length ? `ctx ctx${p.context[0]! % 2}` : '',
           selected !== undefined && (p.chunks.includes(selected) || p.context.includes(selected)) ? 'sel' : '',
         ].join(' ');
-        const title = p.chunks.length ? p.chunks.map((i) => `#${i}`).join(' + ') + (p.context.length ? ` (context of ${p.context.map((i) => `#${i}`).join(', ')})` : '') : p.context.length ? `context of ${p.context.map((i) => `#${i}`).join(', ')}` : undefined;
+        const title = p.chunks.length
+          ? p.chunks.map((i) => `#${i}`).join(' + ') + (p.context.length ? ` (context of ${p.context.map((i) => `#${i}`).join(', ')})` : '')
+          : p.context.length
+            ? `context of ${p.context.map((i) => `#${i}`).join(', ')}`
+            : undefined;
         return (
-          <span key={p.start} class={cls} data-chunks={p.chunks.join(' ')} data-context={p.context.join(' ')} title={title} onMouseEnter={first !== undefined ? () => onSelect(first) : undefined} onClick={first !== undefined ? () => onSelect(first) : undefined}>
+          <span
+            key={p.start}
+            class={cls}
+            data-chunks={p.chunks.join(' ')}
+            data-context={p.context.join(' ')}
+            title={title}
+            onMouseEnter={first !== undefined ? () => onSelect(first) : undefined}
+            onClick={first !== undefined ? () => onSelect(first) : undefined}
+          >
             {text.slice(p.start, p.end)}
           </span>
         );
@@ -58,7 +70,8 @@ export function ListView({ chunks, selected, onSelect }: Omit<ViewProps, 'text'>
 
 /** Everything the API answered for one chunk (embeddings shortened). */
 export function ChunkDetails({ chunk, index, headings }: { chunk: Chunk | undefined; index: number | undefined; headings?: string[] }) {
-  if (!chunk || index === undefined) return <p class="muted details">Hover or click a chunk (or pick one in the list) to see its id, offsets, tokens and metadata.</p>;
+  if (!chunk || index === undefined)
+    return <p class="muted details">Hover or click a chunk (or pick one in the list) to see its id, offsets, tokens and metadata.</p>;
   const rows: [string, string][] = [
     ['chunk', `#${index}`],
     ['id', chunk.id],
@@ -67,7 +80,14 @@ export function ChunkDetails({ chunk, index, headings }: { chunk: Chunk | undefi
     ['token_count', String(chunk.token_count)],
   ];
   if (chunk.context !== undefined) rows.push(['context', JSON.stringify(chunk.context)]);
-  if (chunk.embedding) rows.push(['embedding', `${chunk.embedding.length} numbers: [${chunk.embedding.slice(0, 4).map((x) => x.toFixed(3)).join(', ')}, …]`]);
+  if (chunk.embedding)
+    rows.push([
+      'embedding',
+      `${chunk.embedding.length} numbers: [${chunk.embedding
+        .slice(0, 4)
+        .map((x) => x.toFixed(3))
+        .join(', ')}, …]`,
+    ]);
   // A chunk of a processed document (a file by reference, a pipeline's process step) says where it sits.
   const meta = chunk.metadata ?? {};
   // Or, for a text a chef processed in the page, the heading path the page found from the chef's headings.
@@ -96,15 +116,36 @@ export function Histogram({ chunks, chunkSize }: { chunks: Chunk[]; chunkSize: n
   const mark = chunkSize !== undefined ? (chunkSize / top) * W : undefined;
   return (
     <figure class="histogram">
-      <svg viewBox={`0 0 ${W} ${H + 18}`} role="img" aria-label={`Chunk sizes: ${chunks.length} chunks, largest ${largest} tokens${chunkSize !== undefined ? `, chunk_size ${chunkSize}` : ''}`}>
-        {counts.map((n, i) => (n ? <rect key={i} x={i * bw + 1} y={H - (n / peak) * H} width={bw - 2} height={(n / peak) * H} class="bar"><title>{`${Math.round(i * (top / bins))}–${Math.round((i + 1) * (top / bins))} tokens: ${n}`}</title></rect> : null))}
+      <svg
+        viewBox={`0 0 ${W} ${H + 18}`}
+        role="img"
+        aria-label={`Chunk sizes: ${chunks.length} chunks, largest ${largest} tokens${chunkSize !== undefined ? `, chunk_size ${chunkSize}` : ''}`}
+      >
+        {counts.map((n, i) =>
+          n ? (
+            <rect key={i} x={i * bw + 1} y={H - (n / peak) * H} width={bw - 2} height={(n / peak) * H} class="bar">
+              <title>{`${Math.round(i * (top / bins))}–${Math.round((i + 1) * (top / bins))} tokens: ${n}`}</title>
+            </rect>
+          ) : null,
+        )}
         <line x1="0" y1={H} x2={W} y2={H} class="axis" />
         {mark !== undefined ? <line x1={mark - 1} y1="0" x2={mark - 1} y2={H} class="limit" /> : null}
-        <text x="0" y={H + 14} class="tick">0</text>
-        <text x={W} y={H + 14} class="tick" text-anchor="end">{top} tokens</text>
+        <text x="0" y={H + 14} class="tick">
+          0
+        </text>
+        <text x={W} y={H + 14} class="tick" text-anchor="end">
+          {top} tokens
+        </text>
       </svg>
       <figcaption>
-        Chunk sizes in tokens{chunkSize !== undefined ? <> · <span class="limit-key">chunk_size {chunkSize}</span></> : null} · tallest bar {peak}
+        Chunk sizes in tokens
+        {chunkSize !== undefined ? (
+          <>
+            {' '}
+            · <span class="limit-key">chunk_size {chunkSize}</span>
+          </>
+        ) : null}{' '}
+        · tallest bar {peak}
       </figcaption>
     </figure>
   );

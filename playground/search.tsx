@@ -50,7 +50,14 @@ export function SearchPanel({ written, version }: Props) {
     const id = hit.metadata.document;
     let text = written.get(id);
     if (text === undefined && FILE_ID.test(id)) {
-      if (!files.has(id)) files.set(id, call<{ text: string }>('GET', `/v1/files/${encodeURIComponent(id)}/text`).then((f) => f.text, () => undefined));
+      if (!files.has(id))
+        files.set(
+          id,
+          call<{ text: string }>('GET', `/v1/files/${encodeURIComponent(id)}/text`).then(
+            (f) => f.text,
+            () => undefined,
+          ),
+        );
       text = await files.get(id);
     }
     return text !== undefined && holds(text, hit) ? text : undefined;
@@ -129,10 +136,15 @@ export function SearchPanel({ written, version }: Props) {
           {hits.map(({ hit, text }, i) => (
             <li key={hit.id + i} class="hit">
               <p class="meta">
-                #{i + 1} · score <strong class="score">{hit.score.toFixed(4)}</strong> · <span class="document">{hit.metadata.document}</span> · [{hit.start_index}, {hit.end_index}) · {hit.token_count} tokens
+                #{i + 1} · score <strong class="score">{hit.score.toFixed(4)}</strong> · <span class="document">{hit.metadata.document}</span> · [
+                {hit.start_index}, {hit.end_index}) · {hit.token_count} tokens
               </p>
               {/* Known document: the hit is a coloured span of it; otherwise only the hit's own text. */}
-              {text !== undefined ? <SpansView text={text} chunks={[hit]} selected={undefined} onSelect={() => undefined} /> : <pre class="chunk-text hit-text">{hit.text}</pre>}
+              {text !== undefined ? (
+                <SpansView text={text} chunks={[hit]} selected={undefined} onSelect={() => undefined} />
+              ) : (
+                <pre class="chunk-text hit-text">{hit.text}</pre>
+              )}
             </li>
           ))}
         </ol>

@@ -54,7 +54,14 @@ function loadWink(): Wink {
 /** The order must be frequency order for the ranks to mean anything: check a few well-known facts. */
 function checkFrequencyOrder(words: string[]): void {
   const rank = new Map(words.map((w, i) => [w, i]));
-  const pairs: [string, string][] = [['the', 'house'], ['house', 'mansion'], ['said', 'remarked'], ['year', 'decade'], ['good', 'excellent'], ['cat', 'feline']];
+  const pairs: [string, string][] = [
+    ['the', 'house'],
+    ['house', 'mansion'],
+    ['said', 'remarked'],
+    ['year', 'decade'],
+    ['good', 'excellent'],
+    ['cat', 'feline'],
+  ];
   const bad = pairs.filter(([a, b]) => !(rank.get(a)! < rank.get(b)!));
   if (words.slice(0, 4).join(' ') !== 'the , . of' || bad.length) throw new Error(`the word list is not in frequency order: ${JSON.stringify(bad)}`);
 }

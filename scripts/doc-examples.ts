@@ -37,7 +37,10 @@ const HOST = 'localhost:8000';
 /** Body JSON as a person writes it on one line: a space after `:` and `,`. */
 function humanJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(humanJson).join(', ')}]`;
-  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${humanJson(v)}`).join(', ')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${humanJson(v)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 }
 
@@ -66,7 +69,9 @@ export function formatAnswer(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v)).join(',\n ')}]`;
   if (value && typeof value === 'object') {
     const lines = Object.entries(value).map(([k, v]) =>
-      Array.isArray(v) && v.length > 1 && v.every((x) => x && typeof x === 'object') ? `"${k}":[\n  ${v.map((x) => JSON.stringify(x)).join(',\n  ')}]` : `"${k}":${JSON.stringify(v)}`,
+      Array.isArray(v) && v.length > 1 && v.every((x) => x && typeof x === 'object')
+        ? `"${k}":[\n  ${v.map((x) => JSON.stringify(x)).join(',\n  ')}]`
+        : `"${k}":${JSON.stringify(v)}`,
     );
     return `{${lines.join(',\n ')}}`;
   }
@@ -98,7 +103,11 @@ class Normaliser {
  * captured ids from one example to the next) and return each example's block.
  * `replacements` turns machine-specific text (e.g. a cache path) into what a default install shows.
  */
-export async function runExamples(callback: Parameters<typeof createServer>[1], examples: Example[], replacements: [string, string][] = []): Promise<[name: string, block: string][]> {
+export async function runExamples(
+  callback: Parameters<typeof createServer>[1],
+  examples: Example[],
+  replacements: [string, string][] = [],
+): Promise<[name: string, block: string][]> {
   const server = createServer(callback);
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -130,7 +139,14 @@ export async function runExamples(callback: Parameters<typeof createServer>[1], 
         }
         if (show === 'none' || show === 'quiet' || (show === 'body' && body === undefined)) continue;
         if (show === 'body') shown.push(formatAnswer(body));
-        else shown.push([`HTTP/1.1 ${res.status} ${res.statusText}`, ...show.headers.filter((h) => res.headers.has(h)).map((h) => `${h}: ${res.headers.get(h)}`), '...'].join('\n'));
+        else
+          shown.push(
+            [
+              `HTTP/1.1 ${res.status} ${res.statusText}`,
+              ...show.headers.filter((h) => res.headers.has(h)).map((h) => `${h}: ${res.headers.get(h)}`),
+              '...',
+            ].join('\n'),
+          );
       }
       const lang = ex.requests.some((r) => typeof r.show === 'object') ? '' : 'json';
       const answers = shown.map((s) => `\`\`\`${lang}\n${normaliser.apply(s)}\n\`\`\``).join('\n');

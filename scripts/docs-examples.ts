@@ -24,7 +24,8 @@ export type DocExample = Example | HandWritten;
 export const DOC_EXAMPLES: DocExample[] = [
   { name: 'example:quick-start', file: 'README.md', requests: [{ path: '/v1/chunk/token', body: { text: 'hello world', chunk_size: 5 } }] },
   {
-    name: 'example:pipeline-create', file: 'docs/pipelines.md',
+    name: 'example:pipeline-create',
+    file: 'docs/pipelines.md',
     requests: [
       {
         path: '/v1/pipelines',
@@ -37,33 +38,60 @@ export const DOC_EXAMPLES: DocExample[] = [
   },
   { name: 'example:pipeline-list', file: 'docs/pipelines.md', requests: [{ path: '/v1/pipelines', show: 'none' }] },
   {
-    name: 'example:pipeline-page', file: 'docs/pipelines.md',
+    name: 'example:pipeline-page',
+    file: 'docs/pipelines.md',
     requests: [
-      { path: '/v1/pipelines', body: { name: 'docs-paragraphs', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 256 } }] }, show: 'quiet' },
+      {
+        path: '/v1/pipelines',
+        body: { name: 'docs-paragraphs', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 256 } }] },
+        show: 'quiet',
+      },
       { path: '/v1/pipelines?limit=1', show: { headers: ['X-Total-Count', 'Link'] } },
     ],
   },
   {
-    name: 'example:pipeline-update', file: 'docs/pipelines.md',
-    requests: [{ method: 'PUT', path: '/v1/pipelines/$id', body: { steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 8, chunk_overlap: 2 } }] }, show: 'none' }],
+    name: 'example:pipeline-update',
+    file: 'docs/pipelines.md',
+    requests: [
+      {
+        method: 'PUT',
+        path: '/v1/pipelines/$id',
+        body: { steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 8, chunk_overlap: 2 } }] },
+        show: 'none',
+      },
+    ],
   },
   { name: 'example:pipeline-execute', file: 'docs/pipelines.md', requests: [{ path: '/v1/pipelines/$id/execute', body: { text: 'hello pipeline world' } }] },
   { name: 'example:pipeline-delete', file: 'docs/pipelines.md', requests: [{ method: 'DELETE', path: '/v1/pipelines/$id' }] },
   {
-    name: 'example:pipeline-invalid', file: 'docs/pipelines.md',
+    name: 'example:pipeline-invalid',
+    file: 'docs/pipelines.md',
     requests: [
       {
         path: '/v1/pipelines',
-        body: { name: 'typo', steps: [{ type: 'chunk', chunker: 'tokn' }, { type: 'chunk', chunker: 'token', config: { chunk_size: 0 } }] },
+        body: {
+          name: 'typo',
+          steps: [
+            { type: 'chunk', chunker: 'tokn' },
+            { type: 'chunk', chunker: 'token', config: { chunk_size: 0 } },
+          ],
+        },
       },
     ],
   },
   {
-    name: 'example:store-write', file: 'docs/stores.md',
+    name: 'example:store-write',
+    file: 'docs/stores.md',
     requests: [
       {
         path: '/v1/pipelines',
-        body: { name: 'docs-stored', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection: 'docs' } }] },
+        body: {
+          name: 'docs-stored',
+          steps: [
+            { type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } },
+            { type: 'write', store: 'default', config: { collection: 'docs' } },
+          ],
+        },
         capture: 'id',
         show: 'none',
       },
@@ -71,7 +99,11 @@ export const DOC_EXAMPLES: DocExample[] = [
     ],
   },
   { name: 'example:store-list', file: 'docs/stores.md', requests: [{ path: '/v1/stores' }] },
-  { name: 'example:store-search', file: 'docs/stores.md', requests: [{ path: '/v1/stores/default/search', body: { collection: 'docs', query: 'honey', k: 1 } }] },
+  {
+    name: 'example:store-search',
+    file: 'docs/stores.md',
+    requests: [{ path: '/v1/stores/default/search', body: { collection: 'docs', query: 'honey', k: 1 } }],
+  },
   { name: 'example:store-delete', file: 'docs/stores.md', requests: [{ method: 'DELETE', path: '/v1/stores/default/collections/docs/documents/doc-1' }] },
   { name: 'example:error-validation', file: 'docs/errors.md', requests: [{ path: '/v1/chunk/token', body: { text: 5, chunk_size: 0 } }] },
   { name: 'example:auth-validate', file: 'docs/clients.md', requests: [{ path: '/v1/auth/validate', headers: { authorization: 'Bearer my-key' } }] },
@@ -85,9 +117,23 @@ export const DOC_EXAMPLES: DocExample[] = [
     file: 'plugins/recursive/README.md',
     requests: [
       { path: '/v1/chunk/recursive', body: { text: 'Supercalifragilisticexpialidocious word', chunk_size: 10, min_characters_per_chunk: 1 }, show: 'spans' },
-      { path: '/v1/chunk/recursive', body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12 }, show: 'spans', note: "Chonkie's rule" },
-      { path: '/v1/chunk/recursive', body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' }, show: 'spans' },
-      { path: '/v1/chunk/recursive', body: { text: '# Title\n\nIntro.\n\n## Part\n\nMore text.', recipe: 'markdown', chunk_size: 16 }, show: 'spans', note: 'the default minimum, 24 bytes, joins the short lines' },
+      {
+        path: '/v1/chunk/recursive',
+        body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12 },
+        show: 'spans',
+        note: "Chonkie's rule",
+      },
+      {
+        path: '/v1/chunk/recursive',
+        body: { text: 'Query paragraph river quick water.', chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' },
+        show: 'spans',
+      },
+      {
+        path: '/v1/chunk/recursive',
+        body: { text: '# Title\n\nIntro.\n\n## Part\n\nMore text.', recipe: 'markdown', chunk_size: 16 },
+        show: 'spans',
+        note: 'the default minimum, 24 bytes, joins the short lines',
+      },
       { path: '/v1/chunk/recursive', body: { text: '这是第一句话。这是第二句话。', lang: 'zh', chunk_size: 8, min_characters_per_chunk: 1 }, show: 'spans' },
     ],
   },
@@ -97,7 +143,12 @@ export const DOC_EXAMPLES: DocExample[] = [
     requests: [
       {
         path: '/v1/chunk/semantic',
-        body: { text: 'Knead the dough and let it rise. Bake the bread until golden. The telescope tracks distant galaxies. Astronomers measure the light of stars.', similarity_window: 1, filter_window: 3, filter_polyorder: 2 },
+        body: {
+          text: 'Knead the dough and let it rise. Bake the bread until golden. The telescope tracks distant galaxies. Astronomers measure the light of stars.',
+          similarity_window: 1,
+          filter_window: 3,
+          filter_polyorder: 2,
+        },
         show: 'spans',
         note: 'two chunks, with the embedded model',
       },
@@ -123,7 +174,13 @@ export const DOC_EXAMPLES: DocExample[] = [
     requests: [
       {
         path: '/v1/pipelines',
-        body: { name: 'notes-stored', steps: [{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 24 } }, { type: 'write', store: 'default', config: { collection: 'notes' } }] },
+        body: {
+          name: 'notes-stored',
+          steps: [
+            { type: 'chunk', chunker: 'sentence', config: { chunk_size: 24 } },
+            { type: 'write', store: 'default', config: { collection: 'notes' } },
+          ],
+        },
         capture: 'stored',
         show: 'none',
       },
@@ -137,7 +194,16 @@ export const DOC_EXAMPLES: DocExample[] = [
   ...handWritten('docs/jobs.md', 'jobs-submit', 'jobs-status', 'jobs-results', 'jobs-cancel'),
   ...handWritten('docs/evaluation.md', 'evaluate'),
   ...handWritten('docs/cli.md', 'cli-chunk', 'cli-unknown-chunker'),
-  ...handWritten('docs/tutorial.md', 'tutorial-health', 'tutorial-upload', 'tutorial-text', 'tutorial-create', 'tutorial-run', 'tutorial-list', 'tutorial-clean-up'),
+  ...handWritten(
+    'docs/tutorial.md',
+    'tutorial-health',
+    'tutorial-upload',
+    'tutorial-text',
+    'tutorial-create',
+    'tutorial-run',
+    'tutorial-list',
+    'tutorial-clean-up',
+  ),
 ];
 
 function handWritten(file: string, ...names: string[]): HandWritten[] {

@@ -13,7 +13,9 @@ import { patStrOf, piecePattern } from '../kernel/tokenizers/pieces.js';
 import { probeContexts, probeEncodings } from '../kernel/tokenizers/unicode-drift.js';
 
 const require = createRequire(import.meta.url);
-const { get_encoding } = require('tiktoken') as { get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; decode_single_token_bytes(id: number): Uint8Array } };
+const { get_encoding } = require('tiktoken') as {
+  get_encoding(n: string): { encode_ordinary(t: string): Uint32Array; decode_single_token_bytes(id: number): Uint8Array };
+};
 
 // Classes belong to the regex engine, not to an encoding: a code point whose tokens differ in any
 // encoding's contexts goes in the one table (an encoding may hide a drift when, say, it has no
@@ -53,7 +55,7 @@ writeFileSync(
 
 function ranges(cps: number[]): [number, number][] {
   const out: [number, number][] = [];
-  for (let i = 0; i < cps.length; ) {
+  for (let i = 0; i < cps.length;) {
     let j = i;
     while (j + 1 < cps.length && cps[j + 1] === cps[j]! + 1) j++;
     out.push([cps[i]!, cps[j]!]);

@@ -18,13 +18,14 @@ const EPOCH = new Date('2024-01-02T03:04:05Z');
 export const PDF_PAGES: string[][][] = [
   [
     ['Chunkd sample PDF'],
-    ['This first paragraph spans three lines of text so that', 'the extractor has to join lines that belong together', 'and keep them apart from the next paragraph.'],
+    [
+      'This first paragraph spans three lines of text so that',
+      'the extractor has to join lines that belong together',
+      'and keep them apart from the next paragraph.',
+    ],
     ['A second paragraph, two lines long, follows a gap', 'wider than the space between its own lines.'],
   ],
-  [
-    ['Page two begins here.'],
-    ['Offsets in chunks refer to the extracted text, where', 'pages are separated by a form feed on its own line.'],
-  ],
+  [['Page two begins here.'], ['Offsets in chunks refer to the extracted text, where', 'pages are separated by a form feed on its own line.']],
   [['The third and last page has a single line.']],
 ];
 
@@ -103,14 +104,30 @@ async function withClock<T>(at: Date, run: () => Promise<T>): Promise<T> {
       return at.getTime();
     }
     // The zip's DOS timestamps are local time: read as UTC, so the bytes do not depend on TZ.
-    override getFullYear() { return this.getUTCFullYear(); }
-    override getMonth() { return this.getUTCMonth(); }
-    override getDate() { return this.getUTCDate(); }
-    override getDay() { return this.getUTCDay(); }
-    override getHours() { return this.getUTCHours(); }
-    override getMinutes() { return this.getUTCMinutes(); }
-    override getSeconds() { return this.getUTCSeconds(); }
-    override getTimezoneOffset() { return 0; }
+    override getFullYear() {
+      return this.getUTCFullYear();
+    }
+    override getMonth() {
+      return this.getUTCMonth();
+    }
+    override getDate() {
+      return this.getUTCDate();
+    }
+    override getDay() {
+      return this.getUTCDay();
+    }
+    override getHours() {
+      return this.getUTCHours();
+    }
+    override getMinutes() {
+      return this.getUTCMinutes();
+    }
+    override getSeconds() {
+      return this.getUTCSeconds();
+    }
+    override getTimezoneOffset() {
+      return 0;
+    }
   }
   globalThis.Date = FixedDate as DateConstructor;
   try {

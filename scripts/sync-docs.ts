@@ -25,7 +25,12 @@ import { resolveSettings } from '../service/settings.js';
  * README.md when none has them yet (the run then asks for markers), an error when two have.
  */
 export function pageHolding(marker: string): string {
-  const pages = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+  const pages = [
+    join(ROOT, 'README.md'),
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(ROOT, 'docs', f)),
+  ];
   const holding = pages.filter((f) => readFileSync(f, 'utf8').includes(`<!-- ${marker}:start -->`));
   if (holding.length > 1) throw new Error(`The ${marker} table has markers in ${holding.map((f) => relative(ROOT, f)).join(' and ')}: keep them in one page.`);
   return holding[0] ?? pages[0]!;
@@ -35,7 +40,8 @@ export function pageHolding(marker: string): string {
 export const WHOLE_FILE = '';
 
 /** A derived table put between its markers, or the whole file's text for WHOLE_FILE. */
-export const withTable = (doc: string, marker: string, table: string): string | undefined => (marker === WHOLE_FILE ? table : replaceBetween(doc, marker, table));
+export const withTable = (doc: string, marker: string, table: string): string | undefined =>
+  marker === WHOLE_FILE ? table : replaceBetween(doc, marker, table);
 
 export async function derivedTables(): Promise<[file: string, marker: string, table: string][]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-docs-'));

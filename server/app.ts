@@ -34,7 +34,19 @@ import { settingText } from '../service/settings.js';
 const version = VERSION;
 
 /** Route modules, in the order their routes appear in the docs. */
-export const ROUTE_MODULES: RouteModule[] = [metaRoutes, pluginRoutes, processRoutes, pipelineRoutes, slugPipelineRoutes, storeRoutes, jobRoutes, fileRoutes, evaluateRoutes, docsRoutes, playgroundRoutes];
+export const ROUTE_MODULES: RouteModule[] = [
+  metaRoutes,
+  pluginRoutes,
+  processRoutes,
+  pipelineRoutes,
+  slugPipelineRoutes,
+  storeRoutes,
+  jobRoutes,
+  fileRoutes,
+  evaluateRoutes,
+  docsRoutes,
+  playgroundRoutes,
+];
 
 export interface App {
   koa: Koa;
@@ -79,6 +91,14 @@ function selfDescribingRoutes(routes: RouteDef[], deps: AppDeps): RouteDef[] {
   const placeholder = () => {};
   return [
     rootRoute(deps.registry, version, () => routes),
-    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document.', tag: 'meta', public: true, responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } }, handler: placeholder },
+    {
+      method: 'get',
+      path: '/openapi.json',
+      summary: 'This OpenAPI 3.1 document.',
+      tag: 'meta',
+      public: true,
+      responses: { 200: { description: 'OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } },
+      handler: placeholder,
+    },
   ].filter((r) => !routes.some((x) => x.path === r.path)) as RouteDef[];
 }

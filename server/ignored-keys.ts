@@ -8,5 +8,7 @@ export function setIgnoredKeys(ctx: Context, keys: readonly string[]): void {
 
 /** A validated request body (service/ checks it): defaults filled in, unknown keys named in a header (as on the plugin routes). */
 export function bodyReader<T>(check: (body: unknown, onIgnored: (keys: string[]) => void) => T) {
-  return (ctx: Context) => (body: unknown): T => check(body, (ignored) => setIgnoredKeys(ctx, ignored));
+  return (ctx: Context) =>
+    (body: unknown): T =>
+      check(body, (ignored) => setIgnoredKeys(ctx, ignored));
 }

@@ -32,8 +32,7 @@ export function exampleAnswers(registry: Registry): Map<string, unknown> {
 }
 
 /** The first chunker's example answer: what a pipeline whose chunk step is that chunker answers. */
-export const firstChunkerAnswer = (registry: Registry): unknown =>
-  [...exampleAnswers(registry).entries()].find(([key]) => key.startsWith('chunker:'))?.[1];
+export const firstChunkerAnswer = (registry: Registry): unknown => [...exampleAnswers(registry).entries()].find(([key]) => key.startsWith('chunker:'))?.[1];
 
 /** Run each plugin on its example body, as `npm run docs` does to write EXAMPLES_FILE. */
 export async function makeExampleAnswers(registry: Registry, executor: Executor, limits: Limits): Promise<Record<string, unknown>> {
@@ -79,7 +78,9 @@ export async function responseExamples(routes: readonly RouteDef[]): Promise<Map
   for (const route of routes) {
     for (const res of Object.values(route.responses)) {
       if (!res.example) continue;
-      const value = await Promise.resolve().then(res.example).catch(() => undefined);
+      const value = await Promise.resolve()
+        .then(res.example)
+        .catch(() => undefined);
       if (value !== undefined) out.set(res, value);
     }
   }

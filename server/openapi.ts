@@ -17,7 +17,12 @@ export function buildOpenApi(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes.filter((x) => !x.hidden)) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const params: Record<string, unknown>[] = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: Record<string, unknown>[] = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     for (const [name, schema] of Object.entries(r.query?.properties ?? {})) {
       const { description, ...rest } = schema as TSchema & { description?: string };
       params.push({ name, in: 'query', required: (r.query!.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest });

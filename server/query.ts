@@ -11,7 +11,11 @@ import { compileValidator } from '../kernel/validation.js';
  */
 export function queryReader<T>(schema: TObject): (ctx: Context) => T {
   const validate = compileValidator<T>(schema);
-  const numeric = new Set(Object.entries(schema.properties).filter(([, s]) => ['integer', 'number'].includes((s as { type?: string }).type ?? '')).map(([k]) => k));
+  const numeric = new Set(
+    Object.entries(schema.properties)
+      .filter(([, s]) => ['integer', 'number'].includes((s as { type?: string }).type ?? ''))
+      .map(([k]) => k),
+  );
   return (ctx) => {
     const out: Record<string, unknown> = {};
     for (const name of Object.keys(schema.properties)) {

@@ -36,7 +36,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   }
   return new Promise((resolve, reject) => {
     // A known length of an identity body: one buffer, filled in place, growing towards that size as bytes arrive.
-    let fixed: Buffer | undefined = !decoder && length !== undefined && length >= OWN_BUFFER_MIN_BYTES ? Buffer.allocUnsafeSlow(Math.min(length, FIRST_RESERVE_BYTES)) : undefined;
+    let fixed: Buffer | undefined =
+      !decoder && length !== undefined && length >= OWN_BUFFER_MIN_BYTES ? Buffer.allocUnsafeSlow(Math.min(length, FIRST_RESERVE_BYTES)) : undefined;
     const parts: Buffer[] = [];
     let received = 0; // off the wire
     let size = 0; // of the body (decoded)
@@ -86,7 +87,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
     if (decoder) {
       const encoding = String(req.headers['content-encoding']).trim();
-      decoder.on('data', keep).once('end', finish).on('error', () => fail(createError(400, `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, { type: 'encoding.invalid' })));
+      decoder
+        .on('data', keep)
+        .once('end', finish)
+        .on('error', () =>
+          fail(
+            createError(400, `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, {
+              type: 'encoding.invalid',
+            }),
+          ),
+        );
     }
     req.on('data', onData).once('end', onEnd).once('error', onFail).once('close', onClose);
   });

@@ -40,7 +40,12 @@ export async function serve(settings: Settings, logger: Logger, onFatal: (e: Err
     throw e;
   }
   const { port } = server.address() as AddressInfo; // the bound port, also when --port 0 asked for any
-  logger.log('info', 'listening', { url: `http://${settings.host}:${port}`, port, workers: booted.deps.executor.threads, plugins: booted.deps.registry.routed().map((p) => p.route) });
+  logger.log('info', 'listening', {
+    url: `http://${settings.host}:${port}`,
+    port,
+    workers: booted.deps.executor.threads,
+    plugins: booted.deps.registry.routed().map((p) => p.route),
+  });
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) =>

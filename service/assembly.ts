@@ -34,7 +34,11 @@ type DatabaseService = 'pipelines' | 'files' | 'jobs';
 export const DATABASE_RETRY_MS = { first: 250, max: 10_000 };
 
 /** The stand-ins for every database service, while the database is out of reach. */
-const standIns = (state: { reason: string; attempt: number }): Pick<Services, DatabaseService> => ({ pipelines: standIn(state), files: standIn(state), jobs: standIn(state) });
+const standIns = (state: { reason: string; attempt: number }): Pick<Services, DatabaseService> => ({
+  pipelines: standIn(state),
+  files: standIn(state),
+  jobs: standIn(state),
+});
 
 /** Closes in reverse order of opening: a service may still use those opened before it. */
 async function closeAll(opened: Service[]): Promise<void> {
@@ -65,7 +69,11 @@ function unreachable(e: unknown): string | undefined {
 function standIn<T>(state: { reason: string; attempt: number }): T {
   const refuse = () =>
     Promise.reject(
-      new ChunkdError('UNAVAILABLE', `The database is not reachable yet (${state.reason}); this replica keeps trying to connect (attempt ${state.attempt}): retry in a moment.`, { 'Retry-After': '5' }),
+      new ChunkdError(
+        'UNAVAILABLE',
+        `The database is not reachable yet (${state.reason}); this replica keeps trying to connect (attempt ${state.attempt}): retry in a moment.`,
+        { 'Retry-After': '5' },
+      ),
     );
   return new Proxy({}, { get: (_, key) => (key === 'then' ? undefined : refuse) }) as T;
 }
@@ -83,7 +91,12 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
   await checkModelMap(settings, logger);
   const registry = await discover(settings.pluginsDir);
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
-  const pool = new WorkerPool({ threads, warm: registry.list().map((p) => p.source), warmJobs: [POOLED_JOB, PIPELINE_JOB], onBug: (stack) => logger.log('error', 'worker failure', { error: stack }) });
+  const pool = new WorkerPool({
+    threads,
+    warm: registry.list().map((p) => p.source),
+    warmJobs: [POOLED_JOB, PIPELINE_JOB],
+    onBug: (stack) => logger.log('error', 'worker failure', { error: stack }),
+  });
   // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use.
   let stores: Stores;
   try {
@@ -186,7 +199,10 @@ async function checkModelMap(settings: Settings, logger: Logger): Promise<void> 
   const modelMap = parseModelMap(settings.modelMap);
   const missing = await missingTargets(modelMap);
   if (missing.length) {
-    throw new ChunkdError('BAD_REQUEST', `${settingText('modelMap')} names models that are not installed: ${missing.join(', ')}. Install them under --${settingOf('modelsDir').flag} or the Hugging Face cache, or fix the mapping.`);
+    throw new ChunkdError(
+      'BAD_REQUEST',
+      `${settingText('modelMap')} names models that are not installed: ${missing.join(', ')}. Install them under --${settingOf('modelsDir').flag} or the Hugging Face cache, or fix the mapping.`,
+    );
   }
   if (modelMap.size) logger.log('info', 'model map', { model_map: Object.fromEntries(modelMap) });
 }

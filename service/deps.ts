@@ -31,4 +31,8 @@ export interface Service<K extends keyof Services = keyof Services> {
  * (service/assembly.ts), so a store's module never imports the module that lists it. A factory
  * sees the services opened before it (e.g. the PostgreSQL pool), and is closed before them.
  */
-export type ServiceFactory<K extends keyof Services = keyof Services> = (settings: Settings, logger: Logger, services: Readonly<Partial<Services>>) => Promise<Service<K>>;
+export type ServiceFactory<K extends keyof Services = keyof Services> = (
+  settings: Settings,
+  logger: Logger,
+  services: Readonly<Partial<Services>>,
+) => Promise<Service<K>>;

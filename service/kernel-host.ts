@@ -21,7 +21,11 @@ export type KernelSettings = Pick<Settings, 'modelsDir' | 'modelMap' | 'recipesD
 /** Every setting's flag and environment variable, as the kernel's messages name them. */
 const NAMES: Record<string, Setting> = Object.fromEntries(Object.entries(SETTINGS).map(([flag, spec]) => [flag, { flag, env: spec.env }]));
 
-const list = (raw: string | undefined): string[] => (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * The host as `env` and `settings` describe it. Without settings (a plugin or the kernel used

@@ -1,10 +1,8 @@
 import { tooLarge as capped } from '../kernel/caps.js';
-import { Runner } from '../kernel/engine/index.js';
-import { DEFAULT_POOL } from '../kernel/engine/index.js';
+import { Runner, DEFAULT_POOL } from '../kernel/engine/index.js';
 import type { Executor } from '../kernel/engine/index.js';
 import { extractPoolSettings } from './files/extract-settings.js';
 import { settingOf, settingPairText, type Settings } from './settings.js';
-
 
 /**
  * The settings the limits read (plain data: a worker checks them too, service/large-bodies/job.ts). The
@@ -34,7 +32,11 @@ const newRunner = (executor: Executor, limits: Limits, isolate: boolean): Runner
     ...limits,
     chef: {
       ...(isolate ? { isolate } : {}),
-      limits: { maxTextChars: limits.maxTextChars, maxStructureSpans: limits.maxStructureSpans, ...(limits.maxPdfDecodedBytes === undefined ? {} : { maxPdfDecodedBytes: limits.maxPdfDecodedBytes }) },
+      limits: {
+        maxTextChars: limits.maxTextChars,
+        maxStructureSpans: limits.maxStructureSpans,
+        ...(limits.maxPdfDecodedBytes === undefined ? {} : { maxPdfDecodedBytes: limits.maxPdfDecodedBytes }),
+      },
       names: LIMIT_NAMES,
       ...(limits.maxExtractMs === undefined ? {} : { pool: { ...DEFAULT_POOL, ...extractPoolSettings(limits as Required<Limits>) } }),
     },
@@ -54,7 +56,10 @@ export function checkTexts(input: string | string[], settings: Limits): void {
 
 /** The limit of a refinery request: chunks in one call, over all lists. */
 export function checkChunks(input: unknown[], settings: Limits): void {
-  checkChunkCount(input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0), settings);
+  checkChunkCount(
+    input.reduce<number>((n, item) => n + (Array.isArray(item) ? item.length : 1), 0),
+    settings,
+  );
 }
 
 function checkChunkCount(count: number, settings: Limits): void {

@@ -52,7 +52,12 @@ function lineOf(format: Format, rank: number, msg: string, fields: Record<string
   try {
     return format(rank, msg, fields, now);
   } catch (e) {
-    return JSON.stringify({ time: isoAt(now), level: LEVELS[rank], msg, log_error: `The fields could not be written as JSON: ${(e as Error)?.message ?? String(e)}` });
+    return JSON.stringify({
+      time: isoAt(now),
+      level: LEVELS[rank],
+      msg,
+      log_error: `The fields could not be written as JSON: ${(e as Error)?.message ?? String(e)}`,
+    });
   }
 }
 
@@ -92,7 +97,13 @@ function flush(): void {
   waiting = [];
   const lines = new Array<string>(calls.length / CALL + 1);
   for (let i = 0, k = 0; i < calls.length; i += CALL, k++) {
-    lines[k] = lineOf(calls[i] as Format, calls[i + 1] as number, calls[i + 2] as string, calls[i + 3] as Record<string, unknown> | undefined, calls[i + 4] as number);
+    lines[k] = lineOf(
+      calls[i] as Format,
+      calls[i + 1] as number,
+      calls[i + 2] as string,
+      calls[i + 3] as Record<string, unknown> | undefined,
+      calls[i + 4] as number,
+    );
   }
   lines[lines.length - 1] = ''; // the last line's newline
   process.stderr.write(lines.join('\n'));

@@ -10,8 +10,19 @@ export const SETTINGS = {
   host: { env: 'CHUNKD_HOST', type: 'string', default: '0.0.0.0', help: 'Interface to listen on.' },
   port: { env: 'CHUNKD_PORT', type: 'integer', default: 8000, help: 'TCP port to listen on.' },
   reload: { env: 'CHUNKD_RELOAD', type: 'boolean', default: false, help: 'Restart when source files change (development only).' },
-  'log-level': { env: 'CHUNKD_LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warning', 'error'], help: 'Least severe log level written.' },
-  'data-dir': { env: 'CHUNKD_DATA_DIR', type: 'string', default: './data', help: 'Directory holding the pipelines database and uploaded files (created on first start).' },
+  'log-level': {
+    env: 'CHUNKD_LOG_LEVEL',
+    type: 'string',
+    default: 'info',
+    choices: ['debug', 'info', 'warning', 'error'],
+    help: 'Least severe log level written.',
+  },
+  'data-dir': {
+    env: 'CHUNKD_DATA_DIR',
+    type: 'string',
+    default: './data',
+    help: 'Directory holding the pipelines database and uploaded files (created on first start).',
+  },
   'database-url': {
     env: 'CHUNKD_DATABASE_URL',
     type: 'string',
@@ -25,12 +36,36 @@ export const SETTINGS = {
     default: '',
     help: 'Vector store connections: a JSON file (or, starting with `[`, the JSON itself) holding an array of {"name", "handshake", ...its connection settings}; a value "env:VAR" is read from the environment at start. Unset: one connection, default, a LanceDB store under --data-dir/stores/default. A bad entry stops start-up naming it.',
   },
-  'max-body-bytes': { env: 'CHUNKD_MAX_BODY_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest request body accepted, in bytes (larger → 413).' },
+  'max-body-bytes': {
+    env: 'CHUNKD_MAX_BODY_BYTES',
+    type: 'integer',
+    default: 32 * 1024 * 1024,
+    min: 1,
+    help: 'Largest request body accepted, in bytes (larger → 413).',
+  },
   'max-texts': { env: 'CHUNKD_MAX_TEXTS', type: 'integer', default: 10_000, min: 1, help: 'Most texts in one batch (`text` as a list; larger → 413).' },
-  'max-text-chars': { env: 'CHUNKD_MAX_TEXT_CHARS', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).' },
+  'max-text-chars': {
+    env: 'CHUNKD_MAX_TEXT_CHARS',
+    type: 'integer',
+    default: 16 * 1024 * 1024,
+    min: 1,
+    help: 'Longest text accepted, in characters (UTF-16 code units; longer → 413).',
+  },
   'max-chunks': { env: 'CHUNKD_MAX_CHUNKS', type: 'integer', default: 100_000, min: 1, help: 'Most chunks in one refine call (larger → 413).' },
-  'max-output-bytes': { env: 'CHUNKD_MAX_OUTPUT_BYTES', type: 'integer', default: 64 * 1024 * 1024, min: 1, help: 'Largest JSON answer of a chunk, refine or pipeline run, in bytes (larger → 413; an NDJSON stream is not one answer).' },
-  'max-document-output-bytes': { env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES', type: 'integer', default: 16 * 1024 * 1024, min: 1, help: "Largest result of one document in an NDJSON stream or a job, in bytes of JSON (larger → that document's line is a 413 error; the others go on)." },
+  'max-output-bytes': {
+    env: 'CHUNKD_MAX_OUTPUT_BYTES',
+    type: 'integer',
+    default: 64 * 1024 * 1024,
+    min: 1,
+    help: 'Largest JSON answer of a chunk, refine or pipeline run, in bytes (larger → 413; an NDJSON stream is not one answer).',
+  },
+  'max-document-output-bytes': {
+    env: 'CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES',
+    type: 'integer',
+    default: 16 * 1024 * 1024,
+    min: 1,
+    help: "Largest result of one document in an NDJSON stream or a job, in bytes of JSON (larger → that document's line is a 413 error; the others go on).",
+  },
   'max-structure-spans': {
     env: 'CHUNKD_MAX_STRUCTURE_SPANS',
     type: 'integer',
@@ -38,7 +73,13 @@ export const SETTINGS = {
     min: 0,
     help: "Most spans of each kind (headings, tables, code blocks, images, pages) a chef keeps of one document, wherever it runs (process routes, pipelines, jobs, uploads): past it, that kind's further spans are dropped and counted in the document's metadata.dropped_spans, and the text is still answered.",
   },
-  'max-eval-work': { env: 'CHUNKD_MAX_EVAL_WORK', type: 'integer', default: 1_000_000, min: 1, help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).' },
+  'max-eval-work': {
+    env: 'CHUNKD_MAX_EVAL_WORK',
+    type: 'integer',
+    default: 1_000_000,
+    min: 1,
+    help: 'Largest evaluation (POST /v1/evaluate, chunkd eval), counted as documents × candidates × questions (larger → 413).',
+  },
   'max-eval-retrieved': {
     env: 'CHUNKD_MAX_EVAL_RETRIEVED',
     type: 'integer',
@@ -46,8 +87,20 @@ export const SETTINGS = {
     min: 1,
     help: 'Most chunks an evaluation may retrieve, counted before any chunking as questions × candidates × the sum of k (each k capped by the most chunks the documents could give, one per character); more → 413. With detail, every retrieved chunk is also written out, and the answer must fit --max-output-bytes.',
   },
-  'max-pipeline-bytes': { env: 'CHUNKD_MAX_PIPELINE_BYTES', type: 'integer', default: 256 * 1024, min: 1, help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).' },
-  'max-file-bytes': { env: 'CHUNKD_MAX_FILE_BYTES', type: 'integer', default: 32 * 1024 * 1024, min: 1, help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).' },
+  'max-pipeline-bytes': {
+    env: 'CHUNKD_MAX_PIPELINE_BYTES',
+    type: 'integer',
+    default: 256 * 1024,
+    min: 1,
+    help: 'Largest stored pipeline, in bytes of JSON: its steps as stored (defaults filled in), name and description (larger → 413 on create and update).',
+  },
+  'max-file-bytes': {
+    env: 'CHUNKD_MAX_FILE_BYTES',
+    type: 'integer',
+    default: 32 * 1024 * 1024,
+    min: 1,
+    help: 'Largest file POST /v1/files accepts, in bytes (larger → 413).',
+  },
   'max-upload-bytes-in-flight': {
     env: 'CHUNKD_MAX_UPLOAD_BYTES_IN_FLIGHT',
     type: 'count',
@@ -55,20 +108,102 @@ export const SETTINGS = {
     min: 1,
     help: 'Most upload bytes (POST /v1/files bodies) held at once over all uploads in flight, counted from each Content-Length before its body is read (a chunked body as it arrives) until its answer; an upload past it → 503 with Retry-After, and one that could never fit → 413 (auto: room for 4 of the largest uploads, 4 × (--max-file-bytes + 2 MiB): 136 MiB with the default file limit).',
   },
-  'max-files': { env: 'CHUNKD_MAX_FILES', type: 'integer', default: 1000, min: 1, help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).' },
-  'max-files-bytes': { env: 'CHUNKD_MAX_FILES_BYTES', type: 'integer', default: 1024 * 1024 * 1024, min: 1, help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).' },
-  'max-pdf-decoded-bytes': { env: 'CHUNKD_MAX_PDF_DECODED_BYTES', type: 'integer', default: 256 * 1024 * 1024, min: 1, help: "Most bytes one uploaded PDF's streams may decode to, summed over the file whatever their filters (more → 413)." },
-  'max-extract-ms': { env: 'CHUNKD_MAX_EXTRACT_MS', type: 'integer', default: 30_000, min: 1, help: "Longest time one uploaded file's text extraction may take in its worker (longer → the worker is stopped and the upload answered 413). Keep it well below --request-timeout-ms." },
-  'max-extract-queue': { env: 'CHUNKD_MAX_EXTRACT_QUEUE', type: 'integer', default: 32, min: 0, help: 'Uploads that may wait for an extraction thread; one more → 503 with Retry-After.' },
-  'extract-threads': { env: 'CHUNKD_EXTRACT_THREADS', type: 'count', default: 'auto', help: 'Threads that extract uploaded PDF, HTML and DOCX files (auto: 2, or 1 on one core); with 2 or more, one is kept for files of 256 KiB or less, so a small file never waits behind large ones.' },
-  'file-expiry-seconds': { env: 'CHUNKD_FILE_EXPIRY_SECONDS', type: 'integer', default: 24 * 60 * 60, min: 0, help: 'How long an uploaded file is kept before it is deleted (then 404); 0: kept until deleted.' },
-  'max-job-documents': { env: 'CHUNKD_MAX_JOB_DOCUMENTS', type: 'integer', default: 100_000, min: 1, help: 'Most documents in one job (POST /v1/jobs; more → 413).' },
-  'max-job-bytes': { env: 'CHUNKD_MAX_JOB_BYTES', type: 'integer', default: 64 * 1024 * 1024, min: 1, help: 'Largest POST /v1/jobs body, in bytes (JSON or NDJSON; larger → 413). Streamed into the job store in batches, never held whole: separate from --max-body-bytes.' },
-  'max-jobs-bytes': { env: 'CHUNKD_MAX_JOBS_BYTES', type: 'integer', default: 2 * 1024 * 1024 * 1024, min: 1, help: "Storage quota of all jobs together, in bytes: documents waiting to run plus results kept (on PostgreSQL, across replicas). A submit over it → 507; a job whose results would pass it fails with that reason." },
-  'job-batch-size': { env: 'CHUNKD_JOB_BATCH_SIZE', type: 'integer', default: 32, min: 1, help: 'Documents a replica claims and runs at a time for a job (one queued batch).' },
-  'job-batch-expiry-s': { env: 'CHUNKD_JOB_BATCH_EXPIRY_S', type: 'integer', default: 60, min: 1, help: 'With --database-url: a batch claimed longer ago than this (its replica died, or it is still running) is handed to another replica; results are stored once whichever finishes first.' },
-  'job-result-ttl-s': { env: 'CHUNKD_JOB_RESULT_TTL_S', type: 'integer', default: 86_400, min: 1, help: 'How long a finished or cancelled job and its results are kept, in seconds; then GET answers 404.' },
-  'request-timeout-ms': { env: 'CHUNKD_REQUEST_TIMEOUT_MS', type: 'integer', default: 120_000, help: 'A request running longer is answered 504 and its work abandoned (0: no limit).' },
+  'max-files': {
+    env: 'CHUNKD_MAX_FILES',
+    type: 'integer',
+    default: 1000,
+    min: 1,
+    help: 'Most uploaded files kept at once (one more → 507 until some are deleted or expire).',
+  },
+  'max-files-bytes': {
+    env: 'CHUNKD_MAX_FILES_BYTES',
+    type: 'integer',
+    default: 1024 * 1024 * 1024,
+    min: 1,
+    help: 'Most bytes uploaded files may take at once, counting each file and its extracted text (over it → 507 until some are deleted or expire).',
+  },
+  'max-pdf-decoded-bytes': {
+    env: 'CHUNKD_MAX_PDF_DECODED_BYTES',
+    type: 'integer',
+    default: 256 * 1024 * 1024,
+    min: 1,
+    help: "Most bytes one uploaded PDF's streams may decode to, summed over the file whatever their filters (more → 413).",
+  },
+  'max-extract-ms': {
+    env: 'CHUNKD_MAX_EXTRACT_MS',
+    type: 'integer',
+    default: 30_000,
+    min: 1,
+    help: "Longest time one uploaded file's text extraction may take in its worker (longer → the worker is stopped and the upload answered 413). Keep it well below --request-timeout-ms.",
+  },
+  'max-extract-queue': {
+    env: 'CHUNKD_MAX_EXTRACT_QUEUE',
+    type: 'integer',
+    default: 32,
+    min: 0,
+    help: 'Uploads that may wait for an extraction thread; one more → 503 with Retry-After.',
+  },
+  'extract-threads': {
+    env: 'CHUNKD_EXTRACT_THREADS',
+    type: 'count',
+    default: 'auto',
+    help: 'Threads that extract uploaded PDF, HTML and DOCX files (auto: 2, or 1 on one core); with 2 or more, one is kept for files of 256 KiB or less, so a small file never waits behind large ones.',
+  },
+  'file-expiry-seconds': {
+    env: 'CHUNKD_FILE_EXPIRY_SECONDS',
+    type: 'integer',
+    default: 24 * 60 * 60,
+    min: 0,
+    help: 'How long an uploaded file is kept before it is deleted (then 404); 0: kept until deleted.',
+  },
+  'max-job-documents': {
+    env: 'CHUNKD_MAX_JOB_DOCUMENTS',
+    type: 'integer',
+    default: 100_000,
+    min: 1,
+    help: 'Most documents in one job (POST /v1/jobs; more → 413).',
+  },
+  'max-job-bytes': {
+    env: 'CHUNKD_MAX_JOB_BYTES',
+    type: 'integer',
+    default: 64 * 1024 * 1024,
+    min: 1,
+    help: 'Largest POST /v1/jobs body, in bytes (JSON or NDJSON; larger → 413). Streamed into the job store in batches, never held whole: separate from --max-body-bytes.',
+  },
+  'max-jobs-bytes': {
+    env: 'CHUNKD_MAX_JOBS_BYTES',
+    type: 'integer',
+    default: 2 * 1024 * 1024 * 1024,
+    min: 1,
+    help: 'Storage quota of all jobs together, in bytes: documents waiting to run plus results kept (on PostgreSQL, across replicas). A submit over it → 507; a job whose results would pass it fails with that reason.',
+  },
+  'job-batch-size': {
+    env: 'CHUNKD_JOB_BATCH_SIZE',
+    type: 'integer',
+    default: 32,
+    min: 1,
+    help: 'Documents a replica claims and runs at a time for a job (one queued batch).',
+  },
+  'job-batch-expiry-s': {
+    env: 'CHUNKD_JOB_BATCH_EXPIRY_S',
+    type: 'integer',
+    default: 60,
+    min: 1,
+    help: 'With --database-url: a batch claimed longer ago than this (its replica died, or it is still running) is handed to another replica; results are stored once whichever finishes first.',
+  },
+  'job-result-ttl-s': {
+    env: 'CHUNKD_JOB_RESULT_TTL_S',
+    type: 'integer',
+    default: 86_400,
+    min: 1,
+    help: 'How long a finished or cancelled job and its results are kept, in seconds; then GET answers 404.',
+  },
+  'request-timeout-ms': {
+    env: 'CHUNKD_REQUEST_TIMEOUT_MS',
+    type: 'integer',
+    default: 120_000,
+    help: 'A request running longer is answered 504 and its work abandoned (0: no limit).',
+  },
   'api-keys': {
     env: 'CHUNKD_API_KEYS',
     type: 'list',
@@ -95,22 +230,74 @@ export const SETTINGS = {
     min: 0,
     help: 'How long an idle keep-alive connection stays open (0: until the client closes it). Keep it above the idle timeout of any load balancer or proxy in front (AWS ALB and nginx: 60 s), so that they, not chunkd, close idle connections: a request sent on a connection as chunkd closes it is reset (a 502 at the proxy).',
   },
-  'shutdown-grace-ms': { env: 'CHUNKD_SHUTDOWN_GRACE_MS', type: 'integer', default: 10_000, help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.' },
-  'plugins-dir': { env: 'CHUNKD_PLUGINS_DIR', type: 'list', default: [] as string[], help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.' },
-  'recipes-dir': { env: 'CHUNKD_RECIPES_DIR', type: 'string', default: '', help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.' },
-  'models-dir': { env: 'CHUNKD_MODELS_DIR', type: 'list', default: [] as string[], help: 'Directories (comma-separated) holding tokenizer.json files and embedding model directories that requests may name, by path or relative to a directory; with the Hugging Face cache and the shipped models, the only places model files are read from.' },
+  'shutdown-grace-ms': {
+    env: 'CHUNKD_SHUTDOWN_GRACE_MS',
+    type: 'integer',
+    default: 10_000,
+    help: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.',
+  },
+  'plugins-dir': {
+    env: 'CHUNKD_PLUGINS_DIR',
+    type: 'list',
+    default: [] as string[],
+    help: 'Extra plugin folders (comma-separated); each subfolder with an index file becomes a plugin.',
+  },
+  'recipes-dir': {
+    env: 'CHUNKD_RECIPES_DIR',
+    type: 'string',
+    default: '',
+    help: 'Directory of extra recursive-chunker recipes (<name>_<lang>.json or <name>.json, Chonkie recipe format); they override shipped recipes of the same name.',
+  },
+  'models-dir': {
+    env: 'CHUNKD_MODELS_DIR',
+    type: 'list',
+    default: [] as string[],
+    help: 'Directories (comma-separated) holding tokenizer.json files and embedding model directories that requests may name, by path or relative to a directory; with the Hugging Face cache and the shipped models, the only places model files are read from.',
+  },
   'model-map': {
     env: 'CHUNKD_MODEL_MAP',
     type: 'list',
     default: [] as string[],
     help: 'Requested model names served by installed models (comma-separated requested=installed, e.g. minishlab/potion-base-8M=/models/potion-base-8M): for clients whose default models this server cannot download. The installed side is a model directory under a model root, a cached Hugging Face name or chunkd/glove-sif-100d; it must exist at start. Logged at start; no other name is ever replaced.',
   },
-  'llm-base-url': { env: 'CHUNKD_LLM_BASE_URL', type: 'string', default: '', help: 'OpenAI-compatible chat-completions server the slumber chunker asks for split points (e.g. http://127.0.0.1:8080/v1 for llama.cpp, http://127.0.0.1:11434/v1 for Ollama); unset: slumber answers 501.' },
-  'llm-model': { env: 'CHUNKD_LLM_MODEL', type: 'string', default: '', help: 'Model name sent to the LLM server (Ollama and vLLM need one; llama.cpp serves its loaded model).' },
-  'llm-api-key-file': { env: 'CHUNKD_LLM_API_KEY_FILE', type: 'string', default: '', help: 'File holding the LLM server\'s API key, sent as a Bearer token (or set CHUNKD_LLM_API_KEY; the file wins).' },
-  'llm-timeout-ms': { env: 'CHUNKD_LLM_TIMEOUT_MS', type: 'integer', default: 60_000, min: 1, help: 'Longest wait for one LLM answer; a call that takes longer is retried like a network error.' },
-  'llm-max-calls': { env: 'CHUNKD_LLM_MAX_CALLS', type: 'integer', default: 50, min: 1, help: 'Most LLM questions one slumber request may ask (retries not counted); a text that needs more is refused with 413.' },
-  workers: { env: 'CHUNKD_WORKERS', type: 'count', default: 'auto', help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).' },
+  'llm-base-url': {
+    env: 'CHUNKD_LLM_BASE_URL',
+    type: 'string',
+    default: '',
+    help: 'OpenAI-compatible chat-completions server the slumber chunker asks for split points (e.g. http://127.0.0.1:8080/v1 for llama.cpp, http://127.0.0.1:11434/v1 for Ollama); unset: slumber answers 501.',
+  },
+  'llm-model': {
+    env: 'CHUNKD_LLM_MODEL',
+    type: 'string',
+    default: '',
+    help: 'Model name sent to the LLM server (Ollama and vLLM need one; llama.cpp serves its loaded model).',
+  },
+  'llm-api-key-file': {
+    env: 'CHUNKD_LLM_API_KEY_FILE',
+    type: 'string',
+    default: '',
+    help: "File holding the LLM server's API key, sent as a Bearer token (or set CHUNKD_LLM_API_KEY; the file wins).",
+  },
+  'llm-timeout-ms': {
+    env: 'CHUNKD_LLM_TIMEOUT_MS',
+    type: 'integer',
+    default: 60_000,
+    min: 1,
+    help: 'Longest wait for one LLM answer; a call that takes longer is retried like a network error.',
+  },
+  'llm-max-calls': {
+    env: 'CHUNKD_LLM_MAX_CALLS',
+    type: 'integer',
+    default: 50,
+    min: 1,
+    help: 'Most LLM questions one slumber request may ask (retries not counted); a text that needs more is refused with 413.',
+  },
+  workers: {
+    env: 'CHUNKD_WORKERS',
+    type: 'count',
+    default: 'auto',
+    help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).',
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 interface SettingSpec {
@@ -126,7 +313,15 @@ interface SettingSpec {
 }
 
 type Spec = typeof SETTINGS;
-type ValueOf<S extends SettingSpec> = S['type'] extends 'integer' ? number : S['type'] extends 'count' ? number | 'auto' : S['type'] extends 'boolean' ? boolean : S['type'] extends 'list' ? string[] : string;
+type ValueOf<S extends SettingSpec> = S['type'] extends 'integer'
+  ? number
+  : S['type'] extends 'count'
+    ? number | 'auto'
+    : S['type'] extends 'boolean'
+      ? boolean
+      : S['type'] extends 'list'
+        ? string[]
+        : string;
 type CamelCase<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<CamelCase<B>>}` : S;
 export type Settings = { [K in keyof Spec as CamelCase<K & string>]: ValueOf<Spec[K]> };
 
@@ -161,7 +356,8 @@ export function resolveSettings(flags: Record<string, string | boolean | undefin
     const raw = flags[name] ?? (env[spec.env] || undefined); // an empty variable counts as unset
     out[camel(name)] = raw === undefined ? spec.default : parseValue(name, spec, raw);
   }
-  if (out.apiKeysFile) out.apiKeys = [...(out.apiKeys as string[]), ...readApiKeysFile(out.apiKeysFile as string, `--api-keys-file (${SETTINGS['api-keys-file'].env})`)];
+  if (out.apiKeysFile)
+    out.apiKeys = [...(out.apiKeys as string[]), ...readApiKeysFile(out.apiKeysFile as string, `--api-keys-file (${SETTINGS['api-keys-file'].env})`)];
   return out as Settings;
 }
 
@@ -182,7 +378,10 @@ function parseValue(name: string, spec: SettingSpec, raw: string | boolean): unk
       return n;
     }
     case 'list':
-      return String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+      return String(raw)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     default:
       if (spec.choices && !spec.choices.includes(String(raw))) throw bad(`must be one of ${spec.choices.join(', ')}`);
       return String(raw);

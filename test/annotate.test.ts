@@ -15,7 +15,9 @@ type Span = { start: number; end: number; tokenCount: number };
 
 /** The definition, chunk by chunk against every span (quadratic; the reference). */
 function reference(text: string, structure: Structure, spans: readonly Span[]): (Record<string, unknown> | undefined)[] {
-  const blocks = [...structure.tables.map((s) => ({ ...s, kind: 'table' })), ...structure.code.map((s) => ({ ...s, kind: 'code' }))].sort((a, b) => a.start - b.start);
+  const blocks = [...structure.tables.map((s) => ({ ...s, kind: 'table' })), ...structure.code.map((s) => ({ ...s, kind: 'code' }))].sort(
+    (a, b) => a.start - b.start,
+  );
   if (!structure.headings.length && !blocks.length && !structure.pages.length) return spans.map(() => undefined);
   return spans.map((s) => {
     const meta: Record<string, unknown> = {};
@@ -36,7 +38,10 @@ function reference(text: string, structure: Structure, spans: readonly Span[]): 
       for (let i = s.start; i < s.end && !loose; i++) loose = text[i]!.trim() !== '' && !blocks.some((b) => b.start <= i && i < b.end);
       meta.blocks = [...(loose ? ['text'] : []), ...['table', 'code'].filter((k) => kinds.has(k))];
     }
-    if (structure.pages.length) meta.pages = structure.pages.filter((p) => (p.start < s.end && p.end > s.start) || (p.start === p.end && p.start >= s.start && p.start < s.end)).map((p) => p.number);
+    if (structure.pages.length)
+      meta.pages = structure.pages
+        .filter((p) => (p.start < s.end && p.end > s.start) || (p.start === p.end && p.start >= s.start && p.start < s.end))
+        .map((p) => p.number);
     return meta;
   });
 }

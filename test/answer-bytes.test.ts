@@ -17,7 +17,15 @@ import { Runner, type Recipe } from '../kernel/engine/index.js';
 import { slabUtf8 } from '../kernel/engine/output/utf8-slab.js';
 
 const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e7 };
-const TRICKY = ['say "hi"\\ and\ttabs\u0000\u001f', '日本語の文。次の文。', '🦛🦛 emoji 👨‍👩‍👧 joined', 'CRLF\r\nline\r\n', 'lone \ud800 high and \udc00 low', 'same same same same same same', '\u2028\u2029 separators'];
+const TRICKY = [
+  'say "hi"\\ and\ttabs\u0000\u001f',
+  '日本語の文。次の文。',
+  '🦛🦛 emoji 👨‍👩‍👧 joined',
+  'CRLF\r\nline\r\n',
+  'lone \ud800 high and \udc00 low',
+  'same same same same same same',
+  '\u2028\u2029 separators',
+];
 
 describe('answer bytes', () => {
   let registry: Registry;
@@ -36,7 +44,11 @@ describe('answer bytes', () => {
 
   test('a chunker answer equals JSON.stringify of its chunks: quotes, controls, CJK, emoji, CRLF, lone surrogates, repeats', async () => {
     for (const text of TRICKY) {
-      for (const [name, config] of [['token', { chunk_size: 3 }], ['fast', { chunk_size: 8 }], ['recursive', { chunk_size: 6 }]] as const) {
+      for (const [name, config] of [
+        ['token', { chunk_size: 3 }],
+        ['fast', { chunk_size: 8 }],
+        ['recursive', { chunk_size: 6 }],
+      ] as const) {
         for (const unit of ['codepoint', 'utf16'] as const) {
           const { bytes, expected } = await answer(name, config, text, unit);
           assert.equal(bytes, expected, `${name} ${unit} ${JSON.stringify(text)}`);
@@ -67,10 +79,14 @@ describe('answer bytes', () => {
 
   test("bytes written straight from a string are JSON.stringify's, UTF-8 encoded: every UTF-16 unit, paired or lone", () => {
     const into = new Uint8Array(6 * 300 + 2);
-    const check = (s: string) => assert.equal(Buffer.from(into.subarray(0, writeJsonString(into, 0, s))).toString('utf8'), JSON.stringify(s), JSON.stringify(s));
+    const check = (s: string) =>
+      assert.equal(Buffer.from(into.subarray(0, writeJsonString(into, 0, s))).toString('utf8'), JSON.stringify(s), JSON.stringify(s));
     for (const t of TRICKY) check(t);
     for (let c = 0; c < 0x10000; c++) check(String.fromCharCode(c) + 'a' + String.fromCharCode(c));
-    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }), (units) => check(String.fromCharCode(...units))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }), (units) => check(String.fromCharCode(...units))),
+      { numRuns: 2000 },
+    );
   });
 
   test('integers are written as their decimal digits, up to the largest safe one', () => {
@@ -81,7 +97,13 @@ describe('answer bytes', () => {
   });
 
   test("a plain list (or its texts) written into bytes is JSON.stringify's, within the bound it was given", () => {
-    const chunk = fc.record({ id: fc.string(), text: fc.string({ unit: 'binary' }), start_index: fc.maxSafeNat(), end_index: fc.maxSafeNat(), token_count: fc.maxSafeNat() });
+    const chunk = fc.record({
+      id: fc.string(),
+      text: fc.string({ unit: 'binary' }),
+      start_index: fc.maxSafeNat(),
+      end_index: fc.maxSafeNat(),
+      token_count: fc.maxSafeNat(),
+    });
     fc.assert(
       fc.property(fc.array(chunk, { maxLength: 12 }), fc.boolean(), (list, texts) => {
         const bound = plainListBound(list, texts);

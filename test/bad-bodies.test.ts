@@ -45,7 +45,10 @@ const ROUTES = (app: TestApp) => [
 describe('nesting deeper than the limit → 422 too_deep, on every body path', () => {
   for (const levels of [MAX_JSON_DEPTH, 20_000]) {
     test(`${levels} levels`, async () => {
-      for (const [app, pad] of [[inline, ''], [pooled, PAD]] as const) {
+      for (const [app, pad] of [
+        [inline, ''],
+        [pooled, PAD],
+      ] as const) {
         for (const route of ROUTES(app)) {
           if (pad && route.path === '/v1/pipelines') continue; // no worker path
           const res = await app.request('POST', route.path, route.body(nested(levels), pad));
@@ -77,7 +80,10 @@ describe('nesting deeper than the limit → 422 too_deep, on every body path', (
 describe('numbers out of range (1e400 → Infinity) → 422 naming the field', () => {
   test('in a config field, a chunk and a stored step; inline and pooled', async () => {
     for (const literal of ['1e400', '-1e400']) {
-      for (const [app, pad] of [[inline, ''], [pooled, `, ${PAD}`]] as const) {
+      for (const [app, pad] of [
+        [inline, ''],
+        [pooled, `, ${PAD}`],
+      ] as const) {
         const res = await app.request('POST', '/v1/chunk/token', `{"text": "abc", "chunk_size": ${literal}${pad}}`);
         assert.equal(res.status, 422, JSON.stringify(res.body));
         assert.deepEqual(res.body.detail[0].loc, ['body', 'chunk_size']);
@@ -87,7 +93,11 @@ describe('numbers out of range (1e400 → Infinity) → 422 naming the field', (
       const refine = await inline.request('POST', '/v1/refine/overlap', `{"chunks": [${chunk}]}`);
       assert.equal(refine.status, 422, JSON.stringify(refine.body));
       assert.deepEqual(refine.body.detail[0].loc, ['body', 'chunks', 0, 'end_index']);
-      const create = await inline.request('POST', '/v1/pipelines', `{"name": "big", "steps": [{"type": "chunk", "chunker": "token", "config": {"chunk_size": ${literal}}}]}`);
+      const create = await inline.request(
+        'POST',
+        '/v1/pipelines',
+        `{"name": "big", "steps": [{"type": "chunk", "chunker": "token", "config": {"chunk_size": ${literal}}}]}`,
+      );
       assert.equal(create.status, 422, JSON.stringify(create.body));
       assert.deepEqual(create.body.detail[0].loc, ['body', 'steps', 0, 'config', 'chunk_size']);
     }
@@ -108,7 +118,10 @@ describe('numbers out of range (1e400 → Infinity) → 422 naming the field', (
 describe('unknown keys are named in X-Chunkd-Ignored-Keys, encoded so any key fits a header', () => {
   test('non-Latin-1, CR/LF and NUL in a key: 200, and the header holds visible ASCII only', async () => {
     const keys = ['ключ', 'a\r\nSet-Cookie: x=1', 'nul\u0000key', '🦛', 'a,b', '50%', 'plain_key'];
-    for (const [app, pad] of [[inline, ''], [pooled, `, ${PAD}`]] as const) {
+    for (const [app, pad] of [
+      [inline, ''],
+      [pooled, `, ${PAD}`],
+    ] as const) {
       for (const route of ['/v1/chunk/token', `/v1/pipelines/${pipelines.get(app)}/execute`]) {
         const body = `{"text": "abc", ${keys.map((k) => `${JSON.stringify(k)}: 1`).join(', ')}${pad}}`;
         const res = await app.request('POST', route, body);
@@ -139,16 +152,24 @@ describe('unknown keys are named in X-Chunkd-Ignored-Keys, encoded so any key fi
 
   test('property: any keys give a header value Node accepts, that decodes back to the keys it lists', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 })), { maxLength: 60 }), (keys) => {
-        const value = ignoredKeysHeader(keys);
-        assert.ok(value.length <= IGNORED_KEYS_HEADER_MAX);
-        assert.match(value, /^[\x20-\x7e]*$/);
-        const parts = value ? value.split(', ') : [];
-        const note = /^\.\.\. \((\d+) more\)$/.exec(parts.at(-1) ?? '');
-        if (note) parts.pop();
-        assert.equal(parts.length + Number(note?.[1] ?? 0), keys.length);
-        assert.deepEqual(parts.map(decodeURIComponent), keys.slice(0, parts.length).map((k) => k.toWellFormed()));
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 })), {
+          maxLength: 60,
+        }),
+        (keys) => {
+          const value = ignoredKeysHeader(keys);
+          assert.ok(value.length <= IGNORED_KEYS_HEADER_MAX);
+          assert.match(value, /^[\x20-\x7e]*$/);
+          const parts = value ? value.split(', ') : [];
+          const note = /^\.\.\. \((\d+) more\)$/.exec(parts.at(-1) ?? '');
+          if (note) parts.pop();
+          assert.equal(parts.length + Number(note?.[1] ?? 0), keys.length);
+          assert.deepEqual(
+            parts.map(decodeURIComponent),
+            keys.slice(0, parts.length).map((k) => k.toWellFormed()),
+          );
+        },
+      ),
     );
   });
 });
@@ -160,7 +181,13 @@ describe('Content-Encoding', () => {
     // A keep-alive socket left idle by the tests before may be closing (5 s server timeout) as it is
     // reused, and a POST on it is not retried: a GET (retried on such a socket) leaves a fresh one.
     await pooled.request('GET', '/health');
-    for (const [method, path] of [['POST', '/v1/chunk/token'], ['POST', '/v1/refine/overlap'], ['POST', '/v1/pipelines'], ['PUT', `/v1/pipelines/${id}`], ['POST', `/v1/pipelines/${id}/execute`]]) {
+    for (const [method, path] of [
+      ['POST', '/v1/chunk/token'],
+      ['POST', '/v1/refine/overlap'],
+      ['POST', '/v1/pipelines'],
+      ['PUT', `/v1/pipelines/${id}`],
+      ['POST', `/v1/pipelines/${id}/execute`],
+    ]) {
       for (const encoding of ['xyz', 'gzip, xyz', 'compress']) {
         const res = await pooled.request(method!, path!, body, { 'content-encoding': encoding });
         assert.equal(res.status, 415, `${method} ${path} ${encoding}: ${JSON.stringify(res.body)}`);
@@ -173,7 +200,11 @@ describe('Content-Encoding', () => {
   test('gzip, deflate, br and identity still work', async () => {
     const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync, identity: (b) => b };
     for (const [encoding, encode] of Object.entries(encoders)) {
-      const res = await fetch(`${inline.url}/v1/chunk/token`, { method: 'POST', body: encode(Buffer.from(body)), headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      const res = await fetch(`${inline.url}/v1/chunk/token`, {
+        method: 'POST',
+        body: encode(Buffer.from(body)),
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      });
       assert.equal(res.status, 200, encoding);
       assert.equal(((await res.json()) as { text: string }[])[0]!.text, 'abc def');
     }

@@ -59,7 +59,8 @@ describe('each chef scales linearly on worst-case shapes (100 KB against 1 MB)',
     test(`markdown: ${name}`, () => assertLinear('markdown', make, KB100));
   }
   test('table (a text): a delimiter row whose spaces end in a word', () => assertLinear('table', (n) => 'a|b\n-' + ' '.repeat(n) + 'x', KB100));
-  test('table (a CSV): one quoted cell of escaped quotes, commas and pipes', () => assertLinear('table', (n) => new TextEncoder().encode('a,"' + '"",|'.repeat(n / 4) + '"'), KB100, 't.csv'));
+  test('table (a CSV): one quoted cell of escaped quotes, commas and pipes', () =>
+    assertLinear('table', (n) => new TextEncoder().encode('a,"' + '"",|'.repeat(n / 4) + '"'), KB100, 't.csv'));
   test('text: one long line', () => assertLinear('text', (n) => 'a'.repeat(n), KB100));
   test('html: a heading of one long word', () => assertLinear('html', (n) => new TextEncoder().encode(`<h1>${'a'.repeat(n)}</h1>`), KB100, 'p.html'));
   test('html: a heading of one run of spaces', () => assertLinear('html', (n) => new TextEncoder().encode(`<h1>a${' '.repeat(n)}b</h1>`), KB100, 'p.html'));

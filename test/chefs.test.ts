@@ -66,16 +66,33 @@ describe('uploads pick their chef', () => {
     assert.equal(up.body.format, 'rot13');
     const text = (await app.request('GET', `/v1/files/${up.body.name}/text`)).body.text;
     assert.equal(text, '= Intro\nHELLO world.\n= Second\nMore text here.\n');
-    const chunks = (await app.post('/v1/chunk/token', { file: ref(up.body.name), chunk_size: 16 })).body as { start_index: number; metadata: { headings: string[] } }[];
+    const chunks = (await app.post('/v1/chunk/token', { file: ref(up.body.name), chunk_size: 16 })).body as {
+      start_index: number;
+      metadata: { headings: string[] };
+    }[];
     // 16-character windows start at 0, 16 and 32; "= Second" starts at 21.
-    assert.deepEqual(chunks.map((c) => [c.start_index, c.metadata.headings]), [[0, ['Intro']], [16, ['Intro']], [32, ['Second']]]);
+    assert.deepEqual(
+      chunks.map((c) => [c.start_index, c.metadata.headings]),
+      [
+        [0, ['Intro']],
+        [16, ['Intro']],
+        [32, ['Second']],
+      ],
+    );
     const processed = await app.post('/v1/process/rot13', { text: '= Uv' });
     assert.equal(processed.status, 200);
     assert.deepEqual(processed.body.structure.headings, [{ level: 1, text: 'Hi', start_index: 0, end_index: 4 }]);
   });
 
   test('GET /v1/plugins lists the chefs with the files they read', async () => {
-    const chefs = ((await app.request('GET', '/v1/plugins')).body as { kind: string; name: string; route: string; reads?: { extensions: string[]; media_types: string[]; bytes_only: boolean } }[]).filter((p) => p.kind === 'chef');
+    const chefs = (
+      (await app.request('GET', '/v1/plugins')).body as {
+        kind: string;
+        name: string;
+        route: string;
+        reads?: { extensions: string[]; media_types: string[]; bytes_only: boolean };
+      }[]
+    ).filter((p) => p.kind === 'chef');
     assert.deepEqual(chefs.map((c) => c.name).sort(), ['docx', 'html', 'markdown', 'pdf', 'rot13', 'table', 'text']);
     const pdf = chefs.find((c) => c.name === 'pdf')!;
     assert.equal(pdf.route, '/v1/process/pdf');
@@ -84,7 +101,12 @@ describe('uploads pick their chef', () => {
 
   test('source code is read by the text chef (by extension, by text/x-python, or sniffed as UTF-8)', async () => {
     const code = 'def hello():\n    return "🦛"\n';
-    for (const [name, type] of [['hello.py', 'text/x-python'], ['hello.py', ''], ['Makefile', 'application/octet-stream'], ['script', 'text/x-python']]) {
+    for (const [name, type] of [
+      ['hello.py', 'text/x-python'],
+      ['hello.py', ''],
+      ['Makefile', 'application/octet-stream'],
+      ['script', 'text/x-python'],
+    ]) {
       const up = await upload(code, name!, type);
       assert.equal(up.status, 201, `${name} ${type}: ${JSON.stringify(up.body)}`);
       assert.equal(up.body.format, 'text');
@@ -110,13 +132,19 @@ describe('uploads pick their chef', () => {
 });
 
 describe('structure reaches the chunks', () => {
-  const MD = '# Install\r\n\r\nIntro.\r\n\r\n## From source\r\n\r\n```sh\r\nmake 🦛\r\n```\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n\r\n# Use\r\n\r\nRun it.\r\n';
+  const MD =
+    '# Install\r\n\r\nIntro.\r\n\r\n## From source\r\n\r\n```sh\r\nmake 🦛\r\n```\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n\r\n# Use\r\n\r\nRun it.\r\n';
 
   test('chunking an uploaded markdown file by reference: headings and blocks on each chunk, offsets on the text in every unit', async () => {
     const up = await upload(MD, 'readme.md', 'text/markdown');
     assert.equal(up.status, 201);
     for (const unit of ['codepoint', 'utf16', 'utf8'] as const) {
-      const chunks = (await app.post('/v1/chunk/recursive', { file: ref(up.body.name), chunk_size: 20, offset_unit: unit })).body as { text: string; start_index: number; end_index: number; metadata: { headings: string[]; blocks: string[] } }[];
+      const chunks = (await app.post('/v1/chunk/recursive', { file: ref(up.body.name), chunk_size: 20, offset_unit: unit })).body as {
+        text: string;
+        start_index: number;
+        end_index: number;
+        metadata: { headings: string[]; blocks: string[] };
+      }[];
       for (const c of chunks) assert.equal(sliceIn(MD, c.start_index, c.end_index, unit), c.text);
       const make = chunks.find((c) => c.text.includes('make'))!;
       assert.deepEqual(make.metadata.headings, ['Install', 'From source']);
@@ -144,7 +172,10 @@ describe('structure reaches the chunks', () => {
   });
 
   test('a job keeps the metadata in its NDJSON results', async () => {
-    const steps = [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 20 } }];
+    const steps = [
+      { type: 'process', chef: 'markdown' },
+      { type: 'chunk', chunker: 'recursive', config: { chunk_size: 20 } },
+    ];
     const sub = await submitJob(app.url, { steps, documents: [{ id: 'readme', text: MD }] });
     assert.equal(sub.status, 202, JSON.stringify(sub.body));
     assert.equal((await waitForJob(app.url, sub.body.id)).status, 'done');
@@ -161,8 +192,16 @@ describe('structureMetadata', () => {
     const s = emptyStructure();
     s.tables.push({ start: 3, end: 6 });
     s.code.push({ start: 10, end: 17, language: null });
-    const spans = [{ start: 0, end: 3, tokenCount: 1 }, { start: 3, end: 6, tokenCount: 1 }, { start: 3, end: 18, tokenCount: 1 }, { start: 10, end: 18, tokenCount: 1 }];
-    assert.deepEqual(structureMetadata(text, s, spans).map((m) => m?.blocks), [['text'], ['table'], ['text', 'table', 'code'], ['code']]);
+    const spans = [
+      { start: 0, end: 3, tokenCount: 1 },
+      { start: 3, end: 6, tokenCount: 1 },
+      { start: 3, end: 18, tokenCount: 1 },
+      { start: 10, end: 18, tokenCount: 1 },
+    ];
+    assert.deepEqual(
+      structureMetadata(text, s, spans).map((m) => m?.blocks),
+      [['text'], ['table'], ['text', 'table', 'code'], ['code']],
+    );
     assert.deepEqual(structureMetadata(text, emptyStructure(), spans), [undefined, undefined, undefined, undefined]);
   });
 });
@@ -174,7 +213,13 @@ describe('through the worker pool', () => {
   const DOC = ('# Big\n\n' + 'word '.repeat(40) + '\n\n## Sub\n\n' + 'more text here. '.repeat(30) + '\n\n').repeat(400);
 
   test('a large pipeline body (parsed and run in a worker) and a large file by reference (chunked in the pool) keep the structure', async () => {
-    const made = await pooled.post('/v1/pipelines', { name: 'md', steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
+    const made = await pooled.post('/v1/pipelines', {
+      name: 'md',
+      steps: [
+        { type: 'process', chef: 'markdown' },
+        { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } },
+      ],
+    });
     const run = await pooled.post(`/v1/pipelines/${made.body.id}/execute`, { text: [DOC, DOC] });
     assert.equal(run.status, 200, JSON.stringify(run.body).slice(0, 300));
     for (const list of run.body as { text: string; metadata: { headings: string[] } }[][]) {
@@ -191,10 +236,23 @@ describe('through the worker pool', () => {
   });
 
   test('NDJSON: a large pipeline body with a process step streams one line per text, each chunk with its headings; a file run by a pipeline keeps its structure', async () => {
-    const made = await pooled.post('/v1/pipelines', { name: 'md-lines', steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
-    const res = await fetch(`${pooled.url}/v1/pipelines/${made.body.id}/execute`, { method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify({ text: [DOC, DOC] }) });
+    const made = await pooled.post('/v1/pipelines', {
+      name: 'md-lines',
+      steps: [
+        { type: 'process', chef: 'markdown' },
+        { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } },
+      ],
+    });
+    const res = await fetch(`${pooled.url}/v1/pipelines/${made.body.id}/execute`, {
+      method: 'POST',
+      headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' },
+      body: JSON.stringify({ text: [DOC, DOC] }),
+    });
     assert.equal(res.status, 200);
-    const [head, ...lines] = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { total?: number; index: number; chunks: { text: string; metadata: { headings: string[] } }[] });
+    const [head, ...lines] = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { total?: number; index: number; chunks: { text: string; metadata: { headings: string[] } }[] });
     assert.deepEqual(head, { total: 2 });
     assert.deepEqual(lines.map((l) => l.index).sort(), [0, 1]);
     for (const { chunks } of lines) {
@@ -204,7 +262,11 @@ describe('through the worker pool', () => {
     // Without a process step, a file is chunked with the structure its chef found at upload.
     const plain = await pooled.post('/v1/pipelines', { name: 'chunk-only', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
     const form = new FormData();
-    form.append('file', new Blob([`# Top\n\n${'Some words. '.repeat(20)}\n\n## Low\n\n${'More words here. '.repeat(20)}\n`], { type: 'text/markdown' }), 'small.md');
+    form.append(
+      'file',
+      new Blob([`# Top\n\n${'Some words. '.repeat(20)}\n\n## Low\n\n${'More words here. '.repeat(20)}\n`], { type: 'text/markdown' }),
+      'small.md',
+    );
     const up = (await (await fetch(`${pooled.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
     const run = await pooled.post(`/v1/pipelines/${plain.body.id}/execute`, { file: ref(up.name) });
     assert.equal(run.status, 200, JSON.stringify(run.body));

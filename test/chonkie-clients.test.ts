@@ -28,22 +28,91 @@ const CODE = 'def add(a, b):\n    return a + b\n\n\nclass Counter:\n    def __in
 const BODIES = {
   'py token': ['/v1/chunk/token', { text: TEXT, tokenizer: 'gpt2', chunk_size: 16, chunk_overlap: 0, return_type: 'chunks' }],
   'ts token': ['/v1/chunk/token', { text: TEXT, tokenizer: 'gpt2', chunk_size: 16, chunk_overlap: 4 }],
-  'py sentence': ['/v1/chunk/sentence', { text: TEXT, tokenizer_or_token_counter: 'character', chunk_size: 64, chunk_overlap: 0, min_sentences_per_chunk: 1, min_characters_per_sentence: 12, approximate: false, delim: ['.', '!', '?', '\n'], include_delim: 'prev', return_type: 'chunks' }],
+  'py sentence': [
+    '/v1/chunk/sentence',
+    {
+      text: TEXT,
+      tokenizer_or_token_counter: 'character',
+      chunk_size: 64,
+      chunk_overlap: 0,
+      min_sentences_per_chunk: 1,
+      min_characters_per_sentence: 12,
+      approximate: false,
+      delim: ['.', '!', '?', '\n'],
+      include_delim: 'prev',
+      return_type: 'chunks',
+    },
+  ],
   'ts sentence': ['/v1/chunk/sentence', { text: TEXT, tokenizer: 'character', chunk_size: 64, chunk_overlap: 0, min_sentences_per_chunk: 1 }],
-  'py recursive': ['/v1/chunk/recursive', { text: TEXT, tokenizer_or_token_counter: 'character', chunk_size: 64, recipe: 'default', lang: 'en', min_characters_per_chunk: 24, return_type: 'chunks' }],
-  'ts recursive': ['/v1/chunk/recursive', { text: TEXT, tokenizer_or_token_counter: 'character', chunk_size: 64, recipe: 'default', lang: 'en', min_characters_per_chunk: 24 }],
-  'py code': ['/v1/chunk/code', { text: CODE, tokenizer_or_token_counter: 'character', chunk_size: 48, language: 'python', lang: 'python', include_nodes: false, return_type: 'chunks' }],
+  'py recursive': [
+    '/v1/chunk/recursive',
+    { text: TEXT, tokenizer_or_token_counter: 'character', chunk_size: 64, recipe: 'default', lang: 'en', min_characters_per_chunk: 24, return_type: 'chunks' },
+  ],
+  'ts recursive': [
+    '/v1/chunk/recursive',
+    { text: TEXT, tokenizer_or_token_counter: 'character', chunk_size: 64, recipe: 'default', lang: 'en', min_characters_per_chunk: 24 },
+  ],
+  'py code': [
+    '/v1/chunk/code',
+    { text: CODE, tokenizer_or_token_counter: 'character', chunk_size: 48, language: 'python', lang: 'python', include_nodes: false, return_type: 'chunks' },
+  ],
   'ts code': ['/v1/chunk/code', { text: CODE, tokenizer: 'character', chunk_size: 48, language: 'auto', include_nodes: false }],
 } as const;
 
 /** TS sends its own legacy set (min_sentences, min_chunk_size, threshold_step); Py the open-source server's fields. */
 const semanticBody = (embedding_model: string, ts: boolean) =>
   ts
-    ? { text: TEXT, embedding_model, threshold: 0.5, chunk_size: 512, similarity_window: 1, min_sentences: 1, min_chunk_size: 2, min_characters_per_sentence: 12, threshold_step: 0.01, delim: ['.', '!', '?', '\n'], include_delim: 'prev', return_type: 'chunks' }
-    : { text: TEXT, embedding_model, threshold: 0.8, chunk_size: 512, similarity_window: 3, min_sentences_per_chunk: 1, min_characters_per_sentence: 24, delim: ['. ', '! ', '? ', '\n'], include_delim: 'prev', skip_window: 0, filter_window: 5, filter_polyorder: 3, filter_tolerance: 0.2 };
+    ? {
+        text: TEXT,
+        embedding_model,
+        threshold: 0.5,
+        chunk_size: 512,
+        similarity_window: 1,
+        min_sentences: 1,
+        min_chunk_size: 2,
+        min_characters_per_sentence: 12,
+        threshold_step: 0.01,
+        delim: ['.', '!', '?', '\n'],
+        include_delim: 'prev',
+        return_type: 'chunks',
+      }
+    : {
+        text: TEXT,
+        embedding_model,
+        threshold: 0.8,
+        chunk_size: 512,
+        similarity_window: 3,
+        min_sentences_per_chunk: 1,
+        min_characters_per_sentence: 24,
+        delim: ['. ', '! ', '? ', '\n'],
+        include_delim: 'prev',
+        skip_window: 0,
+        filter_window: 5,
+        filter_polyorder: 3,
+        filter_tolerance: 0.2,
+      };
 /** Older Python SemanticChunker (chonkie.cloud before the server's field names): threshold "auto" and the legacy fields. */
-const PY_OLD_SEMANTIC_BODY = (text: string) => ({ text, embedding_model: 'minishlab/potion-base-32M', chunk_size: 512, threshold: 'auto', similarity_window: 1, min_sentences: 1, min_chunk_size: 2, min_characters_per_sentence: 12, threshold_step: 0.01, delim: ['. ', '! ', '? ', '\n'], include_delim: 'prev' });
-const LATE_BODY = { text: TEXT, embedding_model: 'nomic-ai/modernbert-embed-base', chunk_size: 512, min_characters_per_chunk: 24, recipe: 'default', lang: 'en' };
+const PY_OLD_SEMANTIC_BODY = (text: string) => ({
+  text,
+  embedding_model: 'minishlab/potion-base-32M',
+  chunk_size: 512,
+  threshold: 'auto',
+  similarity_window: 1,
+  min_sentences: 1,
+  min_chunk_size: 2,
+  min_characters_per_sentence: 12,
+  threshold_step: 0.01,
+  delim: ['. ', '! ', '? ', '\n'],
+  include_delim: 'prev',
+});
+const LATE_BODY = {
+  text: TEXT,
+  embedding_model: 'nomic-ai/modernbert-embed-base',
+  chunk_size: 512,
+  min_characters_per_chunk: 24,
+  recipe: 'default',
+  lang: 'en',
+};
 /** The TS LateChunker's defaults (its model: all-MiniLM-L6-v2). */
 const TS_LATE_BODY = { text: TEXT, embedding_model: 'all-MiniLM-L6-v2', chunk_size: 512, recipe: 'default', lang: 'en', min_characters_per_chunk: 24 };
 const NEURAL_BODY = { text: TEXT, model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 };
@@ -56,8 +125,25 @@ const TOPICS = {
   c: ['One word, two words.', 'Three words and five words.', 'The word ends at five.', 'Five words end it.'],
 };
 const LONG = [...TOPICS.a, ...TOPICS.b, ...TOPICS.c, ...TOPICS.a, ...TOPICS.b].join(' ');
-const SLUMBER_BODY = { text: TEXT, tokenizer_or_token_counter: 'gpt2', chunk_size: 1024, recipe: 'default', lang: 'en', candidate_size: 128, min_characters_per_chunk: 24 };
-const OVERLAP = (chunks: unknown[]) => ({ chunks, tokenizer_or_token_counter: 'character', context_size: 0.25, mode: 'token', method: 'suffix', recipe: 'default', lang: 'en', merge: true });
+const SLUMBER_BODY = {
+  text: TEXT,
+  tokenizer_or_token_counter: 'gpt2',
+  chunk_size: 1024,
+  recipe: 'default',
+  lang: 'en',
+  candidate_size: 128,
+  min_characters_per_chunk: 24,
+};
+const OVERLAP = (chunks: unknown[]) => ({
+  chunks,
+  tokenizer_or_token_counter: 'character',
+  context_size: 0.25,
+  mode: 'token',
+  method: 'suffix',
+  recipe: 'default',
+  lang: 'en',
+  merge: true,
+});
 const EMBEDDINGS = (chunks: unknown[]) => ({ chunks, embedding_model: 'minishlab/potion-retrieval-32M' });
 
 /** What both clients read from a chunk list: the fields' types, and offsets (code points) on the text sent. */
@@ -72,7 +158,8 @@ function assertReadable(res: Reply, input: string, opts: { embedding?: boolean; 
     // overlap with merge: the span stays an exact prefix (suffix method) and the added part is in context.
     if (opts.merged) assert.equal(c.text, span + (c.context ?? ''));
     else assert.equal(c.text, span);
-    if (opts.embedding) assert.ok(Array.isArray(c.embedding) && c.embedding.length > 0 && c.embedding.every((x: unknown) => typeof x === 'number'), 'an embedding');
+    if (opts.embedding)
+      assert.ok(Array.isArray(c.embedding) && c.embedding.length > 0 && c.embedding.every((x: unknown) => typeof x === 'number'), 'an embedding');
   }
 }
 
@@ -131,8 +218,18 @@ describe('Chonkie clients against an open server with no models installed', () =
   });
 
   test('semantic with potion-base-8M (TS) and potion-base-32M (Py): the same guidance per model', async () => {
-    assertError(await app.post('/v1/chunk/semantic', semanticBody('minishlab/potion-base-8M', true)), 400, 'BAD_REQUEST', potionGuide('minishlab/potion-base-8M', 'Embedding model'));
-    assertError(await app.post('/v1/chunk/semantic', semanticBody('minishlab/potion-base-32M', false)), 400, 'BAD_REQUEST', potionGuide('minishlab/potion-base-32M', 'Embedding model'));
+    assertError(
+      await app.post('/v1/chunk/semantic', semanticBody('minishlab/potion-base-8M', true)),
+      400,
+      'BAD_REQUEST',
+      potionGuide('minishlab/potion-base-8M', 'Embedding model'),
+    );
+    assertError(
+      await app.post('/v1/chunk/semantic', semanticBody('minishlab/potion-base-32M', false)),
+      400,
+      'BAD_REQUEST',
+      potionGuide('minishlab/potion-base-32M', 'Embedding model'),
+    );
   });
 
   test('late with nomic-ai/modernbert-embed-base: the ONNX export command and where its files go', async () => {
@@ -152,7 +249,12 @@ describe('Chonkie clients against an open server with no models installed', () =
   test('neural with each Chonky model the clients name: the token-classification export command', async () => {
     for (const name of ['mirth/chonky_modernbert_large_1', 'mirth/chonky_modernbert_base_1']) {
       const res = await app.post('/v1/chunk/neural', { ...NEURAL_BODY, model: name });
-      assertError(res, 400, 'BAD_REQUEST', new RegExp(`^Token-classification model '${name}' \\(a Chonky token-classification model, run as ONNX\\) is not installed`));
+      assertError(
+        res,
+        400,
+        'BAD_REQUEST',
+        new RegExp(`^Token-classification model '${name}' \\(a Chonky token-classification model, run as ONNX\\) is not installed`),
+      );
       assert.ok(res.body.message.includes(`optimum-cli export onnx --task token-classification --model ${name} ${name}\``));
       assert.ok(res.body.message.includes(`--model-map ${name}=<installed model>`));
     }
@@ -160,12 +262,20 @@ describe('Chonkie clients against an open server with no models installed', () =
 
   test('TS neural sends its model as embedding_model: honoured (the guidance for that model), never the default model', async () => {
     const res = await app.post('/v1/chunk/neural', TS_NEURAL_BODY);
-    assertError(res, 400, 'BAD_REQUEST', /^Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed/);
+    assertError(
+      res,
+      400,
+      'BAD_REQUEST',
+      /^Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed/,
+    );
     assert.equal(res.headers.get('x-chunkd-ignored-keys'), null, 'embedding_model is not an ignored key');
   });
 
   test('neural with a model nobody has (as model or as embedding_model): a 400 that says how to install one, not chunks of the default', async () => {
-    for (const body of [{ text: TEXT, model: 'no-such-org/no-such-model' }, { ...TS_NEURAL_BODY, embedding_model: 'no-such-org/no-such-model' }]) {
+    for (const body of [
+      { text: TEXT, model: 'no-such-org/no-such-model' },
+      { ...TS_NEURAL_BODY, embedding_model: 'no-such-org/no-such-model' },
+    ]) {
       const res = await app.post('/v1/chunk/neural', body);
       assertError(res, 400, 'BAD_REQUEST', /^Token-classification model 'no-such-org\/no-such-model' is not in the local Hugging Face cache/);
       assert.ok(res.body.message.includes('optimum-cli export onnx --task token-classification --model no-such-org/no-such-model'), res.body.message);
@@ -221,7 +331,12 @@ describe('Chonkie clients against a server with API keys', () => {
     const ok = await app.request('GET', '/v1/auth/validate', undefined, { authorization: 'Bearer k-right' });
     assert.deepEqual([ok.status, ok.body], [200, { message: 'The API key is valid.', status: 200 }]);
     assertError(await app.request('GET', '/v1/auth/validate'), 401, 'UNAUTHORIZED', 'This server requires an API key: send Authorization: Bearer <key>.');
-    assertError(await app.request('GET', '/v1/auth/validate', undefined, { authorization: 'Bearer k-wrong' }), 401, 'UNAUTHORIZED', 'The API key is not valid.');
+    assertError(
+      await app.request('GET', '/v1/auth/validate', undefined, { authorization: 'Bearer k-wrong' }),
+      401,
+      'UNAUTHORIZED',
+      'The API key is not valid.',
+    );
   });
 
   test("Py's probe GET / needs no key; a chunk call needs one", async () => {
@@ -309,11 +424,19 @@ describe('the model-less classes served through --model-map and --models-dir', (
     const large = await app.post('/v1/chunk/semantic', { ...PY_OLD_SEMANTIC_BODY(LONG), min_chunk_size: 40 });
     assertReadable(large, LONG);
     assert.ok(large.body.length < auto.body.length, 'fewer, larger chunks');
-    assert.ok(large.body.every((c: { token_count: number }) => c.token_count >= 40), JSON.stringify(large.body.map((c: { token_count: number }) => c.token_count)));
+    assert.ok(
+      large.body.every((c: { token_count: number }) => c.token_count >= 40),
+      JSON.stringify(large.body.map((c: { token_count: number }) => c.token_count)),
+    );
   });
 
   test('a name outside the map is not substituted: chonky_modernbert_base_1 still gets its guidance', async () => {
-    assertError(await app.post('/v1/chunk/neural', { ...NEURAL_BODY, model: 'mirth/chonky_modernbert_base_1' }), 400, 'BAD_REQUEST', /is not installed on this server/);
+    assertError(
+      await app.post('/v1/chunk/neural', { ...NEURAL_BODY, model: 'mirth/chonky_modernbert_base_1' }),
+      400,
+      'BAD_REQUEST',
+      /is not installed on this server/,
+    );
   });
 
   test('slumber with an LLM configured (a fake on 127.0.0.1)', async () => {
@@ -349,10 +472,13 @@ describe('--model-map is checked at start', () => {
 });
 
 /** What Python's `Pipeline.run` does with the answer: `[Chunk.from_dict(c) for c in data.get("chunks", [])]`, a dict per item. */
-function pyPipelineRun(body: { chunks?: unknown }): { text: string; start_index: number; end_index: number; token_count: number; metadata?: Record<string, unknown> }[] {
+function pyPipelineRun(body: {
+  chunks?: unknown;
+}): { text: string; start_index: number; end_index: number; token_count: number; metadata?: Record<string, unknown> }[] {
   const items = body.chunks ?? [];
   assert.ok(Array.isArray(items));
-  for (const c of items) assert.ok(c !== null && typeof c === 'object' && !Array.isArray(c), `Chunk.from_dict needs a dict, got ${JSON.stringify(c).slice(0, 40)}`);
+  for (const c of items)
+    assert.ok(c !== null && typeof c === 'object' && !Array.isArray(c), `Chunk.from_dict needs a dict, got ${JSON.stringify(c).slice(0, 40)}`);
   return items as never;
 }
 
@@ -392,7 +518,9 @@ describe("Python's Pipeline.run on a slug pipeline with a list of texts", () => 
         assert.equal(nested.status, 200);
         assert.equal(nested.body.chunks.length, texts.length);
         const lists = byDocument(texts, pyPipelineRun(flat.body));
-        const unmarked = lists.map((l) => l.map(({ metadata: { document: _, ...rest } = {}, ...c }) => (Object.keys(rest).length ? { ...c, metadata: rest } : c)));
+        const unmarked = lists.map((l) =>
+          l.map(({ metadata: { document: _, ...rest } = {}, ...c }) => (Object.keys(rest).length ? { ...c, metadata: rest } : c)),
+        );
         assert.deepEqual(unmarked, nested.body.chunks, 'the flat list is the nested one, in order, with metadata.document added');
         assert.equal(lists[1]!.length, 0, 'the blank text has no chunks');
         assert.ok(lists.every((l, i) => i === 1 || l.length > 0));

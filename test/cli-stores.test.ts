@@ -16,9 +16,15 @@ const CLI = ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
-const run = (args: string[]) => spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env } });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env } });
 const summary = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { files: number; written: number; skipped: number; failed: number };
-const hits = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { text: string; start_index: number; end_index: number; metadata: { document: string }; score: number });
+const hits = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { text: string; start_index: number; end_index: number; metadata: { document: string }; score: number });
 
 const DOCS: Record<string, string> = {
   'rivers.txt': 'The river flooded the valley. Farmers moved their herds uphill.',
@@ -35,7 +41,12 @@ before(() => {
   }
   writeFileSync(
     join(dir, 'pipeline.json'),
-    JSON.stringify({ steps: [{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 12 } }, { type: 'write', store: 'default', config: { collection: 'corpus' } }] }),
+    JSON.stringify({
+      steps: [
+        { type: 'chunk', chunker: 'sentence', config: { chunk_size: 12 } },
+        { type: 'write', store: 'default', config: { collection: 'corpus' } },
+      ],
+    }),
   );
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +71,10 @@ describe('chunkd ingest and search', () => {
     assert.deepEqual(summary(res.stdout), { files: 3, written: 1, skipped: 2, failed: 0, store: 'default', collection: 'corpus' });
     const rivers = hits(run(['search', 'default', '--collection', 'corpus', '--query', 'river', '--k', '100', '--document', 'rivers.txt']).stdout);
     assert.ok(rivers.length > 0);
-    assert.ok(rivers.every((h) => !h.text.includes('flooded')), 'the old chunks were replaced');
+    assert.ok(
+      rivers.every((h) => !h.text.includes('flooded')),
+      'the old chunks were replaced',
+    );
     const all = hits(run(['search', 'default', '--collection', 'corpus', '--query', 'the', '--k', '1000']).stdout);
     const ids = all.map((h) => `${h.metadata.document}:${h.start_index}`);
     assert.equal(new Set(ids).size, ids.length, 'no chunk stored twice');

@@ -13,7 +13,11 @@ const dir = mkdtempSync(join(tmpdir(), 'chunkd-cli-utf8-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (args: string[], input?: Buffer) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/index.ts'), 'chunk', ...args], { cwd: ROOT, input, env: { ...process.env, CHUNKD_LOG_LEVEL: '' } });
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/index.ts'), 'chunk', ...args], {
+    cwd: ROOT,
+    input,
+    env: { ...process.env, CHUNKD_LOG_LEVEL: '' },
+  });
 
 test('a file with invalid UTF-8 → exit 2, the file and the offset of the first invalid byte named, nothing on stdout', () => {
   const good = join(dir, 'good.txt');

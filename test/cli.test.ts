@@ -80,7 +80,10 @@ async function serveAndStop(args: string[]): Promise<{ code: number | null; port
   const health = await fetch(`http://127.0.0.1:${listening.port}/health`);
   assert.deepEqual(await health.json(), { status: 'ok' });
   const chunks = await fetch(`http://127.0.0.1:${listening.port}/v1/chunk/token`, { method: 'POST', body: JSON.stringify({ text: 'abcdef', chunk_size: 4 }) });
-  assert.deepEqual(((await chunks.json()) as { text: string }[]).map((c) => c.text), ['abcd', 'ef']);
+  assert.deepEqual(
+    ((await chunks.json()) as { text: string }[]).map((c) => c.text),
+    ['abcd', 'ef'],
+  );
   const code = await new Promise<number | null>((resolve) => {
     child.removeAllListeners('exit');
     child.on('exit', resolve);
@@ -133,7 +136,10 @@ describe('--api-keys-file', () => {
   ];
   for (const [what, path, message] of refusals) {
     test(`${what}: refused, saying so and showing no key`, () => {
-      assert.throws(() => resolveSettings({ 'api-keys-file': path }, {}), (e: Error) => message.test(e.message) && !/secret|good-key/.test(e.message));
+      assert.throws(
+        () => resolveSettings({ 'api-keys-file': path }, {}),
+        (e: Error) => message.test(e.message) && !/secret|good-key/.test(e.message),
+      );
     });
   }
 
@@ -148,7 +154,10 @@ describe('--api-keys-file', () => {
     const keys = file('serve-keys.txt', '# keys\nkey-in-a-file-7f3a\n');
     const child = await startChild(['--data-dir', dataDir, '--log-level', 'debug', '--api-keys-file', keys]);
     try {
-      const call = (key?: string) => fetch(`${child.url}/v1/chunk/token`, { method: 'POST', body: '{"text": "hi"}', headers: key ? { authorization: `Bearer ${key}` } : {} }).then((r) => r.status);
+      const call = (key?: string) =>
+        fetch(`${child.url}/v1/chunk/token`, { method: 'POST', body: '{"text": "hi"}', headers: key ? { authorization: `Bearer ${key}` } : {} }).then(
+          (r) => r.status,
+        );
       assert.equal(await call(), 401);
       assert.equal(await call('key-in-a-file-7f3a'), 200);
       assert.equal(await call('keys'), 401, 'a comment is not a key');
@@ -179,7 +188,11 @@ describe('chunkd chunk', () => {
   const a = file('a.txt', 'The first file. It has two sentences, and some more words after them.');
   const b = file('b.md', '# Title\r\n\r\n短い文書です。🙂 Then English again. And a last sentence!');
   const blank = file('blank.txt', '  \n');
-  const ndjson = (stdout: string) => stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+  const ndjson = (stdout: string) =>
+    stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
   /** The chunks of one file in an NDJSON output, without the file key: what the HTTP route answers for it. */
   const of = (lines: Record<string, unknown>[], name: string) => lines.filter((l) => l.file === name).map(({ file: _, ...chunk }) => chunk);
 
@@ -219,28 +232,45 @@ describe('chunkd chunk', () => {
     const res = run(['chunk', b, a, '--chunker', 'token', '--chunk-size', '16', '--format', 'json']);
     assert.equal(res.status, 0, res.stderr);
     const http = await app.post('/v1/chunk/token', { text: [readFileSync(b, 'utf8'), readFileSync(a, 'utf8')], chunk_size: 16 });
-    assert.deepEqual(JSON.parse(res.stdout), [{ file: b, chunks: http.body[0] }, { file: a, chunks: http.body[1] }]);
+    assert.deepEqual(JSON.parse(res.stdout), [
+      { file: b, chunks: http.body[0] },
+      { file: a, chunks: http.body[1] },
+    ]);
   });
 
   test('--pipeline FILE.json runs its steps, as POST /v1/pipelines/{id}/execute does', async () => {
-    const steps = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 10 } }, { type: 'refine', refinery: 'overlap', config: { context_size: 3 } }];
+    const steps = [
+      { type: 'chunk', chunker: 'token', config: { chunk_size: 10 } },
+      { type: 'refine', refinery: 'overlap', config: { context_size: 3 } },
+    ];
     const created = await app.post('/v1/pipelines', { name: 'cli', steps });
     const res = run(['chunk', a, b, '--pipeline', file('pipeline.json', JSON.stringify({ name: 'cli', steps }))]);
     assert.equal(res.status, 0, res.stderr);
     const http = await app.post(`/v1/pipelines/${created.body.id}/execute`, { text: [readFileSync(a, 'utf8'), readFileSync(b, 'utf8')] });
     const lines = ndjson(res.stdout);
     assert.deepEqual([of(lines, a), of(lines, b)], http.body);
-    assert.ok(lines.some((l) => 'context' in l), 'the refine step ran');
+    assert.ok(
+      lines.some((l) => 'context' in l),
+      'the refine step ran',
+    );
   });
 
   const refusals: [string, string[], RegExp][] = [
     ['an unknown chunker', ['--chunker', 'tokn'], /Unknown chunker 'tokn'\. Did you mean 'token'\?/],
-    ['an unknown field flag', ['--chunker', 'token', '--chunk-sise', '4'], /Unknown option '--chunk-sise' for the token chunker\. Did you mean '--chunk-size'\?/],
+    [
+      'an unknown field flag',
+      ['--chunker', 'token', '--chunk-sise', '4'],
+      /Unknown option '--chunk-sise' for the token chunker\. Did you mean '--chunk-size'\?/,
+    ],
     ['a value out of the schema', ['--chunker', 'token', '--chunk-size', '0'], /--chunk-size: chunk_size must be >= 1/],
     ['a word for a number', ['--chunker', 'token', '--chunk-size', 'big'], /--chunk-size takes a whole number; got 'big'/],
     ['a config the plugin refuses', ['--chunker', 'token', '--chunk-size', '4', '--chunk-overlap', '4'], /chunk_overlap .* must be smaller than chunk_size/],
     ['--config that is not JSON', ['--chunker', 'token', '--config', '{chunk_size: 4}'], /--config is not valid JSON/],
-    ['--config with a key the chunker does not take', ['--chunker', 'token', '--config', '{"chunk_sise": 4}'], /--config has keys the token chunker does not take: chunk_sise/],
+    [
+      '--config with a key the chunker does not take',
+      ['--chunker', 'token', '--config', '{"chunk_sise": 4}'],
+      /--config has keys the token chunker does not take: chunk_sise/,
+    ],
     ['a pipeline file with a bad step', ['--pipeline', join(dir, 'bad-pipeline.json')], /steps\.0\.chunker|Unknown chunker 'nope'/],
     ['--format of another kind', ['--format', 'csv'], /--format must be one of ndjson, json; got 'csv'/],
   ];
@@ -274,7 +304,10 @@ describe('chunkd chunk', () => {
     assert.match(many.stderr, /3 files were named; the limit is 2 per run\. Name fewer files, or raise CHUNKD_MAX_TEXTS\./);
     const size = run(['chunk', a, big], undefined, { CHUNKD_MAX_TEXT_CHARS: '60' }); // a.txt (69 characters) is not read: big.txt is refused by its size first
     assert.equal(size.status, 2);
-    assert.match(size.stderr, /big\.txt has 300 bytes, more than any text within the limit; the limit is 60 characters per file\. Split it, or raise CHUNKD_MAX_TEXT_CHARS\./);
+    assert.match(
+      size.stderr,
+      /big\.txt has 300 bytes, more than any text within the limit; the limit is 60 characters per file\. Split it, or raise CHUNKD_MAX_TEXT_CHARS\./,
+    );
     const chars = run(['chunk', big], undefined, { CHUNKD_MAX_TEXT_CHARS: '100' }); // 300 bytes may be 100 characters: read, then counted
     assert.equal(chars.status, 2);
     assert.match(chars.stderr, /big\.txt has 300 characters; the limit is 100 characters per file/);
@@ -319,8 +352,17 @@ describe('chunkd process CHEF FILE', () => {
       assert.equal(res.status, 0, res.stderr);
       const doc = JSON.parse(res.stdout);
       assert.equal(doc.chef, 'markdown');
-      assert.deepEqual(doc.structure.headings.map((h: { text: string; start_index: number }) => [h.text, h.start_index]), [['日本 🦛', 0], ['Install', 10]]);
-      assert.deepEqual(doc.structure.code.map((c: { language: string }) => c.language), ['sh']);
+      assert.deepEqual(
+        doc.structure.headings.map((h: { text: string; start_index: number }) => [h.text, h.start_index]),
+        [
+          ['日本 🦛', 0],
+          ['Install', 10],
+        ],
+      );
+      assert.deepEqual(
+        doc.structure.code.map((c: { language: string }) => c.language),
+        ['sh'],
+      );
     }
   });
 
@@ -375,7 +417,9 @@ describe('the CLI reads regular files only, bounded as the server bounds what it
     refused(['eval', '--corpora', corpora, '--questions', '/dev/zero'], notRegular);
     refused(['eval', '--corpora', corpora, '--questions', fifo], notRegular);
     refused(['eval', '--corpora', corpora, '--questions', questions('../../etc/passwd')], /corpus '\.\.\/\.\.\/etc\/passwd', which is outside .*corpora/);
-    refused(['eval', '--corpora', corpora, '--questions', questions('a')], /questions .* has \d+ bytes; the limit is 10 \(CHUNKD_MAX_BODY_BYTES\)/, { CHUNKD_MAX_BODY_BYTES: '10' });
+    refused(['eval', '--corpora', corpora, '--questions', questions('a')], /questions .* has \d+ bytes; the limit is 10 \(CHUNKD_MAX_BODY_BYTES\)/, {
+      CHUNKD_MAX_BODY_BYTES: '10',
+    });
   });
 
   test('process: a file over CHUNKD_MAX_FILE_BYTES is refused before it is read', () => {
@@ -391,7 +435,15 @@ describe('the CLI reads regular files only, bounded as the server bounds what it
     const slow = /takes longer to .* \(1 ms, limit --max-extract-ms, CHUNKD_MAX_EXTRACT_MS\)/;
     refused(['process', 'markdown', file], slow, { CHUNKD_MAX_EXTRACT_MS: '1' });
     const pipeline = join(dir, 'pipeline.json');
-    writeFileSync(pipeline, JSON.stringify({ steps: [{ type: 'process', chef: 'markdown' }, { type: 'chunk', chunker: 'recursive' }] }));
+    writeFileSync(
+      pipeline,
+      JSON.stringify({
+        steps: [
+          { type: 'process', chef: 'markdown' },
+          { type: 'chunk', chunker: 'recursive' },
+        ],
+      }),
+    );
     const res = run(['chunk', file, '--pipeline', pipeline], undefined, { CHUNKD_MAX_EXTRACT_MS: '1' });
     assert.equal(res.status, 2, res.stderr);
     assert.match(res.stderr, slow);

@@ -14,11 +14,13 @@ let app: TestApp;
 withTagPluginApp((a) => (app = a));
 
 beforeEach(async () => {
-  for (let page; (page = (await app.request('GET', '/v1/pipelines')).body).length; ) for (const p of page) await app.request('DELETE', `/v1/pipelines/${p.id}`);
+  for (let page; (page = (await app.request('GET', '/v1/pipelines')).body).length;) for (const p of page) await app.request('DELETE', `/v1/pipelines/${p.id}`);
 });
 
 const defaults = (kind: 'chunker' | 'refinery', name: string) =>
-  Object.fromEntries(Object.entries(app.booted.deps.registry.get(kind, name).manifest.config.properties).map(([k, f]) => [k, (f as { default: unknown }).default]));
+  Object.fromEntries(
+    Object.entries(app.booted.deps.registry.get(kind, name).manifest.config.properties).map(([k, f]) => [k, (f as { default: unknown }).default]),
+  );
 
 /** The body Chonkie's Python client sends on its first run: `Pipeline(slug, description).chunk_with(...).refine_with(...)`, description None when not given. */
 const pyCreate = (slug: string, steps: Record<string, unknown>[], description: string | null = null) => ({ slug, description, steps });
@@ -61,10 +63,16 @@ describe('create, get, list, update, run, delete by slug', () => {
   test('list pages with limit and next; every pipeline once', async () => {
     for (const s of ['p1', 'p2', 'p3']) assert.equal((await app.post('/v1/pipeline', pyCreate(s, [token()]))).status, 200);
     const first = (await app.request('GET', '/v1/pipeline?limit=2')).body;
-    assert.deepEqual(first.pipelines.map((p: { slug: string }) => p.slug), ['p3', 'p2']);
+    assert.deepEqual(
+      first.pipelines.map((p: { slug: string }) => p.slug),
+      ['p3', 'p2'],
+    );
     assert.equal(typeof first.next, 'string');
     const second = (await app.request('GET', `/v1/pipeline?limit=2&cursor=${first.next}`)).body;
-    assert.deepEqual(second.pipelines.map((p: { slug: string }) => p.slug), ['p1']);
+    assert.deepEqual(
+      second.pipelines.map((p: { slug: string }) => p.slug),
+      ['p1'],
+    );
     assert.equal(second.next, null);
     const bad = await app.request('GET', '/v1/pipeline?cursor=nope');
     assert.equal(bad.status, 422);
@@ -117,7 +125,9 @@ describe('create, get, list, update, run, delete by slug', () => {
     assert.deepEqual(batch.body.chunks[0], res.body.chunks);
     assert.deepEqual(batch.body.chunks[2], []);
     const flat = await app.post('/v1/pipeline/runner', { text: [TEXT, 'short one', ''] });
-    const marked = batch.body.chunks.flatMap((list: { metadata: object }[], i: number) => list.map((c) => ({ ...c, metadata: { ...c.metadata, document: i } })));
+    const marked = batch.body.chunks.flatMap((list: { metadata: object }[], i: number) =>
+      list.map((c) => ({ ...c, metadata: { ...c.metadata, document: i } })),
+    );
     assert.deepEqual(flat.body, { chunks: marked });
     assert.deepEqual((await app.post('/v1/pipeline/runner', { text: 'abc def', return_type: 'texts' })).body, { chunks: ['abc def'] });
   });
@@ -137,7 +147,12 @@ describe('create, get, list, update, run, delete by slug', () => {
   });
 
   test('run, get, update, delete of an unknown slug: 404 "not found"', async () => {
-    for (const [method, body] of [['POST', { text: 'x' }], ['GET', undefined], ['PUT', { description: 'd' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['POST', { text: 'x' }],
+      ['GET', undefined],
+      ['PUT', { description: 'd' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await app.request(method, '/v1/pipeline/nobody', body);
       assert.equal(res.status, 404, method);
       assert.match(res.body.detail, /Pipeline 'nobody' not found/);
@@ -175,9 +190,19 @@ describe('one store: each API sees, runs and deletes what the other made', () =>
   test('made by id → seen with flat steps, run, updated and deleted through /v1/pipeline', async () => {
     const made = (await app.post('/v1/pipelines', { name: 'by-id', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 9 } }] })).body;
     const got = (await app.request('GET', '/v1/pipeline/by-id')).body;
-    assert.deepEqual(got, { id: made.id, slug: 'by-id', description: null, steps: [{ type: 'chunk', component: 'token', ...made.steps[0].config }], created_at: made.created_at, updated_at: made.updated_at });
+    assert.deepEqual(got, {
+      id: made.id,
+      slug: 'by-id',
+      description: null,
+      steps: [{ type: 'chunk', component: 'token', ...made.steps[0].config }],
+      created_at: made.created_at,
+      updated_at: made.updated_at,
+    });
     assert.deepEqual((await app.request('GET', '/v1/pipeline')).body.pipelines, [got]);
-    assert.deepEqual((await app.post('/v1/pipeline/by-id', { text: TEXT })).body.chunks, (await app.post(`/v1/pipelines/${made.id}/execute`, { text: TEXT })).body);
+    assert.deepEqual(
+      (await app.post('/v1/pipeline/by-id', { text: TEXT })).body.chunks,
+      (await app.post(`/v1/pipelines/${made.id}/execute`, { text: TEXT })).body,
+    );
     await app.request('PUT', '/v1/pipeline/by-id', { steps: [token({ chunk_size: 5 })] });
     assert.equal((await app.request('GET', `/v1/pipelines/${made.id}`)).body.steps[0].config.chunk_size, 5);
     assert.equal((await app.request('DELETE', '/v1/pipeline/by-id')).status, 200);
@@ -206,7 +231,10 @@ describe('one store: each API sees, runs and deletes what the other made', () =>
     const made = (await app.post('/v1/pipelines', { name: 'Docs_512', steps: [{ type: 'chunk', chunker: 'token' }] })).body;
     await app.post('/v1/pipeline', pyCreate('docs-512', [token()]));
     const list = await app.request('GET', '/v1/pipeline');
-    assert.deepEqual(list.body.pipelines.map((p: { slug: string }) => p.slug), ['docs-512']);
+    assert.deepEqual(
+      list.body.pipelines.map((p: { slug: string }) => p.slug),
+      ['docs-512'],
+    );
     assert.equal(list.headers.get('x-chunkd-omitted'), '1');
     const res = await app.request('GET', '/v1/pipeline/Docs_512');
     assert.equal(res.status, 404);
@@ -227,7 +255,11 @@ describe('slugs and reserved words', () => {
 
   test('a slug in a path is spelled as is: percent-encoding and other characters are a 404 that says so; a real slash is another route', async () => {
     await app.post('/v1/pipeline', pyCreate('abc', [token()]));
-    for (const [path, why] of [['/v1/pipeline/a%2Fb', /'a%2Fb' is percent-encoded, and a slug is spelled as is/], ['/v1/pipeline/%61bc', /'%61bc' is percent-encoded/], ['/v1/pipeline/UPPER', /'UPPER' is not a slug/]] as const) {
+    for (const [path, why] of [
+      ['/v1/pipeline/a%2Fb', /'a%2Fb' is percent-encoded, and a slug is spelled as is/],
+      ['/v1/pipeline/%61bc', /'%61bc' is percent-encoded/],
+      ['/v1/pipeline/UPPER', /'UPPER' is not a slug/],
+    ] as const) {
       const res = await app.request('GET', path);
       assert.equal(res.status, 404, path);
       assert.match(res.body.detail, why);
@@ -267,7 +299,13 @@ describe("process steps (Chonkie's chefs), with the Python client's exact bodies
   const MD = '# Install\r\n\r\nIntro text.\r\n\r\n## From source\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n\r\nClone 🦛 and build.\r\n';
 
   test('process_with("markdown").chunk_with("recursive"): chunks carry their heading path; offsets are on the text', async () => {
-    const created = await app.post('/v1/pipeline', pyCreate('md-docs', [{ type: 'process', component: 'markdown' }, { type: 'chunk', component: 'recursive', chunk_size: 24 }]));
+    const created = await app.post(
+      '/v1/pipeline',
+      pyCreate('md-docs', [
+        { type: 'process', component: 'markdown' },
+        { type: 'chunk', component: 'recursive', chunk_size: 24 },
+      ]),
+    );
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.deepEqual(created.body.steps[0], { type: 'process', component: 'markdown' });
     const run = await app.post('/v1/pipeline/md-docs', { text: MD });
@@ -278,16 +316,31 @@ describe("process steps (Chonkie's chefs), with the Python client's exact bodies
     const clone = chunks.find((c) => c.text.includes('Clone'))!;
     assert.deepEqual(clone.metadata.headings, ['Install', 'From source']);
     assert.deepEqual(chunks[0]!.metadata.headings, ['Install']);
-    assert.ok(chunks.some((c) => c.metadata.blocks.includes('table')), JSON.stringify(chunks.map((c) => c.metadata)));
+    assert.ok(
+      chunks.some((c) => c.metadata.blocks.includes('table')),
+      JSON.stringify(chunks.map((c) => c.metadata)),
+    );
   });
 
   test('process_with("text") and process_with("table") run; a text without structure gives plain chunks', async () => {
-    await app.post('/v1/pipeline', pyCreate('plain', [{ type: 'process', component: 'text' }, { type: 'chunk', component: 'recursive' }]));
+    await app.post(
+      '/v1/pipeline',
+      pyCreate('plain', [
+        { type: 'process', component: 'text' },
+        { type: 'chunk', component: 'recursive' },
+      ]),
+    );
     const plain = await app.post('/v1/pipeline/plain', { text: TEXT });
     assert.equal(plain.status, 200, JSON.stringify(plain.body));
     const direct = await app.post('/v1/chunk/recursive', { text: TEXT });
     assert.deepEqual(plain.body.chunks, direct.body, 'the text chef changes nothing');
-    const made = await app.post('/v1/pipeline', pyCreate('tables', [{ type: 'process', component: 'table' }, { type: 'chunk', component: 'recursive', chunk_size: 32 }]));
+    const made = await app.post(
+      '/v1/pipeline',
+      pyCreate('tables', [
+        { type: 'process', component: 'table' },
+        { type: 'chunk', component: 'recursive', chunk_size: 32 },
+      ]),
+    );
     assert.equal(made.status, 200, JSON.stringify(made.body));
     const run = await app.post('/v1/pipeline/tables', { text: MD });
     assert.equal(run.status, 200, JSON.stringify(run.body));
@@ -295,10 +348,22 @@ describe("process steps (Chonkie's chefs), with the Python client's exact bodies
   });
 
   test('/v1/pipelines takes the stored form {type: "process", chef, config}', async () => {
-    const res = await app.post('/v1/pipelines', { name: 'stored-md', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }] });
+    const res = await app.post('/v1/pipelines', {
+      name: 'stored-md',
+      steps: [
+        { type: 'process', chef: 'markdown', config: {} },
+        { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } },
+      ],
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual(res.body.steps[0], { type: 'process', chef: 'markdown', config: {} });
-    const bad = await app.post('/v1/pipelines', { name: 'bad', steps: [{ type: 'chunk', chunker: 'token' }, { type: 'process', chef: 'markdown' }] });
+    const bad = await app.post('/v1/pipelines', {
+      name: 'bad',
+      steps: [
+        { type: 'chunk', chunker: 'token' },
+        { type: 'process', chef: 'markdown' },
+      ],
+    });
     assert.equal(bad.status, 422);
     assert.deepEqual(bad.body.detail[0].loc, ['body', 'steps', 1, 'type']);
   });
@@ -322,10 +387,26 @@ describe('validate', () => {
     ['a config the plugin refuses', [token({ chunk_size: 4, chunk_overlap: 4 })], /^Step 0 \(chunk 'token'\): .*must be smaller than chunk_size/],
     ['a refine step first', [tag(), token()], /^Step 0 \(refine 'tag'\): A refine step needs a chunk step before it/],
     ['two chunk steps', [token(), token()], /^Step 1 \(chunk 'token'\): A pipeline has one chunk step/],
-    ['two process steps', [{ type: 'process', component: 'markdown' }, { type: 'process', component: 'text' }, token()], /^Step 1 \(process 'text'\): A pipeline has at most one process step, and step 0 is one/],
-    ['a process step after the chunk step', [token(), { type: 'process', component: 'markdown' }], /^Step 1 \(process 'markdown'\): A process step comes before the chunk step \(step 0\)/],
-    ['a process step without a chunk step', [{ type: 'process', component: 'markdown' }], /^Step 0 \(process 'markdown'\): A process step needs a chunk step after it/],
-    ['a misspelt chef', [{ type: 'process', component: 'markdwn' }, token()], /^Step 0 \(process 'markdwn'\): Unknown chef 'markdwn'\. Did you mean 'markdown'\?/],
+    [
+      'two process steps',
+      [{ type: 'process', component: 'markdown' }, { type: 'process', component: 'text' }, token()],
+      /^Step 1 \(process 'text'\): A pipeline has at most one process step, and step 0 is one/,
+    ],
+    [
+      'a process step after the chunk step',
+      [token(), { type: 'process', component: 'markdown' }],
+      /^Step 1 \(process 'markdown'\): A process step comes before the chunk step \(step 0\)/,
+    ],
+    [
+      'a process step without a chunk step',
+      [{ type: 'process', component: 'markdown' }],
+      /^Step 0 \(process 'markdown'\): A process step needs a chunk step after it/,
+    ],
+    [
+      'a misspelt chef',
+      [{ type: 'process', component: 'markdwn' }, token()],
+      /^Step 0 \(process 'markdwn'\): Unknown chef 'markdwn'\. Did you mean 'markdown'\?/,
+    ],
     ['params under config', [{ ...token(), config: { chunk_size: 5 } }], /^Step 0 \(chunk 'token'\): Parameters sit beside type and component/],
     ['the stored shape', [{ type: 'chunk', chunker: 'token' }], /^Step 0: Field required: add 'component'/],
     ['no steps', [], /^steps: .*fewer than 1 items/],
@@ -337,7 +418,10 @@ describe('validate', () => {
       const res = await app.post('/v1/pipeline/validate', steps === undefined ? {} : { steps });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.valid, false);
-      assert.ok(res.body.errors.some((e: string) => error.test(e)), JSON.stringify(res.body.errors));
+      assert.ok(
+        res.body.errors.some((e: string) => error.test(e)),
+        JSON.stringify(res.body.errors),
+      );
       assert.match(res.body.message, /not valid/);
     });
   }
@@ -379,7 +463,10 @@ describe("Chonkie's Python client flow: create, and on any status but 200, updat
     assert.equal(second.res.body.id, first.res.body.id);
     assert.ok(second.res.body.updated_at > first.res.body.updated_at);
     const run = await app.post('/v1/pipeline/shared', { text: 'abcdefghij' });
-    assert.deepEqual(run.body.chunks.map((c: { text: string }) => c.text), ['abcde', 'fghij']);
+    assert.deepEqual(
+      run.body.chunks.map((c: { text: string }) => c.text),
+      ['abcde', 'fghij'],
+    );
   });
 
   test('invalid steps: the fallback update answers the same 422 naming the step, not a 404', async () => {
@@ -397,7 +484,15 @@ describe('API keys', () => {
   after(async () => keyed.close());
 
   test('every slug route needs the key; with it, the client flow works', async () => {
-    const calls = [['POST', '/v1/pipeline', pyCreate('k', [token()])], ['GET', '/v1/pipeline'], ['POST', '/v1/pipeline/validate', { steps: [token()] }], ['GET', '/v1/pipeline/k'], ['PUT', '/v1/pipeline/k', { description: 'd' }], ['POST', '/v1/pipeline/k', { text: 'hello' }], ['DELETE', '/v1/pipeline/k']] as const;
+    const calls = [
+      ['POST', '/v1/pipeline', pyCreate('k', [token()])],
+      ['GET', '/v1/pipeline'],
+      ['POST', '/v1/pipeline/validate', { steps: [token()] }],
+      ['GET', '/v1/pipeline/k'],
+      ['PUT', '/v1/pipeline/k', { description: 'd' }],
+      ['POST', '/v1/pipeline/k', { text: 'hello' }],
+      ['DELETE', '/v1/pipeline/k'],
+    ] as const;
     for (const [method, path, body] of calls) assert.equal((await keyed.request(method, path, body)).status, 401, `${method} ${path}`);
     const auth = { Authorization: 'Bearer k1' };
     const expected = [200, 200, 200, 200, 200, 200, 200];
@@ -427,7 +522,10 @@ describe('pooled', () => {
     assert.deepEqual(batch.body, { chunks: (await pooled.post(`/v1/pipelines/${id}/execute`, { text: [text, text.slice(0, 10)] })).body });
     assert.equal(batch.body.chunks.length, 2);
     const flat = await pooled.post('/v1/pipeline/big', { text: [text, text.slice(0, 10)] });
-    assert.deepEqual(flat.body.chunks.map((c: { metadata: { document: number } }) => c.metadata.document), [...batch.body.chunks[0].map(() => 0), 1]);
+    assert.deepEqual(
+      flat.body.chunks.map((c: { metadata: { document: number } }) => c.metadata.document),
+      [...batch.body.chunks[0].map(() => 0), 1],
+    );
     assert.equal((await pooled.post('/v1/pipeline/absent', { text })).status, 404);
   });
 });

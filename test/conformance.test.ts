@@ -44,7 +44,11 @@ const fieldDefault = (plugin: Plugin, key: string) => (plugin.manifest.config.pr
 
 function checkKeyOrder(chunk: Record<string, unknown>): void {
   const known = Object.keys(chunk).filter((k) => KEY_ORDER.includes(k));
-  assert.deepEqual(known, KEY_ORDER.filter((k) => k in chunk), `chunk keys out of wire order: ${Object.keys(chunk).join(', ')}`);
+  assert.deepEqual(
+    known,
+    KEY_ORDER.filter((k) => k in chunk),
+    `chunk keys out of wire order: ${Object.keys(chunk).join(', ')}`,
+  );
 }
 
 // Handshakes have no route: test/handshake-conformance.test.ts holds them to the store contract.
@@ -109,7 +113,10 @@ function chefSuite(plugin: Plugin): void {
       const doc = base.body as { text: string; structure: Record<string, WireSpan[]>; metadata: object };
       assert.equal(typeof doc.text, 'string');
       assert.deepEqual(Object.keys(doc.structure).sort(), ['code', 'headings', 'images', 'pages', 'tables']);
-      const slices = (d: typeof doc, unit: (typeof UNITS)[number]) => Object.values(d.structure).flat().map((s) => sliceIn(d.text, s.start_index, s.end_index, unit));
+      const slices = (d: typeof doc, unit: (typeof UNITS)[number]) =>
+        Object.values(d.structure)
+          .flat()
+          .map((s) => sliceIn(d.text, s.start_index, s.end_index, unit));
       const expected = slices(doc, 'utf16');
       for (const s of Object.values(doc.structure).flat()) {
         assert.ok(s.start_index <= s.end_index && s.end_index <= doc.text.length, `${name}: span out of range ${JSON.stringify(s)}`);
@@ -136,7 +143,16 @@ function chefSuite(plugin: Plugin): void {
       const res = await app.post(plugin.route, { text });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.text.trim(), '');
-      assert.deepEqual(Object.values(res.body.structure).flat().filter((s) => (s as WireSpan).end_index > (s as WireSpan).start_index && res.body.text.slice((s as WireSpan).start_index, (s as WireSpan).end_index).trim() !== ''), []);
+      assert.deepEqual(
+        Object.values(res.body.structure)
+          .flat()
+          .filter(
+            (s) =>
+              (s as WireSpan).end_index > (s as WireSpan).start_index &&
+              res.body.text.slice((s as WireSpan).start_index, (s as WireSpan).end_index).trim() !== '',
+          ),
+        [],
+      );
     }
   });
 
@@ -166,7 +182,11 @@ function chunkerSuite(plugin: Plugin): void {
             assert.equal(sliceIn(text, c.start_index, c.end_index, unit), c.text, `${name}/${unit}: slice ≠ text for ${JSON.stringify(c)}`);
             assert.ok(c.text.length > 0, `${name}: empty chunk`);
             assert.ok(c.start_index >= prevStart, `${name}: chunks out of order`);
-            if (plugin.manifest.embeds) assert.ok(Array.isArray(c.embedding) && c.embedding.length > 0 && c.embedding.every(Number.isFinite), `${name}: an embedding chunker left a chunk without a vector`);
+            if (plugin.manifest.embeds)
+              assert.ok(
+                Array.isArray(c.embedding) && c.embedding.length > 0 && c.embedding.every(Number.isFinite),
+                `${name}: an embedding chunker left a chunk without a vector`,
+              );
             else assert.equal(c.embedding, undefined, 'a chunker that does not declare embeds never sets embedding');
             assert.ok(Number.isInteger(c.token_count) && c.token_count >= 0);
             prevStart = c.start_index;
@@ -216,7 +236,10 @@ function chunkerSuite(plugin: Plugin): void {
       assert.deepEqual((await app.post(plugin.route, { text })).body, [], JSON.stringify(text));
     }
     assert.deepEqual((await app.post(plugin.route, { text: [] })).body, []);
-    assert.deepEqual((await app.post(plugin.route, { text: BLANK_TEXTS })).body, BLANK_TEXTS.map(() => []));
+    assert.deepEqual(
+      (await app.post(plugin.route, { text: BLANK_TEXTS })).body,
+      BLANK_TEXTS.map(() => []),
+    );
     const mixed = await app.post(plugin.route, { text: ['', FIXTURES.ascii, ' '] });
     assert.deepEqual(mixed.body[0], []);
     assert.ok(mixed.body[1].length > 0);

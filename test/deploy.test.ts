@@ -15,18 +15,26 @@ import { resolveSettings, SETTINGS } from '../service/settings.js';
 
 const DEPLOY = join(ROOT, 'deploy');
 const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');
-const files = (dir = ''): string[] => readdirSync(join(DEPLOY, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+const files = (dir = ''): string[] =>
+  readdirSync(join(DEPLOY, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
 const compose = read('docker-compose.yml');
-const kubernetes = files('kubernetes').map((f) => read(f)).join('\n---\n');
+const kubernetes = files('kubernetes')
+  .map((f) => read(f))
+  .join('\n---\n');
 const deployment = read('kubernetes/deployment.yaml');
 const ENV_NAMES = new Set<string>(Object.values(SETTINGS).map((s) => s.env));
-const unquote = (v: string) => v.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
+const unquote = (v: string) =>
+  v
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/^'(.*)'$/, '$1');
 
 /** `NAME: value` entries of compose `environment:` maps, and `- name: NAME` + `value:` pairs of Kubernetes env lists. */
 function assignments(text: string): Map<string, string | undefined> {
   const found = new Map<string, string | undefined>();
   for (const m of text.matchAll(/^\s+(CHUNKD_\w+):\s*(.*)$/gm)) found.set(m[1]!, unquote(m[2]!));
-  for (const m of text.matchAll(/^\s+- name: (CHUNKD_\w+)\s*\n\s+(value|valueFrom):\s*(.*)$/gm)) found.set(m[1]!, m[2] === 'value' ? unquote(m[3]!) : undefined);
+  for (const m of text.matchAll(/^\s+- name: (CHUNKD_\w+)\s*\n\s+(value|valueFrom):\s*(.*)$/gm))
+    found.set(m[1]!, m[2] === 'value' ? unquote(m[3]!) : undefined);
   return found;
 }
 
@@ -35,7 +43,10 @@ describe('deploy/', () => {
     const names = files().flatMap((f) => [...read(f).matchAll(/\bCHUNKD_[A-Z0-9_]+/g)].map((m) => `${m[0]} (${f})`));
     assert.ok(names.length > 0);
     for (const n of names) assert.ok(ENV_NAMES.has(n.split(' ')[0]!), `${n} is not a setting in service/settings.ts`);
-    for (const [file, text] of [['docker-compose.yml', compose], ['kubernetes', kubernetes]] as const) {
+    for (const [file, text] of [
+      ['docker-compose.yml', compose],
+      ['kubernetes', kubernetes],
+    ] as const) {
       const set = assignments(text);
       assert.ok(set.has('CHUNKD_DATABASE_URL'), `${file} sets CHUNKD_DATABASE_URL`);
       // A value with ${…} is filled in by compose; one from a Secret is unknown here.
@@ -52,18 +63,29 @@ describe('deploy/', () => {
     const context = /build:\n\s+context: (\S+)\n\s+dockerfile: (\S+)/.exec(compose)!;
     assert.ok(existsSync(join(DEPLOY, context[1]!, context[2]!)), 'the build uses the repository Dockerfile');
     assert.match(compose, /condition: service_healthy/, 'replicas wait for PostgreSQL');
-    assert.match(assignments(compose).get('CHUNKD_DATABASE_URL')!, /^postgres:\/\/\w+:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/\w+$/, 'the URL names the postgres service');
+    assert.match(
+      assignments(compose).get('CHUNKD_DATABASE_URL')!,
+      /^postgres:\/\/\w+:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/\w+$/,
+      'the URL names the postgres service',
+    );
     const mount = /- \.\/(\S+):\/etc\/nginx\/conf\.d\/default\.conf/.exec(compose)!;
     const nginx = read(mount[1]!);
     const upstream = [...nginx.matchAll(/^\s+server (\S+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`);
-    assert.deepEqual(upstream, replicas.map((r) => `${r}:${SETTINGS.port.default}`), 'nginx balances over every replica, on the port the image listens on');
+    assert.deepEqual(
+      upstream,
+      replicas.map((r) => `${r}:${SETTINGS.port.default}`),
+      'nginx balances over every replica, on the port the image listens on',
+    );
     assert.match(nginx, /proxy_pass http:\/\/chunkd;/);
   });
 
   test('Kubernetes: probes on public routes (liveness /health, readiness /ready), the port, the URL from a Secret, the HPA on the Deployment', () => {
     const routes = metaRoutes({} as AppDeps);
     const probe = (kind: string) => new RegExp(`${kind}:\\n\\s+httpGet:\\n\\s+path: (\\S+)`).exec(deployment)?.[1];
-    for (const [kind, path] of [['livenessProbe', '/health'], ['readinessProbe', '/ready']] as const) {
+    for (const [kind, path] of [
+      ['livenessProbe', '/health'],
+      ['readinessProbe', '/ready'],
+    ] as const) {
       assert.equal(probe(kind), path, kind);
       assert.equal(routes.find((r) => r.path === path)?.public, true, `${path} is a public route: probes send no API key`);
     }
@@ -95,6 +117,9 @@ describe('deploy/', () => {
     const settings = resolveSettings({}, env as Record<string, string>);
     assert.ok(size(serverLevel[1]!) > settings.maxBodyBytes, `client_max_body_size ${serverLevel[1]} is not above --max-body-bytes (${settings.maxBodyBytes})`);
     const largest = Math.max(settings.maxBodyBytes, settings.maxJobBytes);
-    assert.ok(size(jobs[1]!) > largest, `/v1/jobs client_max_body_size ${jobs[1]} is not above the larger of --max-body-bytes and --max-job-bytes (${largest})`);
+    assert.ok(
+      size(jobs[1]!) > largest,
+      `/v1/jobs client_max_body_size ${jobs[1]} is not above the larger of --max-body-bytes and --max-job-bytes (${largest})`,
+    );
   });
 });

@@ -51,7 +51,14 @@ describe('a dropped-in plugin folder', () => {
       assert.ok(plugins.some((p: { name: string; available: boolean }) => p.name === 'lines' && p.available));
       const res = await app.post('/v1/chunk/lines', { text: 'one\nzwei 🦛\nthree', keep_newline: false });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.map((c: { text: string; start_index: number }) => [c.text, c.start_index]), [['one', 0], ['zwei 🦛', 4], ['three', 11]]);
+      assert.deepEqual(
+        res.body.map((c: { text: string; start_index: number }) => [c.text, c.start_index]),
+        [
+          ['one', 0],
+          ['zwei 🦛', 4],
+          ['three', 11],
+        ],
+      );
       const bad = await app.post('/v1/chunk/lines', { text: 'x', keep_newline: 'no' });
       assert.equal(bad.status, 422, 'its schema validates requests like a built-in one');
     } finally {
@@ -71,7 +78,11 @@ describe('a bad plugins directory stops start-up with a message naming the file'
     ['a folder without an index file', { stray: { 'readme.txt': 'hi' } }, /stray has no index\.js or index\.mjs or index\.ts/],
     ['a manifest that does not parse', { broken: { 'index.mjs': 'export default {' } }, /Cannot import plugin manifest .*broken[/\\]index\.mjs/],
     ['no default export', { nodefault: { 'index.mjs': 'export const x = 1;' } }, /nodefault[/\\]index\.mjs must export default/],
-    ['a config field without a default', { nodefault2: { 'index.mjs': manifest('nodefault2').replace('default: true, ', '') } }, /nodefault2[/\\]index\.mjs: config field 'keep_newline' needs a default and a description/],
+    [
+      'a config field without a default',
+      { nodefault2: { 'index.mjs': manifest('nodefault2').replace('default: true, ', '') } },
+      /nodefault2[/\\]index\.mjs: config field 'keep_newline' needs a default and a description/,
+    ],
     ['an invalid name', { badname: { 'index.mjs': manifest('Bad Name') } }, /Invalid plugin manifest .*badname[/\\]index\.mjs.*name/],
     ['an unknown kind', { badkind: { 'index.mjs': manifest('badkind').replace("kind: 'chunker'", "kind: 'splitter'") } }, /Invalid plugin manifest .*badkind/],
     ['load that is not a function', { noload: { 'index.mjs': manifest('noload', "load: 'impl.mjs'") } }, /noload[/\\]index\.mjs: load must be a function/],

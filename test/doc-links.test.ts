@@ -48,7 +48,11 @@ describe('the link check itself', () => {
           '```md\n[fenced](nowhere.md)\n```',
         ].join('\n'),
       );
-      assert.deepEqual(deadLinks(join(dir, 'a.md'), dir), ['docs/c.md: no file docs/c.md', 'docs/b.md#part-three: no heading #part-three in docs/b.md', '#b: no heading #b in a.md']);
+      assert.deepEqual(deadLinks(join(dir, 'a.md'), dir), [
+        'docs/c.md: no file docs/c.md',
+        'docs/b.md#part-three: no heading #part-three in docs/b.md',
+        '#b: no heading #b in a.md',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,11 +19,19 @@ interface Instruction {
 
 /** Instructions of a Dockerfile (continuations joined, comments dropped), grouped by stage. */
 function parse(text: string): { args: Instruction[]; stages: { name: string; body: Instruction[] }[] } {
-  const lines = text.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n').replace(/\\\n/g, ' ');
-  const all = lines.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const [, op, args] = /^(\S+)\s+(.*)$/.exec(l)!;
-    return { op: op!.toUpperCase(), args: args!.replace(/\s+/g, ' ') };
-  });
+  const lines = text
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
+  const all = lines
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => {
+      const [, op, args] = /^(\S+)\s+(.*)$/.exec(l)!;
+      return { op: op!.toUpperCase(), args: args!.replace(/\s+/g, ' ') };
+    });
   const stages: { name: string; body: Instruction[] }[] = [];
   const args: Instruction[] = [];
   for (const ins of all) {
@@ -46,11 +54,16 @@ describe('Dockerfile', () => {
   test('is multi-stage: named stages, the runtime copies from the build', () => {
     assert.ok(stages.length >= 2);
     for (const s of stages) assert.ok(s.name, `every stage is named: ${s.body[0]!.args}`);
-    assert.ok(find(runtime, 'COPY').some((c) => c.args.startsWith(`--from=${build.name} `)), 'the runtime stage copies the build');
+    assert.ok(
+      find(runtime, 'COPY').some((c) => c.args.startsWith(`--from=${build.name} `)),
+      'the runtime stage copies the build',
+    );
   });
 
   test('the build stage has the tools sqlite3 compiles with, skips the onnxruntime download, installs with npm install', () => {
-    const runs = find(build, 'RUN').map((r) => r.args).join('\n');
+    const runs = find(build, 'RUN')
+      .map((r) => r.args)
+      .join('\n');
     for (const tool of ['python3', 'make', 'g++']) assert.match(runs, new RegExp(`apt-get install .*\\b${tool.replace('+', '\\+')}`), tool);
     assert.equal(envOf(build).ONNXRUNTIME_NODE_INSTALL, 'skip');
     assert.match(runs, /npm install /);
@@ -60,7 +73,12 @@ describe('Dockerfile', () => {
   });
 
   test('the runtime stage has no compilers and runs what npm start runs', () => {
-    assert.doesNotMatch(find(runtime, 'RUN').map((r) => r.args).join('\n'), /apt-get|g\+\+|python3/);
+    assert.doesNotMatch(
+      find(runtime, 'RUN')
+        .map((r) => r.args)
+        .join('\n'),
+      /apt-get|g\+\+|python3/,
+    );
     const cmd = JSON.parse(find(runtime, 'CMD').at(-1)!.args) as string[];
     const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
     assert.equal(cmd.join(' '), start);
@@ -72,7 +90,10 @@ describe('Dockerfile', () => {
     const index = (op: string) => runtime.body.findIndex((i) => i.op === op);
     assert.ok(index('USER') < index('CMD'), 'USER comes before CMD');
     const dataDir = envOf(runtime).CHUNKD_DATA_DIR!;
-    assert.ok(find(runtime, 'RUN').some((r) => r.args.includes(`chown ${user}:${user} ${dataDir}`)), `${dataDir} is owned by ${user}`);
+    assert.ok(
+      find(runtime, 'RUN').some((r) => r.args.includes(`chown ${user}:${user} ${dataDir}`)),
+      `${dataDir} is owned by ${user}`,
+    );
   });
 
   test('EXPOSE, VOLUME and ENV agree with the settings', () => {
@@ -102,7 +123,9 @@ describe('Dockerfile', () => {
       writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@" >> ${log}\n`);
       chmodSync(join(bin, 'npm'), 0o755);
       const npmRuns = find(build, 'RUN').filter((r) => r.args.includes('npm '));
-      const arg = find(build, 'ARG').map((a) => a.args.split('=')[0]!).find((name) => npmRuns.some((r) => r.args.includes(`$${name}`)));
+      const arg = find(build, 'ARG')
+        .map((a) => a.args.split('=')[0]!)
+        .find((name) => npmRuns.some((r) => r.args.includes(`$${name}`)));
       assert.ok(arg, 'an ARG drives the npm commands');
       const calls = (value?: string) => {
         rmSync(log, { force: true });
@@ -124,7 +147,10 @@ describe('.dockerignore', () => {
   test('keeps host installs, builds, local data and VCS files out of the build context', () => {
     const file = join(ROOT, '.dockerignore');
     assert.ok(existsSync(file));
-    const entries = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const entries = readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     const dataDir = SETTINGS['data-dir'].default.replace(/^\.\//, '');
     for (const entry of ['node_modules', 'dist', dataDir, '.git']) assert.ok(entries.includes(entry), entry);
   });
@@ -135,5 +161,6 @@ test('docs/docker.md explains the image, the volume, and that CI checks the Dock
   const from = page.indexOf('## Docker');
   assert.ok(from >= 0, 'a Docker section');
   const section = page.slice(from, page.indexOf('\n## ', from + 1));
-  for (const needle of ['docker build', '-v chunkd-data:/data', 'EXTRAS=none', 'Docker cannot run', 'test/docker.test.ts']) assert.ok(section.includes(needle), needle);
+  for (const needle of ['docker build', '-v chunkd-data:/data', 'EXTRAS=none', 'Docker cannot run', 'test/docker.test.ts'])
+    assert.ok(section.includes(needle), needle);
 });

@@ -13,9 +13,12 @@ const close = (a: ArrayLike<number>, b: number[]) => a.length === b.length && b.
 const unit = (v: number[]) => v.map((x) => x / Math.hypot(...v));
 const mean = (...rows: number[][]) => rows[0]!.map((_, d) => rows.reduce((s, r) => s + r[d]!, 0) / rows.length);
 
-
 describe('Model2Vec directories', () => {
-  const rows = [[1, 0, 0], [0, 2, 0], [0, 0, 3]];
+  const rows = [
+    [1, 0, 0],
+    [0, 2, 0],
+    [0, 0, 3],
+  ];
   const cases: [string, { weights?: number[]; normalize?: boolean }, string, number[]][] = [
     ['mean of the token rows, normalised', {}, 'alpha beta', unit(mean(rows[0]!, rows[1]!))],
     ['unknown words are dropped', {}, 'alpha zzz', [1, 0, 0]],
@@ -42,7 +45,15 @@ describe('Model2Vec directories', () => {
 describe('ONNX sentence encoders', () => {
   // vocabulary: [PAD] [UNK] [CLS] [SEP] then the pieces; the table has one row per id
   const pieces = ['red', 'blue', 'green'];
-  const table = [[0, 0, 0], [9, 9, 9], [1, 1, 0], [0, 1, 1], [4, 0, 0], [0, 4, 0], [0, 0, 4]];
+  const table = [
+    [0, 0, 0],
+    [9, 9, 9],
+    [1, 1, 0],
+    [0, 1, 1],
+    [4, 0, 0],
+    [0, 4, 0],
+    [0, 0, 4],
+  ];
   const [cls, sep, red, blue] = [table[2]!, table[3]!, table[4]!, table[5]!];
   const cases: [string, 'cls' | 'max' | undefined, string, number[]][] = [
     ['mean pooling over [CLS] tokens [SEP] (the default)', undefined, 'red blue', unit(mean(cls, red, blue, sep))],
@@ -101,7 +112,11 @@ describe('Hugging Face names', () => {
   test('offline and not cached: a 400 naming the directory to fill', async () => {
     const home = tempDir();
     await withEnv({ HF_HOME: home, HF_HUB_CACHE: undefined, HF_ENDPOINT: undefined }, () =>
-      rejectsWith(loadEmbedder('acme/absent-model'), 400, new RegExp(`${join(home, 'hub', 'models--acme--absent-model', 'snapshots', 'main').replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}`)),
+      rejectsWith(
+        loadEmbedder('acme/absent-model'),
+        400,
+        new RegExp(`${join(home, 'hub', 'models--acme--absent-model', 'snapshots', 'main').replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}`),
+      ),
     );
   });
 
@@ -128,7 +143,11 @@ describe('Hugging Face names', () => {
 });
 
 describe('OpenAI-compatible APIs (a fake server on 127.0.0.1)', () => {
-  interface Call { auth?: string; model: string; inputs: string[] }
+  interface Call {
+    auth?: string;
+    model: string;
+    inputs: string[];
+  }
   const calls: Call[] = [];
   let failNext = 0;
   let server: Server;
@@ -162,9 +181,15 @@ describe('OpenAI-compatible APIs (a fake server on 127.0.0.1)', () => {
     calls.length = 0;
     const texts = Array.from({ length: API_BATCH + 5 }, (_, i) => 'x'.repeat(i + 1));
     const vectors = await api(async () => (await loadEmbedder('openai/fake-embed')).embed(texts));
-    assert.deepEqual(calls.map((c) => c.inputs.length), [API_BATCH, 5]);
+    assert.deepEqual(
+      calls.map((c) => c.inputs.length),
+      [API_BATCH, 5],
+    );
     assert.ok(calls.every((c) => c.auth === 'Bearer sk-test' && c.model === 'fake-embed'));
-    assert.deepEqual(vectors.map((v) => v[0]), texts.map((t) => t.length));
+    assert.deepEqual(
+      vectors.map((v) => v[0]),
+      texts.map((t) => t.length),
+    );
   });
 
   test('a 429 is retried, then succeeds', async () => {
@@ -175,11 +200,20 @@ describe('OpenAI-compatible APIs (a fake server on 127.0.0.1)', () => {
     assert.deepEqual([...v!], [3, 1]);
   });
 
-  test('an API refusal is a 400 carrying its message', () => api(() => rejectsWith(loadEmbedder('openai/refused').then((e) => e.embed(['a'])), 400, /does not exist/)));
+  test('an API refusal is a 400 carrying its message', () =>
+    api(() =>
+      rejectsWith(
+        loadEmbedder('openai/refused').then((e) => e.embed(['a'])),
+        400,
+        /does not exist/,
+      ),
+    ));
 
   test('without OPENAI_API_KEY (and no OPENAI_BASE_URL) a 400 before any call', async () => {
     calls.length = 0;
-    await withEnv({ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, () => rejectsWith(loadEmbedder('text-embedding-3-large'), 400, /OPENAI_API_KEY is not set/));
+    await withEnv({ OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }, () =>
+      rejectsWith(loadEmbedder('text-embedding-3-large'), 400, /OPENAI_API_KEY is not set/),
+    );
     assert.equal(calls.length, 0);
   });
 

@@ -89,7 +89,11 @@ describe('a large evaluation body, with workers', () => {
     for (const raw of cases) {
       const [a, b] = await Promise.all([send(pooled, raw), send(inline, raw)]);
       assert.ok(a.status >= 400 && a.status < 500, `${a.status} ${a.text.slice(0, 200)}`);
-      assert.deepEqual({ status: a.status, body: JSON.parse(a.text), ignored: a.ignored }, { status: b.status, body: JSON.parse(b.text), ignored: b.ignored }, raw.slice(0, 80));
+      assert.deepEqual(
+        { status: a.status, body: JSON.parse(a.text), ignored: a.ignored },
+        { status: b.status, body: JSON.parse(b.text), ignored: b.ignored },
+        raw.slice(0, 80),
+      );
     }
   });
 });

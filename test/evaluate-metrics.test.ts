@@ -98,9 +98,21 @@ test('topK keeps the k best, highest first, equal scores in index order', () => 
 
 test('locate text places a chunk at the first copy of its text (without a final period); offsets keeps its own', () => {
   const doc = 'ab. cd. ab. ef';
-  const chunks = [{ text: 'cd. ', start_index: 4, end_index: 8 }, { text: 'ab.', start_index: 8, end_index: 11 }];
-  assert.deepEqual(locateChunks(doc, chunks, 'text', 'codepoint'), { ranges: [[4, 8], [0, 2]], moved: 1 });
-  assert.deepEqual(locateChunks(doc, chunks, 'offsets', 'codepoint').ranges, [[4, 8], [8, 11]]);
+  const chunks = [
+    { text: 'cd. ', start_index: 4, end_index: 8 },
+    { text: 'ab.', start_index: 8, end_index: 11 },
+  ];
+  assert.deepEqual(locateChunks(doc, chunks, 'text', 'codepoint'), {
+    ranges: [
+      [4, 8],
+      [0, 2],
+    ],
+    moved: 1,
+  });
+  assert.deepEqual(locateChunks(doc, chunks, 'offsets', 'codepoint').ranges, [
+    [4, 8],
+    [8, 11],
+  ]);
 });
 
 test('locate text answers in the offset unit', () => {
@@ -112,14 +124,29 @@ test('locate text answers in the offset unit', () => {
 });
 
 test('parseCsv reads quoted fields with quotes, commas and newlines', () => {
-  assert.deepEqual(parseCsv('q,refs\r\n"a, ""b""","x\ny"\nc,d\n'), [{ q: 'a, "b"', refs: 'x\ny' }, { q: 'c', refs: 'd' }]);
+  assert.deepEqual(parseCsv('q,refs\r\n"a, ""b""","x\ny"\nc,d\n'), [
+    { q: 'a, "b"', refs: 'x\ny' },
+    { q: 'c', refs: 'd' },
+  ]);
 });
 
-test('hybrid retrieval fuses BM25 and the vectors with the model\'s rule, as a store\'s hybrid does', () => {
+test("hybrid retrieval fuses BM25 and the vectors with the model's rule, as a store's hybrid does", () => {
   // BM25 matches only A (the only one with "x"); cosine ranks B (1), C (0.6), A (0).
   const chunks = [r(0, 10), r(10, 20), r(20, 30)].map((range, i) => ({ range, index: ['x', 'y', 'z'][i]! }));
-  const base = { ks: [3], chunks, questions: [{ question: 'x', references: [r(10, 20)] }], chunkVectors: [[0, 1], [1, 0], [0.6, 0.8]], questionVectors: [[1, 0]], detail: true };
-  const order = (retriever: 'bm25' | 'embeddings' | 'hybrid', fusion?: FusionRule) => scoreCandidate({ ...base, retriever, ...(fusion ? { fusion } : {}) })[0]!.questions![0]!.retrieved.map((x) => x.start_index);
+  const base = {
+    ks: [3],
+    chunks,
+    questions: [{ question: 'x', references: [r(10, 20)] }],
+    chunkVectors: [
+      [0, 1],
+      [1, 0],
+      [0.6, 0.8],
+    ],
+    questionVectors: [[1, 0]],
+    detail: true,
+  };
+  const order = (retriever: 'bm25' | 'embeddings' | 'hybrid', fusion?: FusionRule) =>
+    scoreCandidate({ ...base, retriever, ...(fusion ? { fusion } : {}) })[0]!.questions![0]!.retrieved.map((x) => x.start_index);
   assert.deepEqual(order('bm25'), [0, 10, 20]);
   assert.deepEqual(order('embeddings'), [10, 20, 0]);
   // the built-in model's rule: BM25's hits first, then the vector list's

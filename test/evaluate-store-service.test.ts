@@ -14,9 +14,8 @@ import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import { inline } from '../kernel/engine/index.js';
 import { evaluate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
-import type { EvalSpec } from '../service/evaluation/spec.js';
+import type { EvalSpec, EvalRetriever } from '../service/evaluation/spec.js';
 import { checkStoreRetriever, type EvalStores } from '../service/evaluation/store-retriever.js';
-import type { EvalRetriever } from '../service/evaluation/spec.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import { resolveSettings } from '../service/settings.js';
 import { Stores } from '../service/stores/stores.js';
@@ -38,10 +37,23 @@ let dir: string;
 before(() => (dir = mkdtempSync(join(tmpdir(), 'chunkd-evalstore-'))));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const spec = (retriever: EvalRetriever, k = [1, 3]): EvalSpec => ({ documents: DOCS, questions: QUESTIONS, retriever, embeddingModel: EMBEDDED_MODEL, k, locate: 'text', unit: 'codepoint', detail: true });
+const spec = (retriever: EvalRetriever, k = [1, 3]): EvalSpec => ({
+  documents: DOCS,
+  questions: QUESTIONS,
+  retriever,
+  embeddingModel: EMBEDDED_MODEL,
+  k,
+  locate: 'text',
+  unit: 'codepoint',
+  detail: true,
+});
 
 /** One candidate evaluated through `store`, as the route does it (inline: this thread plays the pool task too). */
-async function run(stores: EvalStores, store: string, { signal, maxOutputBytes }: { signal?: AbortSignal; maxOutputBytes?: number } = {}): Promise<CandidateResult[]> {
+async function run(
+  stores: EvalStores,
+  store: string,
+  { signal, maxOutputBytes }: { signal?: AbortSignal; maxOutputBytes?: number } = {},
+): Promise<CandidateResult[]> {
   const settings = resolveSettings({ 'data-dir': dir, ...(maxOutputBytes ? { 'max-output-bytes': String(maxOutputBytes) } : {}) }, {});
   const deps: RuntimeDeps = { registry, executor: inline, settings, stores };
   const s = spec(`store:${store}`);
@@ -80,7 +92,15 @@ describe('LanceDB (the embedded default)', () => {
 
   test('store rows equal to the exact-cosine rows (a flat scan), and the store left empty', async () => {
     const rows = await run(stores, 'default');
-    assert.deepEqual(rows.map((r) => [r.retriever, r.k]), [['store:default', 1], ['store:default', 3], ['embeddings', 1], ['embeddings', 3]]);
+    assert.deepEqual(
+      rows.map((r) => [r.retriever, r.k]),
+      [
+        ['store:default', 1],
+        ['store:default', 3],
+        ['embeddings', 1],
+        ['embeddings', 3],
+      ],
+    );
     assert.deepEqual(rows[0]!.questions, rows[2]!.questions);
     assert.deepEqual(rows[1]!.questions, rows[3]!.questions);
     assert.deepEqual(await collections(stores, 'default'), []);
@@ -113,14 +133,22 @@ describe('LanceDB (the embedded default)', () => {
 
   test('413 before the rows leave the candidate when they would pass --max-output-bytes; nothing written', async () => {
     // About 8 chunks: their texts and spans fit 2,000 bytes, their 100-number vectors (400 bytes each) do not.
-    await assert.rejects(run(stores, 'default', { maxOutputBytes: 2000 }), (e: { status: number; message: string }) => e.status === 413 && /chunks and vectors for the store would take [\d,]+ bytes; the limit is 2,000.*--max-output-bytes \(CHUNKD_MAX_OUTPUT_BYTES\)/.test(e.message));
+    await assert.rejects(
+      run(stores, 'default', { maxOutputBytes: 2000 }),
+      (e: { status: number; message: string }) =>
+        e.status === 413 &&
+        /chunks and vectors for the store would take [\d,]+ bytes; the limit is 2,000.*--max-output-bytes \(CHUNKD_MAX_OUTPUT_BYTES\)/.test(e.message),
+    );
     assert.deepEqual(await collections(stores, 'default'), []);
   });
 
   test('a replica set refuses its local store before any work, as a write to it is refused', async () => {
     const replica = Stores.fromSettings(registry, { stores: '', dataDir: dir, databaseUrl: 'postgres://127.0.0.1:1/none' });
     try {
-      assert.throws(() => checkStoreRetriever(replica, 'default', [5]), (e: { status: number; message: string }) => e.status === 409 && /on this replica's disk.*--stores \(CHUNKD_STORES\)/.test(e.message));
+      assert.throws(
+        () => checkStoreRetriever(replica, 'default', [5]),
+        (e: { status: number; message: string }) => e.status === 409 && /on this replica's disk.*--stores \(CHUNKD_STORES\)/.test(e.message),
+      );
     } finally {
       await replica.close();
     }
@@ -132,7 +160,11 @@ describe('pgvector on a real PostgreSQL engine (PGlite over the wire protocol)',
   let stores: Stores;
   before(async () => {
     engine = await pgliteEngine();
-    stores = Stores.fromSettings(registry, { stores: JSON.stringify([{ name: 'pg', handshake: 'pgvector', url: engine.url, pool_size: 1 }]), dataDir: dir, databaseUrl: '' });
+    stores = Stores.fromSettings(registry, {
+      stores: JSON.stringify([{ name: 'pg', handshake: 'pgvector', url: engine.url, pool_size: 1 }]),
+      dataDir: dir,
+      databaseUrl: '',
+    });
   });
   after(async () => {
     await stores?.close();
@@ -141,7 +173,15 @@ describe('pgvector on a real PostgreSQL engine (PGlite over the wire protocol)',
 
   test('rows for the store beside exact cosine; nothing left: no table, no recorded model', async () => {
     const rows = await run(stores, 'pg');
-    assert.deepEqual(rows.map((r) => [r.retriever, r.k]), [['store:pg', 1], ['store:pg', 3], ['embeddings', 1], ['embeddings', 3]]);
+    assert.deepEqual(
+      rows.map((r) => [r.retriever, r.k]),
+      [
+        ['store:pg', 1],
+        ['store:pg', 3],
+        ['embeddings', 1],
+        ['embeddings', 3],
+      ],
+    );
     // Eight rows, far fewer than the HNSW index's candidate list (ef_search 40): its search reaches them all, as an exact one does.
     assert.deepEqual(rows[1]!.questions, rows[3]!.questions);
     assert.equal(rows[1]!.questions![0]!.retrieved.length, 3);

@@ -32,7 +32,17 @@ const questions = [
 const sentence = [{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 12 } }];
 const token = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }];
 
-type Row = { candidate: unknown; retriever: string; k: number; recall: { mean: number; std: number }; precision: { mean: number }; iou: { mean: number; std: number }; precision_omega: { mean: number }; chunks: number; questions?: { retrieved: unknown[] }[] };
+type Row = {
+  candidate: unknown;
+  retriever: string;
+  k: number;
+  recall: { mean: number; std: number };
+  precision: { mean: number };
+  iou: { mean: number; std: number };
+  precision_omega: { mean: number };
+  chunks: number;
+  questions?: { retrieved: unknown[] }[];
+};
 
 /** Whether a value holds a list of chunk-like objects (what must never come back from a candidate's task). */
 function holdsChunkList(value: unknown, depth = 0): boolean {
@@ -58,25 +68,43 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
   });
   after(() => app.close());
 
-  const storeCollections = async () => ((await app.request('GET', '/v1/stores')).body as { name: string; collections: { name: string; count: number }[] }[]).find((s) => s.name === 'default')!.collections;
+  const storeCollections = async () =>
+    ((await app.request('GET', '/v1/stores')).body as { name: string; collections: { name: string; count: number }[] }[]).find((s) => s.name === 'default')!
+      .collections;
 
   test('rows for the store and for exact cosine per candidate and k; the flat index ranks as exact cosine does', async () => {
     const before = { ...pool.tasksByKind };
     outcomes.length = 0;
-    const res = await app.post('/v1/evaluate', { documents: DOCS, questions, candidates: [sentence, token], retriever: 'store:default', k: [1, 3], detail: true });
+    const res = await app.post('/v1/evaluate', {
+      documents: DOCS,
+      questions,
+      candidates: [sentence, token],
+      retriever: 'store:default',
+      k: [1, 3],
+      detail: true,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const rows = res.body.results as Row[];
     assert.deepEqual(
       rows.map((r) => [r.candidate === sentence || JSON.stringify(r.candidate) === JSON.stringify(sentence) ? 'sentence' : 'token', r.retriever, r.k]),
       [
-        ['sentence', 'store:default', 1], ['sentence', 'store:default', 3], ['sentence', 'embeddings', 1], ['sentence', 'embeddings', 3],
-        ['token', 'store:default', 1], ['token', 'store:default', 3], ['token', 'embeddings', 1], ['token', 'embeddings', 3],
+        ['sentence', 'store:default', 1],
+        ['sentence', 'store:default', 3],
+        ['sentence', 'embeddings', 1],
+        ['sentence', 'embeddings', 3],
+        ['token', 'store:default', 1],
+        ['token', 'store:default', 3],
+        ['token', 'embeddings', 1],
+        ['token', 'embeddings', 3],
       ],
     );
     for (let c = 0; c < 2; c++) {
       const [store1, store3, exact1, exact3] = rows.slice(c * 4, c * 4 + 4) as [Row, Row, Row, Row];
       assert.ok(store1.chunks > 3, `candidate ${c} made ${store1.chunks} chunks`);
-      for (const [s, e] of [[store1, exact1], [store3, exact3]] as const) {
+      for (const [s, e] of [
+        [store1, exact1],
+        [store3, exact3],
+      ] as const) {
         assert.equal(s.chunks, e.chunks);
         // The same retrieved spans, question by question, so the same figures.
         assert.deepEqual(s.questions, e.questions);
@@ -84,7 +112,10 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
       }
       assert.equal(store3.questions![0]!.retrieved.length, 3);
     }
-    assert.ok(rows.some((r) => r.recall.mean > 0), 'some evidence is retrieved');
+    assert.ok(
+      rows.some((r) => r.recall.mean > 0),
+      'some evidence is retrieved',
+    );
     // One job task per candidate (chunk, embed, score); no run task (the three questions are
     // embedded on this thread, below the pool's threshold). No chunk list came back.
     const ran = Object.fromEntries(Object.entries(pool.tasksByKind).map(([k, n]) => [k, n - before[k as keyof typeof before]]));
@@ -98,11 +129,24 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
   });
 
   test('NDJSON: progress lines, then the store and exact-cosine rows', async () => {
-    const res = await fetch(`${app.url}/v1/evaluate`, { method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify({ documents: DOCS, questions, candidates: [sentence], retriever: 'store:default', k: 2 }) });
+    const res = await fetch(`${app.url}/v1/evaluate`, {
+      method: 'POST',
+      headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' },
+      body: JSON.stringify({ documents: DOCS, questions, candidates: [sentence], retriever: 'store:default', k: 2 }),
+    });
     assert.equal(res.status, 200);
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.slice(0, -1).map((l) => l.progress.stage), ['embedded questions', 'started', 'scored']);
-    assert.deepEqual(lines.at(-1).results.map((r: Row) => r.retriever), ['store:default', 'embeddings']);
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.slice(0, -1).map((l) => l.progress.stage),
+      ['embedded questions', 'started', 'scored'],
+    );
+    assert.deepEqual(
+      lines.at(-1).results.map((r: Row) => r.retriever),
+      ['store:default', 'embeddings'],
+    );
   });
 
   test('nothing is left in the store: no collection, no row', async () => {
@@ -131,11 +175,22 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
   test('a body large enough to be parsed in a worker is refused by its connection field too, before any candidate runs', async () => {
     const padded = [...DOCS, { id: 'padding', text: 'Filler words for a large body. '.repeat(4_000) }];
     const tasks = pool.tasksRun;
-    const res = await app.post('/v1/evaluate', { documents: padded, questions, candidates: [sentence], retriever: 'store:default', url: 'http://169.254.169.254/' });
+    const res = await app.post('/v1/evaluate', {
+      documents: padded,
+      questions,
+      candidates: [sentence],
+      retriever: 'store:default',
+      url: 'http://169.254.169.254/',
+    });
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.deepEqual(res.body.detail[0].loc, ['body', 'url']);
     assert.doesNotMatch(JSON.stringify(res.body), /169\.254/);
-    const nested = await app.post('/v1/evaluate', { documents: padded, questions: [{ ...questions[0], host: '10.0.0.1' }], candidates: [sentence], retriever: 'store:default' });
+    const nested = await app.post('/v1/evaluate', {
+      documents: padded,
+      questions: [{ ...questions[0], host: '10.0.0.1' }],
+      candidates: [sentence],
+      retriever: 'store:default',
+    });
     assert.equal(nested.status, 422, JSON.stringify(nested.body));
     assert.deepEqual(nested.body.detail[0].loc, ['body', 'questions', 0, 'host']);
     assert.equal(pool.tasksRun, tasks + 2, 'a pool task per body parse, no candidate');
@@ -166,11 +221,16 @@ describe('chunkd eval --retriever store:default', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'corpora'));
   for (const d of DOCS) writeFileSync(join(dir, 'corpora', `${d.id}.md`), d.text);
-  const csv = (q: (typeof questions)[number]) => `"${q.question}","${JSON.stringify(q.references.map((r) => ({ content: '', start_index: r.start_index, end_index: r.end_index }))).replaceAll('"', '""')}",${q.references[0]!.document}`;
+  const csv = (q: (typeof questions)[number]) =>
+    `"${q.question}","${JSON.stringify(q.references.map((r) => ({ content: '', start_index: r.start_index, end_index: r.end_index }))).replaceAll('"', '""')}",${q.references[0]!.document}`;
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n${questions.map(csv).join('\n')}\n`);
   const data = join(dir, 'data');
   const cli = (...args: string[]) =>
-    execute(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], { env: { ...process.env, CHUNKD_DATA_DIR: data } }).then(
+    execute(
+      process.execPath,
+      ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args],
+      { env: { ...process.env, CHUNKD_DATA_DIR: data } },
+    ).then(
       (r) => ({ code: 0, ...r }),
       (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
     );
@@ -179,8 +239,20 @@ describe('chunkd eval --retriever store:default', () => {
     const out = await cli('--retriever', 'store:default', '--candidate', JSON.stringify(sentence), '--k', '1,3', '--format', 'json');
     assert.equal(out.code, 0, out.stderr);
     const { results } = JSON.parse(out.stdout) as { results: Row[] };
-    assert.deepEqual(results.map((r) => [r.retriever, r.k]), [['store:default', 1], ['store:default', 3], ['embeddings', 1], ['embeddings', 3]]);
-    for (const [s, e] of [[results[0]!, results[2]!], [results[1]!, results[3]!]] as const) assert.deepEqual([s.recall, s.precision, s.iou], [e.recall, e.precision, e.iou]);
+    assert.deepEqual(
+      results.map((r) => [r.retriever, r.k]),
+      [
+        ['store:default', 1],
+        ['store:default', 3],
+        ['embeddings', 1],
+        ['embeddings', 3],
+      ],
+    );
+    for (const [s, e] of [
+      [results[0]!, results[2]!],
+      [results[1]!, results[3]!],
+    ] as const)
+      assert.deepEqual([s.recall, s.precision, s.iou], [e.recall, e.precision, e.iou]);
     const stores = Stores.fromSettings(await discover(), { stores: '', dataDir: data, databaseUrl: '' });
     try {
       assert.deepEqual((await stores.list())[0]!.collections, []);

@@ -16,7 +16,13 @@ const run = promisify(execFile);
 const DOC = 'cats sleep dogs walk birds sing';
 const token = (size: number) => [{ type: 'chunk' as const, chunker: 'token', config: { chunk_size: size } }];
 const question = { question: 'sleep dogs', references: [{ document: 'pets', start_index: 5, end_index: 15 }] }; // spans the first two chunks
-const body = (extra: Record<string, unknown> = {}) => ({ documents: [{ id: 'pets', text: DOC }], questions: [question], candidates: [token(10), token(20)], k: [1, 2], ...extra });
+const body = (extra: Record<string, unknown> = {}) => ({
+  documents: [{ id: 'pets', text: DOC }],
+  questions: [question],
+  candidates: [token(10), token(20)],
+  k: [1, 2],
+  ...extra,
+});
 const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 /**
@@ -59,14 +65,28 @@ describe('POST /v1/evaluate', () => {
     const res = await app.post('/v1/evaluate', body());
     assert.equal(res.status, 200, JSON.stringify(res.body));
     checkResults(res.body.results);
-    assert.deepEqual(Object.keys(res.body.results[0]), ['candidate', 'retriever', 'k', 'recall', 'precision', 'iou', 'precision_omega', 'chunks', 'mean_tokens', 'time_ms']);
+    assert.deepEqual(Object.keys(res.body.results[0]), [
+      'candidate',
+      'retriever',
+      'k',
+      'recall',
+      'precision',
+      'iou',
+      'precision_omega',
+      'chunks',
+      'mean_tokens',
+      'time_ms',
+    ]);
   });
 
   test('detail: per-question scores and the retrieved spans, best first', async () => {
     const res = await app.post('/v1/evaluate', body({ detail: true, candidates: [token(10)], k: 2 }));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const [q] = res.body.results[0].questions;
-    assert.deepEqual(q.retrieved, [{ document: 'pets', start_index: 0, end_index: 10 }, { document: 'pets', start_index: 10, end_index: 20 }]);
+    assert.deepEqual(q.retrieved, [
+      { document: 'pets', start_index: 0, end_index: 10 },
+      { document: 'pets', start_index: 10, end_index: 20 },
+    ]);
     assert.equal(q.recall, 100);
   });
 
@@ -92,11 +112,19 @@ describe('POST /v1/evaluate', () => {
     // 'né ' is 4 bytes; chunk_size 3 characters cuts four equal chunks at bytes [0,4) [4,8) [8,12) [12,16).
     const text = 'né né né né ';
     const q = { question: 'né', references: [{ document: 'd', start_index: 4, end_index: 7 }] }; // the second "né"
-    const req = (locate: string) => ({ documents: [{ id: 'd', text }], questions: [q], candidates: [token(3)], k: 1, offset_unit: 'utf8', locate, detail: true });
+    const req = (locate: string) => ({
+      documents: [{ id: 'd', text }],
+      questions: [q],
+      candidates: [token(3)],
+      k: 1,
+      offset_unit: 'utf8',
+      locate,
+      detail: true,
+    });
     const byOffsets = await app.post('/v1/evaluate', req('offsets'));
     assert.equal(byOffsets.status, 200, JSON.stringify(byOffsets.body));
     // [4,8) covers it; [0,4) touches it at 4 (an empty intersection): precision Ω = 3 / |[0,8)|
-    near(byOffsets.body.results[0].precision_omega.mean, 100 * 3 / 8);
+    near(byOffsets.body.results[0].precision_omega.mean, (100 * 3) / 8);
     const byText = await app.post('/v1/evaluate', req('text'));
     // every chunk is placed at the first copy [0,4), which only touches the reference: nothing covered
     assert.deepEqual(byText.body.results[0].questions[0].retrieved, [{ document: 'd', start_index: 0, end_index: 4 }]);
@@ -105,12 +133,22 @@ describe('POST /v1/evaluate', () => {
   });
 
   test('NDJSON: progress lines, then the same result', async () => {
-    const res = await fetch(`${app.url}/v1/evaluate`, { method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify(body()) });
+    const res = await fetch(`${app.url}/v1/evaluate`, {
+      method: 'POST',
+      headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' },
+      body: JSON.stringify(body()),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/x-ndjson; charset=utf-8');
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const progress = lines.slice(0, -1);
-    assert.deepEqual(progress.map((l) => `${l.progress.stage} ${l.progress.done}/${l.progress.total}`), ['started 0/2', 'scored 1/2', 'started 1/2', 'scored 2/2']);
+    assert.deepEqual(
+      progress.map((l) => `${l.progress.stage} ${l.progress.done}/${l.progress.total}`),
+      ['started 0/2', 'scored 1/2', 'started 1/2', 'scored 2/2'],
+    );
     checkResults(lines.at(-1).results);
   });
 
@@ -128,7 +166,10 @@ describe('POST /v1/evaluate', () => {
   });
 
   test('422 naming the question: a reference outside its document, an unknown document', async () => {
-    const outside = await app.post('/v1/evaluate', body({ questions: [question, { question: 'birds', references: [{ document: 'pets', start_index: 20, end_index: 99 }] }] }));
+    const outside = await app.post(
+      '/v1/evaluate',
+      body({ questions: [question, { question: 'birds', references: [{ document: 'pets', start_index: 20, end_index: 99 }] }] }),
+    );
     assert.equal(outside.status, 422);
     assert.deepEqual(outside.body.detail[0].loc, ['body', 'questions', 1, 'references', 0]);
     assert.match(outside.body.detail[0].msg, /^Question 1 \("birds"\).*\[20, 99\).*31 characters/);
@@ -140,10 +181,19 @@ describe('POST /v1/evaluate', () => {
   test('422: k below 1, bad steps, an unknown pipeline id', async () => {
     const k = await app.post('/v1/evaluate', body({ k: [2, 0] }));
     assert.equal(k.status, 422);
-    assert.deepEqual(k.body.detail.map((i: any) => i.loc), [['body', 'k', 1]]);
+    assert.deepEqual(
+      k.body.detail.map((i: any) => i.loc),
+      [['body', 'k', 1]],
+    );
     const steps = await app.post('/v1/evaluate', body({ candidates: [token(10), [{ type: 'chunk', chunker: 'nope' }], 'no-such-id'] }));
     assert.equal(steps.status, 422);
-    assert.deepEqual(steps.body.detail.map((i: any) => i.loc), [['body', 'candidates', 1, 0, 'chunker'], ['body', 'candidates', 2]]);
+    assert.deepEqual(
+      steps.body.detail.map((i: any) => i.loc),
+      [
+        ['body', 'candidates', 1, 0, 'chunker'],
+        ['body', 'candidates', 2],
+      ],
+    );
   });
 
   test('400 with the model hint for an embeddings model that is missing', async () => {
@@ -176,10 +226,7 @@ describe('POST /v1/evaluate limits and the pool', () => {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       checkResults(res.body.results);
       // One job task per candidate; no runner, chunk or refine task hands chunks back to this thread.
-      assert.deepEqual(
-        Object.fromEntries(Object.entries(pool.tasksByKind).map(([k, n]) => [k, n - before[k as keyof typeof before]])),
-        { job: 2, run: 0 },
-      );
+      assert.deepEqual(Object.fromEntries(Object.entries(pool.tasksByKind).map(([k, n]) => [k, n - before[k as keyof typeof before]])), { job: 2, run: 0 });
     } finally {
       await app.close();
     }
@@ -191,10 +238,19 @@ describe('POST /v1/evaluate limits and the pool', () => {
       const pool = app.booted.deps.executor as WorkerPool;
       const tasks = pool.tasksRun;
       // 30 KB, 1,000 questions, k 100,000: k is capped by the documents' 30,000 characters, still far over.
-      const big = { documents: [{ id: 'big', text: 'word '.repeat(6_000) }], questions: Array.from({ length: 1_000 }, () => ({ question: 'word', references: [{ document: 'big', start_index: 0, end_index: 4 }] })), candidates: [token(30)], k: [100_000], detail: true };
+      const big = {
+        documents: [{ id: 'big', text: 'word '.repeat(6_000) }],
+        questions: Array.from({ length: 1_000 }, () => ({ question: 'word', references: [{ document: 'big', start_index: 0, end_index: 4 }] })),
+        candidates: [token(30)],
+        k: [100_000],
+        detail: true,
+      };
       const over = await app.post('/v1/evaluate', big);
       assert.equal(over.status, 413);
-      assert.match(over.body.detail, /1,000 questions × 1 candidates × 30,000 chunks .* = 30,000,000 chunks; the limit is 1,000\..*--max-eval-retrieved \(CHUNKD_MAX_EVAL_RETRIEVED\)/);
+      assert.match(
+        over.body.detail,
+        /1,000 questions × 1 candidates × 30,000 chunks .* = 30,000,000 chunks; the limit is 1,000\..*--max-eval-retrieved \(CHUNKD_MAX_EVAL_RETRIEVED\)/,
+      );
       // Under the retrieval cap, detail that could not fit the answer cap is refused as well.
       const detail = await startApp({ workers: '1', 'max-output-bytes': '200000' });
       try {
@@ -223,7 +279,9 @@ describe('chunkd eval', () => {
   const refs = JSON.stringify([{ content: 'sleep dogs', start_index: 5, end_index: 15 }]).replaceAll('"', '""');
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n"sleep dogs","${refs}",pets\n`);
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], { env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'data') } }).then(
+    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], {
+      env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'data') },
+    }).then(
       (r) => ({ code: 0, ...r }),
       (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
     );
@@ -252,7 +310,10 @@ describe('chunkd eval', () => {
     const out = await cli('--candidate', join(dir, 'ten.json'), '--candidate', 'twenty', '--k', '1,2', '--format', 'json');
     assert.equal(out.code, 0, out.stderr);
     const { results } = JSON.parse(out.stdout);
-    assert.deepEqual(results.map((r: any) => r.candidate), [join(dir, 'ten.json'), join(dir, 'ten.json'), 'twenty', 'twenty']);
+    assert.deepEqual(
+      results.map((r: any) => r.candidate),
+      [join(dir, 'ten.json'), join(dir, 'ten.json'), 'twenty', 'twenty'],
+    );
     checkResults(results.map((r: any, i: number) => ({ ...r, candidate: i < 2 ? token(10) : token(20), time_ms: 0 })));
     const unknown = await cli('--candidate', 'nope');
     assert.equal(unknown.code, 2);
@@ -266,7 +327,16 @@ describe('chunkd eval', () => {
     const retriever = await cli('--retriever', 'tfidf');
     assert.equal(retriever.code, 2);
     assert.match(retriever.stderr, /--retriever must be one of bm25, embeddings, hybrid/);
-    const missing = await run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'nowhere'), '--questions', join(dir, 'questions.csv')]).catch((e) => e);
+    const missing = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'cli/index.ts',
+      'eval',
+      '--corpora',
+      join(dir, 'nowhere'),
+      '--questions',
+      join(dir, 'questions.csv'),
+    ]).catch((e) => e);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /corpus 'pets'.*nowhere.*file name without \.md/);
   });

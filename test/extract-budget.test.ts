@@ -12,7 +12,17 @@ import { deflateSync } from 'node:zlib';
 import { extractText } from './helpers/extract.js';
 import { DecodeBudget, DecodeBudgetError, withDecodeBudget } from '../plugins/pdf/pdf-budget.js';
 import { rejectsWith } from './helpers/env.js';
-import { ascii85, asciiHex, deflatedSpaces, hostilePdf, lzwLiteral, runLength, runLengthLiteral, textContent, type HostileStream } from './helpers/hostile-pdf.js';
+import {
+  ascii85,
+  asciiHex,
+  deflatedSpaces,
+  hostilePdf,
+  lzwLiteral,
+  runLength,
+  runLengthLiteral,
+  textContent,
+  type HostileStream,
+} from './helpers/hostile-pdf.js';
 
 const MiB = 1024 * 1024;
 const BUDGET = 4 * MiB;
@@ -65,7 +75,7 @@ describe('pdf: one decoded-bytes budget per file, whatever the filters', () => {
   it('filters that expand on their own: RunLength (64×), ASCII85 `z` (4×), with a predictor', async () => {
     await refusedButReadable(hostilePdf([{ dict: '/Filter /RL', data: runLength(0x20, (8 * MiB) / 128) }, hello]), 'RL');
     await refusedButReadable(hostilePdf([{ dict: '/Filter /A85', data: ascii85(new Uint8Array(5 * MiB)) }, hello]), 'A85 z', 2 * MiB);
-    const rows = Buffer.alloc(8 * MiB + 8 * MiB / 64, 0); // PNG rows of 64 bytes, each behind its filter-type byte
+    const rows = Buffer.alloc(8 * MiB + (8 * MiB) / 64, 0); // PNG rows of 64 bytes, each behind its filter-type byte
     await refusedButReadable(hostilePdf([{ dict: '/Filter /Fl /DecodeParms << /Predictor 12 /Columns 64 >>', data: deflateSync(rows) }, hello]), 'predictor');
   });
 

@@ -35,7 +35,13 @@ describe('html: depth as the parser nests', () => {
   });
 
   it('depth that the parser closes is not counted: <p>, <li>, <td>/<tr>, <option>, void elements', async () => {
-    const shallow = ['<p>x'.repeat(5000), '<ul>' + '<li>x'.repeat(5000), '<table>' + '<tr><td>x'.repeat(5000), '<select>' + '<option>x'.repeat(5000), '<br><img src=a><hr>'.repeat(5000)];
+    const shallow = [
+      '<p>x'.repeat(5000),
+      '<ul>' + '<li>x'.repeat(5000),
+      '<table>' + '<tr><td>x'.repeat(5000),
+      '<select>' + '<option>x'.repeat(5000),
+      '<br><img src=a><hr>'.repeat(5000),
+    ];
     for (const html of shallow) assert.ok(nestingDepth(html, 1024) <= 3, html.slice(0, 30));
     const text = (await extractText(utf8('<ul>' + '<li>x'.repeat(3000) + '</ul>'), { filename: 'list.html' })).text;
     assert.equal(text.split('\n').length, 3000);

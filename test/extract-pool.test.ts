@@ -35,7 +35,11 @@ describe('extraction pool', () => {
 
   it('a file over its time budget → 413 naming the limit; its worker is stopped and the next file is read', async () => {
     const pool = { threads: 1, maxMs: 300, maxQueue: 4, names: { maxMs: '--max-extract-ms, CHUNKD_MAX_EXTRACT_MS' } };
-    await rejectsWith(extractText(slow, { filename: 'slow.pdf' }, { executor, pool }), 413, /longer to extract than this server spends on one file \(300 ms, limit --max-extract-ms, CHUNKD_MAX_EXTRACT_MS\)/);
+    await rejectsWith(
+      extractText(slow, { filename: 'slow.pdf' }, { executor, pool }),
+      413,
+      /longer to extract than this server spends on one file \(300 ms, limit --max-extract-ms, CHUNKD_MAX_EXTRACT_MS\)/,
+    );
     assert.equal((await extractText(utf8('<p>next</p>'), { filename: 'next.html' }, { executor, pool: { ...pool, maxMs: 60_000 } })).text, 'next');
   });
 
@@ -63,7 +67,11 @@ describe('extraction pool', () => {
     const pool: Partial<ExtractPoolOptions> = { threads: 2, maxMs: 60_000, maxQueue: 8 };
     const stop = new AbortController();
     const order: string[] = [];
-    const settle = (name: string, p: Promise<unknown>) => p.then(() => order.push(name), () => order.push(name));
+    const settle = (name: string, p: Promise<unknown>) =>
+      p.then(
+        () => order.push(name),
+        () => order.push(name),
+      );
     const big = [1, 2, 3].map((i) => settle(`pdf ${i}`, extractText(slow, { filename: `${i}.pdf` }, { executor, pool, signal: stop.signal })));
     await new Promise((r) => setImmediate(r));
     const small = await extractText(utf8('<p>small</p>'), { filename: 'small.html' }, { executor, pool });

@@ -13,12 +13,11 @@ import fc from 'fast-check';
 import { parseDocument } from 'htmlparser2';
 import { ROOT } from '../kernel/paths.js';
 import { Extra } from '../kernel/plugin.js';
-import { WorkerPool } from '../kernel/engine/index.js';
+import { WorkerPool, closeExtractPools } from '../kernel/engine/index.js';
 import { compileValidator } from '../kernel/validation.js';
 import { DOCX_BLOCKS, FIXTURES_DIR, makeDocx, makePdf, PDF_PAGES } from '../scripts/make-fixtures.js';
 import { extractFile, type RunWith } from './helpers/run.js';
 import { chefFor, chefInfo, type FileFacts } from '../kernel/chef/select.js';
-import { closeExtractPools } from '../kernel/engine/index.js';
 import { discover } from '../kernel/discovery.js';
 import { nestingDepth } from '../plugins/html/html-depth.js';
 import { PAGE_SEPARATOR } from '../plugins/pdf/pdf.js';
@@ -31,7 +30,7 @@ async function extractText(bytes: Uint8Array, facts: FileFacts, options?: RunWit
   const { text, format } = await extractFile(registry, bytes, facts, options);
   return { text, format };
 }
-const extractorFor = (facts: FileFacts) => (({ format: chefFor(registry, facts)?.name }) as { format?: string });
+const extractorFor = (facts: FileFacts) => ({ format: chefFor(registry, facts)?.name }) as { format?: string };
 const formatsInfo = () => CHEFS.map(chefInfo).map((f) => ({ ...f, format: f.name }));
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES_DIR, name)));
@@ -94,14 +93,16 @@ function zip(entries: { name: string; data: Uint8Array; declare?: number }[]): U
 
 /** A one-page PDF whose page content is `content` (already deflated), with Helvetica as /F1. */
 function pdfWithStream(content: Buffer): Uint8Array {
-  const head = Buffer.from([
-    '%PDF-1.4',
-    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
-    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
-    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
-    `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
-    '',
-  ].join('\n'));
+  const head = Buffer.from(
+    [
+      '%PDF-1.4',
+      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >> endobj',
+      `4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream`,
+      '',
+    ].join('\n'),
+  );
   const tail = Buffer.from(`\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`);
   return new Uint8Array(Buffer.concat([head, content, tail]));
 }
@@ -133,7 +134,13 @@ describe('text of each format', () => {
   });
 
   it('html: read in the charset its <meta> declares', async () => {
-    const bytes = new Uint8Array([...utf8('<html><head><meta charset="windows-1252"></head><body><p>caf'), 0xe9, ...utf8(' na'), 0xef, ...utf8('ve</p></body></html>')]);
+    const bytes = new Uint8Array([
+      ...utf8('<html><head><meta charset="windows-1252"></head><body><p>caf'),
+      0xe9,
+      ...utf8(' na'),
+      0xef,
+      ...utf8('ve</p></body></html>'),
+    ]);
     assert.equal((await extractText(bytes, { filename: 'a.htm' })).text, 'café naïve');
   });
 
@@ -157,13 +164,48 @@ describe('text of each format', () => {
     assert.equal((await extractText(utf8('<a '.repeat(100_000)), { filename: 'a.html' })).format, 'html');
   });
 
-  it('html: the depth scan measures the tree html-to-text\'s parser builds (on small inputs)', () => {
-    const depth = (nodes: ChildNode[]): number => Math.max(0, ...nodes.map((n) => (n.type === 'tag' || n.type === 'script' || n.type === 'style' ? 1 + depth((n as Element).children) : 0)));
-    const piece = fc.constantFrom('<', '>', '/', ' ', '\n', 'a', 'B', 'div', 'svg', 'p', 'br', 'li', 'td', 'tr', 'thead', 'tbody', 'html', 'body', 'iframe', 'script', 'title', 'math', 'mi', '!--', '-->', '![CDATA[', ']]>', '="x>"', '1', 'x');
-    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
-      const html = parts.join('');
-      assert.equal(nestingDepth(html), depth(parseDocument(html).children), JSON.stringify(html));
-    }), { numRuns: 3000 });
+  it("html: the depth scan measures the tree html-to-text's parser builds (on small inputs)", () => {
+    const depth = (nodes: ChildNode[]): number =>
+      Math.max(0, ...nodes.map((n) => (n.type === 'tag' || n.type === 'script' || n.type === 'style' ? 1 + depth((n as Element).children) : 0)));
+    const piece = fc.constantFrom(
+      '<',
+      '>',
+      '/',
+      ' ',
+      '\n',
+      'a',
+      'B',
+      'div',
+      'svg',
+      'p',
+      'br',
+      'li',
+      'td',
+      'tr',
+      'thead',
+      'tbody',
+      'html',
+      'body',
+      'iframe',
+      'script',
+      'title',
+      'math',
+      'mi',
+      '!--',
+      '-->',
+      '![CDATA[',
+      ']]>',
+      '="x>"',
+      '1',
+      'x',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+        const html = parts.join('');
+        assert.equal(nestingDepth(html), depth(parseDocument(html).children), JSON.stringify(html));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('html: table spans are clamped, and a table whose layout would be too large → 413', async () => {
@@ -198,7 +240,11 @@ describe('missing extras', () => {
         const info = formatsInfo().find((f) => f.format === format)!;
         assert.equal(info.available, false);
         assert.equal(info.extra?.install, `npm install ${pkg}`);
-        assert.ok(formatsInfo().filter((f) => f.format !== format).every((f) => f.available));
+        assert.ok(
+          formatsInfo()
+            .filter((f) => f.format !== format)
+            .every((f) => f.available),
+        );
       });
     });
   }
@@ -240,7 +286,12 @@ describe('corrupt and oversized files', () => {
 
   it('pdf: a page tree that reuses its nodes to declare a million pages in 1 kB → 422', async () => {
     const objects = ['<< /Type /Catalog /Pages 2 0 R >>'];
-    for (let level = 0; level < 6; level++) objects.push(`<< /Type /Pages /Kids [${Array(10).fill(`${level + 3} 0 R`).join(' ')}] /Count ${10 ** (6 - level)} >>`);
+    for (let level = 0; level < 6; level++)
+      objects.push(
+        `<< /Type /Pages /Kids [${Array(10)
+          .fill(`${level + 3} 0 R`)
+          .join(' ')}] /Count ${10 ** (6 - level)} >>`,
+      );
     objects.push('<< /Type /Page /MediaBox [0 0 100 100] >>');
     const bomb = `%PDF-1.4\n${objects.map((o, i) => `${i + 1} 0 obj\n${o}\nendobj\n`).join('')}trailer\n<< /Root 1 0 R >>\n%%EOF\n`;
     await rejectsWith(extractText(utf8(bomb), { filename: 'bomb.pdf' }), 422, /could not be read as PDF \(Pages tree contains circular reference/);
@@ -258,7 +309,11 @@ describe('corrupt and oversized files', () => {
     const bomb = pdfWithStream(spaces);
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
     const limits = { maxPdfDecodedBytes: 32 * 1024 * 1024 };
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { limits }), 413, /bytes once its streams are decoded than this server extracts \(33554432, limit maxPdfDecodedBytes\)/);
+    await rejectsWith(
+      extractText(bomb, { filename: 'bomb.pdf' }, { limits }),
+      413,
+      /bytes once its streams are decoded than this server extracts \(33554432, limit maxPdfDecodedBytes\)/,
+    );
     await rejectsWith(extractText(pdfWithStream(spaces.subarray(0, spaces.length - 8)), { filename: 'bomb.pdf' }, { limits }), 413, /maxPdfDecodedBytes/);
     const text = deflateSync(Buffer.from('BT /F1 12 Tf 72 700 Td (Hello) Tj ET'));
     const image = `6 0 obj << /Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray /Length ${spaces.length} /Filter /FlateDecode >> stream\n`;
@@ -296,7 +351,7 @@ describe('corrupt and oversized files', () => {
     const patched = (fields: Record<number, number>, of = entries) => {
       const out = Buffer.from(zip(of));
       const end = out.length - 22;
-      for (const [at, value] of Object.entries(fields)) (Number(at) === 12 ? out.writeUInt32LE(value, end + 12) : out.writeUInt16LE(value, end + Number(at)));
+      for (const [at, value] of Object.entries(fields)) Number(at) === 12 ? out.writeUInt32LE(value, end + 12) : out.writeUInt16LE(value, end + Number(at));
       return new Uint8Array(out);
     };
     const smaller = entries.slice(0, 2).concat({ name: 'word/other.xml', data: big });
@@ -339,7 +394,10 @@ describe('format choice', () => {
   it('source code and other UTF-8 text is read by the text chef: by extension, by text/* type, or sniffed when the type is unknown', async () => {
     assert.equal(extractorFor({ filename: 'main.py' }).format, 'text');
     assert.equal(extractorFor({ filename: 'script', mime: 'text/x-python' }).format, 'text');
-    assert.deepEqual(await extractText(utf8('fn main() {}\n'), { filename: 'main.unknownext', mime: 'application/octet-stream' }), { text: 'fn main() {}\n', format: 'text' });
+    assert.deepEqual(await extractText(utf8('fn main() {}\n'), { filename: 'main.unknownext', mime: 'application/octet-stream' }), {
+      text: 'fn main() {}\n',
+      format: 'text',
+    });
     assert.deepEqual(await extractText(utf8('# T'), { filename: 'notes.txt', chef: 'markdown' } as FileFacts), { text: '# T', format: 'markdown' });
   });
 
@@ -368,14 +426,20 @@ describe('through the worker pool', () => {
   it('errors keep their status across the thread: corrupt → 422, limits → 413, and the 501 is answered before the pool', async () => {
     await rejectsWith(extractText(utf8('%PDF-1.7 nonsense'), { filename: 'a.pdf' }, { executor: pool }), 422, /could not be read as PDF/);
     await rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, limits: { maxPages: 1 } }), 413, /maxPages/);
-    await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool }), 501, /npm install pdfjs-dist/));
+    await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () =>
+      rejectsWith(extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool }), 501, /npm install pdfjs-dist/),
+    );
   });
 
   it('an extraction that needs more heap than its worker may use → 413 naming the cap, and the next file is read', async () => {
     // One array operand of 20 million numbers: 40 MB of content stream in a ~40 kB file, parsed into one JS array.
     const bomb = pdfWithStream(deflateSync(Buffer.from(`BT /F1 12 Tf [${'1 '.repeat(20_000_000)}(a)] TJ ET`)));
     assert.ok(bomb.length < 100_000, `the file is small (${bomb.length} bytes)`);
-    await rejectsWith(extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfDecodedBytes: 64 * 1024 * 1024 } }), 413, /more memory than this server allows one file \(128 MB\)/);
+    await rejectsWith(
+      extractText(bomb, { filename: 'bomb.pdf' }, { executor: pool, maxMemoryMb: 128, limits: { maxPdfDecodedBytes: 64 * 1024 * 1024 } }),
+      413,
+      /more memory than this server allows one file \(128 MB\)/,
+    );
     assert.equal((await extractText(fixture('sample.pdf'), { filename: 'a.pdf' }, { executor: pool, maxMemoryMb: 128 })).text, PDF_TEXT);
   });
 

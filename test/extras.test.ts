@@ -54,8 +54,14 @@ describe('probing', () => {
     try {
       assert.equal(isInstalled('tiktoken'), true);
       assert.equal(isInstalled('chunkd-absent-package-for-tests'), false);
-      assert.deepEqual(missingPackages([{ name: 'x', packages: ['tiktoken', 'chunkd-absent-package-for-tests'], reason: '' }]), ['chunkd-absent-package-for-tests']);
-      assert.deepEqual(missingPackages([{ name: 'x', packages: ['chunkd-absent-package-for-tests'], reason: '', required: false }]), [], 'optional extras do not gate a plugin');
+      assert.deepEqual(missingPackages([{ name: 'x', packages: ['tiktoken', 'chunkd-absent-package-for-tests'], reason: '' }]), [
+        'chunkd-absent-package-for-tests',
+      ]);
+      assert.deepEqual(
+        missingPackages([{ name: 'x', packages: ['chunkd-absent-package-for-tests'], reason: '', required: false }]),
+        [],
+        'optional extras do not gate a plugin',
+      );
     } finally {
       process.env.CHUNKD_HIDE_PACKAGES = 'tiktoken';
     }
@@ -89,6 +95,9 @@ describe('an optional extra that is missing', () => {
     assert.equal((await app.post('/v1/chunk/optional-extra', { text: 'hi' })).status, 200);
     const res = await app.post('/v1/chunk/optional-extra', { text: 'hi', fancy: true });
     assert.equal(res.status, 501);
-    assert.match(res.body.detail, /fancy: true needs optional packages that are not installed: chunkd-absent-package-for-tests\. Install them: npm install chunkd-absent-package-for-tests/);
+    assert.match(
+      res.body.detail,
+      /fancy: true needs optional packages that are not installed: chunkd-absent-package-for-tests\. Install them: npm install chunkd-absent-package-for-tests/,
+    );
   });
 });

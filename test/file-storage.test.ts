@@ -59,7 +59,11 @@ const record = (name = newFileName(), at = Date.now(), expires: number | null = 
 });
 
 /** reserve + put, as an upload does. */
-async function store(s: FileStore, text: string, options: { bytes?: Uint8Array; structure?: unknown; at?: number; expires?: number | null } = {}): Promise<FileRecord> {
+async function store(
+  s: FileStore,
+  text: string,
+  options: { bytes?: Uint8Array; structure?: unknown; at?: number; expires?: number | null } = {},
+): Promise<FileRecord> {
   const bytes = options.bytes ?? Buffer.from(text);
   const r = { ...record(newFileName(), options.at, options.expires), size: bytes.length, text_chars: [...text].length };
   const held = await s.reserve(r.name, bytes.length);
@@ -105,7 +109,7 @@ for (const backend of backends) {
       }
     });
 
-    test("a text given with its UTF-8 bytes is stored from those bytes, never encoded again; without them it is encoded (counted)", async () => {
+    test('a text given with its UTF-8 bytes is stored from those bytes, never encoded again; without them it is encoded (counted)', async () => {
       const s = await backend.fresh();
       try {
         const text = 'Grüße, 日本語 and 🙂.\n'.repeat(1000);
@@ -170,13 +174,22 @@ for (const backend of backends) {
     test('a structure is paid for: its JSON bytes count in usage, and a structure past the byte quota is a QuotaError', async () => {
       const s = await backend.fresh({ maxFiles: 10, maxBytes: 2_000 });
       try {
-        const structure = { headings: Array.from({ length: 10 }, (_, i) => ({ level: 1, text: '', start: i, end: i })), tables: [], code: [], images: [], pages: [] };
+        const structure = {
+          headings: Array.from({ length: 10 }, (_, i) => ({ level: 1, text: '', start: i, end: i })),
+          tables: [],
+          code: [],
+          images: [],
+          pages: [],
+        };
         await store(s, 'é', { bytes: Buffer.from('abc'), structure }); // 3 + 2 + the JSON
         assert.deepEqual(await s.usage(), { count: 1, bytes: 5 + Buffer.byteLength(JSON.stringify(structure)) });
         // The same file with ten times the headings would pass 2,000 bytes: refused, and its room given back.
         const many = { ...structure, headings: Array.from({ length: 100 }, (_, i) => ({ level: 1, text: '', start: i, end: i })) };
         const held = await s.reserve(newFileName(), 5);
-        await assert.rejects(s.put(held, record(held.name), { bytes: Buffer.from('abc'), text: 'é', structure: many }), (e: unknown) => e instanceof QuotaError && e.limit === 'bytes');
+        await assert.rejects(
+          s.put(held, record(held.name), { bytes: Buffer.from('abc'), text: 'é', structure: many }),
+          (e: unknown) => e instanceof QuotaError && e.limit === 'bytes',
+        );
         assert.deepEqual(await s.usage(), { count: 1, bytes: 5 + Buffer.byteLength(JSON.stringify(structure)) });
       } finally {
         await s.close();
@@ -202,7 +215,10 @@ for (const backend of backends) {
         await assert.rejects(s.reserve(newFileName(), 101), (e: unknown) => e instanceof QuotaError && e.limit === 'bytes');
         const r = record();
         const held = await s.reserve(r.name, 60); // the upload fits...
-        await assert.rejects(s.put(held, r, { bytes: new Uint8Array(60), text: 'x'.repeat(41) }), (e: unknown) => e instanceof QuotaError && e.limit === 'bytes'); // ...its text does not
+        await assert.rejects(
+          s.put(held, r, { bytes: new Uint8Array(60), text: 'x'.repeat(41) }),
+          (e: unknown) => e instanceof QuotaError && e.limit === 'bytes',
+        ); // ...its text does not
         assert.deepEqual(await s.usage(), { count: 0, bytes: 0 }, 'the refused put gave its reservation back');
         assert.equal(await s.get(r.name), undefined);
         const fits = record();
@@ -235,7 +251,10 @@ for (const backend of backends) {
         assert.equal(await s.structureJson(gone.name), undefined);
         assert.equal(await s.original(gone.name), undefined);
         assert.equal(await s.delete(gone.name), false);
-        assert.deepEqual((await s.list({ limit: 10 })).files.map((f) => f.name), [live.name]);
+        assert.deepEqual(
+          (await s.list({ limit: 10 })).files.map((f) => f.name),
+          [live.name],
+        );
         const unread = await store(s, 'expired, never read', { at: Date.now() - 10_000, expires: Date.now() - 5_000 });
         assert.ok((await s.sweep()) >= 1, 'at least the one no read has seen (a read may remove an expired file on its way)');
         assert.equal(await s.sweep(), 0);
@@ -263,7 +282,10 @@ for (const backend of backends) {
           if (pages++ === 0) await s.delete(newestFirst[4]!); // deleted while paging: not listed later
           after = page.next ?? undefined;
         } while (after);
-        assert.deepEqual(seen, newestFirst.filter((name) => name !== newestFirst[4]));
+        assert.deepEqual(
+          seen,
+          newestFirst.filter((name) => name !== newestFirst[4]),
+        );
         assert.equal(pages, 2);
         for (const bad of ['', 'abc', Buffer.from('12:file_x').toString('base64url'), Buffer.from(`-1:${newFileName()}`).toString('base64url')]) {
           await assert.rejects(s.list({ limit: 1, after: bad }), InvalidFileCursorError, bad);
@@ -283,7 +305,10 @@ describe('PostgreSQL: one store for every replica', () => {
     const [a, b, c] = replicas.map((r) => r.store) as [PgFileStore, PgFileStore, PgFileStore];
     const r = await store(a, 'made on A');
     assert.equal(await b.text(r.name), 'made on A');
-    assert.deepEqual((await c.list({ limit: 10 })).files.map((f) => f.name), [r.name]);
+    assert.deepEqual(
+      (await c.list({ limit: 10 })).files.map((f) => f.name),
+      [r.name],
+    );
     const results = await Promise.allSettled(replicas.flatMap(({ store: s }) => Array.from({ length: 10 }, () => s.reserve(newFileName(), 1))));
     assert.equal(results.filter((x) => x.status === 'fulfilled').length, 6, 'one file stored, six reservations: seven in all, across three replicas');
     assert.equal(await c.delete(r.name), true);
@@ -317,8 +342,13 @@ describe('PostgreSQL: one store for every replica', () => {
   test('the schema is recorded as versioned steps under "files", applied once by stores opening together', async () => {
     const url = await server.createDatabase();
     const replicas = await Promise.all(Array.from({ length: 4 }, () => pgStore(url, BIG)));
-    const { rows } = await replicas[0]!.pool.query<{ component: string; version: number }>("SELECT component, version FROM chunkd_migrations WHERE component = 'files'");
-    assert.deepEqual(rows, FILE_MIGRATIONS.map((m) => ({ component: 'files', version: m.version })));
+    const { rows } = await replicas[0]!.pool.query<{ component: string; version: number }>(
+      "SELECT component, version FROM chunkd_migrations WHERE component = 'files'",
+    );
+    assert.deepEqual(
+      rows,
+      FILE_MIGRATIONS.map((m) => ({ component: 'files', version: m.version })),
+    );
     await assert.rejects(PgFileStore.open(replicas[0]!.pool, BIG, { reservationMs: 1000 }, []), /schema version 1, newer than this chunkd knows \(0\)/);
   });
 });

@@ -20,7 +20,13 @@ async function upload(app: TestApp, content: Uint8Array | string, filename: stri
 describe('POST /v1/files: extraction limits', () => {
   let app: TestApp;
   before(async () => {
-    app = await startApp({ workers: '1', 'max-pdf-decoded-bytes': String(4 * 1024 * 1024), 'max-extract-ms': '60000', 'max-extract-queue': '1', 'extract-threads': '2' });
+    app = await startApp({
+      workers: '1',
+      'max-pdf-decoded-bytes': String(4 * 1024 * 1024),
+      'max-extract-ms': '60000',
+      'max-extract-queue': '1',
+      'extract-threads': '2',
+    });
   });
   after(async () => {
     await app.close();
@@ -38,7 +44,12 @@ describe('POST /v1/files: extraction limits', () => {
     const slow = manyPagesPdf(1999);
     const stop = new AbortController();
     const order: string[] = [];
-    const pdfs = [1, 2].map((i) => upload(app, slow, `${i}.pdf`, stop.signal).then((r) => order.push(`pdf ${r.status}`), () => order.push('pdf aborted')));
+    const pdfs = [1, 2].map((i) =>
+      upload(app, slow, `${i}.pdf`, stop.signal).then(
+        (r) => order.push(`pdf ${r.status}`),
+        () => order.push('pdf aborted'),
+      ),
+    );
     const pool = extractPool({ threads: 2, maxMs: 60_000, maxQueue: 1, memoryMb: EXTRACT_MEMORY_MB });
     while (pool.queued < 1) await new Promise((r) => setTimeout(r, 10)); // both uploads read: one extracting, one waiting
     const full = await upload(app, slow, '3.pdf');

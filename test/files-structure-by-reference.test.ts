@@ -80,7 +80,7 @@ for (const backend of backends) {
       assert.equal(res.status, 201, JSON.stringify(body));
       assert.equal(body.format, 'markdown');
       name = body.name;
-      const stored = await (app.booted.deps.services.files).structureJson(name);
+      const stored = await app.booted.deps.services.files.structureJson(name);
       assert.ok(stored && stored.byteLength >= STRUCTURE_MIN_BYTES, `the stored structure is ${stored?.byteLength} bytes`);
     });
     after(() => app?.close());

@@ -203,7 +203,11 @@ describe('multipart edge cases', () => {
     assert.match(none.body.detail[0].msg, /No part named 'file'/);
     const empty = await rawUpload(app, `--${B}--\r\n`, form);
     assert.equal(empty.status, 422);
-    const other = await rawUpload(app, part('Content-Disposition: form-data; name="document"; filename="a.txt"\r\nContent-Type: text/plain', 'hello') + `--${B}--\r\n`, form);
+    const other = await rawUpload(
+      app,
+      part('Content-Disposition: form-data; name="document"; filename="a.txt"\r\nContent-Type: text/plain', 'hello') + `--${B}--\r\n`,
+      form,
+    );
     assert.equal(other.status, 422);
     assert.match(other.body.detail[0].msg, /name it 'file'/);
     const field = await rawUpload(app, part('Content-Disposition: form-data; name="file"', 'hello') + `--${B}--\r\n`, form);
@@ -231,7 +235,9 @@ describe('multipart edge cases', () => {
       assert.equal(res.body.code, 'UNSUPPORTED_MEDIA_TYPE');
       assert.match(res.body.detail, /multipart\/form-data/);
     }
-    const gz = await rawUpload(app, part('Content-Disposition: form-data; name="file"; filename="a.txt"', 'x') + `--${B}--\r\n`, form, { 'content-encoding': 'gzip' });
+    const gz = await rawUpload(app, part('Content-Disposition: form-data; name="file"; filename="a.txt"', 'x') + `--${B}--\r\n`, form, {
+      'content-encoding': 'gzip',
+    });
     assert.equal(gz.status, 415);
   });
 
@@ -311,7 +317,7 @@ describe('cap, quota and expiry', () => {
       assert.equal((await upload(app, 'one', 'a.txt', 'text/plain')).status, 201, 'the refused upload gave its reservation back');
       const full = await upload(app, notUtf8, 'cafe.txt', 'text/plain');
       assert.equal(full.status, 507, JSON.stringify(full.body));
-      assert.deepEqual(await (app.booted.deps.services.files).usage(), { count: 1, bytes: 6 });
+      assert.deepEqual(await app.booted.deps.services.files.usage(), { count: 1, bytes: 6 });
     } finally {
       await app.close();
     }
@@ -346,7 +352,15 @@ test('the data-dir store keeps files across a restart and drops what a crash lef
   try {
     const quota = { maxFiles: 10, maxBytes: 10_000 };
     const first = await DataDirFileStore.open(dir, quota);
-    const record: FileRecord = { name: newFileName(), filename: 'a.txt', size: 5, format: 'text', text_chars: 5, created_at: new Date().toISOString(), expires_at: null };
+    const record: FileRecord = {
+      name: newFileName(),
+      filename: 'a.txt',
+      size: 5,
+      format: 'text',
+      text_chars: 5,
+      created_at: new Date().toISOString(),
+      expires_at: null,
+    };
     await first.put(await first.reserve(record.name, 5), record, { bytes: Buffer.from('hello'), text: 'hello' });
     await first.close();
     const cutShort = join(dir, `.tmp-${newFileName()}`); // a put cut short, long ago
@@ -384,7 +398,11 @@ test('auth applies to every file route and to chunking by file', async () => {
     const ok = await upload(app, 'With a key. Second sentence.', 'a.txt', 'text/plain', key);
     assert.equal(ok.status, 201);
     const { name } = ok.body;
-    for (const [method, path] of [['GET', `/v1/files/${name}`], ['GET', `/v1/files/${name}/text`], ['DELETE', `/v1/files/${name}`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/v1/files/${name}`],
+      ['GET', `/v1/files/${name}/text`],
+      ['DELETE', `/v1/files/${name}`],
+    ] as const) {
       assert.equal((await app.request(method, path)).status, 401, `${method} ${path}`);
     }
     assert.equal((await app.post('/v1/chunk/token', { file: ref(name) })).status, 401);
@@ -412,7 +430,6 @@ describe('a large body that names a file is read on the event loop, never handed
     const res = await app.request('POST', '/v1/chunk/token', escaped);
     assert.equal(res.status, 422);
   });
-
 });
 
 describe('PDF, DOCX and HTML over HTTP: uploaded, extracted in a worker, chunked by file', () => {
@@ -461,7 +478,9 @@ test('--max-text-chars bounds extraction itself, and its 413 names the setting',
 test('a format whose extra is not installed → 501 at upload with the install command', async () => {
   const app = await startApp();
   try {
-    const up = await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () => upload(app, new Uint8Array(readFileSync(join(FIXTURES_DIR, 'sample.pdf'))), 'sample.pdf', 'application/pdf'));
+    const up = await withEnv({ CHUNKD_HIDE_PACKAGES: 'pdfjs-dist' }, () =>
+      upload(app, new Uint8Array(readFileSync(join(FIXTURES_DIR, 'sample.pdf'))), 'sample.pdf', 'application/pdf'),
+    );
     assert.equal(up.status, 501, JSON.stringify(up.body));
     assert.equal(up.body.code, 'MISSING_EXTRA');
     assert.match(up.body.detail, /npm install pdfjs-dist/);

@@ -80,10 +80,13 @@ describe('fuse', () => {
     const vector = hits(['c', 'a', 'd'], [0.9, 0.5, 0.1]);
     const fused = fuse(text, vector, { rule: 'score', text_weight: 0.5, normalise: 'minmax', depth: 100 });
     assert.deepEqual(ids(fused), ['a', 'c', 'b', 'd']);
-    assert.deepEqual(fused.map((h) => h.score), [0.75, 0.5, 0.25, 0]);
+    assert.deepEqual(
+      fused.map((h) => h.score),
+      [0.75, 0.5, 0.25, 0],
+    );
   });
 
-  test('z-score normalisation is unmoved by a list\'s scale', () => {
+  test("z-score normalisation is unmoved by a list's scale", () => {
     const text = hits(['a', 'b', 'c'], [3, 2, 1]);
     const vector = hits(['c', 'b', 'a'], [0.3, 0.2, 0.1]);
     const scaled = hits(['c', 'b', 'a'], [300, 200, 100]);
@@ -93,7 +96,7 @@ describe('fuse', () => {
     assert.deepEqual(ids(fuse(text, vector, rule)), ['a', 'b', 'c']);
   });
 
-  test('rerank orders the text list\'s first hits by the blend, then the vector list\'s other hits', () => {
+  test("rerank orders the text list's first hits by the blend, then the vector list's other hits", () => {
     const text = hits(['a', 'b', 'c', 'd'], [4, 3, 2, 1]);
     // the vector list scores every candidate (as a store reads them from their stored vectors), and has hits of its own
     const vector = hits(['x', 'c', 'b', 'a', 'd'], [0.99, 0.9, 0.5, 0.1, 0]);
@@ -119,8 +122,18 @@ describe('fuse', () => {
   });
 
   test('numeric ids (chunk indices) fuse like strings', () => {
-    const fused = fuse([{ id: 3, score: 2 }, { id: 1, score: 1 }], [{ id: 1, score: 0.9 }], { rule: 'rrf', text_weight: 0.5, k: 60, depth: 100 });
-    assert.deepEqual(fused.map((h) => h.id), [1, 3]);
+    const fused = fuse(
+      [
+        { id: 3, score: 2 },
+        { id: 1, score: 1 },
+      ],
+      [{ id: 1, score: 0.9 }],
+      { rule: 'rrf', text_weight: 0.5, k: 60, depth: 100 },
+    );
+    assert.deepEqual(
+      fused.map((h) => h.id),
+      [1, 3],
+    );
   });
 });
 
@@ -134,7 +147,7 @@ describe('the fusion of a model', () => {
     assert.deepEqual(DEFAULT_FUSION, { rule: 'rrf', text_weight: 0.5, k: 60, depth: 100 });
   });
 
-  test('with the built-in model\'s rule, the top k are BM25\'s whatever noise the vector list holds', () => {
+  test("with the built-in model's rule, the top k are BM25's whatever noise the vector list holds", () => {
     const rule = fusionFor(EMBEDDED_MODEL);
     const next = random(45);
     for (let round = 0; round < 200; round++) {
@@ -149,7 +162,12 @@ describe('the fusion of a model', () => {
         const expected = ids(text.slice(0, k));
         assert.deepEqual(fused.slice(0, expected.length), expected);
         // where BM25 runs out, the vector list fills the k, in its order
-        assert.deepEqual(fused.slice(expected.length), ids(vector).filter((id) => !expected.includes(id)).slice(0, k - expected.length));
+        assert.deepEqual(
+          fused.slice(expected.length),
+          ids(vector)
+            .filter((id) => !expected.includes(id))
+            .slice(0, k - expected.length),
+        );
       }
     }
   });
@@ -164,7 +182,11 @@ describe('the fusion of a model', () => {
     const next = random(7);
     const pool = Array.from({ length: 30 }, (_, i) => `c${i}`);
     for (let round = 0; round < 200; round++) {
-      const shuffle = () => [...pool].map((id) => ({ id, r: next() })).sort((a, b) => a.r - b.r).map((x, i) => ({ id: x.id, score: 30 - i }));
+      const shuffle = () =>
+        [...pool]
+          .map((id) => ({ id, r: next() }))
+          .sort((a, b) => a.r - b.r)
+          .map((x, i) => ({ id: x.id, score: 30 - i }));
       const text = shuffle();
       const vector = shuffle();
       const top = vector.findIndex((h) => h.id === text[0]!.id);

@@ -17,7 +17,31 @@ before(async () => (app = await startAppWithFakeLlm()));
 after(() => app.close());
 
 /** Texts built from the pieces that break offset arithmetic: astral characters, ZWJ sequences, combining marks, CRLF, lone surrogates. */
-const nasty = fc.constantFrom('a', ' ', '\n', '\r\n', '\t', 'é', 'e\u0301', '日本', '🦛', '👨‍👩‍👧', '🇯🇵', '\u200d', '\ud800', '\udc00', '. ', '! ', '?', '。', '#', 'def ', '{', '}', '\u00a0');
+const nasty = fc.constantFrom(
+  'a',
+  ' ',
+  '\n',
+  '\r\n',
+  '\t',
+  'é',
+  'e\u0301',
+  '日本',
+  '🦛',
+  '👨‍👩‍👧',
+  '🇯🇵',
+  '\u200d',
+  '\ud800',
+  '\udc00',
+  '. ',
+  '! ',
+  '?',
+  '。',
+  '#',
+  'def ',
+  '{',
+  '}',
+  '\u00a0',
+);
 const nastyText = fc.array(fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 40 }).map((parts) => parts.join(''));
 
 const chunkers = () => app.booted.deps.registry.list('chunker').filter((p) => p.missing.length === 0);
@@ -55,12 +79,30 @@ const jsonValue = fc.letrec((tie) => ({
   ),
 })).value;
 
-const KEYS = ['text', 'chunks', 'chunk_size', 'chunk_overlap', 'tokenizer', 'tokenizer_or_token_counter', 'offset_unit', 'return_type', 'steps', 'name', 'config', 'type', 'chunker', 'refinery', 'description'];
+const KEYS = [
+  'text',
+  'chunks',
+  'chunk_size',
+  'chunk_overlap',
+  'tokenizer',
+  'tokenizer_or_token_counter',
+  'offset_unit',
+  'return_type',
+  'steps',
+  'name',
+  'config',
+  'type',
+  'chunker',
+  'refinery',
+  'description',
+];
 const body = fc.oneof(fc.dictionary(fc.constantFrom(...KEYS), jsonValue, { maxKeys: 6 }), jsonValue);
 
 describe('no input gives a 5xx', () => {
   test('random JSON bodies on every POST and PUT route', async () => {
-    const routes = app.booted.app.routes.filter((r) => r.method === 'post' || r.method === 'put').map((r) => ({ method: r.method.toUpperCase(), path: r.path.replace(/:[a-z_]+/g, 'no-such-id') }));
+    const routes = app.booted.app.routes
+      .filter((r) => r.method === 'post' || r.method === 'put')
+      .map((r) => ({ method: r.method.toUpperCase(), path: r.path.replace(/:[a-z_]+/g, 'no-such-id') }));
     assert.ok(routes.length > 0);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), body, async (route, b) => {
@@ -92,11 +134,44 @@ describe('no input gives a 5xx', () => {
 describe('hostile bodies on every route: never a 5xx, always the envelope', () => {
   const nest = (levels: number, inner: string) => '['.repeat(levels) + inner + ']'.repeat(levels);
   const depth = fc.oneof(fc.integer({ min: 0, max: 80 }), fc.integer({ min: 80, max: 30_000 }));
-  const NUMBERS = ['1e400', '-1e400', '-0', '0', '1e-400', '-1e-400', '1e308', '1.7976931348623157e308', '9007199254740993', '123456789012345678901234567890', '-123456789012345678901234567890', '0.5', '4', '1e2', '5e-324'];
+  const NUMBERS = [
+    '1e400',
+    '-1e400',
+    '-0',
+    '0',
+    '1e-400',
+    '-1e-400',
+    '1e308',
+    '1.7976931348623157e308',
+    '9007199254740993',
+    '123456789012345678901234567890',
+    '-123456789012345678901234567890',
+    '0.5',
+    '4',
+    '1e2',
+    '5e-324',
+  ];
   const number = fc.constantFrom(...NUMBERS);
-  const keyChar = fc.oneof(fc.constantFrom('\r', '\n', '\r\n', '\u0000', ',', '%', ' ', 'é', 'ß', 'ключ', '日本', '🦛', '\u2028', '\ud800', 'a', '_'), fc.string({ unit: 'binary', maxLength: 3 }));
+  const keyChar = fc.oneof(
+    fc.constantFrom('\r', '\n', '\r\n', '\u0000', ',', '%', ' ', 'é', 'ß', 'ключ', '日本', '🦛', '\u2028', '\ud800', 'a', '_'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
   const hostileKey = fc.array(keyChar, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
-  const FIELDS = ['text', 'chunks', 'chunk_size', 'chunk_overlap', 'tokenizer', 'delim', 'similarity_window', 'context_size', 'name', 'description', 'steps', 'offset_unit', 'return_type'];
+  const FIELDS = [
+    'text',
+    'chunks',
+    'chunk_size',
+    'chunk_overlap',
+    'tokenizer',
+    'delim',
+    'similarity_window',
+    'context_size',
+    'name',
+    'description',
+    'steps',
+    'offset_unit',
+    'return_type',
+  ];
   const field = fc.oneof({ arbitrary: fc.constantFrom(...FIELDS), weight: 3 }, hostileKey);
   /** A JSON value text: a number literal, a nested list holding one, a string, or a chunk or step whose fields hold one. */
   const slot = fc.oneof(
@@ -107,7 +182,9 @@ describe('hostile bodies on every route: never a 5xx, always the envelope', () =
     fc.tuple(number, depth).map(([n, d]) => `[{"type": "chunk", "chunker": "token", "config": {"chunk_size": ${n}, "x": ${nest(d, '')}}}]`),
     fc.constant('"First sentence. Second one."'),
   );
-  const body = fc.array(fc.tuple(field, slot), { minLength: 1, maxLength: 4 }).map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`);
+  const body = fc
+    .array(fc.tuple(field, slot), { minLength: 1, maxLength: 4 })
+    .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`);
   const ENCODINGS = ['identity', 'gzip', 'deflate', 'br', 'xyz', 'GZIP', 'gzip, br', 'compress', ''];
   const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
 
@@ -117,8 +194,18 @@ describe('hostile bodies on every route: never a 5xx, always the envelope', () =
     const routes = app.booted.app.routes
       .filter((r) => r.method === 'post' || r.method === 'put' || r.method === 'delete')
       // DELETE only on an id that does not exist: the fixture must survive for the other cases.
-      .flatMap((r) => (r.path.includes(':') ? (r.method === 'delete' ? ['no-such-id'] : [created.body.id, 'no-such-id']).map((id) => ({ method: r.method.toUpperCase(), path: r.path.replace(/:[a-z_]+/g, id) })) : [{ method: r.method.toUpperCase(), path: r.path }]));
-    assert.ok(routes.some((r) => r.path.includes('/v1/pipelines/') && r.method === 'POST'), 'pipeline execute is among the routes');
+      .flatMap((r) =>
+        r.path.includes(':')
+          ? (r.method === 'delete' ? ['no-such-id'] : [created.body.id, 'no-such-id']).map((id) => ({
+              method: r.method.toUpperCase(),
+              path: r.path.replace(/:[a-z_]+/g, id),
+            }))
+          : [{ method: r.method.toUpperCase(), path: r.path }],
+      );
+    assert.ok(
+      routes.some((r) => r.path.includes('/v1/pipelines/') && r.method === 'POST'),
+      'pipeline execute is among the routes',
+    );
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), body, fc.constantFrom(...ENCODINGS), async (route, text, encoding) => {

@@ -60,7 +60,13 @@ describe('request timeout', () => {
       assert.equal(existsSync(join(markers, 'finished')), false, 'the abandoned job kept running');
       // The pool replaces the killed worker; called directly, so a slow cold start cannot hit the 1.5 s deadline.
       const { registry, executor } = app.booted.deps;
-      const [chunks] = await chunkEach(registry.get('chunker', 'token'), { tokenizer: 'character', chunk_size: 1000, chunk_overlap: 0 }, [BIG_TEXT], 'codepoint', { executor });
+      const [chunks] = await chunkEach(
+        registry.get('chunker', 'token'),
+        { tokenizer: 'character', chunk_size: 1000, chunk_overlap: 0 },
+        [BIG_TEXT],
+        'codepoint',
+        { executor },
+      );
       assert.equal(chunks!.map((c) => c.text).join(''), BIG_TEXT, 'the pool replaced the worker');
       assert.equal((await app.post('/v1/chunk/token', { text: BIG_TEXT, chunk_size: 1000 })).status, 200, 'clients are served by the pool again');
     } finally {
@@ -131,20 +137,36 @@ describe('CORS and cross-origin writes', () => {
       assert.equal(created.headers.get('access-control-allow-origin'), null);
       assert.deepEqual(await names(app), [], 'nothing was stored');
       // The refused body is never read: the answer closes the connection instead of draining it.
-      const unread = await rawRequest(app.url, 'POST /v1/pipelines HTTP/1.1', { origin: page.origin, 'content-type': 'text/plain', 'content-length': '1000000' }, '{"name"');
+      const unread = await rawRequest(
+        app.url,
+        'POST /v1/pipelines HTTP/1.1',
+        { origin: page.origin, 'content-type': 'text/plain', 'content-length': '1000000' },
+        '{"name"',
+      );
       assert.match(unread, /^HTTP\/1\.1 403/);
       assert.match(unread, /\r\nConnection: close\r\n/i);
 
       const { id } = (await app.post('/v1/pipelines', pipeline)).body; // a program: no Origin
-      for (const [method, path, body] of [['PUT', `/v1/pipelines/${id}`, { name: 'hijacked' }], ['DELETE', `/v1/pipelines/${id}`, undefined], ['POST', `/v1/pipelines/${id}/execute`, { text: 'x' }], ['POST', '/v1/chunk/token', { text: 'x' }]] as const) {
+      for (const [method, path, body] of [
+        ['PUT', `/v1/pipelines/${id}`, { name: 'hijacked' }],
+        ['DELETE', `/v1/pipelines/${id}`, undefined],
+        ['POST', `/v1/pipelines/${id}/execute`, { text: 'x' }],
+        ['POST', '/v1/chunk/token', { text: 'x' }],
+      ] as const) {
         const res = await app.request(method, path, body === undefined ? undefined : JSON.stringify(body), { ...simple, ...page });
         assert.equal(res.status, 403, `${method} ${path}`);
       }
-      for (const headers of <Record<string, string>[]>[{ origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: `http://127.0.0.1.evil.example:${new URL(app.url).port}` }]) {
+      for (const headers of <Record<string, string>[]>[
+        { origin: 'null' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+        { origin: `http://127.0.0.1.evil.example:${new URL(app.url).port}` },
+      ]) {
         assert.equal((await app.request('DELETE', `/v1/pipelines/${id}`, undefined, headers)).status, 403, JSON.stringify(headers));
       }
       assert.deepEqual(await names(app), ['p'], 'not renamed, not deleted');
-      for (const r of app.booted.app.routes.filter((x) => x.method !== 'get' && !x.hidden)) assert.ok(r.responses[403], `${r.method} ${r.path} documents its 403`);
+      for (const r of app.booted.app.routes.filter((x) => x.method !== 'get' && !x.hidden))
+        assert.ok(r.responses[403], `${r.method} ${r.path} documents its 403`);
     } finally {
       await app.close();
     }
@@ -170,7 +192,11 @@ describe('CORS and cross-origin writes', () => {
       const ok = await app.request('GET', '/health', undefined, { origin: 'https://a.example' });
       assert.equal(ok.headers.get('access-control-allow-origin'), 'https://a.example');
       assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Total-Count, Link/);
-      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, { origin: 'https://a.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' });
+      const pre = await app.request('OPTIONS', '/v1/pipelines', undefined, {
+        origin: 'https://a.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization',
+      });
       assert.equal(pre.status, 204);
       assert.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST, OPTIONS', 'the methods the path takes');
       assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,authorization');
@@ -216,8 +242,14 @@ describe('request logs', () => {
       logger.log(level, msg, i % 2 ? { n: i } : undefined);
       said.push([level, msg]);
     }
-    assert.deepEqual(lines.map((l) => [JSON.parse(l).level, JSON.parse(l).msg]), said);
-    assert.deepEqual(lines.map((l) => Object.keys(JSON.parse(l)).slice(0, 3)), said.map(() => ['time', 'level', 'msg']));
+    assert.deepEqual(
+      lines.map((l) => [JSON.parse(l).level, JSON.parse(l).msg]),
+      said,
+    );
+    assert.deepEqual(
+      lines.map((l) => Object.keys(JSON.parse(l)).slice(0, 3)),
+      said.map(() => ['time', 'level', 'msg']),
+    );
   });
 
   test('to stderr, calls are written later in one go, in order, each at its own time; fields JSON cannot hold give a line saying so', () => {
@@ -246,12 +278,21 @@ setTimeout(() => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
     rmSync(join(script, '..'), { recursive: true, force: true });
     assert.equal(run.status, 0, run.stderr);
-    const [{ flushLines }, { times }] = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    const [mark, first, ...rest] = run.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    const [{ flushLines }, { times }] = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const [mark, first, ...rest] = run.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual([mark.mark, first.msg], ['written at once', 'first'], 'a call is written with its batch, not at the call');
     const markAt = (name: string) => rest.findIndex((r) => r.mark === name);
     const [afterLoop, afterTimer] = [markAt('after the loop'), markAt('after FLUSH_MS')];
-    assert.ok(afterLoop >= flushLines - 1 && afterLoop < flushLines + 10, `past FLUSH_LINES calls a batch is written at once, the rest waits: ${afterLoop} lines before the loop's end`);
+    assert.ok(
+      afterLoop >= flushLines - 1 && afterLoop < flushLines + 10,
+      `past FLUSH_LINES calls a batch is written at once, the rest waits: ${afterLoop} lines before the loop's end`,
+    );
     assert.equal(afterTimer, flushLines + 10 + 1, 'the rest is written by the FLUSH_MS timer, the last two at exit');
     const records = rest.filter((r) => r.mark === undefined);
     assert.equal(records.length, flushLines + 12, 'every call once, the one below the level none');
@@ -260,13 +301,20 @@ setTimeout(() => {
       if (i === 5 || i === 6) assert.match(r.log_error, /could not be written as JSON/);
       else assert.equal(r.i, i);
       const [before, after] = times[i];
-      assert.ok(before <= Date.parse(r.time) && Date.parse(r.time) <= after && new Date(r.time).toISOString() === r.time, `the time of the call, not of the write: ${r.time}`);
+      assert.ok(
+        before <= Date.parse(r.time) && Date.parse(r.time) <= after && new Date(r.time).toISOString() === r.time,
+        `the time of the call, not of the write: ${r.time}`,
+      );
     });
   });
 
   test('one JSON line per request with id, route, status and duration; never the text', async () => {
     const lines: string[] = [];
-    const app = await startApp({}, {}, createLogger('info', (l) => lines.push(l)));
+    const app = await startApp(
+      {},
+      {},
+      createLogger('info', (l) => lines.push(l)),
+    );
     try {
       const secret = 'confidential words that must not be logged';
       const res = await app.post('/v1/chunk/token', { text: secret });
@@ -299,7 +347,11 @@ setTimeout(() => {
 
   test('--log-level warning keeps request lines out; errors still appear', async () => {
     const lines: string[] = [];
-    const app = await startApp({ 'plugins-dir': brokenPluginDir() }, {}, createLogger('warning', (l) => lines.push(l)));
+    const app = await startApp(
+      { 'plugins-dir': brokenPluginDir() },
+      {},
+      createLogger('warning', (l) => lines.push(l)),
+    );
     try {
       await app.post('/v1/chunk/token', { text: 'hi' });
       assert.equal(lines.length, 0);
@@ -320,19 +372,33 @@ function brokenPluginDir(): string {
     join(dir, 'broken', 'index.mjs'),
     `export default { name: 'broken', kind: 'chunker', summary: 'Always fails.', extras: [], config: { type: 'object', properties: {} }, load: () => import('./impl.mjs') };`,
   );
-  writeFileSync(join(dir, 'broken', 'impl.mjs'), `export const create = () => ({ chunk() { throw new Error('ENOENT: no such file /srv/secret/path.bin'); } });`);
+  writeFileSync(
+    join(dir, 'broken', 'impl.mjs'),
+    `export const create = () => ({ chunk() { throw new Error('ENOENT: no such file /srv/secret/path.bin'); } });`,
+  );
   return dir;
 }
 
 describe('no internals on the wire', () => {
   test('a plugin bug answers a plain 500; the log has the details', async () => {
     const lines: string[] = [];
-    const app = await startApp({ 'plugins-dir': brokenPluginDir() }, {}, createLogger('info', (l) => lines.push(l)));
+    const app = await startApp(
+      { 'plugins-dir': brokenPluginDir() },
+      {},
+      createLogger('info', (l) => lines.push(l)),
+    );
     try {
       const res = await app.post('/v1/chunk/broken', { text: 'hi' });
       assert.equal(res.status, 500);
-      assert.deepEqual(res.body, { detail: 'Internal server error. The server log has the details.', code: 'INTERNAL', message: 'Internal server error. The server log has the details.' });
-      assert.ok(lines.some((l) => l.includes('/srv/secret/path.bin')), 'the log keeps the cause');
+      assert.deepEqual(res.body, {
+        detail: 'Internal server error. The server log has the details.',
+        code: 'INTERNAL',
+        message: 'Internal server error. The server log has the details.',
+      });
+      assert.ok(
+        lines.some((l) => l.includes('/srv/secret/path.bin')),
+        'the log keeps the cause',
+      );
     } finally {
       await app.close();
     }
@@ -341,15 +407,24 @@ describe('no internals on the wire', () => {
 
 describe('graceful shutdown', () => {
   test('stops accepting, lets the in-flight request finish, then closes', async () => {
-    const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' }, {});
+    const settings = resolveSettings(
+      { host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' },
+      {},
+    );
     const lines: string[] = [];
-    const running = await serve(settings, createLogger('info', (l) => lines.push(l)));
+    const running = await serve(
+      settings,
+      createLogger('info', (l) => lines.push(l)),
+    );
     const url = `http://127.0.0.1:${running.port}`;
     const markers = markerDir(busy);
     const job = fetch(`${url}/v1/chunk/busy`, { method: 'POST', body: JSON.stringify({ text: BIG_TEXT, marker_dir: markers }) });
     await waitFor(join(markers, 'started'));
     const stopped = running.stop('test');
-    const late = await fetch(`${url}/health`).then((r) => r.status, () => 'refused');
+    const late = await fetch(`${url}/health`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     assert.ok(late === 503 || late === 'refused', `a new request during shutdown got ${late}`);
     writeFileSync(join(markers, 'release'), '');
     const res = await job;
@@ -376,8 +451,14 @@ describe('shutdown and keep-alive connections', () => {
   const closedEvent = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
   test('idle connections close at once; a request in flight is answered with Connection: close', async () => {
-    const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' }, {});
-    const running = await serve(settings, createLogger('error', () => {}));
+    const settings = resolveSettings(
+      { host: '127.0.0.1', port: '0', 'plugins-dir': busy, 'data-dir': markerDir(busy), workers: '1', 'shutdown-grace-ms': '20000' },
+      {},
+    );
+    const running = await serve(
+      settings,
+      createLogger('error', () => {}),
+    );
     const url = `http://127.0.0.1:${running.port}`;
     const idleAgent = new Agent({ keepAlive: true });
     const busyAgent = new Agent({ keepAlive: true });
@@ -448,9 +529,15 @@ describe('keep-alive idle timeout', () => {
   });
 
   test('serve() keeps idle connections for --keep-alive-timeout-ms (65 s by default, above the usual 60 s proxy idle timeout)', async () => {
-    for (const [flags, seconds] of [[{}, 65], [{ 'keep-alive-timeout-ms': '90000' }, 90]] as const) {
+    for (const [flags, seconds] of [
+      [{}, 65],
+      [{ 'keep-alive-timeout-ms': '90000' }, 90],
+    ] as const) {
       const settings = resolveSettings({ host: '127.0.0.1', port: '0', 'data-dir': markerDir(busy), workers: '0', ...flags }, {});
-      const running = await serve(settings, createLogger('error', () => {}));
+      const running = await serve(
+        settings,
+        createLogger('error', () => {}),
+      );
       try {
         assert.equal(running.server.keepAliveTimeout, seconds * 1000);
         const res = await fetch(`http://127.0.0.1:${running.port}/health`);
@@ -468,7 +555,9 @@ function rawRequest(url: string, requestLine: string, headers: Record<string, st
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      const head = Object.entries({ host: `${hostname}:${port}`, ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+      const head = Object.entries({ host: `${hostname}:${port}`, ...headers })
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n');
       socket.write(`${requestLine}\r\n${head}\r\n\r\n${partialBody}`);
     });
     let answer = '';

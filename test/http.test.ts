@@ -17,8 +17,24 @@ describe('errors: status, code and a message that says what to do', () => {
     ['a string for an integer (no coercion)', 'POST', '/v1/chunk/token', { text: 'a', chunk_size: '5' }, 422, 'VALIDATION', /chunk_size must be integer/],
     ['a size below the minimum', 'POST', '/v1/chunk/token', { text: 'a', chunk_size: 0 }, 422, 'VALIDATION', /chunk_size must be >= 1/],
     ['an unknown offset unit', 'POST', '/v1/chunk/token', { text: 'a', offset_unit: 'bytes' }, 422, 'VALIDATION', /"codepoint" or "utf16" or "utf8"/],
-    ['overlap not below size', 'POST', '/v1/chunk/token', { text: 'a', chunk_size: 4, chunk_overlap: 4 }, 400, 'BAD_REQUEST', /must be smaller than chunk_size/],
-    ['an unknown tokenizer', 'POST', '/v1/chunk/token', { text: 'a', tokenizer: 'cl100k' }, 400, 'BAD_REQUEST', /Did you mean 'cl100k_base'\?.*Valid: character, word, byte, gpt2/],
+    [
+      'overlap not below size',
+      'POST',
+      '/v1/chunk/token',
+      { text: 'a', chunk_size: 4, chunk_overlap: 4 },
+      400,
+      'BAD_REQUEST',
+      /must be smaller than chunk_size/,
+    ],
+    [
+      'an unknown tokenizer',
+      'POST',
+      '/v1/chunk/token',
+      { text: 'a', tokenizer: 'cl100k' },
+      400,
+      'BAD_REQUEST',
+      /Did you mean 'cl100k_base'\?.*Valid: character, word, byte, gpt2/,
+    ],
     ['an unknown chunker', 'POST', '/v1/chunk/tokn', { text: 'a' }, 404, 'NOT_FOUND', /Did you mean '\/v1\/chunk\/token'\?/],
     ['an unknown route', 'GET', '/nothing/here', undefined, 404, 'NOT_FOUND', /GET \/ lists every route/],
     ['a wrong method', 'GET', '/v1/chunk/token', undefined, 405, 'METHOD_NOT_ALLOWED', /use POST/],
@@ -59,7 +75,10 @@ describe('request handling', () => {
 
   test('tokenizer_or_token_counter is an alias of tokenizer; tokenizer wins when both are sent', async () => {
     const viaAlias = await app.post('/v1/chunk/token', { text: 'hello world again', chunk_size: 2, tokenizer_or_token_counter: 'word' });
-    assert.deepEqual(viaAlias.body.map((c: { text: string }) => c.text), ['hello world ', 'again']);
+    assert.deepEqual(
+      viaAlias.body.map((c: { text: string }) => c.text),
+      ['hello world ', 'again'],
+    );
     assert.equal(viaAlias.headers.get('x-chunkd-ignored-keys'), null);
     const both = await app.post('/v1/chunk/token', { text: 'hello world again', chunk_size: 2, tokenizer: 'character', tokenizer_or_token_counter: 'word' });
     assert.equal(both.body[0].text, 'he');
@@ -76,11 +95,26 @@ describe('request handling', () => {
     const text = 'é🦛 x';
     const body = { text, chunk_size: 2 };
     const spans = async (unit?: string) =>
-      ((await app.post('/v1/chunk/token', unit ? { ...body, offset_unit: unit } : body)).body as { start_index: number; end_index: number }[]).map((c) => [c.start_index, c.end_index]);
-    assert.deepEqual(await spans(), [[0, 2], [2, 4]]);
-    assert.deepEqual(await spans('codepoint'), [[0, 2], [2, 4]]);
-    assert.deepEqual(await spans('utf16'), [[0, 3], [3, 5]]);
-    assert.deepEqual(await spans('utf8'), [[0, 6], [6, 8]]);
+      ((await app.post('/v1/chunk/token', unit ? { ...body, offset_unit: unit } : body)).body as { start_index: number; end_index: number }[]).map((c) => [
+        c.start_index,
+        c.end_index,
+      ]);
+    assert.deepEqual(await spans(), [
+      [0, 2],
+      [2, 4],
+    ]);
+    assert.deepEqual(await spans('codepoint'), [
+      [0, 2],
+      [2, 4],
+    ]);
+    assert.deepEqual(await spans('utf16'), [
+      [0, 3],
+      [3, 5],
+    ]);
+    assert.deepEqual(await spans('utf8'), [
+      [0, 6],
+      [6, 8],
+    ]);
   });
 
   test('a body with a form Content-Type is still read as JSON (curl -d sends one)', async () => {

@@ -34,7 +34,13 @@ describe('chunk ids', () => {
 
   test('ids made many at once (several blocks of the reused buffer) equal ids made one at a time, and keep their values', () => {
     const key = sourceKey(TEXT);
-    assert.deepEqual(chunkIds(key, [{ start: 0, end: 16 }, { start: 16, end: TEXT.length }]), ['chnk_177a955c7e68c078975145bdeec59f39', 'chnk_cb7d978f69514930ac848ac5b1e1df9c']);
+    assert.deepEqual(
+      chunkIds(key, [
+        { start: 0, end: 16 },
+        { start: 16, end: TEXT.length },
+      ]),
+      ['chnk_177a955c7e68c078975145bdeec59f39', 'chnk_cb7d978f69514930ac848ac5b1e1df9c'],
+    );
     const spans = Array.from({ length: 2_500 }, (_, i) => ({ start: i, end: i + 1 + (i % 7) }));
     const many = chunkIds(key, spans);
     assert.equal(many.length, spans.length);
@@ -102,7 +108,10 @@ describe('chunk ids', () => {
     const texts = [TEXT, TEXT.repeat(2), `${TEXT} `];
     const first = await chunkMany(token, config, texts, 'codepoint');
     assert.deepEqual(await chunkMany(token, config, texts, 'codepoint'), first);
-    assert.deepEqual((await chunkMany(token, config, texts, 'utf8')).map((l) => l.map((c) => c.id)), first.map((l) => l.map((c) => c.id)));
+    assert.deepEqual(
+      (await chunkMany(token, config, texts, 'utf8')).map((l) => l.map((c) => c.id)),
+      first.map((l) => l.map((c) => c.id)),
+    );
     const all = first.flat().map((c) => c.id);
     assert.ok(all.every((id) => FORM.test(id)));
     assert.equal(new Set(all).size, all.length);

@@ -25,7 +25,7 @@ test('the document name, as words, and the heading path, each on its own line', 
   assert.equal(indexText({ ...chunk, context: 'x' }, undefined, { document: 'a.txt', name: true, headings: true }), 'a\nEconomy > Inflation\nx\nPrices rose.');
 });
 
-test('a heading the context already holds (the passage chunker\'s title line) is left out of the path', () => {
+test("a heading the context already holds (the passage chunker's title line) is left out of the path", () => {
   assert.equal(indexText({ ...chunk, context: '= Economy =' }, undefined, { headings: true }), 'Inflation\n= Economy =\nPrices rose.');
   assert.equal(indexText({ ...chunk, metadata: { headings: ['Economy'] }, context: '# Economy' }, undefined, { headings: true }), '# Economy\nPrices rose.');
 });

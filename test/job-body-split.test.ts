@@ -32,9 +32,15 @@ test('JSON: chunked anywhere, the same fields and documents as JSON.parse gives'
       const bytes = Buffer.from(JSON.stringify(b, null, indent));
       fc.pre(!bytes.includes('"__proto__"')); // refused on purpose, as the small-body reader refuses it
       const pieces = split(new JsonJobSplitter(), bytes, cuts);
-      assert.deepEqual(pieces.filter((p) => p.kind === 'error'), []);
+      assert.deepEqual(
+        pieces.filter((p) => p.kind === 'error'),
+        [],
+      );
       const parsed = JSON.parse(bytes.toString());
-      assert.deepEqual(pieces.filter((p) => p.kind === 'document').map((p) => (p as { value: unknown }).value), parsed.documents);
+      assert.deepEqual(
+        pieces.filter((p) => p.kind === 'document').map((p) => (p as { value: unknown }).value),
+        parsed.documents,
+      );
       const fields = Object.fromEntries(pieces.filter((p) => p.kind === 'field').map((p) => [(p as { key: string }).key, (p as { value: unknown }).value]));
       delete parsed.documents;
       assert.deepEqual(fields, parsed);
@@ -85,8 +91,14 @@ test('NDJSON: lines cut anywhere; the first is the header, each later one a docu
       const pieces = split(new NdjsonJobSplitter(), Buffer.from(`${lines.join('\n')}\n\nnot json\n`), cuts);
       const plain = (v: unknown) => JSON.parse(JSON.stringify(v));
       assert.deepEqual(pieces[0], { kind: 'header', value: plain({ steps: b.steps }), loc: ['body', 1] });
-      assert.deepEqual(pieces.filter((p) => p.kind === 'document').map((p) => (p as { value: unknown }).value), plain(b.documents));
-      assert.deepEqual(pieces.filter((p) => p.kind === 'error').map((p) => p.loc), [['body', lines.length + 2]]);
+      assert.deepEqual(
+        pieces.filter((p) => p.kind === 'document').map((p) => (p as { value: unknown }).value),
+        plain(b.documents),
+      );
+      assert.deepEqual(
+        pieces.filter((p) => p.kind === 'error').map((p) => p.loc),
+        [['body', lines.length + 2]],
+      );
     }),
     { numRuns: 200 },
   );

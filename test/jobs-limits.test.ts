@@ -31,7 +31,12 @@ function recordBatches(store: JobStore): { batches: { docs: number; bytes: numbe
   store.receive = async (id, createdAt) => {
     const intake: JobIntake = await receive(id, createdAt);
     const add = intake.add.bind(intake);
-    return { ...intake, commit: intake.commit.bind(intake), abort: intake.abort.bind(intake), add: async (docs) => (seen.batches.push({ docs: docs.length, bytes: docs.reduce((n, d) => n + d.text.length, 0) }), add(docs)) };
+    return {
+      ...intake,
+      commit: intake.commit.bind(intake),
+      abort: intake.abort.bind(intake),
+      add: async (docs) => (seen.batches.push({ docs: docs.length, bytes: docs.reduce((n, d) => n + d.text.length, 0) }), add(docs)),
+    };
   };
   return seen;
 }
@@ -45,7 +50,10 @@ function interruptedPluginDir(): string {
     `export default { name: 'interrupted', kind: 'chunker', summary: 'Fails every run as an interruption.', extras: [],
       config: { type: 'object', properties: {} }, load: () => import('./impl.mjs') };`,
   );
-  writeFileSync(join(dir, 'interrupted', 'impl.mjs'), `export const create = () => ({ chunk() { const e = new Error('The operation was aborted'); e.name = 'AbortError'; throw e; } });`);
+  writeFileSync(
+    join(dir, 'interrupted', 'impl.mjs'),
+    `export const create = () => ({ chunk() { const e = new Error('The operation was aborted'); e.name = 'AbortError'; throw e; } });`,
+  );
   return dir;
 }
 
@@ -77,7 +85,10 @@ for (const [name, backend] of backends) {
       try {
         const steps = '[{"type": "chunk", "chunker": "token", "config": {"chunk_size": 1e999}}]';
         const post = (path: string, body: string, type = 'application/json') =>
-          fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+          fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }).then(async (r) => ({
+            status: r.status,
+            body: (await r.json()) as any,
+          }));
         const pipeline = await post('/v1/pipelines', `{"name": "overflow", "steps": ${steps}}`);
         assert.equal(pipeline.status, 422);
         assert.deepEqual(pipeline.body.detail[0].loc, ['body', 'steps', 0, 'config', 'chunk_size']);
@@ -114,7 +125,10 @@ for (const [name, backend] of backends) {
         body.end(`,${docs.slice(2000).join(',')}]}`);
         const res = await answer;
         assert.equal(res.status, 202, JSON.stringify(res.body));
-        assert.equal(seen.batches.reduce((n, b) => n + b.docs, 0), 3000);
+        assert.equal(
+          seen.batches.reduce((n, b) => n + b.docs, 0),
+          3000,
+        );
         assert.ok(seen.batches.length >= 3, `${seen.batches.length} batches`);
         for (const b of seen.batches) assert.ok(b.bytes <= 4 * 1024 * 1024 + 4096, `a batch of ${b.bytes} bytes`);
         const job = await waitForJob(app.url, res.body.id);
@@ -150,9 +164,14 @@ for (const [name, backend] of backends) {
         assert.match(big.body.detail, /--max-jobs-bytes/);
         assert.equal(await storeOf(app).usage(), 0, 'nothing of the refused job is kept');
         // Four jobs of 3,000 bytes at once: at most three fit, never four (each reservation is atomic).
-        const four = await Promise.all(Array.from({ length: 4 }, (_, i) => submitJob(app.url, { steps: [{ type: 'chunk', chunker: 'interrupted' }], documents: [doc(i, 2998)] })));
+        const four = await Promise.all(
+          Array.from({ length: 4 }, (_, i) => submitJob(app.url, { steps: [{ type: 'chunk', chunker: 'interrupted' }], documents: [doc(i, 2998)] })),
+        );
         const statuses = four.map((r) => r.status);
-        assert.ok(statuses.every((s) => s === 202 || s === 507), JSON.stringify(statuses));
+        assert.ok(
+          statuses.every((s) => s === 202 || s === 507),
+          JSON.stringify(statuses),
+        );
         assert.ok(statuses.includes(507), JSON.stringify(statuses));
         assert.ok(statuses.filter((s) => s === 202).length >= 1);
         assert.ok((await storeOf(app).usage()) <= 10_000);
@@ -174,7 +193,11 @@ for (const [name, backend] of backends) {
         assert.equal(job.failures[0].error.code, 'INSUFFICIENT_STORAGE');
         assert.match(job.failures[0].error.detail, /--max-jobs-bytes/);
         const { lines } = await jobResults(app.url, res.body.id);
-        assert.deepEqual(lines.map((l) => l.index), [0, 1, 2, 3, 4, 5, 6, 7], 'every document has its line');
+        assert.deepEqual(
+          lines.map((l) => l.index),
+          [0, 1, 2, 3, 4, 5, 6, 7],
+          'every document has its line',
+        );
         // The error lines are small and always stored; the results that would pass the quota never are.
         assert.ok((await storeOf(app).usage()) <= 60_000 + 8 * 1024, `${await storeOf(app).usage()} bytes stored`);
       } finally {
@@ -186,7 +209,13 @@ for (const [name, backend] of backends) {
       const app = await start({ 'max-document-output-bytes': '4000' });
       try {
         const steps = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1, chunk_overlap: 0 } }];
-        const res = await submitJob(app.url, { steps, documents: [{ id: 'small', text: 'a b' }, { id: 'big', text: 'word '.repeat(400) }] });
+        const res = await submitJob(app.url, {
+          steps,
+          documents: [
+            { id: 'small', text: 'a b' },
+            { id: 'big', text: 'word '.repeat(400) },
+          ],
+        });
         assert.equal(res.status, 202);
         const job = await waitForJob(app.url, res.body.id);
         assert.deepEqual(job.documents, { total: 2, done: 1, failed: 1 });

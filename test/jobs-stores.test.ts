@@ -17,7 +17,10 @@ import { writeModel2Vec } from './helpers/tiny-models.js';
 import { corpus, jobResults, jobStatus, submitJob, waitForJob, type ResultLine } from './helpers/jobs.js';
 
 const TINY = 'minishlab/potion-base-8M';
-const steps = (collection: string) => [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection } }];
+const steps = (collection: string) => [
+  { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } },
+  { type: 'write', store: 'default', config: { collection } },
+];
 
 async function count(url: string, collection: string, store = 'default'): Promise<number> {
   const stores = (await (await fetch(`${url}/v1/stores`)).json()) as { name: string; collections: { name: string; count: number }[] }[];
@@ -29,7 +32,13 @@ const chunksIn = (lines: ResultLine[]) => lines.reduce((n, l) => n + (l.chunks?.
 describe('a job with a write step', () => {
   let app: TestApp;
   before(async () => {
-    const model = await writeModel2Vec(['fox', 'dog'], [[1, 0], [0, 1]]);
+    const model = await writeModel2Vec(
+      ['fox', 'dog'],
+      [
+        [1, 0],
+        [0, 1],
+      ],
+    );
     app = await startApp({ 'job-batch-size': '7', 'model-map': `${TINY}=${model}` });
   });
   after(() => app.close());
@@ -43,7 +52,11 @@ describe('a job with a write step', () => {
     const { lines } = await jobResults(app.url, submitted.body.id);
     assert.ok(lines.every((l) => l.chunks && l.chunks.length > 0));
     assert.equal(await count(app.url, 'jobs'), chunksIn(lines));
-    const d7 = (await app.post('/v1/stores/default/search', { collection: 'jobs', query: 'fox', k: 100, filter: { document: 'd7' } })).body as { text: string; start_index: number; end_index: number }[];
+    const d7 = (await app.post('/v1/stores/default/search', { collection: 'jobs', query: 'fox', k: 100, filter: { document: 'd7' } })).body as {
+      text: string;
+      start_index: number;
+      end_index: number;
+    }[];
     assert.equal(d7.length, lines.find((l) => l.document_id === 'd7')!.chunks!.length);
     for (const h of d7) assert.equal(Array.from(docs[7]!.text).slice(h.start_index, h.end_index).join(''), h.text);
 
@@ -110,10 +123,15 @@ describe('the PostgreSQL job back-end', () => {
   let app: TestApp;
   before(async () => {
     postgres = await startPostgres();
-    app = await startApp({ 'database-url': await postgres.createDatabase(), 'job-batch-size': '6', 'plugins-dir': memoryHandshakeDir(), stores: JSON.stringify([
+    app = await startApp({
+      'database-url': await postgres.createDatabase(),
+      'job-batch-size': '6',
+      'plugins-dir': memoryHandshakeDir(),
+      stores: JSON.stringify([
         { name: 'shared', handshake: 'memory', space: 'pg-jobs' },
         { name: 'disk', handshake: 'lancedb', path: mkdtempSync(join(tmpdir(), 'chunkd-disk-')) },
-      ]) });
+      ]),
+    });
   });
   after(async () => {
     await app?.close();
@@ -122,7 +140,10 @@ describe('the PostgreSQL job back-end', () => {
 
   test('a job with a write step fills the store once; its rerun replaces', async () => {
     const docs = corpus(20);
-    const write = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'shared', config: { collection: 'pg' } }];
+    const write = [
+      { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } },
+      { type: 'write', store: 'shared', config: { collection: 'pg' } },
+    ];
     const submitted = await submitJob(app.url, { steps: write, documents: docs });
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     const done = await waitForJob(app.url, submitted.body.id);
@@ -135,7 +156,10 @@ describe('the PostgreSQL job back-end', () => {
   });
 
   test('the local default store is refused in a replica set: the job fails its documents with the 409 naming --stores', async () => {
-    const local = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16 } }, { type: 'write', store: 'disk', config: { collection: 'local' } }];
+    const local = [
+      { type: 'chunk', chunker: 'token', config: { chunk_size: 16 } },
+      { type: 'write', store: 'disk', config: { collection: 'local' } },
+    ];
     const submitted = await submitJob(app.url, { steps: local, documents: corpus(2) });
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     await waitForJob(app.url, submitted.body.id);

@@ -29,10 +29,19 @@ describe('jobs (SQLite, in-process)', () => {
     const { lines, headers } = await jobResults(app.url, sub.body.id);
     assert.equal(headers.get('content-type'), 'application/x-ndjson');
     assert.equal(headers.get('x-job-status'), 'done');
-    assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
-    assert.deepEqual(lines.map((l) => l.document_id), docs.map((d) => d.id));
+    assert.deepEqual(
+      lines.map((l) => l.index),
+      docs.map((_, i) => i),
+    );
+    assert.deepEqual(
+      lines.map((l) => l.document_id),
+      docs.map((d) => d.id),
+    );
     const direct = await app.post('/v1/chunk/token', { text: docs.map((d) => d.text), ...TOKEN_STEPS[0]!.config });
-    assert.deepEqual(lines.map((l) => l.chunks), direct.body);
+    assert.deepEqual(
+      lines.map((l) => l.chunks),
+      direct.body,
+    );
     for (const [i, l] of lines.entries()) for (const c of l.chunks!) assert.equal(sliceIn(docs[i]!.text, c.start_index, c.end_index, 'codepoint'), c.text);
   });
 
@@ -47,7 +56,10 @@ describe('jobs (SQLite, in-process)', () => {
     assert.equal(job.pipeline_id, created.body.id);
     const direct = await app.post(`/v1/pipelines/${created.body.id}/execute`, { text: docs.map((d) => d.text), offset_unit: 'utf16' });
     const all = await jobResults(app.url, sub.body.id);
-    assert.deepEqual(all.lines.map((l) => l.chunks), direct.body);
+    assert.deepEqual(
+      all.lines.map((l) => l.chunks),
+      direct.body,
+    );
     const rest = await jobResults(app.url, sub.body.id, '?after=9');
     assert.deepEqual(rest.lines, all.lines.slice(10));
     const page = await jobResults(app.url, sub.body.id, '?after=-1&limit=4');
@@ -56,7 +68,11 @@ describe('jobs (SQLite, in-process)', () => {
   });
 
   test('a document that fails fails alone, with its reason in the status and its result line; all failing → failed', async () => {
-    const docs = [{ id: 'ok', text: 'short text.' }, { id: 'long', text: 'x'.repeat(2001) }, { id: 'ok2', text: 'another one.' }];
+    const docs = [
+      { id: 'ok', text: 'short text.' },
+      { id: 'long', text: 'x'.repeat(2001) },
+      { id: 'ok2', text: 'another one.' },
+    ];
     const sub = await submitJob(app.url, { steps: TOKEN_STEPS, documents: docs });
     const job = await waitForJob(app.url, sub.body.id);
     assert.equal(job.status, 'done');
@@ -66,7 +82,14 @@ describe('jobs (SQLite, in-process)', () => {
     assert.equal(job.failures[0].document_id, 'long');
     assert.equal(job.failures[0].error.code, 'TOO_LARGE');
     const { lines } = await jobResults(app.url, sub.body.id);
-    assert.deepEqual(lines.map((l) => [l.index, Boolean(l.chunks), l.error?.code]), [[0, true, undefined], [1, false, 'TOO_LARGE'], [2, true, undefined]]);
+    assert.deepEqual(
+      lines.map((l) => [l.index, Boolean(l.chunks), l.error?.code]),
+      [
+        [0, true, undefined],
+        [1, false, 'TOO_LARGE'],
+        [2, true, undefined],
+      ],
+    );
 
     const bad = await submitJob(app.url, { steps: TOKEN_STEPS, documents: [{ text: 'y'.repeat(2001) }] });
     const failed = await waitForJob(app.url, bad.body.id);
@@ -78,14 +101,25 @@ describe('jobs (SQLite, in-process)', () => {
     for (const workers of ['0', '1']) {
       const buggy = await startApp({ 'plugins-dir': gatePluginDir(), workers, 'job-batch-size': '4' });
       try {
-        const docs = [{ id: 'a', text: 'fine' }, { id: 'b', text: 'BUG' }, { id: 'c', text: 'also fine' }];
+        const docs = [
+          { id: 'a', text: 'fine' },
+          { id: 'b', text: 'BUG' },
+          { id: 'c', text: 'also fine' },
+        ];
         const sub = await submitJob(buggy.url, { steps: [{ type: 'chunk', chunker: 'gate' }], documents: docs });
         assert.equal(sub.status, 202, JSON.stringify(sub.body));
         const job = await waitForJob(buggy.url, sub.body.id);
         assert.equal(job.status, 'done');
         assert.deepEqual(job.documents, { total: 3, done: 2, failed: 1 });
         const { lines } = await jobResults(buggy.url, sub.body.id);
-        assert.deepEqual(lines.map((l) => [l.document_id, l.error?.code]), [['a', undefined], ['b', 'INTERNAL'], ['c', undefined]]);
+        assert.deepEqual(
+          lines.map((l) => [l.document_id, l.error?.code]),
+          [
+            ['a', undefined],
+            ['b', 'INTERNAL'],
+            ['c', undefined],
+          ],
+        );
         assert.doesNotMatch(JSON.stringify(lines[1]), /gate plugin has a bug/, 'nothing internal on the wire');
       } finally {
         await buggy.close();
@@ -101,11 +135,24 @@ describe('jobs (SQLite, in-process)', () => {
     const all = await store.results(sub.body.id, -1, 500, Infinity);
     assert.equal(all.length, 30);
     const bytes = (i: number) => Buffer.byteLength(all[i]!.line);
-    assert.deepEqual((await store.results(sub.body.id, -1, 500, 1)).map((l) => l.index), [0], 'a line larger than the budget still goes, alone');
-    assert.deepEqual((await store.results(sub.body.id, -1, 500, bytes(0) + bytes(1))).map((l) => l.index), [0, 1]);
-    assert.deepEqual((await store.results(sub.body.id, 4, 500, bytes(5) + bytes(6) + bytes(7) - 1)).map((l) => l.index), [5, 6]);
+    assert.deepEqual(
+      (await store.results(sub.body.id, -1, 500, 1)).map((l) => l.index),
+      [0],
+      'a line larger than the budget still goes, alone',
+    );
+    assert.deepEqual(
+      (await store.results(sub.body.id, -1, 500, bytes(0) + bytes(1))).map((l) => l.index),
+      [0, 1],
+    );
+    assert.deepEqual(
+      (await store.results(sub.body.id, 4, 500, bytes(5) + bytes(6) + bytes(7) - 1)).map((l) => l.index),
+      [5, 6],
+    );
     const { lines } = await jobResults(app.url, sub.body.id);
-    assert.deepEqual(lines.map((l) => l.index), docs.map((_, i) => i));
+    assert.deepEqual(
+      lines.map((l) => l.index),
+      docs.map((_, i) => i),
+    );
   });
 
   test('bad submissions are refused before anything is stored, each with what to do', async () => {
@@ -117,7 +164,10 @@ describe('jobs (SQLite, in-process)', () => {
     const badStep = await submitJob(app.url, { steps: [{ type: 'chunk', chunker: 'tokn' }], documents: [{ text: 'a' }] });
     assert.equal(badStep.status, 422);
     assert.deepEqual(badStep.body.detail[0].loc, ['body', 'steps', 0, 'chunker']);
-    const overlap = await submitJob(app.url, { steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 4, chunk_overlap: 4 } }], documents: [{ text: 'a' }] });
+    const overlap = await submitJob(app.url, {
+      steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 4, chunk_overlap: 4 } }],
+      documents: [{ text: 'a' }],
+    });
     assert.equal(overlap.status, 422);
     const missing = await submitJob(app.url, { pipeline_id: 'no-such-pipeline', documents: [{ text: 'a' }] });
     assert.equal(missing.status, 404);
@@ -132,7 +182,13 @@ describe('jobs (SQLite, in-process)', () => {
     const ndjson = [JSON.stringify({ steps: TOKEN_STEPS }), '{"text": "fine"}', '{"text": 5}', 'not json', ''].join('\n');
     const badLines = await submitJob(app.url, ndjson, { 'content-type': 'application/x-ndjson' });
     assert.equal(badLines.status, 422);
-    assert.deepEqual(badLines.body.detail.map((i: { loc: unknown[] }) => i.loc.slice(0, 2)), [['body', 3], ['body', 4]]);
+    assert.deepEqual(
+      badLines.body.detail.map((i: { loc: unknown[] }) => i.loc.slice(0, 2)),
+      [
+        ['body', 3],
+        ['body', 4],
+      ],
+    );
     const empty = await submitJob(app.url, '', { 'content-type': 'application/x-ndjson' });
     assert.equal(empty.status, 422);
     assert.equal((await jobStatus(app.url, 'no-such-job')).status, 404);
@@ -162,7 +218,10 @@ describe('jobs (SQLite, in-process)', () => {
       const { lines } = await jobResults(slow.url, sub.body.id);
       // A batch in flight may store between the two reads: never fewer lines than counted, never a gap.
       assert.ok(lines.length >= job.documents.done);
-      assert.deepEqual(lines.map((l) => l.index), lines.map((_, i) => i));
+      assert.deepEqual(
+        lines.map((l) => l.index),
+        lines.map((_, i) => i),
+      );
       assert.equal((await slow.request('DELETE', '/v1/jobs/nope')).status, 404);
     } finally {
       await slow.close();
@@ -174,12 +233,18 @@ describe('jobs (SQLite, in-process)', () => {
     try {
       const big = await submitJob(busy.url, { steps: TOKEN_STEPS, documents: corpus(400) });
       const small = await Promise.all(Array.from({ length: 40 }, () => submitJob(busy.url, { steps: TOKEN_STEPS, documents: corpus(2) })));
-      assert.deepEqual(small.map((s) => s.status), small.map(() => 202));
+      assert.deepEqual(
+        small.map((s) => s.status),
+        small.map(() => 202),
+      );
       const job = await waitForJob(busy.url, big.body.id);
       assert.deepEqual(job.documents, { total: 400, done: 400, failed: 0 });
       for (const s of small) assert.deepEqual((await waitForJob(busy.url, s.body.id)).documents, { total: 2, done: 2, failed: 0 });
       const { lines } = await jobResults(busy.url, big.body.id);
-      assert.deepEqual(lines.map((l) => l.index), Array.from({ length: 400 }, (_, i) => i));
+      assert.deepEqual(
+        lines.map((l) => l.index),
+        Array.from({ length: 400 }, (_, i) => i),
+      );
     } finally {
       await busy.close();
     }
@@ -211,7 +276,10 @@ describe('jobs (SQLite, in-process)', () => {
         const job = await waitForJob(second.url, sub.body.id);
         assert.deepEqual(job.documents, { total: 400, done: 400, failed: 0 });
         const { lines } = await jobResults(second.url, sub.body.id);
-        assert.deepEqual(lines.map((l) => l.index), Array.from({ length: 400 }, (_, i) => i));
+        assert.deepEqual(
+          lines.map((l) => l.index),
+          Array.from({ length: 400 }, (_, i) => i),
+        );
       } finally {
         await second.close();
       }

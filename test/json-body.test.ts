@@ -128,7 +128,10 @@ test('readBody: any bytes in any pieces, any framing → exactly those bytes, or
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: limit - 3000, max: limit + 3000 }).map((n) => new Uint8Array(n).fill(7))),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.integer({ min: limit - 3000, max: limit + 3000 }).map((n) => new Uint8Array(n).fill(7)),
+        ),
         fc.array(fc.nat(), { maxLength: 5 }),
         fc.constantFrom<Framing>('length', 'chunked', 'gzip'),
         async (data, cuts, framing) => {
@@ -169,7 +172,7 @@ function sendPieces(url: string, wire: Buffer, at: number[], headers: Record<str
   });
 }
 
-describe('in the app: the body is read only for a matched route, under that route\'s limit', () => {
+describe("in the app: the body is read only for a matched route, under that route's limit", () => {
   let app: TestApp;
   let keyed: TestApp;
   before(async () => ([app, keyed] = await Promise.all([startApp({ 'max-body-bytes': String(4 * 1024 * 1024) }), startApp({ 'api-keys': 'k1' })])));
@@ -189,7 +192,11 @@ describe('in the app: the body is read only for a matched route, under that rout
   });
 
   test('a refused request whose body is still coming is answered at once, and its connection closed', async () => {
-    for (const [server, path, status] of [[app, '/v1/chunk/nope', 404], [keyed, '/v1/chunk/token', 401], [app, '/health', 200]] as const) {
+    for (const [server, path, status] of [
+      [app, '/v1/chunk/nope', 404],
+      [keyed, '/v1/chunk/token', 401],
+      [app, '/health', 200],
+    ] as const) {
       // A chunked body that never ends: the answer must not wait for it, nor keep the connection.
       const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
       const method = path === '/health' ? 'GET' : 'POST';

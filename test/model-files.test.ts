@@ -147,7 +147,18 @@ describe('embedding model names resolve only to directories under the model root
     symlinkSync('/dev/zero', join(zero, 'model.safetensors'));
     const linkOut = tempDir();
     symlinkSync(outsideModel, join(linkOut, 'm'));
-    const names = ['/dev/zero', '/etc', '/nonexistent/model-dir', outsideModel, join(model, 'model.safetensors'), tempDir(), escape, zero, join(linkOut, 'm'), `${model}/../../../${basename(OUTSIDE)}/model`];
+    const names = [
+      '/dev/zero',
+      '/etc',
+      '/nonexistent/model-dir',
+      outsideModel,
+      join(model, 'model.safetensors'),
+      tempDir(),
+      escape,
+      zero,
+      join(linkOut, 'm'),
+      `${model}/../../../${basename(OUTSIDE)}/model`,
+    ];
     const texts = new Set<string>();
     for (const name of names) texts.add(await refusalText(loadEmbedder, name));
     assert.equal(texts.size, 1, [...texts].join('\n'));

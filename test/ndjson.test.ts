@@ -22,7 +22,17 @@ async function stream(app: TestApp, path: string, body: unknown) {
   const res = await fetch(app.url + path, { method: 'POST', headers: NDJSON, body: JSON.stringify(body) });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
-  return { status: res.status, type, text, lines: type.startsWith('application/x-ndjson') ? text.trimEnd().split('\n').map((l) => JSON.parse(l)) : [] };
+  return {
+    status: res.status,
+    type,
+    text,
+    lines: type.startsWith('application/x-ndjson')
+      ? text
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+      : [],
+  };
 }
 
 /** The lines after `{total}`, as the JSON answer's list: line i at index i. */
@@ -30,7 +40,11 @@ function byIndex(lines: any[]): unknown[] {
   const [head, ...rest] = lines;
   assert.deepEqual(Object.keys(head), ['total']);
   assert.equal(rest.length, head.total, 'one line per document');
-  assert.deepEqual(rest.map((l) => l.index).sort((a, b) => a - b), [...Array(head.total).keys()], 'each index exactly once');
+  assert.deepEqual(
+    rest.map((l) => l.index).sort((a, b) => a - b),
+    [...Array(head.total).keys()],
+    'each index exactly once',
+  );
   const out: unknown[] = [];
   for (const l of rest) out[l.index] = 'chunks' in l ? l.chunks : { error: l.error };
   return out;
@@ -81,7 +95,13 @@ describe('streamed batches', () => {
   });
 
   test('pipeline execute: each text through every step', async () => {
-    const created = await app.post('/v1/pipelines', { name: 'streamed', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 6 } }, { type: 'refine', refinery: 'overlap', config: { context_size: 2 } }] });
+    const created = await app.post('/v1/pipelines', {
+      name: 'streamed',
+      steps: [
+        { type: 'chunk', chunker: 'token', config: { chunk_size: 6 } },
+        { type: 'refine', refinery: 'overlap', config: { context_size: 2 } },
+      ],
+    });
     assert.equal(created.status, 201);
     const path = `/v1/pipelines/${created.body.id}/execute`;
     const res = await stream(app, path, { text: texts });
@@ -101,7 +121,13 @@ describe('streamed batches', () => {
     assert.equal(res.status, 200);
     const out = byIndex(res.lines) as any[];
     assert.equal(out[0][0].text, 'first');
-    assert.deepEqual(out[1], { error: { detail: 'The gate refuses the text FAIL: send another text.', code: 'BAD_REQUEST', message: 'The gate refuses the text FAIL: send another text.' } });
+    assert.deepEqual(out[1], {
+      error: {
+        detail: 'The gate refuses the text FAIL: send another text.',
+        code: 'BAD_REQUEST',
+        message: 'The gate refuses the text FAIL: send another text.',
+      },
+    });
     assert.equal(out[2][0].text, 'third');
   });
 
@@ -123,9 +149,16 @@ describe('streamed batches', () => {
 
   test('JSON stays the default: no Accept, */*, or JSON preferred', async () => {
     for (const accept of [undefined, '*/*', 'application/json', 'application/json, application/x-ndjson;q=0.5']) {
-      const res = await fetch(`${app.url}/v1/chunk/token`, { method: 'POST', headers: accept ? { accept } : {}, body: JSON.stringify({ text: ['abcdef'], chunk_size: 4 }) });
+      const res = await fetch(`${app.url}/v1/chunk/token`, {
+        method: 'POST',
+        headers: accept ? { accept } : {},
+        body: JSON.stringify({ text: ['abcdef'], chunk_size: 4 }),
+      });
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/, String(accept));
-      assert.deepEqual(((await res.json()) as { text: string }[][]).map((l) => l.map((c) => c.text)), [['abcd', 'ef']]);
+      assert.deepEqual(
+        ((await res.json()) as { text: string }[][]).map((l) => l.map((c) => c.text)),
+        [['abcd', 'ef']],
+      );
     }
   });
 
@@ -166,7 +199,12 @@ describe('streamed batches', () => {
     const log = join(markers, 'log');
     try {
       const client = new AbortController();
-      const sent = fetch(`${own.url}/v1/chunk/gate`, { method: 'POST', headers: NDJSON, body: JSON.stringify({ text: ['one', 'two'], marker_dir: markers, hold: true }), signal: client.signal });
+      const sent = fetch(`${own.url}/v1/chunk/gate`, {
+        method: 'POST',
+        headers: NDJSON,
+        body: JSON.stringify({ text: ['one', 'two'], marker_dir: markers, hold: true }),
+        signal: client.signal,
+      });
       sent.catch(() => {});
       await waitFor(log); // the server is making the chunker: no line sent yet
       client.abort();
@@ -209,7 +247,12 @@ describe('streamed batches over the worker pool', () => {
     try {
       await (app.booted.deps.executor as WorkerPool).ready;
       const client = new AbortController();
-      const res = await fetch(`${app.url}/v1/chunk/busy`, { method: 'POST', headers: NDJSON, body: JSON.stringify({ text: [BIG_TEXT, BIG_TEXT], marker_dir: markers }), signal: client.signal });
+      const res = await fetch(`${app.url}/v1/chunk/busy`, {
+        method: 'POST',
+        headers: NDJSON,
+        body: JSON.stringify({ text: [BIG_TEXT, BIG_TEXT], marker_dir: markers }),
+        signal: client.signal,
+      });
       assert.equal(res.status, 200);
       await waitFor(join(markers, 'started'));
       rmSync(join(markers, 'started')); // the second document would write it again

@@ -92,9 +92,13 @@ test('each 200 answer carries the example npm run docs recorded from a real run 
       const body = plugin.manifest.examples![0]!;
       assert.deepEqual(example, (await app.post(plugin.route, body)).body, `${plugin.name}: example is the route's answer`);
       const text = [...(body.text as string)];
-      for (const c of example as { text: string; start_index: number; end_index: number }[]) assert.equal(text.slice(c.start_index, c.end_index).join(''), c.text);
+      for (const c of example as { text: string; start_index: number; end_index: number }[])
+        assert.equal(text.slice(c.start_index, c.end_index).join(''), c.text);
     } else {
-      assert.ok((example as { id: string }[]).every((c) => typeof c.id === 'string'), `${plugin.name}: refined chunks`);
+      assert.ok(
+        (example as { id: string }[]).every((c) => typeof c.id === 'string'),
+        `${plugin.name}: refined chunks`,
+      );
     }
   }
   const execute = doc.paths['/v1/pipelines/{id}/execute'].post.responses['200'];
@@ -118,7 +122,11 @@ test('serving /openapi.json runs no plugin: no model load, no wait on a plugin t
   try {
     const res = await own.request('GET', '/openapi.json');
     assert.equal(res.status, 200);
-    assert.equal(res.body.paths['/v1/chunk/stuck'].post.responses['200'].content['application/json'].example, undefined, 'a plugin added after npm run docs has no example');
+    assert.equal(
+      res.body.paths['/v1/chunk/stuck'].post.responses['200'].content['application/json'].example,
+      undefined,
+      'a plugin added after npm run docs has no example',
+    );
     assert.ok(res.body.paths['/v1/chunk/token'].post.responses['200'].content['application/json'].example, 'the recorded examples are served');
     assert.equal(existsSync(mark), false, 'the docs loaded a plugin');
   } finally {

@@ -42,7 +42,11 @@ test('GET / names the browser pages, taken from the routes that declare one; eac
 
 test('chunkd serve prints one human line on stdout with the pages; stderr stays JSON', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-startup-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', '0', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'cli/index.ts', 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', '0', '--data-dir', dataDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -55,7 +59,10 @@ test('chunkd serve prints one human line on stdout with the pages; stderr stays 
       child.once('exit', (code) => reject(new Error(`exited with ${code}: ${err}`)));
     });
     const port = /:(\d+) /.exec(out)![1];
-    assert.equal(out, `chunkd is listening on http://127.0.0.1:${port} (docs http://127.0.0.1:${port}/docs, redoc http://127.0.0.1:${port}/redoc, playground http://127.0.0.1:${port}/playground)\n`);
+    assert.equal(
+      out,
+      `chunkd is listening on http://127.0.0.1:${port} (docs http://127.0.0.1:${port}/docs, redoc http://127.0.0.1:${port}/redoc, playground http://127.0.0.1:${port}/playground)\n`,
+    );
     for (const line of err.trim().split('\n')) assert.doesNotThrow(() => JSON.parse(line), line); // the log, unchanged
   } finally {
     child.kill('SIGTERM');

@@ -16,8 +16,14 @@ for (const plugin of registry.list()) {
     test('has index.ts, impl.ts, a test file and a README.md showing its route (a handshake: its connection entry)', () => {
       const files = readdirSync(folder);
       for (const f of ['index.ts', 'impl.ts', 'README.md']) assert.ok(files.includes(f), `${folder} lacks ${f}`);
-      assert.ok(files.some((f) => f.endsWith('.test.ts')), `${folder} has no *.test.ts`);
-      assert.ok(readFileSync(join(folder, 'README.md'), 'utf8').includes(plugin.route ?? `"handshake": "${plugin.name}"`), 'README.md does not show the route or connection entry');
+      assert.ok(
+        files.some((f) => f.endsWith('.test.ts')),
+        `${folder} has no *.test.ts`,
+      );
+      assert.ok(
+        readFileSync(join(folder, 'README.md'), 'utf8').includes(plugin.route ?? `"handshake": "${plugin.name}"`),
+        'README.md does not show the route or connection entry',
+      );
     });
 
     test('its manifest imports no optional package: only load() may', () => {

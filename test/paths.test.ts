@@ -58,9 +58,23 @@ before(async () => {
   const job = await keyed.request('POST', '/v1/jobs', JSON.parse(JOB_BODY), AUTH);
   assert.equal(job.status, 202);
   // The stores routes take a connection, a collection and a document: one written here through a pipeline's write step.
-  const writer = await keyed.request('POST', '/v1/pipelines', { name: 'writer', steps: [{ type: 'chunk', chunker: 'token' }, { type: 'write', store: 'default', config: { collection: 'docs' } }] }, AUTH);
+  const writer = await keyed.request(
+    'POST',
+    '/v1/pipelines',
+    {
+      name: 'writer',
+      steps: [
+        { type: 'chunk', chunker: 'token' },
+        { type: 'write', store: 'default', config: { collection: 'docs' } },
+      ],
+    },
+    AUTH,
+  );
   assert.equal(writer.status, 201);
-  assert.equal((await keyed.request('POST', `/v1/pipelines/${(writer.body as { id: string }).id}/execute`, { text: 'Hello there.', document: 'doc-1' }, AUTH)).status, 200);
+  assert.equal(
+    (await keyed.request('POST', `/v1/pipelines/${(writer.body as { id: string }).id}/execute`, { text: 'Hello there.', document: 'doc-1' }, AUTH)).status,
+    200,
+  );
   const STORE_PARAMS: Record<string, string> = { ':name': 'default', ':collection': 'docs', ':document': 'doc-1' };
   const param = (path: string) => (path.startsWith('/v1/files/') ? fileName : path.startsWith('/v1/jobs/') ? (job.body as { id: string }).id : id);
   targets = routes.map((route) => ({
@@ -104,7 +118,12 @@ function jsonBodyFor(route: RouteDef): string | undefined {
   if (route.method === 'put') return JSON.stringify({ description: 'changed' });
   if (route.path === '/v1/evaluate') {
     const references = [{ document: 'd', start_index: 0, end_index: 5 }];
-    return JSON.stringify({ documents: [{ id: 'd', text: 'Hello there. General Kenobi!' }], questions: [{ question: 'hello', references }], candidates: [[{ type: 'chunk', chunker: 'token' }]], k: 1 });
+    return JSON.stringify({
+      documents: [{ id: 'd', text: 'Hello there. General Kenobi!' }],
+      questions: [{ question: 'hello', references }],
+      candidates: [[{ type: 'chunk', chunker: 'token' }]],
+      k: 1,
+    });
   }
   if (chefFiles.has(route.path)) return JSON.stringify({ file: { type: 'document', content: chefFiles.get(route.path) } });
   if (route.path.startsWith('/v1/stores/')) return JSON.stringify({ collection: 'docs', query: 'hello', k: 1 });
@@ -194,7 +213,8 @@ describe('a keyed server, no token', () => {
       const method = route.method.toUpperCase();
       for (const spelled of spellings(path)) {
         const { status, head } = await raw(method, spelled, {}, body);
-        if (bare(spelled) === path && route.public) assert.equal(status, 200, `${method} ${spelled}`); // the same path, a fragment dropped
+        if (bare(spelled) === path && route.public)
+          assert.equal(status, 200, `${method} ${spelled}`); // the same path, a fragment dropped
         else assertRefused(status, head, `${method} ${spelled}`);
         sent++;
       }
@@ -210,7 +230,32 @@ describe('a keyed server, no token', () => {
     const edit = fc.oneof(
       fc.record({ kind: fc.constant('case' as const), at: fc.nat() }),
       fc.record({ kind: fc.constant('encode' as const), at: fc.nat(), lower: fc.boolean() }),
-      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom('/', '//', '/./', '/../', '/x/../', ';', ';a=b', '\\', '%2F', '%2f', '%5c', '%2e', '%2E%2E', '.', '%00', '%25', '%', '~', '+', '%7E') }),
+      fc.record({
+        kind: fc.constant('insert' as const),
+        at: fc.nat(),
+        text: fc.constantFrom(
+          '/',
+          '//',
+          '/./',
+          '/../',
+          '/x/../',
+          ';',
+          ';a=b',
+          '\\',
+          '%2F',
+          '%2f',
+          '%5c',
+          '%2e',
+          '%2E%2E',
+          '.',
+          '%00',
+          '%25',
+          '%',
+          '~',
+          '+',
+          '%7E',
+        ),
+      }),
       fc.record({ kind: fc.constant('suffix' as const), text: fc.constantFrom('/', '/.', '?', '?x=1', ';', '%20', '/..', '#x') }),
     );
     await fc.assert(
@@ -266,13 +311,21 @@ describe('the canonical spellings work', () => {
 
   test('the request log names the matched route, and no route for another spelling', async () => {
     const lines: string[] = [];
-    const logged = await startApp({ 'api-keys': KEY }, {}, { log: (_level: string, _msg: string, fields: Record<string, unknown>) => void lines.push(JSON.stringify(fields)) } as never);
+    const logged = await startApp({ 'api-keys': KEY }, {}, {
+      log: (_level: string, _msg: string, fields: Record<string, unknown>) => void lines.push(JSON.stringify(fields)),
+    } as never);
     try {
       const port = new URL(logged.url).port;
       await rawTo(port, 'POST', '/v1/chunk/token', AUTH, '{"text": "a"}');
       await rawTo(port, 'POST', '/V1/chunk/token', AUTH, '{"text": "a"}');
       const requests = lines.map((l) => JSON.parse(l) as { route: string | null; status: number }).filter((l) => 'status' in l);
-      assert.deepEqual(requests.map((r) => [r.route, r.status]), [['/v1/chunk/token', 200], [null, 404]]);
+      assert.deepEqual(
+        requests.map((r) => [r.route, r.status]),
+        [
+          ['/v1/chunk/token', 200],
+          [null, 404],
+        ],
+      );
     } finally {
       await logged.close();
     }

@@ -33,7 +33,15 @@ test('reads cut inside messages are held until each message is whole; reads hold
   const sync = typed('S', Buffer.alloc(0));
   const query = typed('Q', Buffer.from('SELECT 1\0'));
 
-  const reads = [ssl.subarray(0, 3), ssl.subarray(3), startup, bind.subarray(0, 65_536), bind.subarray(65_536, 131_072), Buffer.concat([bind.subarray(131_072), sync, query.subarray(0, 2)]), query.subarray(2)];
+  const reads = [
+    ssl.subarray(0, 3),
+    ssl.subarray(3),
+    startup,
+    bind.subarray(0, 65_536),
+    bind.subarray(65_536, 131_072),
+    Buffer.concat([bind.subarray(131_072), sync, query.subarray(0, 2)]),
+    query.subarray(2),
+  ];
   for (const r of reads) {
     socket.emit('data', r);
     // One read at a time, as TCP delivers them: 'data' events reach a listener on a later tick.

@@ -24,7 +24,9 @@ type Steps = { steps: readonly Step[]; valid: boolean };
 const chunkStep: fc.Arbitrary<Step> = fc
   .record({ chunk_size: fc.integer({ min: 1, max: 4096 }), tokenizer: fc.constantFrom('character', 'word', 'byte', 'gpt2') }, { requiredKeys: [] })
   .map((config) => ({ type: 'chunk', chunker: 'token', config }));
-const refineStep: fc.Arbitrary<Step> = fc.option(fc.string({ minLength: 1, maxLength: 5 }), { nil: undefined }).map((label) => ({ type: 'refine', refinery: 'tag', config: label === undefined ? {} : { label } }));
+const refineStep: fc.Arbitrary<Step> = fc
+  .option(fc.string({ minLength: 1, maxLength: 5 }), { nil: undefined })
+  .map((label) => ({ type: 'refine', refinery: 'tag', config: label === undefined ? {} : { label } }));
 const validSteps = fc.tuple(chunkStep, fc.array(refineStep, { maxLength: 3 })).map(([c, rs]): [Step, ...Step[]] => [c, ...rs]);
 /** An array nested `depth` levels deep. */
 const nested = (depth: number): unknown => {
@@ -43,17 +45,28 @@ const invalidSteps: fc.Arbitrary<readonly Step[]> = fc.oneof<fc.Arbitrary<readon
   validSteps.map((s) => [...s, { type: 'refine', refinery: 'tag', config: { label: '' } }]),
   // Past the body-shape and cost limits: nested deeper than 64 levels, more than 64 delimiters.
   fc.tuple(validSteps, fc.integer({ min: 65, max: 3000 })).map(([[c, ...rs], depth]) => [{ ...c, config: { ...c.config, deep: nested(depth) } }, ...rs]),
-  fc.tuple(validSteps, fc.integer({ min: 65, max: 500 })).map(([[, ...rs], n]) => [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: n }, (_, i) => `d${i}`) } }, ...rs]),
+  fc
+    .tuple(validSteps, fc.integer({ min: 65, max: 500 }))
+    .map(([[, ...rs], n]) => [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: n }, (_, i) => `d${i}`) } }, ...rs]),
   fc.constantFrom<readonly Step[]>([], [{ type: 'split', chunker: 'token' }], [{ type: 'chunk' }], [{ type: 'refine', chunker: 'token' }]),
 );
-const steps: fc.Arbitrary<Steps> = fc.oneof({ arbitrary: validSteps.map((s) => ({ steps: s, valid: true })), weight: 2 }, invalidSteps.map((s) => ({ steps: s, valid: false })));
+const steps: fc.Arbitrary<Steps> = fc.oneof(
+  { arbitrary: validSteps.map((s) => ({ steps: s, valid: true })), weight: 2 },
+  invalidSteps.map((s) => ({ steps: s, valid: false })),
+);
 
 /** Few names, so conflicts are common; and names that must be refused. */
-const name = fc.oneof({ arbitrary: fc.constantFrom('a', 'b', 'c'), weight: 5 }, fc.string({ unit: 'grapheme', maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 3 }), fc.constantFrom('', '  ', 'x'.repeat(201)));
+const name = fc.oneof(
+  { arbitrary: fc.constantFrom('a', 'b', 'c'), weight: 5 },
+  fc.string({ unit: 'grapheme', maxLength: 6 }),
+  fc.string({ unit: 'binary', maxLength: 3 }),
+  fc.constantFrom('', '  ', 'x'.repeat(201)),
+);
 const description = fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 3 })), { nil: null });
 /** A name, or the name of the model's n-th pipeline (a sure conflict, unless it is the pipeline's own). */
 type NameChoice = string | { nameOf: number };
-const nameChoice = (existing: number): fc.Arbitrary<NameChoice> => fc.oneof({ arbitrary: name, weight: 3 }, { arbitrary: fc.nat().map((n) => ({ nameOf: n })), weight: existing });
+const nameChoice = (existing: number): fc.Arbitrary<NameChoice> =>
+  fc.oneof({ arbitrary: name, weight: 3 }, { arbitrary: fc.nat().map((n) => ({ nameOf: n })), weight: existing });
 const resolveName = (m: Model, n: NameChoice | undefined) =>
   typeof n === 'object' ? (m.pipelines.length ? m.pipelines[n.nameOf % m.pipelines.length]!.name : 'fresh') : n;
 const nameOk = (n: string) => /\S/.test(n) && [...n].length <= 200 && n.isWellFormed();
@@ -67,7 +80,11 @@ const target = (m: Model, pick: number, missing: boolean) => (missing || m.pipel
 const takenBy = (m: Model, n: string) => m.pipelines.find((p) => p.name === n);
 
 class Create implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly nameChoice: NameChoice, readonly description: string | null | undefined, readonly steps: Steps) {}
+  constructor(
+    readonly nameChoice: NameChoice,
+    readonly description: string | null | undefined,
+    readonly steps: Steps,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const name = resolveName(m, this.nameChoice)!;
@@ -85,7 +102,11 @@ class Create implements fc.AsyncCommand<Model, Real> {
 }
 
 class Update implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number, readonly missing: boolean, readonly patch: { name?: NameChoice; description?: string | null; steps?: Steps }) {}
+  constructor(
+    readonly pick: number,
+    readonly missing: boolean,
+    readonly patch: { name?: NameChoice; description?: string | null; steps?: Steps },
+  ) {}
   check = (m: Readonly<Model>) => this.missing || m.pipelines.length > 0;
   async run(m: Model, r: Real) {
     const id = target(m, this.pick, this.missing);
@@ -112,7 +133,10 @@ class Update implements fc.AsyncCommand<Model, Real> {
 }
 
 class Delete implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number, readonly missing: boolean) {}
+  constructor(
+    readonly pick: number,
+    readonly missing: boolean,
+  ) {}
   check = (m: Readonly<Model>) => this.missing || m.pipelines.length > 0;
   async run(m: Model, r: Real) {
     const id = target(m, this.pick, this.missing);
@@ -126,7 +150,9 @@ class Delete implements fc.AsyncCommand<Model, Real> {
 
 /** Acting on an id that does not exist: now and then. */
 const rarely = fc.integer({ min: 0, max: 6 }).map((x) => x === 0);
-const update = fc.tuple(fc.nat(), rarely, fc.record({ name: nameChoice(6), description, steps }, { requiredKeys: [] })).map(([pick, missing, patch]) => new Update(pick, missing, patch));
+const update = fc
+  .tuple(fc.nat(), rarely, fc.record({ name: nameChoice(6), description, steps }, { requiredKeys: [] }))
+  .map(([pick, missing, patch]) => new Update(pick, missing, patch));
 const create = fc.tuple(nameChoice(1), fc.option(description, { nil: undefined }), steps).map(([n, d, s]) => new Create(n, d, s));
 const commands = fc.commands(
   [
@@ -153,5 +179,9 @@ test('random pipelines (valid and invalid steps, random names, interleaved creat
     { numRuns: 60 },
   );
   const outcomes = ['create 201', 'create 409', 'create 422', 'update 200', 'update 404', 'update 409', 'update 422', 'delete 204', 'delete 404'];
-  assert.deepEqual(outcomes.filter((o) => !seen.has(o)), [], 'outcomes never generated');
+  assert.deepEqual(
+    outcomes.filter((o) => !seen.has(o)),
+    [],
+    'outcomes never generated',
+  );
 });

@@ -18,14 +18,16 @@ withTagPluginApp((a) => (app = a));
 
 /** Every test starts from an empty store. */
 beforeEach(async () => {
-  for (let page; (page = (await app.request('GET', '/v1/pipelines')).body).length; ) for (const p of page) await app.request('DELETE', `/v1/pipelines/${p.id}`);
+  for (let page; (page = (await app.request('GET', '/v1/pipelines')).body).length;) for (const p of page) await app.request('DELETE', `/v1/pipelines/${p.id}`);
 });
 
 const chunk = (config: Record<string, unknown> = {}) => ({ type: 'chunk', chunker: 'token', config });
 const refine = (config: Record<string, unknown> = {}) => ({ type: 'refine', refinery: 'tag', config });
 const create = (body: Record<string, unknown>) => app.post('/v1/pipelines', { steps: [chunk()], ...body });
 const defaults = (kind: 'chunker' | 'refinery', name: string) =>
-  Object.fromEntries(Object.entries(app.booted.deps.registry.get(kind, name).manifest.config.properties).map(([k, f]) => [k, (f as { default: unknown }).default]));
+  Object.fromEntries(
+    Object.entries(app.booted.deps.registry.get(kind, name).manifest.config.properties).map(([k, f]) => [k, (f as { default: unknown }).default]),
+  );
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -77,22 +79,67 @@ describe('validation on write: 422 whose loc names the step and the field', () =
     ['no name', { name: undefined }, ['body', 'name'], /Field required: add 'name'/],
     ['no steps', { name: 'x', steps: undefined }, ['body', 'steps'], /Field required/],
     ['an empty step list', { name: 'x', steps: [] }, ['body', 'steps'], /fewer than 1 items/],
-    ['an unknown step type', { name: 'x', steps: [{ type: 'split', chunker: 'token' }] }, ['body', 'steps', 0, 'type'], /must be "process" or "chunk" or "refine"/],
+    [
+      'an unknown step type',
+      { name: 'x', steps: [{ type: 'split', chunker: 'token' }] },
+      ['body', 'steps', 0, 'type'],
+      /must be "process" or "chunk" or "refine"/,
+    ],
     ['an unknown step key', { name: 'x', steps: [{ ...chunk(), options: {} }] }, ['body', 'steps', 0, 'options'], /Unknown field 'options'/],
-    ['a misspelt chunker', { name: 'x', steps: [{ type: 'chunk', chunker: 'tokn' }] }, ['body', 'steps', 0, 'chunker'], /Unknown chunker 'tokn'\. Did you mean 'token'\?/],
+    [
+      'a misspelt chunker',
+      { name: 'x', steps: [{ type: 'chunk', chunker: 'tokn' }] },
+      ['body', 'steps', 0, 'chunker'],
+      /Unknown chunker 'tokn'\. Did you mean 'token'\?/,
+    ],
     ['a chunk step without a chunker', { name: 'x', steps: [{ type: 'chunk' }] }, ['body', 'steps', 0, 'chunker'], /Field required: add 'chunker'/],
-    ['a chunk step naming a refinery', { name: 'x', steps: [{ ...chunk(), refinery: 'tag' }] }, ['body', 'steps', 0, 'refinery'], /names a chunker, not a refinery/],
-    ['a misspelt refinery', { name: 'x', steps: [chunk(), { type: 'refine', refinery: 'tga' }] }, ['body', 'steps', 1, 'refinery'], /Unknown refinery 'tga'\. Did you mean 'tag'\?/],
+    [
+      'a chunk step naming a refinery',
+      { name: 'x', steps: [{ ...chunk(), refinery: 'tag' }] },
+      ['body', 'steps', 0, 'refinery'],
+      /names a chunker, not a refinery/,
+    ],
+    [
+      'a misspelt refinery',
+      { name: 'x', steps: [chunk(), { type: 'refine', refinery: 'tga' }] },
+      ['body', 'steps', 1, 'refinery'],
+      /Unknown refinery 'tga'\. Did you mean 'tag'\?/,
+    ],
     ['a refine step first', { name: 'x', steps: [refine(), chunk()] }, ['body', 'steps', 0, 'type'], /needs a chunk step before it/],
-    ['two process steps', { name: 'x', steps: [{ type: 'process', chef: 'markdown' }, { type: 'process', chef: 'text' }, chunk()] }, ['body', 'steps', 1, 'type'], /at most one process step, and step 0 is one/],
-    ['a process step after the chunk step', { name: 'x', steps: [chunk(), { type: 'process', chef: 'markdown' }] }, ['body', 'steps', 1, 'type'], /comes before the chunk step/],
-    ['a misspelt chef', { name: 'x', steps: [{ type: 'process', chef: 'markdwon' }, chunk()] }, ['body', 'steps', 0, 'chef'], /Unknown chef 'markdwon'\. Did you mean 'markdown'\?/],
+    [
+      'two process steps',
+      { name: 'x', steps: [{ type: 'process', chef: 'markdown' }, { type: 'process', chef: 'text' }, chunk()] },
+      ['body', 'steps', 1, 'type'],
+      /at most one process step, and step 0 is one/,
+    ],
+    [
+      'a process step after the chunk step',
+      { name: 'x', steps: [chunk(), { type: 'process', chef: 'markdown' }] },
+      ['body', 'steps', 1, 'type'],
+      /comes before the chunk step/,
+    ],
+    [
+      'a misspelt chef',
+      { name: 'x', steps: [{ type: 'process', chef: 'markdwon' }, chunk()] },
+      ['body', 'steps', 0, 'chef'],
+      /Unknown chef 'markdwon'\. Did you mean 'markdown'\?/,
+    ],
     ['two chunk steps', { name: 'x', steps: [chunk(), chunk()] }, ['body', 'steps', 1, 'type'], /one chunk step, and step 0 is one/],
-    ['a config field below its minimum', { name: 'x', steps: [refine(), chunk({ chunk_size: 0 })] }, ['body', 'steps', 1, 'config', 'chunk_size'], /chunk_size must be >= 1/],
+    [
+      'a config field below its minimum',
+      { name: 'x', steps: [refine(), chunk({ chunk_size: 0 })] },
+      ['body', 'steps', 1, 'config', 'chunk_size'],
+      /chunk_size must be >= 1/,
+    ],
     ['a config field of the wrong type', { name: 'x', steps: [chunk({ chunk_size: '64' })] }, ['body', 'steps', 0, 'config', 'chunk_size'], /must be integer/],
     ['an unknown config field', { name: 'x', steps: [chunk({ chunk_sise: 64 })] }, ['body', 'steps', 0, 'config', 'chunk_sise'], /Did you mean 'chunk_size'\?/],
     ['a refinery config error', { name: 'x', steps: [chunk(), refine({ label: '' })] }, ['body', 'steps', 1, 'config', 'label'], /fewer than 1 characters/],
-    ['a config the plugin refuses', { name: 'x', steps: [chunk({ chunk_size: 4, chunk_overlap: 4 })] }, ['body', 'steps', 0, 'config'], /must be smaller than chunk_size/],
+    [
+      'a config the plugin refuses',
+      { name: 'x', steps: [chunk({ chunk_size: 4, chunk_overlap: 4 })] },
+      ['body', 'steps', 0, 'config'],
+      /must be smaller than chunk_size/,
+    ],
     ['an unknown tokenizer', { name: 'x', steps: [chunk({ tokenizer: 'cl100k' })] }, ['body', 'steps', 0, 'config'], /Did you mean 'cl100k_base'\?/],
     ['config not an object', { name: 'x', steps: [{ ...chunk(), config: [] }] }, ['body', 'steps', 0, 'config'], /must be object/],
   ];
@@ -128,7 +175,10 @@ describe('list, get, update, delete', () => {
     const names = ['one', 'two', 'three', 'four'];
     for (const name of names) assert.equal((await create({ name })).status, 201);
     const list = (await app.request('GET', '/v1/pipelines')).body as { name: string }[];
-    assert.deepEqual(list.map((p) => p.name), names.reverse());
+    assert.deepEqual(
+      list.map((p) => p.name),
+      names.reverse(),
+    );
   });
 
   type Patch = [what: string, patch: Record<string, unknown>, changed: (p: Record<string, unknown>) => Record<string, unknown>];
@@ -136,11 +186,21 @@ describe('list, get, update, delete', () => {
     ['the name only', { name: 'renamed' }, () => ({ name: 'renamed' })],
     ['the description only', { description: 'About it.' }, () => ({ description: 'About it.' })],
     ['the description back to null', { description: null }, () => ({ description: null })],
-    ['the steps only', { steps: [chunk({ chunk_size: 8 }), refine({ label: 'x' })] }, () => ({ steps: [
-      { type: 'chunk', chunker: 'token', config: { ...defaults('chunker', 'token'), chunk_size: 8 } },
-      { type: 'refine', refinery: 'tag', config: { label: 'x' } },
-    ] })],
-    ['all three', { name: 'all', description: 'd', steps: [chunk()] }, () => ({ name: 'all', description: 'd', steps: [{ type: 'chunk', chunker: 'token', config: defaults('chunker', 'token') }] })],
+    [
+      'the steps only',
+      { steps: [chunk({ chunk_size: 8 }), refine({ label: 'x' })] },
+      () => ({
+        steps: [
+          { type: 'chunk', chunker: 'token', config: { ...defaults('chunker', 'token'), chunk_size: 8 } },
+          { type: 'refine', refinery: 'tag', config: { label: 'x' } },
+        ],
+      }),
+    ],
+    [
+      'all three',
+      { name: 'all', description: 'd', steps: [chunk()] },
+      () => ({ name: 'all', description: 'd', steps: [{ type: 'chunk', chunker: 'token', config: defaults('chunker', 'token') }] }),
+    ],
     ['the name to its own name', { name: 'orig' }, () => ({})],
   ];
   for (const [what, patch, changed] of patches) {
@@ -211,7 +271,10 @@ describe('stored size: 413 naming the limit and the setting', () => {
       }
       assert.deepEqual((await small.request('GET', `/v1/pipelines/${ok.body.id}`)).body, ok.body, 'a refused update changes nothing');
       assert.equal((await small.request('PUT', `/v1/pipelines/${ok.body.id}`, { description: 'shorter' })).status, 200);
-      assert.deepEqual((await small.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name), ['fits']);
+      assert.deepEqual(
+        (await small.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name),
+        ['fits'],
+      );
     } finally {
       await small.close();
       rmSync(plugins, { recursive: true, force: true });
@@ -251,7 +314,8 @@ describe('the list, a page at a time', () => {
   test(`with no query, a page holds at most ${PAGE_MAX}: the answer is bounded however many are stored`, async () => {
     const store = app.booted.deps.services.pipelines as import('../service/storage/store.js').PipelineStore;
     const now = new Date().toISOString();
-    for (let i = 0; i <= PAGE_MAX; i++) await store.create({ id: randomUUID(), name: `n${i}`, description: null, steps: [chunk()] as never, created_at: now, updated_at: now });
+    for (let i = 0; i <= PAGE_MAX; i++)
+      await store.create({ id: randomUUID(), name: `n${i}`, description: null, steps: [chunk()] as never, created_at: now, updated_at: now });
     const first = await app.request('GET', '/v1/pipelines');
     assert.equal(first.body.length, PAGE_MAX);
     assert.equal(first.headers.get('x-total-count'), String(PAGE_MAX + 1));
@@ -271,7 +335,7 @@ describe('the list, a page at a time', () => {
         await store.create({ id: randomUUID(), name: `old${i}`, description: 'x'.repeat(40_000), steps: [chunk()] as never, created_at: now, updated_at: now });
       }
       const pages: string[][] = [];
-      for (let path: string | undefined = '/v1/pipelines'; path; ) {
+      for (let path: string | undefined = '/v1/pipelines'; path;) {
         const res: Reply = await small.request('GET', path);
         assert.equal(res.status, 200);
         assert.equal(res.headers.get('x-total-count'), '5');
@@ -394,7 +458,10 @@ describe('execute: the same kernel path as the endpoints', () => {
       assert.equal((await without.request('GET', `/v1/pipelines/${id}`)).status, 200, 'still listed');
       const res = await without.post(`/v1/pipelines/${id}/execute`, { text: 'hello' });
       assert.equal(res.status, 400);
-      assert.match(res.body.detail, new RegExp(`Step 1 of pipeline 'stale' uses the refinery 'tag', which this server does not have: update .*PUT /v1/pipelines/${id}`));
+      assert.match(
+        res.body.detail,
+        new RegExp(`Step 1 of pipeline 'stale' uses the refinery 'tag', which this server does not have: update .*PUT /v1/pipelines/${id}`),
+      );
     } finally {
       await without.close();
     }
@@ -459,10 +526,14 @@ describe('concurrency: the database decides, never a 5xx', () => {
       const id = ids[i % ids.length]!;
       const name = `p${i % 5}`;
       switch (i % 4) {
-        case 0: return create({ name });
-        case 1: return app.request('PUT', `/v1/pipelines/${id}`, { name, steps: [chunk({ chunk_size: 1 + i })] });
-        case 2: return app.request('PUT', `/v1/pipelines/${id}`, { description: `d${i}` });
-        default: return i % 8 === 3 ? app.request('DELETE', `/v1/pipelines/${id}`) : app.request('GET', `/v1/pipelines/${id}`);
+        case 0:
+          return create({ name });
+        case 1:
+          return app.request('PUT', `/v1/pipelines/${id}`, { name, steps: [chunk({ chunk_size: 1 + i })] });
+        case 2:
+          return app.request('PUT', `/v1/pipelines/${id}`, { description: `d${i}` });
+        default:
+          return i % 8 === 3 ? app.request('DELETE', `/v1/pipelines/${id}`) : app.request('GET', `/v1/pipelines/${id}`);
       }
     });
     const statuses = new Set((await Promise.all(ops)).map((r) => r.status));
@@ -482,20 +553,34 @@ describe('OpenAPI', () => {
     assert.deepEqual(json(paths['/v1/pipelines'].post, 201), ref('Pipeline'));
     assert.deepEqual(json(paths['/v1/pipelines'].get, 200).items, ref('Pipeline'));
     const query = paths['/v1/pipelines'].get.parameters.filter((p: { in: string }) => p.in === 'query');
-    assert.deepEqual(query.map((p: { name: string; required: boolean; schema: { type: string } }) => [p.name, p.required, p.schema.type]), [['limit', false, 'integer'], ['cursor', false, 'string']]);
+    assert.deepEqual(
+      query.map((p: { name: string; required: boolean; schema: { type: string } }) => [p.name, p.required, p.schema.type]),
+      [
+        ['limit', false, 'integer'],
+        ['cursor', false, 'string'],
+      ],
+    );
     assert.equal(query[0].schema.maximum, PAGE_MAX);
     assert.ok(paths['/v1/pipelines'].get.responses[200].headers['X-Total-Count'] && paths['/v1/pipelines'].get.responses[200].headers.Link);
     assert.deepEqual(json(paths['/v1/pipelines/{id}'].put), ref('PipelineUpdate'));
     assert.deepEqual(json(paths['/v1/pipelines/{id}/execute'].post), ref('PipelineExecuteRequest'));
     assert.deepEqual(doc.components.schemas.Pipeline.properties.steps.items, ref('PipelineStep'));
     assert.equal(paths['/v1/pipelines/{id}'].delete.responses[204].content, undefined, '204 has no body');
-    for (const op of [paths['/v1/pipelines/{id}'].get, paths['/v1/pipelines/{id}'].put, paths['/v1/pipelines/{id}'].delete, paths['/v1/pipelines/{id}/execute'].post]) {
+    for (const op of [
+      paths['/v1/pipelines/{id}'].get,
+      paths['/v1/pipelines/{id}'].put,
+      paths['/v1/pipelines/{id}'].delete,
+      paths['/v1/pipelines/{id}/execute'].post,
+    ]) {
       assert.ok(op.responses[404], `${op.operationId} documents its 404`);
     }
     const [example] = doc.components.schemas.PipelineCreate.examples;
     const created = await app.post('/v1/pipelines', example);
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    for (const [schema, path] of [['PipelineUpdate', `/v1/pipelines/${created.body.id}`], ['PipelineExecuteRequest', `/v1/pipelines/${created.body.id}/execute`]] as const) {
+    for (const [schema, path] of [
+      ['PipelineUpdate', `/v1/pipelines/${created.body.id}`],
+      ['PipelineExecuteRequest', `/v1/pipelines/${created.body.id}/execute`],
+    ] as const) {
       const body = doc.components.schemas[schema].examples[0];
       assert.equal((await app.request(path.endsWith('execute') ? 'POST' : 'PUT', path, body)).status, 200, schema);
     }
@@ -510,6 +595,9 @@ test('docs/pipelines.md shows a curl example for every pipeline route', () => {
     const path = new RegExp(`localhost:8000${r.path.replace(':id', '\\$id')}("| |$)`);
     // curl's default is GET, and POST when it sends a body (-d): only PUT and DELETE need -X.
     const flag = ['put', 'delete'].includes(r.method) ? `-X ${r.method.toUpperCase()} ` : '';
-    assert.ok(curls.some((l) => path.test(l) && (flag ? l.includes(flag) : !l.includes('-X '))), `${r.method.toUpperCase()} ${r.path}`);
+    assert.ok(
+      curls.some((l) => path.test(l) && (flag ? l.includes(flag) : !l.includes('-X '))),
+      `${r.method.toUpperCase()} ${r.path}`,
+    );
   }
 });

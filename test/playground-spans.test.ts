@@ -8,7 +8,14 @@ import { histogram, segments, type Chunk } from '../playground/spans.js';
 
 const chunk = (text: string, start: number, end: number, context?: string): Chunk => {
   const cps = [...text];
-  return { id: `c${start}`, text: cps.slice(start, end).join(''), start_index: start, end_index: end, token_count: end - start, ...(context !== undefined ? { context } : {}) };
+  return {
+    id: `c${start}`,
+    text: cps.slice(start, end).join(''),
+    start_index: start,
+    end_index: end,
+    token_count: end - start,
+    ...(context !== undefined ? { context } : {}),
+  };
 };
 
 test('pieces cover the text in order and rebuild every chunk, overlapping or not, with emoji and CJK', () => {
@@ -17,10 +24,21 @@ test('pieces cover the text in order and rebuild every chunk, overlapping or not
     fc.property(fc.array(alphabet, { minLength: 1, maxLength: 40 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 8 }), (parts, spans) => {
       const text = parts.join('');
       const n = [...text].length;
-      const chunks = spans.map(([a, b]) => [a % (n + 1), b % (n + 1)].sort((x, y) => x - y) as [number, number]).filter(([a, b]) => b > a).map(([a, b]) => chunk(text, a, b));
+      const chunks = spans
+        .map(([a, b]) => [a % (n + 1), b % (n + 1)].sort((x, y) => x - y) as [number, number])
+        .filter(([a, b]) => b > a)
+        .map(([a, b]) => chunk(text, a, b));
       const segs = segments(text, chunks);
       assert.equal(segs.map((s) => text.slice(s.start, s.end)).join(''), text);
-      chunks.forEach((c, i) => assert.equal(segs.filter((s) => s.chunks.includes(i)).map((s) => text.slice(s.start, s.end)).join(''), c.text));
+      chunks.forEach((c, i) =>
+        assert.equal(
+          segs
+            .filter((s) => s.chunks.includes(i))
+            .map((s) => text.slice(s.start, s.end))
+            .join(''),
+          c.text,
+        ),
+      );
     }),
   );
 });
@@ -28,11 +46,28 @@ test('pieces cover the text in order and rebuild every chunk, overlapping or not
 test('an overlap context is found beside its chunk: after it (suffix) or before it (prefix)', () => {
   const text = 'one two three';
   const suffix = segments(text, [chunk(text, 0, 4, 'two')]);
-  assert.deepEqual(suffix.map((s) => [text.slice(s.start, s.end), s.chunks, s.context]), [['one ', [0], []], ['two', [], [0]], [' three', [], []]]);
+  assert.deepEqual(
+    suffix.map((s) => [text.slice(s.start, s.end), s.chunks, s.context]),
+    [
+      ['one ', [0], []],
+      ['two', [], [0]],
+      [' three', [], []],
+    ],
+  );
   const prefix = segments(text, [chunk(text, 8, 13, 'two ')]);
-  assert.deepEqual(prefix.map((s) => [text.slice(s.start, s.end), s.chunks, s.context]), [['one ', [], []], ['two ', [], [0]], ['three', [0], []]]);
+  assert.deepEqual(
+    prefix.map((s) => [text.slice(s.start, s.end), s.chunks, s.context]),
+    [
+      ['one ', [], []],
+      ['two ', [], [0]],
+      ['three', [0], []],
+    ],
+  );
   // A context that is not beside the chunk is not drawn anywhere.
-  assert.deepEqual(segments(text, [chunk(text, 0, 3, 'three')]).map((s) => s.context), [[], []]);
+  assert.deepEqual(
+    segments(text, [chunk(text, 0, 3, 'three')]).map((s) => s.context),
+    [[], []],
+  );
 });
 
 test('histogram: equal bins up to the top, the largest chunk in the last bin', () => {

@@ -56,19 +56,28 @@ const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`
 /** Click Run (or another button) and wait until the totals name `label` or an error is shown. */
 async function runAndWait(label: string, button = '#run') {
   await page.click(button);
-  await page.waitForFunction((l) => (document.querySelector('#totals')?.textContent ?? '').endsWith(l) || document.querySelector('#message.error') !== null, label);
+  await page.waitForFunction(
+    (l) => (document.querySelector('#totals')?.textContent ?? '').endsWith(l) || document.querySelector('#message.error') !== null,
+    label,
+  );
   const error = await page.$eval('#message', (m) => (m.classList.contains('error') ? m.textContent : '')).catch(() => '');
   assert.equal(error, '', `the page showed an error for ${label}`);
 }
 
 /** Every coloured piece of the text: its characters and the chunks it belongs to. */
 const segmentsOnPage = () =>
-  page.$$eval('.spans .seg', (els) => els.map((e) => ({ text: e.textContent ?? '', chunks: e.getAttribute('data-chunks') ? e.getAttribute('data-chunks')!.split(' ').map(Number) : [] })));
+  page.$$eval('.spans .seg', (els) =>
+    els.map((e) => ({ text: e.textContent ?? '', chunks: e.getAttribute('data-chunks') ? e.getAttribute('data-chunks')!.split(' ').map(Number) : [] })),
+  );
 
 test('every chunker: the spans rebuild the chunks the API answers and tile the input where the chunker does', async (t) => {
   const chunkers = await page.$$eval('#source optgroup[label="Chunkers"] option', (os) => os.map((o) => o.getAttribute('value')!.slice('chunker:'.length)));
   const plugins = (await app.request('GET', '/v1/plugins')).body as { name: string; kind: string; route: string }[];
-  assert.deepEqual(chunkers, plugins.filter((p) => p.kind === 'chunker').map((p) => p.name), 'one option per chunker of /v1/plugins');
+  assert.deepEqual(
+    chunkers,
+    plugins.filter((p) => p.kind === 'chunker').map((p) => p.name),
+    'one option per chunker of /v1/plugins',
+  );
   await page.fill('#text', TEXT);
   const tiled: string[] = [];
   for (const name of chunkers) {
@@ -83,18 +92,28 @@ test('every chunker: the spans rebuild the chunks the API answers and tile the i
     const segs = await segmentsOnPage();
     assert.equal(segs.map((s) => s.text).join(''), TEXT, `${name}: the pieces are the whole text, in order`);
     expected.forEach((c, i) => {
-      const shown = segs.filter((s) => s.chunks.includes(i)).map((s) => s.text).join('');
+      const shown = segs
+        .filter((s) => s.chunks.includes(i))
+        .map((s) => s.text)
+        .join('');
       assert.equal(shown, c.text, `${name}: chunk #${i} on the page`);
     });
     if (!NOT_TILING.has(name)) {
-      assert.ok(segs.every((s) => s.chunks.length <= 1), `${name}: no text in two chunks`);
-      assert.deepEqual(segs.filter((s) => s.chunks.length === 0 && s.text.trim() !== '').map((s) => s.text), [], `${name}: nothing left out but whitespace`);
+      assert.ok(
+        segs.every((s) => s.chunks.length <= 1),
+        `${name}: no text in two chunks`,
+      );
+      assert.deepEqual(
+        segs.filter((s) => s.chunks.length === 0 && s.text.trim() !== '').map((s) => s.text),
+        [],
+        `${name}: nothing left out but whitespace`,
+      );
       tiled.push(name);
     }
     // Hovering a piece shows its chunk's details.
     const first = await page.$('.spans .seg[data-chunks="0"]');
     await first!.hover();
-    assert.match(await page.textContent('.details') ?? '', new RegExp(expected[0]!.id));
+    assert.match((await page.textContent('.details')) ?? '', new RegExp(expected[0]!.id));
     if (['token', 'code', 'table'].includes(name)) await shot(`chunker-${name}`);
   }
   t.diagnostic(`tiling checked for ${tiled.join(', ')}; screenshots in ${shots}`);
@@ -182,7 +201,12 @@ test('several files run as one batch, each document shown', async () => {
   let accept = '';
   await page.route('**/v1/chunk/sentence', (route) => {
     accept = route.request().headers().accept ?? '';
-    const lines = [{ total: 3 }, { index: 2, chunks: lists[2] }, { index: 0, chunks: lists[0] }, { index: 1, error: { detail: 'too large for this test', code: 'TOO_LARGE' } }];
+    const lines = [
+      { total: 3 },
+      { index: 2, chunks: lists[2] },
+      { index: 0, chunks: lists[0] },
+      { index: 1, error: { detail: 'too large for this test', code: 'TOO_LARGE' } },
+    ];
     return route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
   });
   try {
@@ -261,11 +285,23 @@ test('a chef before the chunker: the markdown chef processes the text, each chun
   const plugins = (await app.request('GET', '/v1/plugins')).body as { name: string; kind: string; reads?: { bytes_only: boolean } }[];
   const chefs = plugins.filter((p) => p.kind === 'chef');
   const options = await page.$$eval('#chef option', (os) => os.map((o) => ({ value: o.getAttribute('value'), disabled: (o as any).disabled as boolean })));
-  assert.deepEqual(options.map((o) => o.value), ['', ...chefs.map((c) => c.name)], 'none, then one option per chef of /v1/plugins');
-  assert.deepEqual(options.filter((o) => o.disabled).map((o) => o.value), chefs.filter((c) => c.reads?.bytes_only).map((c) => c.name), 'chefs that read files only cannot be chosen');
-  assert.ok(options.some((o) => o.value === 'pdf' && o.disabled), 'the pdf chef is listed, disabled');
+  assert.deepEqual(
+    options.map((o) => o.value),
+    ['', ...chefs.map((c) => c.name)],
+    'none, then one option per chef of /v1/plugins',
+  );
+  assert.deepEqual(
+    options.filter((o) => o.disabled).map((o) => o.value),
+    chefs.filter((c) => c.reads?.bytes_only).map((c) => c.name),
+    'chefs that read files only cannot be chosen',
+  );
+  assert.ok(
+    options.some((o) => o.value === 'pdf' && o.disabled),
+    'the pdf chef is listed, disabled',
+  );
 
-  const markdown = '# Guide\n\nThis guide explains the tool in a few short sentences. Read it once.\n\n## Install\n\nRun the installer and wait. Then check the version it prints at the end.\n';
+  const markdown =
+    '# Guide\n\nThis guide explains the tool in a few short sentences. Read it once.\n\n## Install\n\nRun the installer and wait. Then check the version it prints at the end.\n';
   await page.fill('#text', markdown);
   await page.selectOption('#source', 'chunker:recursive');
   await page.fill('#cfg-recursive-chunk_size', '16');
@@ -273,8 +309,19 @@ test('a chef before the chunker: the markdown chef processes the text, each chun
   await runAndWait(' markdown → recursive');
 
   // What the server answers for the same steps as a stored pipeline: its chunks carry metadata.headings.
-  const stored = (await app.post('/v1/pipelines', { name: 'chef-check', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }] })).body as { id: string };
-  const expected = (await app.post(`/v1/pipelines/${stored.id}/execute`, { text: markdown })).body as { start_index: number; metadata?: { headings?: string[] } }[];
+  const stored = (
+    await app.post('/v1/pipelines', {
+      name: 'chef-check',
+      steps: [
+        { type: 'process', chef: 'markdown', config: {} },
+        { type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } },
+      ],
+    })
+  ).body as { id: string };
+  const expected = (await app.post(`/v1/pipelines/${stored.id}/execute`, { text: markdown })).body as {
+    start_index: number;
+    metadata?: { headings?: string[] };
+  }[];
   assert.ok(expected.length > 2, 'several chunks');
   assert.equal(await page.$eval('#totals strong', (e) => Number(e.textContent)), expected.length);
   const detail = async (i: number) => {
@@ -300,7 +347,10 @@ test('a chef before the chunker: the markdown chef processes the text, each chun
 
 test('search a store: hits best first with their score; a document the page wrote shows each hit as a span of it', async () => {
   type Hit = { text: string; start_index: number; end_index: number; token_count: number; score: number; metadata: { document: string } };
-  const steps = [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } }, { type: 'write', store: 'default', config: { collection: 'play' } }];
+  const steps = [
+    { type: 'chunk', chunker: 'recursive', config: { chunk_size: 16 } },
+    { type: 'write', store: 'default', config: { collection: 'play' } },
+  ];
   const stored = (await app.post('/v1/pipelines', { name: 'store-search', steps })).body as { id: string };
   // Written through the API under an id the page knows no text for: each hit shows its own text and offsets.
   const byApi = 'Rivers flood valleys in spring. Owls hunt mice at night.';
@@ -321,7 +371,10 @@ test('search a store: hits best first with their score; a document the page wrot
         meta: li.querySelector('.meta')?.textContent ?? '',
         text: li.querySelector('.hit-text')?.textContent ?? null,
         whole: li.querySelector('.spans')?.textContent ?? null,
-        marked: [...li.querySelectorAll('.spans .seg')].filter((s) => s.getAttribute('data-chunks') === '0').map((s) => s.textContent).join(''),
+        marked: [...li.querySelectorAll('.spans .seg')]
+          .filter((s) => s.getAttribute('data-chunks') === '0')
+          .map((s) => s.textContent)
+          .join(''),
       })),
     );
   };
@@ -330,7 +383,11 @@ test('search a store: hits best first with their score; a document the page wrot
   const shown = await searchOnPage('owls', 2, expected.length);
   assert.equal(shown.length, 2, 'k hits');
   expected.forEach((h, i) => {
-    assert.match(shown[i]!.meta, new RegExp(`#${i + 1} · score ${h.score.toFixed(4)} · doc-1 · \\[${h.start_index}, ${h.end_index}\\) · ${h.token_count} tokens`), `hit #${i + 1}: rank, score, document, offsets`);
+    assert.match(
+      shown[i]!.meta,
+      new RegExp(`#${i + 1} · score ${h.score.toFixed(4)} · doc-1 · \\[${h.start_index}, ${h.end_index}\\) · ${h.token_count} tokens`),
+      `hit #${i + 1}: rank, score, document, offsets`,
+    );
     assert.equal(shown[i]!.text, h.text, `hit #${i + 1}: its own text (the page does not know doc-1)`);
     assert.equal(shown[i]!.whole, null);
   });
@@ -343,7 +400,10 @@ test('search a store: hits best first with their score; a document the page wrot
   await page.waitForSelector('#search-collection option:has-text("play —")', { state: 'attached' });
   const digest = createHash('sha256').update(byPage).digest('hex');
   const all = (await app.post('/v1/stores/default/search', { collection: 'play', query: 'honey', k: 4 })).body as Hit[];
-  assert.ok(all.some((h) => h.metadata.document === digest), 'the page wrote its text under its digest');
+  assert.ok(
+    all.some((h) => h.metadata.document === digest),
+    'the page wrote its text under its digest',
+  );
   const hits = await searchOnPage('honey', 4, all.length);
   assert.equal(hits.length, all.length);
   all.forEach((h, i) => {
@@ -354,6 +414,9 @@ test('search a store: hits best first with their score; a document the page wrot
       assert.equal(hits[i]!.text, null);
     } else assert.equal(hits[i]!.text, h.text);
   });
-  assert.ok(hits.some((h) => h.whole !== null), 'at least one hit drawn on its document');
+  assert.ok(
+    hits.some((h) => h.whole !== null),
+    'at least one hit drawn on its document',
+  );
   await shot('store-search');
 });

@@ -14,17 +14,36 @@ import { chunkWith } from './helpers/run.js';
 
 describe('balance', () => {
   const cases: [number[], number, number[][]][] = [
-    [[1, 1, 1, 1], 2, [[1, 1], [1, 1]]],
+    [
+      [1, 1, 1, 1],
+      2,
+      [
+        [1, 1],
+        [1, 1],
+      ],
+    ],
     [[5, 1, 1, 1, 1, 1], 2, [[5], [1, 1, 1, 1, 1]]],
     [[1, 2, 3], 1, [[1, 2, 3]]],
     [[1], 4, [[1]]],
-    [[3, 3, 3, 3, 3, 3], 3, [[3, 3], [3, 3], [3, 3]]],
+    [
+      [3, 3, 3, 3, 3, 3],
+      3,
+      [
+        [3, 3],
+        [3, 3],
+        [3, 3],
+      ],
+    ],
     // two near-equal documents use both threads, whichever of them is the larger
     [[4, 4.1], 2, [[4], [4.1]]],
     [[4.1, 4], 2, [[4.1], [4]]],
   ];
   for (const [items, parts, expected] of cases) {
-    test(`${JSON.stringify(items)} into ${parts}`, () => assert.deepEqual(balance(items, (x) => x, parts), expected));
+    test(`${JSON.stringify(items)} into ${parts}`, () =>
+      assert.deepEqual(
+        balance(items, (x) => x, parts),
+        expected,
+      ));
   }
 });
 
@@ -34,7 +53,9 @@ const token = registry.get('chunker', 'token');
 describe('pooled runs', () => {
   const pool = new WorkerPool({ threads: 2 });
   after(() => pool.close());
-  const big = Object.values(FIXTURES).join('\n').repeat(Math.ceil((2 * INLINE_MAX_CHARS) / 1000));
+  const big = Object.values(FIXTURES)
+    .join('\n')
+    .repeat(Math.ceil((2 * INLINE_MAX_CHARS) / 1000));
 
   test('a large text gives exactly what an inline run gives', async () => {
     const config = token.validateConfig({ chunk_size: 64, tokenizer: 'cl100k_base' });
@@ -52,7 +73,10 @@ describe('pooled runs', () => {
 
   test('a config error inside a worker keeps its status and message', async () => {
     const config = token.validateConfig({ chunk_size: 4, chunk_overlap: 4 });
-    await assert.rejects(chunkWith(token, config, big, 'codepoint', { executor: pool }), (e: any) => e.status === 400 && /smaller than chunk_size/.test(e.detail));
+    await assert.rejects(
+      chunkWith(token, config, big, 'codepoint', { executor: pool }),
+      (e: any) => e.status === 400 && /smaller than chunk_size/.test(e.detail),
+    );
   });
 
   test('an aborted job is abandoned, and the pool keeps working', async () => {
@@ -78,7 +102,10 @@ describe('the event loop stays free', () => {
     try {
       const job = fetch(`${server.url}/v1/chunk/busy`, { method: 'POST', body: JSON.stringify({ text, marker_dir: markers }) });
       await waitFor(join(markers, 'started'));
-      const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(patience) }).then((r) => r.status, () => 'no answer' as const);
+      const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(patience) }).then(
+        (r) => r.status,
+        () => 'no answer' as const,
+      );
       writeFileSync(join(markers, 'release'), '');
       assert.equal((await job).status, 200);
       return health;

@@ -14,17 +14,30 @@ import { FIXTURES } from './helpers/fixtures.js';
 
 const LIMITS = { 'max-body-bytes': String(3 * 1024 * 1024), 'max-text-chars': '1000000', 'max-texts': '5', 'max-chunks': '20000' };
 /** Every fixture (CJK, emoji, CRLF, combining marks, repeats) over and over: well past the raw-body threshold. */
-const BIG = Object.values(FIXTURES).join('\n').repeat(Math.ceil((2 * RAW_BODY_MIN_BYTES) / 1000));
+const BIG = Object.values(FIXTURES)
+  .join('\n')
+  .repeat(Math.ceil((2 * RAW_BODY_MIN_BYTES) / 1000));
 const json = (v: unknown) => JSON.stringify(v);
-const chunksOf = (text: string) => [...text.matchAll(/[^]{1,500}/g)].map((m, i) => ({ text: m[0], start_index: i * 500, end_index: i * 500 + m[0].length, token_count: 1 }));
+const chunksOf = (text: string) =>
+  [...text.matchAll(/[^]{1,500}/g)].map((m, i) => ({ text: m[0], start_index: i * 500, end_index: i * 500 + m[0].length, token_count: 1 }));
 
 /** [status, what, path, raw body] */
 const CASES: [number, string, string, string][] = [
   [200, 'one text, an unknown key reported', '/v1/chunk/token', json({ text: BIG, chunk_size: 64, tokenizer: 'cl100k_base', colour: 'red' })],
-  [200, 'a batch split across workers, utf8 offsets', '/v1/chunk/token', json({ text: [BIG, 'short', BIG.slice(7), ' \n'], chunk_size: 128, offset_unit: 'utf8' })],
+  [
+    200,
+    'a batch split across workers, utf8 offsets',
+    '/v1/chunk/token',
+    json({ text: [BIG, 'short', BIG.slice(7), ' \n'], chunk_size: 128, offset_unit: 'utf8' }),
+  ],
   [200, 'a batch, return_type texts', '/v1/chunk/recursive', json({ text: [BIG.slice(0, 90_000), BIG.slice(3)], return_type: 'texts' })],
   [200, 'all-blank batch', '/v1/chunk/token', json({ text: [' '.repeat(70_000), '\n'.repeat(10)] })],
-  [200, 'sentence chunker, utf16 offsets, an alias', '/v1/chunk/sentence', json({ text: BIG, tokenizer_or_token_counter: 'character', chunk_size: 300, offset_unit: 'utf16' })],
+  [
+    200,
+    'sentence chunker, utf16 offsets, an alias',
+    '/v1/chunk/sentence',
+    json({ text: BIG, tokenizer_or_token_counter: 'character', chunk_size: 300, offset_unit: 'utf16' }),
+  ],
   [200, 'a refinery on a list of lists', '/v1/refine/overlap', json({ chunks: [chunksOf(BIG), chunksOf(BIG.slice(11))], context_size: 0.25 })],
   [422, 'a refinery mixing lists and chunks (422)', '/v1/refine/overlap', json({ chunks: [chunksOf(BIG), chunksOf('abc')[0]] })],
   [200, 'a UTF-8 BOM before the JSON', '/v1/chunk/token', '\ufeff' + json({ text: BIG })],
@@ -33,12 +46,27 @@ const CASES: [number, string, string, string][] = [
   [422, 'text missing (422)', '/v1/chunk/token', json({ txt: BIG })],
   [422, 'a batch item of the wrong type (422)', '/v1/chunk/token', json({ text: [BIG, 7] })],
   [422, 'an object body that is a list (422)', '/v1/chunk/token', json([BIG])],
-  [400, 'a config the plugin refuses (400), unknown key still reported', '/v1/chunk/token', json({ text: BIG, chunk_size: 8, chunk_overlap: 8, colour: 'red' })],
-  [400, 'a config the plugin refuses, in a batch split across workers (400)', '/v1/chunk/token', json({ text: [BIG, BIG], chunk_size: 8, chunk_overlap: 9, colour: 'red' })],
+  [
+    400,
+    'a config the plugin refuses (400), unknown key still reported',
+    '/v1/chunk/token',
+    json({ text: BIG, chunk_size: 8, chunk_overlap: 8, colour: 'red' }),
+  ],
+  [
+    400,
+    'a config the plugin refuses, in a batch split across workers (400)',
+    '/v1/chunk/token',
+    json({ text: [BIG, BIG], chunk_size: 8, chunk_overlap: 9, colour: 'red' }),
+  ],
   [400, 'an unknown tokenizer (400)', '/v1/chunk/token', json({ text: BIG, tokenizer: 'no-such-tokenizer' })],
   [413, 'a text over --max-text-chars (413)', '/v1/chunk/token', json({ text: BIG.repeat(Math.ceil(1_000_001 / BIG.length)).slice(0, 1_000_001), colour: 1 })],
   [413, 'a batch over --max-texts (413)', '/v1/chunk/token', json({ text: [BIG, 'a', 'b', 'c', 'd', 'e'] })],
-  [413, 'more chunks than --max-chunks (413)', '/v1/refine/overlap', json({ chunks: Array.from({ length: 20_001 }, () => ({ text: 'a', start_index: 0, end_index: 1, token_count: 1 })) })],
+  [
+    413,
+    'more chunks than --max-chunks (413)',
+    '/v1/refine/overlap',
+    json({ chunks: Array.from({ length: 20_001 }, () => ({ text: 'a', start_index: 0, end_index: 1, token_count: 1 })) }),
+  ],
   [413, 'a body over --max-body-bytes (413)', '/v1/chunk/token', json({ text: 'x'.repeat(3 * 1024 * 1024) })],
   [422, 'malformed JSON (422 json_invalid)', '/v1/chunk/token', json({ text: BIG }).slice(0, -1)],
   [422, 'a JSON string, not an object (422 json_invalid)', '/v1/chunk/token', json(BIG)],
@@ -47,9 +75,30 @@ const CASES: [number, string, string, string][] = [
 
 /** Stored alike in both servers (same ids, so messages naming them agree). */
 const PIPELINES = [
-  { id: '00000000-0000-4000-8000-000000000001', name: 'token-overlap', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 64 } }, { type: 'refine', refinery: 'overlap', config: { context_size: 8 } }] },
-  { id: '00000000-0000-4000-8000-000000000002', name: 'tiny-chunks', steps: [{ type: 'chunk', chunker: 'token', config: { tokenizer: 'character', chunk_size: 4 } }, { type: 'refine', refinery: 'overlap', config: {} }] },
-  { id: '00000000-0000-4000-8000-000000000003', name: 'stale', steps: [{ type: 'chunk', chunker: 'token', config: {} }, { type: 'refine', refinery: 'gone', config: {} }] },
+  {
+    id: '00000000-0000-4000-8000-000000000001',
+    name: 'token-overlap',
+    steps: [
+      { type: 'chunk', chunker: 'token', config: { chunk_size: 64 } },
+      { type: 'refine', refinery: 'overlap', config: { context_size: 8 } },
+    ],
+  },
+  {
+    id: '00000000-0000-4000-8000-000000000002',
+    name: 'tiny-chunks',
+    steps: [
+      { type: 'chunk', chunker: 'token', config: { tokenizer: 'character', chunk_size: 4 } },
+      { type: 'refine', refinery: 'overlap', config: {} },
+    ],
+  },
+  {
+    id: '00000000-0000-4000-8000-000000000003',
+    name: 'stale',
+    steps: [
+      { type: 'chunk', chunker: 'token', config: {} },
+      { type: 'refine', refinery: 'gone', config: {} },
+    ],
+  },
 ];
 const run = (i: number) => `/v1/pipelines/${PIPELINES[i]!.id}/execute`;
 
@@ -57,14 +106,19 @@ const PIPELINE_CASES: [number, string, string, string][] = [
   [200, 'one text through chunk and refine steps, an unknown key reported', run(0), json({ text: BIG, colour: 'red' })],
   [200, 'return_type texts, utf8 offsets', run(0), json({ text: BIG, return_type: 'texts', offset_unit: 'utf8' })],
   [200, 'a batch worth splitting (one job per group and step)', run(0), json({ text: [BIG, BIG.slice(5)], colour: 1 })],
-  [200, 'a split batch, return_type texts, blank texts, utf16 offsets', run(0), json({ text: [BIG, ' ', BIG.slice(9), ''], return_type: 'texts', offset_unit: 'utf16' })],
+  [
+    200,
+    'a split batch, return_type texts, blank texts, utf16 offsets',
+    run(0),
+    json({ text: [BIG, ' ', BIG.slice(9), ''], return_type: 'texts', offset_unit: 'utf16' }),
+  ],
   [413, 'a split batch with more chunks between steps than --max-chunks', run(1), json({ text: [BIG, BIG.slice(3)] })],
   [400, 'a split batch reaching a step whose plugin this server lacks', run(2), json({ text: [BIG, BIG.slice(1)], colour: 1 })],
   [413, 'a split batch over --max-texts', run(0), json({ text: [BIG, 'a', 'b', 'c', 'd', 'e'] })],
   [422, 'a wrong type, an unknown key still reported', run(0), json({ text: BIG, offset_unit: 'bytes', colour: 1 })],
   [404, 'an unknown pipeline', '/v1/pipelines/nope/execute', json({ text: BIG })],
   [422, 'an unknown pipeline and malformed JSON: the JSON error first', '/v1/pipelines/nope/execute', json({ text: BIG }).slice(1)],
-  [400, "a step whose plugin this server lacks", run(2), json({ text: BIG })],
+  [400, 'a step whose plugin this server lacks', run(2), json({ text: BIG })],
   [413, 'more chunks between steps than --max-chunks', run(1), json({ text: BIG })],
   [413, 'a text over --max-text-chars', run(0), json({ text: BIG.repeat(Math.ceil(1_000_001 / BIG.length)) })],
 ];
@@ -86,7 +140,8 @@ describe('a large request answered by a worker is byte-identical to the inline a
     [pooled, inline] = await Promise.all([startApp({ ...LIMITS, workers: '2' }), startApp({ ...LIMITS, workers: '0' })]);
     for (const app of [pooled, inline]) {
       const store = app.booted.deps.services.pipelines;
-      for (const p of PIPELINES) await store.create({ ...p, description: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as never);
+      for (const p of PIPELINES)
+        await store.create({ ...p, description: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as never);
     }
     pool = pooled.booted.deps.executor as WorkerPool;
   });
@@ -129,7 +184,12 @@ describe('a large request answered by a worker is byte-identical to the inline a
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(framing === 'gzip' ? { 'content-encoding': 'gzip' } : {}) };
       // A stream body: fetch sends it chunked, with no Content-Length.
       const stream = new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
-      const res = await fetch(pooled.url + '/v1/chunk/token', { method: 'POST', headers, body: framing === 'chunked' ? stream : bytes, duplex: 'half' } as RequestInit);
+      const res = await fetch(pooled.url + '/v1/chunk/token', {
+        method: 'POST',
+        headers,
+        body: framing === 'chunked' ? stream : bytes,
+        duplex: 'half',
+      } as RequestInit);
       assert.equal(res.status, 200, framing);
       assert.equal(res.headers.get('x-chunkd-ignored-keys'), 'colour');
       assert.ok(Buffer.from(await res.arrayBuffer()).equals(expected.body), framing);

@@ -32,15 +32,40 @@ describe('retrieval presets', () => {
   });
 
   test('chunkd eval runs each file; POST /v1/pipelines stores it and its chunks are the ones evaluated', async () => {
-    const args = ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(FIXTURE, 'corpora'), '--questions', join(FIXTURE, 'questions.csv'), '--k', '1,5', '--format', 'json', ...files.flatMap((f) => ['--candidate', f])];
+    const args = [
+      '--import',
+      'tsx',
+      'cli/index.ts',
+      'eval',
+      '--corpora',
+      join(FIXTURE, 'corpora'),
+      '--questions',
+      join(FIXTURE, 'questions.csv'),
+      '--k',
+      '1,5',
+      '--format',
+      'json',
+      ...files.flatMap((f) => ['--candidate', f]),
+    ];
     const { stdout } = await run(process.execPath, args);
-    const { results } = JSON.parse(stdout) as { results: { candidate: string; k: number; recall: { mean: number }; precision: { mean: number }; iou: { mean: number }; precision_omega: { mean: number }; chunks: number }[] };
+    const { results } = JSON.parse(stdout) as {
+      results: {
+        candidate: string;
+        k: number;
+        recall: { mean: number };
+        precision: { mean: number };
+        iou: { mean: number };
+        precision_omega: { mean: number };
+        chunks: number;
+      }[];
+    };
     assert.equal(results.length, files.length * 2);
     for (const f of files) {
       const [k1, k5] = [1, 5].map((k) => results.find((r) => r.candidate === f && r.k === k)!);
       assert.ok(k1 && k5, `${f}: no result`);
       for (const r of [k1, k5]) {
-        for (const m of ['recall', 'precision', 'iou', 'precision_omega'] as const) assert.ok(r[m].mean >= 0 && r[m].mean <= 100, `${f} k ${r.k} ${m} ${r[m].mean}`);
+        for (const m of ['recall', 'precision', 'iou', 'precision_omega'] as const)
+          assert.ok(r[m].mean >= 0 && r[m].mean <= 100, `${f} k ${r.k} ${m} ${r[m].mean}`);
         // IoU's denominator holds both the retrieved and the reference characters.
         assert.ok(r.iou.mean <= Math.min(r.recall.mean, r.precision.mean) + 1e-9, `${f} k ${r.k}: IoU ${r.iou.mean}`);
       }
@@ -54,7 +79,8 @@ describe('retrieval presets', () => {
       const chunks = executed.body as { text: string; start_index: number; end_index: number }[];
       assert.equal(chunks.length, k5.chunks, `${f}: the pipeline's chunks are the ones evaluated`);
       const points = [...TEXT];
-      for (const c of chunks) assert.equal(points.slice(c.start_index, c.end_index).join(''), c.text, `${f}: offsets of ${JSON.stringify(c.text.slice(0, 30))}`);
+      for (const c of chunks)
+        assert.equal(points.slice(c.start_index, c.end_index).join(''), c.text, `${f}: offsets of ${JSON.stringify(c.text.slice(0, 30))}`);
     }
   });
 });

@@ -14,7 +14,7 @@ import { jobResults, submitJob, waitForJob } from './helpers/jobs.js';
 
 const headings = (n: number) => '#\n'.repeat(n);
 
-describe('a chef as the runner\'s first step, over HTTP', () => {
+describe("a chef as the runner's first step, over HTTP", () => {
   let app: TestApp;
   let pool: WorkerPool;
   before(async () => {
@@ -70,12 +70,21 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
     const file = (await (await fetch(`${app.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
     const byFile = await app.post('/v1/process/markdown', { file: { type: 'document', content: file.name }, pad: 'x'.repeat(100_000) });
     assert.equal(byFile.status, 200, JSON.stringify(byFile.body).slice(0, 300));
-    assert.deepEqual(byFile.body.structure.headings.map((h: { text: string }) => h.text), ['One', 'Two']);
+    assert.deepEqual(
+      byFile.body.structure.headings.map((h: { text: string }) => h.text),
+      ['One', 'Two'],
+    );
     assert.equal(byFile.headers.get('x-chunkd-ignored-keys'), 'pad');
   });
 
   test('a large pipeline body whose first step is markdown: parsed in a worker, the chef run in the extraction pool (under --max-extract-ms), not in that worker', async () => {
-    const created = await app.post('/v1/pipelines', { name: 'md-large-body', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 512 } }] });
+    const created = await app.post('/v1/pipelines', {
+      name: 'md-large-body',
+      steps: [
+        { type: 'process', chef: 'markdown', config: {} },
+        { type: 'chunk', chunker: 'recursive', config: { chunk_size: 512 } },
+      ],
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const [jobs, before] = [pool.tasksByKind.job, extractions()];
     const text = `# Big\n\n${'word '.repeat(13_500)}`; // 67.5 KB: over the inline body size, so parsed in a worker
@@ -95,7 +104,10 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
   test('a job whose first step is process runs it in the pool, per document; its chunks carry the headings', async () => {
     const runs = pool.tasksByKind.run;
     const text = `# Title\n\n${'word '.repeat(15_000)}`; // 75 KB: the text chef and the chunker in one pool task
-    const steps = [{ type: 'process', chef: 'text', config: {} }, { type: 'chunk', chunker: 'recursive', config: {} }];
+    const steps = [
+      { type: 'process', chef: 'text', config: {} },
+      { type: 'chunk', chunker: 'recursive', config: {} },
+    ];
     const submitted = await submitJob(app.url, { steps, documents: [{ text }, { text: '# Small\n\nshort text' }] });
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     const job = await waitForJob(app.url, submitted.body.id);
@@ -107,7 +119,13 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
   });
 
   test('an NDJSON pipeline run whose first step is markdown: each line made where its document ran, a line over the cap a 413 of its own', async () => {
-    const created = await app.post('/v1/pipelines', { name: 'md-then-chunk', steps: [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } }] });
+    const created = await app.post('/v1/pipelines', {
+      name: 'md-then-chunk',
+      steps: [
+        { type: 'process', chef: 'markdown', config: {} },
+        { type: 'chunk', chunker: 'recursive', config: { chunk_size: 64 } },
+      ],
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const before = extractions();
     const res = await fetch(`${app.url}/v1/pipelines/${created.body.id}/execute`, {
@@ -115,7 +133,11 @@ describe('a chef as the runner\'s first step, over HTTP', () => {
       headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
       body: JSON.stringify({ text: [`# A\n\n${'word '.repeat(2_000)}`, '# B\n\nsmall', `# C\n\n${'word '.repeat(40_000)}`] }),
     });
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => 'index' in l);
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => 'index' in l);
     assert.equal(lines.length, 3);
     const byIndex = new Map(lines.map((l) => [l.index, l]));
     assert.deepEqual(byIndex.get(0).chunks[0].metadata.headings, ['A']);

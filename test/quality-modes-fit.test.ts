@@ -14,7 +14,13 @@ test('a rule more than the tolerance below the better part on a training corpus 
   assert.equal(TOLERANCE, 1);
   assert.equal(fit(cells, [0, 1, 2]), 2);
   // without c in training, rule 1 is admissible and has the best mean
-  assert.equal(fit(cells.filter((c) => c.corpus !== 'c'), [0, 1, 2]), 1);
+  assert.equal(
+    fit(
+      cells.filter((c) => c.corpus !== 'c'),
+      [0, 1, 2],
+    ),
+    1,
+  );
   // none admissible: the least bad worst cell
   assert.equal(fit([cell('a', 90, [85, 88])], [0, 1]), 1);
   // ties go to the earlier rule
@@ -22,13 +28,41 @@ test('a rule more than the tolerance below the better part on a training corpus 
 });
 
 test('leave one corpus out: each corpus gets the rule chosen on the others', () => {
-  assert.deepEqual([...heldOutRules(cells, ['a', 'b', 'c'], [0, 1, 2])], [['a', 2], ['b', 2], ['c', 1]]);
+  assert.deepEqual(
+    [...heldOutRules(cells, ['a', 'b', 'c'], [0, 1, 2])],
+    [
+      ['a', 2],
+      ['b', 2],
+      ['c', 1],
+    ],
+  );
 });
 
 test('an index-text variant is kept only where the training corpora gain; a tie keeps the first', () => {
   const recall = new Map([
-    ['span', new Map([['a', [90]], ['b', [80]], ['c', [70]]])],
-    ['name', new Map([['a', [90]], ['b', [80]], ['c', [75]]])],
+    [
+      'span',
+      new Map([
+        ['a', [90]],
+        ['b', [80]],
+        ['c', [70]],
+      ]),
+    ],
+    [
+      'name',
+      new Map([
+        ['a', [90]],
+        ['b', [80]],
+        ['c', [75]],
+      ]),
+    ],
   ]);
-  assert.deepEqual([...heldOutVariants(recall, ['a', 'b', 'c'])], [['a', 'name'], ['b', 'name'], ['c', 'span']]);
+  assert.deepEqual(
+    [...heldOutVariants(recall, ['a', 'b', 'c'])],
+    [
+      ['a', 'name'],
+      ['b', 'name'],
+      ['c', 'span'],
+    ],
+  );
 });

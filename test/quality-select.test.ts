@@ -83,7 +83,10 @@ describe('per-corpus reference rows', () => {
   mkdirSync(join(dir, 'corpora'));
   writeFileSync(join(dir, 'corpora', 'x.md'), 'alpha beta gamma');
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\nbeta,"[{""content"": ""beta"", ""start_index"": 6, ""end_index"": 10}]",x\n`);
-  writeFileSync(join(dir, 'reference-results.md'), '# rows\n\n| chunker | x BM25 | x built-in model |\n|---|---|---|\n| Some 200/0 | 78.3 / 5.60 | 44.8 / 3.20 |\n');
+  writeFileSync(
+    join(dir, 'reference-results.md'),
+    '# rows\n\n| chunker | x BM25 | x built-in model |\n|---|---|---|\n| Some 200/0 | 78.3 / 5.60 | 44.8 / 3.20 |\n',
+  );
 
   test('a table with <corpus> BM25 and <corpus> built-in model columns gives that corpus its rows', () => {
     const [corpus] = readCorpora([dir]);

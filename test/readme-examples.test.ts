@@ -21,7 +21,12 @@ import { startApp, type TestApp } from './helpers/app.js';
 const missingTools = ['curl', 'jq', 'bash'].filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
 
 /** The pages whose examples run here; the plugin READMEs show spans as comments, checked by the parity test. */
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const page = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 interface Block {
@@ -59,7 +64,11 @@ const stable = (s: string) =>
     .replace(/\bfile_[0-9a-f]{32}\b/g, '<file>')
     .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\b/g, '<time>');
 
-const parseLines = (text: string) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+const parseLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as unknown);
 
 describe('documentation examples, pasted into bash', { skip: missingTools.length ? `needs ${missingTools.join(', ')} on PATH` : false }, () => {
   const out = new Map<string, { stdout: string; stderr: string }>();
@@ -79,11 +88,19 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
       try {
         const host = app.url.replace('http://', '');
         const mine = blocks.filter((b) => b.file === file);
-        const script = ['set -eu', chunkd, ...mine.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}; printf '\\n@@%s\\n' ${b.name} >&2`, b.sh.replaceAll('localhost:8000', host)])].join('\n');
+        const script = [
+          'set -eu',
+          chunkd,
+          ...mine.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}; printf '\\n@@%s\\n' ${b.name} >&2`, b.sh.replaceAll('localhost:8000', host)]),
+        ].join('\n');
         // Not spawnSync: the server answers from this process's event loop.
         const res = await run(script, cwd);
         assert.equal(res.status, 0, `${file}: ${res.stderr}`);
-        const split = (text: string) => text.split(/^@@/m).slice(1).map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)] as const);
+        const split = (text: string) =>
+          text
+            .split(/^@@/m)
+            .slice(1)
+            .map((part) => [part.slice(0, part.indexOf('\n')), part.slice(part.indexOf('\n') + 1)] as const);
         const stderr = new Map(split(res.stderr));
         for (const [name, stdout] of split(res.stdout)) out.set(name, { stdout, stderr: stderr.get(name) ?? '' });
         left.set(file, (await app.request('GET', '/v1/pipelines')).body.map((p: { name: string }) => p.name).sort());
@@ -106,7 +123,8 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
   test('every example block of README.md and docs/ is listed in scripts/docs-examples.ts, and so runs here', () => {
     const listed = new Set(DOC_EXAMPLES.map((e) => `${e.file ?? 'README.md'} ${e.name}`));
     for (const file of PAGES) {
-      for (const [, name] of page(file).matchAll(/<!-- (example:[\w-]+):start -->/g)) assert.ok(listed.has(`${file} ${name}`), `${file}: ${name} is not in DOC_EXAMPLES`);
+      for (const [, name] of page(file).matchAll(/<!-- (example:[\w-]+):start -->/g))
+        assert.ok(listed.has(`${file} ${name}`), `${file}: ${name} is not in DOC_EXAMPLES`);
     }
   });
 

@@ -24,8 +24,7 @@ const DEVIATIONS: { applies: (c: Case) => boolean; why: string; expect: (c: Case
   {
     // Integer sizes (case 7) and merge=false agree with the reference: only a fraction of a merged neighbour differs.
     applies: (c) => c.kind === 'overlap' && c.body.method === 'prefix' && c.body.merge === true && (c.body.context_size as number) < 1,
-    why:
-      "the reference cascades in prefix+merge: it cuts each context from the previous chunk after merging that chunk's own context (and takes the fraction of its merged token_count), so contexts grow along the list; the rule is the end of chunk i-1, a fraction of its token_count",
+    why: "the reference cascades in prefix+merge: it cuts each context from the previous chunk after merging that chunk's own context (and takes the fraction of its merged token_count), so contexts grow along the list; the rule is the end of chunk i-1, a fraction of its token_count",
     expect: (c) => {
       // Character tokenizer: a token is a code point, so the rule is a slice of the neighbour as sent.
       const chunks = c.body.chunks as { text: string; start_index: number; end_index: number; token_count: number }[];

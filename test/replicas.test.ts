@@ -23,7 +23,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-replicas-'));
 const start = () => startChild(['--database-url', url, '--data-dir', dataDir, '--workers', '0', '--log-level', 'info']);
 
 before(async () => {
-  server = await startPostgres();
+  server = await startPostgres({ own: true }); // a test stops it
   url = await server.createDatabase();
   // The first creates the schema; the others start together after it, as a scaled-up deployment does.
   replicas = [await start()];
@@ -36,7 +36,11 @@ after(async () => {
 });
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(base + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+  const res = await fetch(base + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -48,7 +52,10 @@ test('a pipeline created on A is listed, updated and executed on B and C', async
   const { id } = created.body;
   for (const other of [b, c]) {
     const list = await call(other, 'GET', '/v1/pipelines');
-    assert.deepEqual(list.body.map((p: { id: string }) => p.id), [id]);
+    assert.deepEqual(
+      list.body.map((p: { id: string }) => p.id),
+      [id],
+    );
     assert.equal(list.headers.get('x-total-count'), '1');
   }
   const updated = await call(b, 'PUT', `/v1/pipelines/${id}`, { description: 'changed on B' });
@@ -69,7 +76,11 @@ test('concurrent creates of one name through every replica: one 201, every other
   const attempts = replicas.flatMap((r) => Array.from({ length: 4 }, () => call(r.url, 'POST', '/v1/pipelines', { name: 'raced', steps: STEPS })));
   const statuses = (await Promise.all(attempts)).map((r) => r.status);
   assert.deepEqual(statuses.filter((s) => s === 201).length, 1, String(statuses));
-  assert.deepEqual(statuses.filter((s) => s !== 201), Array(statuses.length - 1).fill(409), String(statuses));
+  assert.deepEqual(
+    statuses.filter((s) => s !== 201),
+    Array(statuses.length - 1).fill(409),
+    String(statuses),
+  );
   const named = (await call(replicas[1]!.url, 'GET', '/v1/pipelines?limit=100')).body.filter((p: { name: string }) => p.name === 'raced');
   assert.equal(named.length, 1);
 });
@@ -88,12 +99,19 @@ test('a file uploaded through A (its own data folder) is chunked through B and C
     for (const other of replicas.slice(0, 2)) {
       const byFile = await call(other.url, 'POST', '/v1/chunk/token', { file: { type: 'document', content: name }, chunk_size: 16 });
       assert.equal(byFile.status, 200, JSON.stringify(byFile.body));
-      assert.deepEqual(byFile.body.map((c: { text: string }) => c.text), direct.body.map((c: { text: string }) => c.text));
+      assert.deepEqual(
+        byFile.body.map((c: { text: string }) => c.text),
+        direct.body.map((c: { text: string }) => c.text),
+      );
     }
     assert.equal(await a.stop('SIGKILL'), null, 'killed by a signal');
     assert.deepEqual((await call(replicas[0]!.url, 'GET', `/v1/files/${name}/text`)).body, { name, text }, 'A is gone; its file is not');
     assert.equal((await call(replicas[1]!.url, 'GET', `/v1/files/${name}`)).body.size, text.length);
-    assert.deepEqual((await call(replicas[2]!.url, 'GET', '/v1/files')).body.map((f: { name: string }) => f.name), [name], 'listed on C');
+    assert.deepEqual(
+      (await call(replicas[2]!.url, 'GET', '/v1/files')).body.map((f: { name: string }) => f.name),
+      [name],
+      'listed on C',
+    );
     const files = join(ownDir, 'files');
     assert.deepEqual(existsSync(files) ? readdirSync(files) : [], [], 'nothing of the file in A’s own folder: it lives in PostgreSQL');
     assert.equal((await call(replicas[2]!.url, 'DELETE', `/v1/files/${name}`)).status, 204);
@@ -171,45 +189,56 @@ test('kill -9 of a replica during writes on all three: every acknowledged write 
     await client.end();
   }
   // The survivors still serve the lot.
-  assert.equal((await call(replicas[0]!.url, 'GET', '/v1/pipelines?limit=1')).headers.get('x-total-count'), String((await call(replicas[1]!.url, 'GET', '/v1/pipelines?limit=1')).headers.get('x-total-count')));
+  assert.equal(
+    (await call(replicas[0]!.url, 'GET', '/v1/pipelines?limit=1')).headers.get('x-total-count'),
+    String((await call(replicas[1]!.url, 'GET', '/v1/pipelines?limit=1')).headers.get('x-total-count')),
+  );
 });
 
-test('PostgreSQL stopped: /ready and the pipeline routes answer 503 with the reason, /health 200; all recover after it starts', { skip: process.env.CHUNKD_TEST_DATABASE_URL ? 'stopping PostgreSQL needs the embedded one' : false }, async (t) => {
-  const a = replicas[0]!.url;
-  const made = await call(a, 'POST', '/v1/pipelines', { name: 'before-outage', steps: STEPS });
-  assert.equal(made.status, 201);
-  await server.stop();
-  try {
-    const began = Date.now();
-    const answers = {
-      ready: await call(a, 'GET', '/ready'),
-      list: await call(a, 'GET', '/v1/pipelines'),
-      get: await call(a, 'GET', `/v1/pipelines/${made.body.id}`),
-      create: await call(replicas[1]!.url, 'POST', '/v1/pipelines', { name: 'during-outage', steps: STEPS }),
-      execute: await call(a, 'POST', `/v1/pipelines/${made.body.id}/execute`, { text: 'hello' }),
-    };
-    t.diagnostic(`five answers during the outage took ${Date.now() - began} ms`);
-    for (const [what, res] of Object.entries(answers)) {
-      assert.equal(res.status, 503, `${what}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, 'UNAVAILABLE');
-      assert.match(res.body.detail, /The pipelines database is unreachable \((connection refused|connection lost|the server is shutting down or starting)\): retry in a moment/, what);
-      assert.doesNotMatch(res.body.detail, new RegExp(`${new URL(url).password}|${new URL(url).port}`), `${what}: no URL, no password`);
-      assert.equal(res.headers.get('retry-after'), '5');
+test(
+  'PostgreSQL stopped: /ready and the pipeline routes answer 503 with the reason, /health 200; all recover after it starts',
+  { skip: process.env.CHUNKD_TEST_DATABASE_URL ? 'stopping PostgreSQL needs the embedded one' : false },
+  async (t) => {
+    const a = replicas[0]!.url;
+    const made = await call(a, 'POST', '/v1/pipelines', { name: 'before-outage', steps: STEPS });
+    assert.equal(made.status, 201);
+    await server.stop();
+    try {
+      const began = Date.now();
+      const answers = {
+        ready: await call(a, 'GET', '/ready'),
+        list: await call(a, 'GET', '/v1/pipelines'),
+        get: await call(a, 'GET', `/v1/pipelines/${made.body.id}`),
+        create: await call(replicas[1]!.url, 'POST', '/v1/pipelines', { name: 'during-outage', steps: STEPS }),
+        execute: await call(a, 'POST', `/v1/pipelines/${made.body.id}/execute`, { text: 'hello' }),
+      };
+      t.diagnostic(`five answers during the outage took ${Date.now() - began} ms`);
+      for (const [what, res] of Object.entries(answers)) {
+        assert.equal(res.status, 503, `${what}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'UNAVAILABLE');
+        assert.match(
+          res.body.detail,
+          /The pipelines database is unreachable \((connection refused|connection lost|the server is shutting down or starting)\): retry in a moment/,
+          what,
+        );
+        assert.doesNotMatch(res.body.detail, new RegExp(`${new URL(url).password}|${new URL(url).port}`), `${what}: no URL, no password`);
+        assert.equal(res.headers.get('retry-after'), '5');
+      }
+      assert.deepEqual((await call(a, 'GET', '/health')).body, { status: 'ok' }, 'liveness is not the database');
+      assert.equal((await call(a, 'POST', '/v1/chunk/token', { text: 'chunking needs no database' })).status, 200);
+    } finally {
+      await server.start();
     }
-    assert.deepEqual((await call(a, 'GET', '/health')).body, { status: 'ok' }, 'liveness is not the database');
-    assert.equal((await call(a, 'POST', '/v1/chunk/token', { text: 'chunking needs no database' })).status, 200);
-  } finally {
-    await server.start();
-  }
-  // Back: the pools make new connections on the next request. No clock: a few tries while it finishes starting.
-  for (const r of replicas) {
-    let ready = await call(r.url, 'GET', '/ready');
-    for (let i = 0; ready.status !== 200 && i < 20; i++) {
-      await new Promise((done) => setTimeout(done, 250));
-      ready = await call(r.url, 'GET', '/ready');
+    // Back: the pools make new connections on the next request. No clock: a few tries while it finishes starting.
+    for (const r of replicas) {
+      let ready = await call(r.url, 'GET', '/ready');
+      for (let i = 0; ready.status !== 200 && i < 20; i++) {
+        await new Promise((done) => setTimeout(done, 250));
+        ready = await call(r.url, 'GET', '/ready');
+      }
+      assert.deepEqual(ready.body, { status: 'ready' });
     }
-    assert.deepEqual(ready.body, { status: 'ready' });
-  }
-  assert.equal((await call(replicas[1]!.url, 'POST', '/v1/pipelines', { name: 'after-outage', steps: STEPS })).status, 201);
-  assert.equal((await call(a, 'POST', `/v1/pipelines/${made.body.id}/execute`, { text: 'hello again' })).status, 200);
-});
+    assert.equal((await call(replicas[1]!.url, 'POST', '/v1/pipelines', { name: 'after-outage', steps: STEPS })).status, 201);
+    assert.equal((await call(a, 'POST', `/v1/pipelines/${made.body.id}/execute`, { text: 'hello again' })).status, 200);
+  },
+);

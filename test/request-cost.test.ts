@@ -30,16 +30,25 @@ describe('schema maximums', () => {
       for (const [chunker, config, loc] of cases) {
         const res = await app.post(`/v1/chunk/${chunker}`, { text: 'One. Two.', ...config });
         assert.equal(res.status, 422, `${chunker} ${JSON.stringify(config).slice(0, 80)}: ${JSON.stringify(res.body)}`);
-        assert.ok(res.body.detail.some((d: { loc: unknown[] }) => JSON.stringify(d.loc) === JSON.stringify(['body', ...loc])), JSON.stringify(res.body.detail));
+        assert.ok(
+          res.body.detail.some((d: { loc: unknown[] }) => JSON.stringify(d.loc) === JSON.stringify(['body', ...loc])),
+          JSON.stringify(res.body.detail),
+        );
         const stored = await app.post('/v1/pipelines', { name: `p-${chunker}`, steps: [{ type: 'chunk', chunker, config }] });
         assert.equal(stored.status, 422, JSON.stringify(stored.body));
       }
       // 20,000 delimiters fit a pipeline body and are refused by the schema; 200,000 (1.9 MB) are
       // over the pipeline body limit and refused before the body is parsed.
-      const many = await app.post('/v1/pipelines', { name: 'many', steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 20_000 }, (_, i) => `q${i}`) } }] });
+      const many = await app.post('/v1/pipelines', {
+        name: 'many',
+        steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 20_000 }, (_, i) => `q${i}`) } }],
+      });
       assert.equal(many.status, 422);
       assert.deepEqual(many.body.detail[0].loc, ['body', 'steps', 0, 'config', 'delim']);
-      const huge = await app.post('/v1/pipelines', { name: 'huge', steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 200_000 }, (_, i) => `q${i}`) } }] });
+      const huge = await app.post('/v1/pipelines', {
+        name: 'huge',
+        steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 200_000 }, (_, i) => `q${i}`) } }],
+      });
       assert.equal(huge.status, 413);
       assert.match(huge.body.detail, /limit of \d+ bytes for POST \/v1\/pipelines/);
       assert.equal((await app.request('GET', '/v1/pipelines')).body.length, 0);
@@ -59,7 +68,10 @@ describe('schema maximums', () => {
         const res = await app.post(`/v1/chunk/${chunker}`, { text, chunk_size: 5000, chunk_overlap: 4999 });
         assert.equal(res.status, 400, `${chunker}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
         assert.match(res.body.detail, new RegExp(`the most is ${MAX_TOKEN_REPEATS}: lower chunk_overlap to at most 4921`));
-        const stored = await app.post('/v1/pipelines', { name: `overlap-${chunker}`, steps: [{ type: 'chunk', chunker, config: { chunk_size: 5000, chunk_overlap: 4999 } }] });
+        const stored = await app.post('/v1/pipelines', {
+          name: `overlap-${chunker}`,
+          steps: [{ type: 'chunk', chunker, config: { chunk_size: 5000, chunk_overlap: 4999 } }],
+        });
         assert.equal(stored.status, 422, JSON.stringify(stored.body));
         const atLimit = await app.post(`/v1/chunk/${chunker}`, { text: text.slice(0, 2000), chunk_size: 640, chunk_overlap: 630 });
         assert.equal(atLimit.status, 200, JSON.stringify(atLimit.body).slice(0, 200));
@@ -154,7 +166,9 @@ describe('where work runs is decided by its cost, not only its size', () => {
     try {
       await (app.booted.deps.executor as WorkerPool).ready;
       const words = ['bread', 'dough', 'oven', 'galaxy', 'star', 'telescope', 'river', 'stone', 'music', 'violin'];
-      const text = Array.from({ length: 6000 }, (_, i) => `${words[(i * 7) % 10]} ${words[(i * 3) % 10]}.`).join(' ').slice(0, 60_000);
+      const text = Array.from({ length: 6000 }, (_, i) => `${words[(i * 7) % 10]} ${words[(i * 3) % 10]}.`)
+        .join(' ')
+        .slice(0, 60_000);
       // The embedded model is loaded on this thread first, so what follows is pure computation.
       const { registry } = app.booted.deps;
       const semantic = registry.get('chunker', 'semantic');

@@ -31,7 +31,11 @@ describe('GET / with a dropped-in refinery', () => {
     assert.ok(Array.isArray(res.body.routes) && res.body.pages.docs === '/docs', "chunkd's own keys stay");
     for (const kind of Object.keys(KINDS) as Kind[]) {
       // A handshake has no route of its own (connections reach it): it is listed by name.
-      assert.deepEqual(res.body[kindKey(kind)], registry.list(kind).map((p) => p.route ?? p.name), kind);
+      assert.deepEqual(
+        res.body[kindKey(kind)],
+        registry.list(kind).map((p) => p.route ?? p.name),
+        kind,
+      );
     }
     assert.ok(res.body.refineries.includes('/v1/refine/tag'), 'the dropped-in refinery is listed');
     assert.ok(res.body.chunkers.includes('/v1/chunk/token'), "Chonkie's test: /v1/chunk/token in chunkers");

@@ -5,11 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { DEFAULT_POOL, closeExtractPools } from '../kernel/engine/index.js';
+import { DEFAULT_POOL, closeExtractPools, WorkerPool, inline } from '../kernel/engine/index.js';
 import { extractPool } from '../kernel/engine/placement/extract-pool.js';
 import { discover } from '../kernel/discovery.js';
-import { WorkerPool } from '../kernel/engine/index.js';
-import { inline } from '../kernel/engine/index.js';
 import { Runner, type Recipe } from '../kernel/engine/index.js';
 
 const registry = await discover();
@@ -17,8 +15,8 @@ const markdown = registry.get('chef', 'markdown');
 const text = registry.get('chef', 'text');
 const recursive = registry.get('chunker', 'recursive');
 const limits = { maxOutputBytes: 16_000_000, maxDocumentOutputBytes: 1_000_000, maxChunks: 100_000 };
-const steps = (...plugins: typeof markdown[]) => plugins.map((plugin) => ({ plugin, config: plugin.validateConfig({}) }));
-const recipe = (...plugins: typeof markdown[]): Recipe => ({ steps: steps(...plugins), unit: 'codepoint', returnType: 'chunks' });
+const steps = (...plugins: (typeof markdown)[]) => plugins.map((plugin) => ({ plugin, config: plugin.validateConfig({}) }));
+const recipe = (...plugins: (typeof markdown)[]): Recipe => ({ steps: steps(...plugins), unit: 'codepoint', returnType: 'chunks' });
 const json = (parts: Uint8Array[]) => JSON.parse(Buffer.concat(parts).toString('utf8'));
 
 describe('a chef as a runner step', () => {
@@ -34,14 +32,17 @@ describe('a chef as a runner step', () => {
     const md = '# Tö 🙂\n\npara\n\n## B\n\ntext\n';
     const doc = json(await runner.answer(recipe(markdown), [md], { list: false }));
     assert.equal(doc.text, md);
-    assert.deepEqual(doc.structure.headings.map((h: { text: string; start_index: number; end_index: number }) => [h.text, [...md].slice(h.start_index, h.end_index).join('')]), [
-      ['Tö 🙂', '# Tö 🙂'],
-      ['B', '## B'],
-    ]);
+    assert.deepEqual(
+      doc.structure.headings.map((h: { text: string; start_index: number; end_index: number }) => [h.text, [...md].slice(h.start_index, h.end_index).join('')]),
+      [
+        ['Tö 🙂', '# Tö 🙂'],
+        ['B', '## B'],
+      ],
+    );
     const chunks = json(await runner.answer(recipe(markdown, recursive), [md], { list: false }));
     assert.ok(chunks.length > 0);
     for (const c of chunks) assert.equal([...md].slice(c.start_index, c.end_index).join(''), c.text);
-    assert.deepEqual(chunks[0].metadata.headings, ['Tö 🙂'], 'the heading path from the chef\'s structure');
+    assert.deepEqual(chunks[0].metadata.headings, ['Tö 🙂'], "the heading path from the chef's structure");
   });
 
   test('past maxStructureSpans a kind is cut and counted, the text still answered', async () => {
@@ -93,7 +94,10 @@ describe('a chef as a runner step', () => {
     const before = extractPool(extract).started.any + extractPool(extract).started.small;
     const file = new Uint8Array(Buffer.from('# Title\n\nbody\n'));
     const doc = json(await runner.answer(recipe(markdown), [{ file, filename: 'a.md' }], { list: false }));
-    assert.deepEqual(doc.structure.headings.map((h: { text: string }) => h.text), ['Title']);
+    assert.deepEqual(
+      doc.structure.headings.map((h: { text: string }) => h.text),
+      ['Title'],
+    );
     assert.equal(extractPool(extract).started.any + extractPool(extract).started.small, before + 1);
   });
 });

@@ -7,13 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Type from 'typebox';
-import { isThenable } from '../kernel/engine/index.js';
+import { isThenable, inline } from '../kernel/engine/index.js';
 import type { Span } from '../kernel/chunk.js';
 import { defineChunker } from '../kernel/plugin.js';
 import { Plugin } from '../kernel/registry.js';
 import { chunkTexts } from '../kernel/engine/steps/chunk.js';
 import { chunkEach as chunkMany } from './helpers/run.js';
-import { inline } from '../kernel/engine/index.js';
 import { idsReady } from '../kernel/ids.js';
 import { DEFAULT_LIMITS } from '../kernel/chef/limits.js';
 import { outputSetting, Runner, type Recipe } from '../kernel/engine/index.js';
@@ -26,7 +25,7 @@ const LIMITS = { maxOutputBytes: 1e9, maxDocumentOutputBytes: 1e9, maxChunks: 1e
 function cutter(name: string, answer: (text: string) => 'now' | 'later' | 'throw' | 'reject') {
   const cut = (text: string): Span[] => {
     const spans: Span[] = [];
-    for (let start = 0; start < text.length; ) {
+    for (let start = 0; start < text.length;) {
       let end = Math.min(text.length, start + 5);
       const c = text.charCodeAt(end - 1);
       if (end < text.length && c >= 0xd800 && c <= 0xdbff) end++;
@@ -54,7 +53,16 @@ function cutter(name: string, answer: (text: string) => 'now' | 'later' | 'throw
   return new Plugin(manifest, `test:${name}`);
 }
 
-const TEXTS = ['plain text of some length', '', '日本語の文。次の文。', '🦛🦛 emoji 👨‍👩‍👧 joined', '   ', 'CRLF\r\nline\r\n', 'lone \ud800 high', 'same same same same'];
+const TEXTS = [
+  'plain text of some length',
+  '',
+  '日本語の文。次の文。',
+  '🦛🦛 emoji 👨‍👩‍👧 joined',
+  '   ',
+  'CRLF\r\nline\r\n',
+  'lone \ud800 high',
+  'same same same same',
+];
 
 async function answer(plugin: Plugin, docs: string[], unit: 'codepoint' | 'utf16' = 'codepoint', signal?: AbortSignal) {
   const recipe: Recipe = { steps: [{ plugin, config: plugin.validateConfig({}, ['config']) }], unit, returnType: 'chunks' };
@@ -68,21 +76,66 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
     for (const unit of ['codepoint', 'utf16'] as const) {
       const expected = await answer(now, TEXTS, unit);
       assert.ok(expected.includes('"start_index"'), 'chunks were made');
-      assert.equal(await answer(cutter('later', () => 'later'), TEXTS, unit), expected, unit);
+      assert.equal(
+        await answer(
+          cutter('later', () => 'later'),
+          TEXTS,
+          unit,
+        ),
+        expected,
+        unit,
+      );
       // Every other text later: the batch goes on at once after a promise, and later after an answer at once.
       let n = 0;
-      assert.equal(await answer(cutter('mixed', () => (n++ % 2 ? 'later' : 'now')), TEXTS, unit), expected, `${unit} mixed`);
-      for (const single of TEXTS) assert.equal(await answer(cutter('one', () => 'later'), [single], unit), await answer(now, [single], unit));
+      assert.equal(
+        await answer(
+          cutter('mixed', () => (n++ % 2 ? 'later' : 'now')),
+          TEXTS,
+          unit,
+        ),
+        expected,
+        `${unit} mixed`,
+      );
+      for (const single of TEXTS)
+        assert.equal(
+          await answer(
+            cutter('one', () => 'later'),
+            [single],
+            unit,
+          ),
+          await answer(now, [single], unit),
+        );
     }
   });
 
   test('chunkMany over a batch: the same chunks whether the chunker answers at once, later, or in turn', async () => {
     const config = { size: 5 };
-    const expected = await chunkMany(cutter('now', () => 'now'), config, TEXTS, 'codepoint');
+    const expected = await chunkMany(
+      cutter('now', () => 'now'),
+      config,
+      TEXTS,
+      'codepoint',
+    );
     assert.equal(expected.length, TEXTS.length);
-    assert.deepEqual(await chunkMany(cutter('later', () => 'later'), config, TEXTS, 'codepoint'), expected);
+    assert.deepEqual(
+      await chunkMany(
+        cutter('later', () => 'later'),
+        config,
+        TEXTS,
+        'codepoint',
+      ),
+      expected,
+    );
     let n = 0;
-    assert.deepEqual(await chunkMany(cutter('mixed', () => (n++ % 2 ? 'later' : 'now')), config, TEXTS, 'codepoint'), expected);
+    assert.deepEqual(
+      await chunkMany(
+        cutter('mixed', () => (n++ % 2 ? 'later' : 'now')),
+        config,
+        TEXTS,
+        'codepoint',
+      ),
+      expected,
+    );
   });
 
   test("each document's failure is its own result and the others go on, whether it failed at once or later", async () => {
@@ -91,14 +144,32 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
         const plugin = cutter(`each-${how}`, (text) => (text.includes('boom') ? how : late ? 'later' : 'now'));
         const recipe: Recipe = { steps: [{ plugin, config: plugin.validateConfig({}, ['config']) }], unit: 'codepoint', returnType: 'chunks' };
         const results: [number, string][] = [];
-        await new Runner(inline, LIMITS).each(recipe, ['fine text', 'boom here', 'after it'], (i, r) => void results.push([i, 'bytes' in r ? 'bytes' : 'bug' in r ? String((r.bug as Error).message) : 'error']));
-        assert.deepEqual(results, [[0, 'bytes'], [1, 'refused boom here'], [2, 'bytes']], `${how} late=${late}`);
+        await new Runner(inline, LIMITS).each(
+          recipe,
+          ['fine text', 'boom here', 'after it'],
+          (i, r) => void results.push([i, 'bytes' in r ? 'bytes' : 'bug' in r ? String((r.bug as Error).message) : 'error']),
+        );
+        assert.deepEqual(
+          results,
+          [
+            [0, 'bytes'],
+            [1, 'refused boom here'],
+            [2, 'bytes'],
+          ],
+          `${how} late=${late}`,
+        );
       }
     }
   });
 
   test("runHere (a worker's task): a failing document's result is its failure and the documents after it still run", async () => {
-    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
+    const options: RunOptions = {
+      unit: 'codepoint',
+      returnType: 'chunks',
+      cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' },
+      maxChunks: 1e7,
+      chef: { limits: DEFAULT_LIMITS },
+    };
     for (const how of ['throw', 'reject'] as const) {
       for (const late of [false, true]) {
         const plugin = cutter(`here-${how}`, (text) => (text.includes('boom') ? how : late ? 'later' : 'now'));
@@ -134,7 +205,13 @@ describe('runner: synchronous and asynchronous work give the same answers', () =
   });
 
   test('synchronous work comes back as a value, not a promise: chunkTexts and runHere once the plugin is built', async () => {
-    const options: RunOptions = { unit: 'codepoint', returnType: 'chunks', cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' }, maxChunks: 1e7, chef: { limits: DEFAULT_LIMITS } };
+    const options: RunOptions = {
+      unit: 'codepoint',
+      returnType: 'chunks',
+      cap: { bytes: 1e9, setting: outputSetting(), over: 'answer' },
+      maxChunks: 1e7,
+      chef: { limits: DEFAULT_LIMITS },
+    };
     await idsReady;
     const now = cutter('value', () => 'now');
     const config = now.validateConfig({}, ['config']);

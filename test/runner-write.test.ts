@@ -9,12 +9,10 @@ import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError } from '../kernel/errors.js';
 import type { Plugin, Registry } from '../kernel/registry.js';
-import { inline } from '../kernel/engine/index.js';
+import { inline, WorkerPool, Runner } from '../kernel/engine/index.js';
 import { parseConfig } from '../kernel/request.js';
-import { WorkerPool } from '../kernel/engine/index.js';
-import { Runner, type DocResult, type Recipe } from '../kernel/engine/index.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';
-import type { StoreTarget } from '../kernel/engine/index.js';
+import type { StoreTarget, DocResult, Recipe } from '../kernel/engine/index.js';
 
 const LIMITS = { maxOutputBytes: 1 << 24, maxDocumentOutputBytes: 1 << 24, maxChunks: 10_000 };
 // A handshake as the runner sees one: only its kind matters to the runner (the target does the writing).
@@ -57,8 +55,15 @@ describe('write step', () => {
     for (const w of target.writes) {
       const chunks = answer[w.index]!;
       assert.ok(chunks.length > 1);
-      assert.deepEqual(w.chunks.map(({ embedding: _, ...c }) => c), chunks, 'the same chunks as answered');
-      assert.ok(chunks.every((c) => c.embedding === undefined), 'an embedding the write step needed is not answered');
+      assert.deepEqual(
+        w.chunks.map(({ embedding: _, ...c }) => c),
+        chunks,
+        'the same chunks as answered',
+      );
+      assert.ok(
+        chunks.every((c) => c.embedding === undefined),
+        'an embedding the write step needed is not answered',
+      );
       assert.ok(w.chunks.every((c) => c.embedding.length === 100));
       assert.ok(w.chunks.some((c) => c.embedding.some((x) => x !== 0)));
       assert.match(w.digest, /^[0-9a-f]{64}$/);
@@ -72,7 +77,10 @@ describe('write step', () => {
     const parts = await new Runner(inline, LIMITS).answer(recipe(target, true), [texts[0]!], { list: false });
     const answer = JSON.parse(Buffer.concat(parts).toString()) as Chunk[];
     assert.equal(target.writes.length, 1);
-    assert.deepEqual(answer.map((c) => c.embedding!.map((x) => Math.fround(x))), target.writes[0]!.chunks.map((c) => c.embedding));
+    assert.deepEqual(
+      answer.map((c) => c.embedding!.map((x) => Math.fround(x))),
+      target.writes[0]!.chunks.map((c) => c.embedding),
+    );
   });
 
   test("the store's refusal is that document's result; the others are written", async () => {
@@ -83,7 +91,10 @@ describe('write step', () => {
     const first = results.get(0)!;
     assert.ok('error' in first && first.error.code === 'CONFLICT');
     assert.ok('bytes' in results.get(1)!);
-    assert.deepEqual(target.writes.map((w) => w.index), [1]);
+    assert.deepEqual(
+      target.writes.map((w) => w.index),
+      [1],
+    );
   });
 });
 
@@ -111,7 +122,10 @@ describe('write step in a worker', () => {
       assert.equal(pool.tasksByKind.run, 1, 'the steps ran in a worker');
       const answer = JSON.parse(Buffer.concat(parts).toString()) as Chunk[];
       assert.equal(target.writes.length, 1);
-      assert.deepEqual(target.writes[0]!.chunks.map(({ embedding: _, ...c }) => c), answer);
+      assert.deepEqual(
+        target.writes[0]!.chunks.map(({ embedding: _, ...c }) => c),
+        answer,
+      );
       assert.ok(target.writes[0]!.chunks.every((c) => c.embedding.length === 100));
     } finally {
       await pool.close();

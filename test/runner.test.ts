@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { WorkerPool } from '../kernel/engine/index.js';
-import { inline } from '../kernel/engine/index.js';
+import { inline, Runner } from '../kernel/engine/index.js';
 import { parseConfig } from '../kernel/request.js';
-import { Runner } from '../kernel/engine/index.js';
 import { tokenWindows } from '../kernel/tokenizers/windows.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { jobResults, submitJob, waitForJob } from './helpers/jobs.js';
@@ -19,7 +18,14 @@ const NDJSON = { accept: 'application/x-ndjson', 'content-type': 'application/js
 async function stream(app: TestApp, path: string, body: string) {
   const res = await fetch(app.url + path, { method: 'POST', headers: NDJSON, body });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', lines: text.trimEnd().split('\n').map((l) => JSON.parse(l)) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    lines: text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  };
 }
 
 async function post(app: TestApp, path: string, body: string, headers: Record<string, string> = {}) {
@@ -91,7 +97,10 @@ describe('output caps', () => {
   });
 
   test('a job document over --max-document-output-bytes fails alone with a 413 naming the limit; nothing of it is stored', async () => {
-    const docs = [{ id: 'huge', text: text(100_000) }, { id: 'fine', text: 'a short one.' }];
+    const docs = [
+      { id: 'huge', text: text(100_000) },
+      { id: 'fine', text: 'a short one.' },
+    ];
     const sub = await submitJob(app.url, { steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }], documents: docs });
     assert.equal(sub.status, 202, JSON.stringify(sub.body));
     const job = await waitForJob(app.url, sub.body.id);
@@ -142,7 +151,13 @@ describe('large bodies are parsed in a worker', () => {
     assert.deepEqual(res.lines[0], { total: 2 });
     assert.equal(pool.tasksByKind.job - before.job, 1, 'one worker job parsed the body');
     assert.equal(pool.tasksByKind.run - before.run, 2, 'each document ran in a worker');
-    assert.deepEqual(res.lines.slice(1).map((l) => l.index).sort(), [0, 1]);
+    assert.deepEqual(
+      res.lines
+        .slice(1)
+        .map((l) => l.index)
+        .sort(),
+      [0, 1],
+    );
   });
 
   test('a large pipeline execute with Accept: application/x-ndjson is parsed in a worker too', async () => {
@@ -190,7 +205,10 @@ describe('the runner itself', () => {
         if (runner.executor === pool) assert.ok(pool.tasksByKind.run > before, 'the documents ran in a worker');
         const [withStructure, plain] = JSON.parse(Buffer.concat(parts).toString()) as (typeof answers)[number][];
         assert.deepEqual(withStructure!.at(-1)!.metadata?.headings, ['Title']);
-        assert.ok(plain!.every((c) => c.metadata === undefined), 'a plain text gets no structure metadata');
+        assert.ok(
+          plain!.every((c) => c.metadata === undefined),
+          'a plain text gets no structure metadata',
+        );
         answers.push(withStructure!);
       }
       assert.deepEqual(answers[1], answers[0], 'the same chunks here and in a worker');
@@ -218,11 +236,15 @@ describe('the runner itself', () => {
       };
       setImmediate(spin);
       const seen: number[] = [];
-      await runner.each({ steps: [{ plugin, config: parseConfig(plugin, { chunk_size: 4 }, []) }], unit: 'codepoint', returnType: 'texts' }, Array.from({ length: 50 }, () => 'some words here'), (i, r) => {
-        assert.ok('bytes' in r, JSON.stringify(r));
-        assert.deepEqual(JSON.parse(Buffer.from(r.bytes).toString()), ['some', ' wor', 'ds h', 'ere']);
-        seen.push(turns);
-      });
+      await runner.each(
+        { steps: [{ plugin, config: parseConfig(plugin, { chunk_size: 4 }, []) }], unit: 'codepoint', returnType: 'texts' },
+        Array.from({ length: 50 }, () => 'some words here'),
+        (i, r) => {
+          assert.ok('bytes' in r, JSON.stringify(r));
+          assert.deepEqual(JSON.parse(Buffer.from(r.bytes).toString()), ['some', ' wor', 'ds h', 'ere']);
+          seen.push(turns);
+        },
+      );
       running = false;
       assert.equal(seen.length, 50);
       // Without a yield the 50 documents run in one turn of the event loop (promises only).

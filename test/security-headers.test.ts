@@ -41,11 +41,35 @@ describe('security headers', () => {
       ['/docs', fetch(`${app.url}/docs`)],
       ['/docs/assets/init.js', fetch(`${app.url}/docs/assets/init.js`)],
       ['a chunk answer', fetch(`${app.url}/v1/chunk/token`, { method: 'POST', body: '{"text": "hello"}', headers: { 'content-type': 'application/json' } })],
-      ['an NDJSON answer', fetch(`${app.url}/v1/chunk/token`, { method: 'POST', body: '{"text": ["a", "b"]}', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } })],
+      [
+        'an NDJSON answer',
+        fetch(`${app.url}/v1/chunk/token`, {
+          method: 'POST',
+          body: '{"text": ["a", "b"]}',
+          headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+        }),
+      ],
       ['a 404', fetch(`${app.url}/nowhere`)],
       ['a 422', fetch(`${app.url}/v1/chunk/token`, { method: 'POST', body: '{"text": 1}', headers: { 'content-type': 'application/json' } })],
-      ['a 413', fetch(`${app.url}/v1/chunk/token`, { method: 'POST', body: JSON.stringify({ text: 'x'.repeat(2000) }), headers: { 'content-type': 'application/json' } })],
-      ['a multipart 413', fetch(`${app.url}/v1/files`, { method: 'POST', body: (() => { const f = new FormData(); f.append('file', new Blob(['x'.repeat(200)]), 'a.txt'); return f; })() })],
+      [
+        'a 413',
+        fetch(`${app.url}/v1/chunk/token`, {
+          method: 'POST',
+          body: JSON.stringify({ text: 'x'.repeat(2000) }),
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      [
+        'a multipart 413',
+        fetch(`${app.url}/v1/files`, {
+          method: 'POST',
+          body: (() => {
+            const f = new FormData();
+            f.append('file', new Blob(['x'.repeat(200)]), 'a.txt');
+            return f;
+          })(),
+        }),
+      ],
     ];
     const statuses: Record<string, number> = {};
     for (const [what, answer] of answers) {
@@ -87,7 +111,11 @@ describe('the pages under the policy, in Chromium', () => {
   const pages: [string, string, (page: import('playwright-core').Page) => Promise<unknown>][] = [
     ['/docs', 'Swagger UI shows the operations', (p) => p.waitForSelector('.opblock-summary-path', { timeout: 60_000 })],
     ['/redoc', 'ReDoc shows the operations', (p) => p.waitForSelector('[data-section-id^="tag/"], .api-content h2', { timeout: 60_000 })],
-    ['/playground', 'the playground lists the chunkers', (p) => p.waitForSelector('#source option[value="chunker:token"]', { state: 'attached', timeout: 60_000 })],
+    [
+      '/playground',
+      'the playground lists the chunkers',
+      (p) => p.waitForSelector('#source option[value="chunker:token"]', { state: 'attached', timeout: 60_000 }),
+    ],
   ];
   for (const [path, what, rendered] of pages) {
     test(`${path}: ${what}, with no Content-Security-Policy violation`, async () => {
@@ -98,7 +126,7 @@ describe('the pages under the policy, in Chromium', () => {
           if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
         });
         await page.addInitScript(() => {
-          document.addEventListener('securitypolicyviolation', (e: any) => ((window.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`)));
+          document.addEventListener('securitypolicyviolation', (e: any) => (window.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`));
         });
         await page.goto(app.url + path);
         await rendered(page);
@@ -107,7 +135,10 @@ describe('the pages under the policy, in Chromium', () => {
         violations.push(...((await page.evaluate(() => window.__violations ?? [])) as string[]));
         // ReDoc's sidebar shows Redocly's logo from their CDN (and hides it when it fails to load):
         // the one remote load of the three pages, which the policy is there to block.
-        assert.deepEqual(violations.filter((v) => !v.includes(REDOC_CDN_LOGO)), []);
+        assert.deepEqual(
+          violations.filter((v) => !v.includes(REDOC_CDN_LOGO)),
+          [],
+        );
       } finally {
         await page.close();
       }

@@ -23,7 +23,7 @@ const encoder = new TextEncoder();
 function byteToUnit(text: string): Map<number, number> {
   const map = new Map<number, number>([[0, 0]]);
   let bytes = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     const units = cp > 0xffff ? 2 : 1;
     bytes += encoder.encode(text.slice(i, i + units)).length;

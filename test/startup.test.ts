@@ -15,7 +15,7 @@ import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 let server: TestPostgres;
 const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-startup-'));
 const children: ChildServer[] = [];
-before(async () => (server = await startPostgres()));
+before(async () => (server = await startPostgres({ own: true }))); // tests stop it
 after(async () => {
   await Promise.all(children.map((c) => c.stop('SIGKILL')));
   await server?.close();
@@ -29,7 +29,11 @@ const start = async (url: string) => {
 };
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(base + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+  const res = await fetch(base + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -80,7 +84,10 @@ test('a database out of reach at start: /health 200, /ready and database routes 
     assert.deepEqual((await call(child.url, 'GET', '/health')).body, { status: 'ok' });
     const ready = await call(child.url, 'GET', '/ready');
     assert.equal(ready.status, 503);
-    assert.match(ready.body.detail, /The database is not reachable yet \(connection refused\); this replica keeps trying to connect \(attempt \d+\): retry in a moment/);
+    assert.match(
+      ready.body.detail,
+      /The database is not reachable yet \(connection refused\); this replica keeps trying to connect \(attempt \d+\): retry in a moment/,
+    );
     for (const [method, path, body] of [
       ['POST', '/v1/pipelines', { name: 'early', steps: [{ type: 'chunk', chunker: 'token' }] }],
       ['GET', '/v1/pipelines', undefined],
@@ -95,7 +102,13 @@ test('a database out of reach at start: /health 200, /ready and database routes 
     }
     assert.equal((await call(child.url, 'POST', '/v1/chunk/token', { text: 'Chunking needs no database.' })).status, 200);
     const lines = attempts(child.log()).map((l) => JSON.parse(l) as { attempt: number; reason: string; retry_in_ms: number });
-    assert.deepEqual(lines.slice(0, 2).map((l) => [l.attempt, l.reason]), [[1, 'connection refused'], [2, 'connection refused']]);
+    assert.deepEqual(
+      lines.slice(0, 2).map((l) => [l.attempt, l.reason]),
+      [
+        [1, 'connection refused'],
+        [2, 'connection refused'],
+      ],
+    );
     assert.ok(lines[1]!.retry_in_ms > lines[0]!.retry_in_ms, 'the wait grows');
     assert.doesNotMatch(child.log(), new RegExp(password), 'no password in the log');
     for (const l of attempts(child.log())) assert.doesNotMatch(l, /postgres:\/\/|127\.0\.0\.1/, 'no URL in an attempt line');
@@ -112,7 +125,10 @@ test('a database out of reach at start: /health 200, /ready and database routes 
   assert.equal(up.status, 201);
   const job = await call(child.url, 'POST', '/v1/jobs', { steps: [{ type: 'chunk', chunker: 'token' }], documents: [{ id: 'd0', text: 'One document.' }] });
   assert.equal(job.status, 202, JSON.stringify(job.body));
-  assert.ok(await until(async () => (await call(child.url, 'GET', `/v1/jobs/${job.body.id}`)).body.status === 'done'), 'the job queue consumes once started late');
+  assert.ok(
+    await until(async () => (await call(child.url, 'GET', `/v1/jobs/${job.body.id}`)).body.status === 'done'),
+    'the job queue consumes once started late',
+  );
   await child.stop();
 });
 
@@ -130,7 +146,9 @@ test('a database that answers late with a schema newer than this chunkd: the wai
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query('CREATE TABLE chunkd_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))');
+  await client.query(
+    'CREATE TABLE chunkd_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))',
+  );
   await client.query("INSERT INTO chunkd_migrations (component, version) VALUES ('pipelines', 999)");
   await client.end();
   await server.stop();

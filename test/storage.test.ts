@@ -36,7 +36,15 @@ const record = (name: string): PipelineRecord => {
 };
 /** A row as chunkd 1 (schema version 1, no size column) wrote it. */
 const v1Insert = (store: SqliteStore, r: PipelineRecord) =>
-  connection(store).run('INSERT INTO pipelines (id, name, description, steps, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', r.id, r.name, r.description, JSON.stringify(r.steps), r.created_at, r.updated_at);
+  connection(store).run(
+    'INSERT INTO pipelines (id, name, description, steps, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    r.id,
+    r.name,
+    r.description,
+    JSON.stringify(r.steps),
+    r.created_at,
+    r.updated_at,
+  );
 const STEPS_BYTES = Buffer.byteLength(JSON.stringify(record('x').steps));
 /** The size column, oldest first. */
 const sizes = async (store: SqliteStore) => ((await connection(store).all('SELECT size FROM pipelines ORDER BY seq')) as { size: number }[]).map((r) => r.size);
@@ -99,7 +107,10 @@ describe('SQLite: opening', () => {
     const store = await SqliteStore.open(file);
     try {
       assert.deepEqual(await sizes(store), [6000 + 1 + STEPS_BYTES, 6000 + 1 + STEPS_BYTES, 6000 + 1 + STEPS_BYTES]);
-      assert.deepEqual((await store.list({ limit: 10, maxBytes: 13_000 })).pipelines.map((p) => p.name), ['c', 'b']);
+      assert.deepEqual(
+        (await store.list({ limit: 10, maxBytes: 13_000 })).pipelines.map((p) => p.name),
+        ['c', 'b'],
+      );
     } finally {
       await store.close();
     }
@@ -171,7 +182,9 @@ const sqlite: Backend = {
   fresh: () => SqliteStore.open(freshFile()),
   sizes: (store) => sizes(store as SqliteStore),
   async pageReadsIndexOnly(store) {
-    const plan = (await connection(store as SqliteStore).all('EXPLAIN QUERY PLAN SELECT seq, size FROM pipelines INDEXED BY pipelines_page WHERE seq < 5 ORDER BY seq DESC LIMIT 3')) as { detail: string }[];
+    const plan = (await connection(store as SqliteStore).all(
+      'EXPLAIN QUERY PLAN SELECT seq, size FROM pipelines INDEXED BY pipelines_page WHERE seq < 5 ORDER BY seq DESC LIMIT 3',
+    )) as { detail: string }[];
     assert.match(plan.map((p) => p.detail).join('; '), /COVERING INDEX pipelines_page/);
   },
 };
@@ -204,7 +217,9 @@ const postgres: Backend = {
   async pageReadsIndexOnly() {
     await shared!.pool.query('SET enable_seqscan = off'); // a table this small would be scanned whatever the indexes
     try {
-      const plan = (await shared!.pool.query<{ 'QUERY PLAN': string }>('EXPLAIN SELECT seq, size FROM pipelines WHERE seq < 5 ORDER BY seq DESC LIMIT 3')).rows.map((r) => r['QUERY PLAN']).join('; ');
+      const plan = (await shared!.pool.query<{ 'QUERY PLAN': string }>('EXPLAIN SELECT seq, size FROM pipelines WHERE seq < 5 ORDER BY seq DESC LIMIT 3')).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('; ');
       assert.match(plan, /Index Only Scan Backward using pipelines_page/);
     } finally {
       await shared!.pool.query('RESET enable_seqscan');
@@ -292,19 +307,25 @@ for (const backend of [sqlite, postgres]) {
               let made = 0;
               for (; made < initial; made++) await store.create(record(`p${made}`));
               const deleted = new Set<string>();
-              const seen = (await walk(store, limit, async () => {
-                const change = changes.shift();
-                if (change === 'create') await store.create(record(`p${made++}`));
-                else if (change !== undefined && change < made && !deleted.has(`p${change}`)) {
-                  deleted.add(`p${change}`);
-                  await store.delete(`id-p${change}`);
-                }
-              })).flat();
+              const seen = (
+                await walk(store, limit, async () => {
+                  const change = changes.shift();
+                  if (change === 'create') await store.create(record(`p${made++}`));
+                  else if (change !== undefined && change < made && !deleted.has(`p${change}`)) {
+                    deleted.add(`p${change}`);
+                    await store.delete(`id-p${change}`);
+                  }
+                })
+              ).flat();
               assert.equal(new Set(seen).size, seen.length, `seen twice: ${seen}`);
               const stayed = Array.from({ length: initial }, (_, i) => `p${i}`).filter((n) => !deleted.has(n));
               for (const n of stayed) assert.ok(seen.includes(n), `${n} existed throughout and was not listed: ${seen}`);
               const order = seen.map((n) => Number(n.slice(1)));
-              assert.deepEqual(order, [...order].sort((a, b) => b - a), 'newest first across pages');
+              assert.deepEqual(
+                order,
+                [...order].sort((a, b) => b - a),
+                'newest first across pages',
+              );
             } finally {
               await store.close();
             }
@@ -318,8 +339,19 @@ for (const backend of [sqlite, postgres]) {
       const store = await backend.fresh();
       try {
         // As a database written before the size cap could hold: pipelines of ~10 KB and one of ~50 KB.
-        const big = (name: string, kb: number): PipelineRecord => ({ ...record(name), steps: [{ type: 'chunk', chunker: 'token', config: { pad: 'é'.repeat(kb * 512) } }] });
-        for (const [name, kb] of [['a', 10], ['b', 10], ['c', 50], ['d', 10], ['e', 10], ['f', 10]] as const) await store.create(big(name, kb));
+        const big = (name: string, kb: number): PipelineRecord => ({
+          ...record(name),
+          steps: [{ type: 'chunk', chunker: 'token', config: { pad: 'é'.repeat(kb * 512) } }],
+        });
+        for (const [name, kb] of [
+          ['a', 10],
+          ['b', 10],
+          ['c', 50],
+          ['d', 10],
+          ['e', 10],
+          ['f', 10],
+        ] as const)
+          await store.create(big(name, kb));
         const pages: string[][] = [];
         let after: string | undefined;
         do {
@@ -327,7 +359,11 @@ for (const backend of [sqlite, postgres]) {
           pages.push(page.pipelines.map((p) => p.name));
           after = page.next ?? undefined;
         } while (after);
-        assert.deepEqual(pages, [['f', 'e'], ['d'], ['c'], ['b', 'a']], 'UTF-8 bytes count (é is 2): two of ~10 KB fit 25 KiB, three do not; the 50 KB one comes alone');
+        assert.deepEqual(
+          pages,
+          [['f', 'e'], ['d'], ['c'], ['b', 'a']],
+          'UTF-8 bytes count (é is 2): two of ~10 KB fit 25 KiB, three do not; the 50 KB one comes alone',
+        );
         assert.deepEqual((await store.list({ limit: 10 })).pipelines.length, 6, 'no budget: the limit alone');
       } finally {
         await store.close();
@@ -337,11 +373,19 @@ for (const backend of [sqlite, postgres]) {
     test('the size column follows every create and update (UTF-8 bytes); a page reads sizes from the index alone', async () => {
       const store = await backend.fresh();
       try {
-        const expected = (r: { name: string; description: string | null; steps: unknown }) => Buffer.byteLength(r.name) + Buffer.byteLength(r.description ?? '') + Buffer.byteLength(JSON.stringify(r.steps));
+        const expected = (r: { name: string; description: string | null; steps: unknown }) =>
+          Buffer.byteLength(r.name) + Buffer.byteLength(r.description ?? '') + Buffer.byteLength(JSON.stringify(r.steps));
         const a = await store.create({ ...record('ä'), description: '日本語' });
         const b = await store.create(record('b'));
         const steps = [{ type: 'chunk' as const, chunker: 'token', config: { chunk_size: 7, note: '🙂'.repeat(10) } }];
-        const patches = [{ name: 'ää' }, { description: null }, { description: 'long '.repeat(50) }, { steps }, { name: 'z', description: 'é', steps: record('x').steps }, {}];
+        const patches = [
+          { name: 'ää' },
+          { description: null },
+          { description: 'long '.repeat(50) },
+          { steps },
+          { name: 'z', description: 'é', steps: record('x').steps },
+          {},
+        ];
         let current = a;
         for (const patch of patches) {
           current = (await store.update(a.id, { ...patch, updated_at: a.updated_at }))!;
@@ -386,15 +430,23 @@ describe('SQLite: the server', () => {
 });
 
 describe('PostgreSQL: opening', () => {
-  const applied = async (pool: pg.Pool) => (await pool.query<{ component: string; version: number }>('SELECT component, version FROM chunkd_migrations ORDER BY version')).rows.map((r) => `${r.component}:${r.version}`);
+  const applied = async (pool: pg.Pool) =>
+    (await pool.query<{ component: string; version: number }>('SELECT component, version FROM chunkd_migrations ORDER BY version')).rows.map(
+      (r) => `${r.component}:${r.version}`,
+    );
 
   test('N stores opening one new database at once: every one opens, each step is applied once', async () => {
     const pool = await newPool();
     // Separate pools, as separate replicas have.
-    const replicas = await Promise.all(Array.from({ length: 4 }, async () => createPool((pool as unknown as { options: { connectionString: string } }).options.connectionString)));
+    const replicas = await Promise.all(
+      Array.from({ length: 4 }, async () => createPool((pool as unknown as { options: { connectionString: string } }).options.connectionString)),
+    );
     pools.push(...replicas);
     await Promise.all(replicas.map((p) => PgPipelineStore.open(p)));
-    assert.deepEqual(await applied(pool), PG_MIGRATIONS.map((m) => `pipelines:${m.version}`));
+    assert.deepEqual(
+      await applied(pool),
+      PG_MIGRATIONS.map((m) => `pipelines:${m.version}`),
+    );
     const unique = await pool.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'pipelines' AND indexdef LIKE '%UNIQUE%(name)%'`);
     assert.equal(unique.rowCount, 1, 'the name is unique in the database itself');
   });
@@ -406,7 +458,10 @@ describe('PostgreSQL: opening', () => {
     const next: Migration = { version: PG_MIGRATIONS.at(-1)!.version + 1, sql: 'ALTER TABLE pipelines ADD COLUMN owner TEXT' };
     const v2 = await PgPipelineStore.open(pool, [...PG_MIGRATIONS, next]);
     assert.deepEqual(await names(v2), ['old']);
-    assert.deepEqual(await applied(pool), [...PG_MIGRATIONS, next].map((m) => `pipelines:${m.version}`));
+    assert.deepEqual(
+      await applied(pool),
+      [...PG_MIGRATIONS, next].map((m) => `pipelines:${m.version}`),
+    );
     const broken: Migration = { version: next.version + 1, sql: 'CREATE TABLE half_done (a int); THIS IS NOT SQL' };
     await assert.rejects(PgPipelineStore.open(pool, [...PG_MIGRATIONS, next, broken]), /syntax error/);
     assert.equal((await pool.query(`SELECT to_regclass('half_done') AS t`)).rows[0].t, null);
@@ -416,7 +471,10 @@ describe('PostgreSQL: opening', () => {
   test('refuses a database from a newer chunkd, saying what to do', async () => {
     const pool = await newPool();
     await PgPipelineStore.open(pool);
-    await assert.rejects(PgPipelineStore.open(pool, []), /schema version 1, newer than this chunkd knows \(0\): upgrade chunkd, or point --database-url at another database/);
+    await assert.rejects(
+      PgPipelineStore.open(pool, []),
+      /schema version 1, newer than this chunkd knows \(0\): upgrade chunkd, or point --database-url at another database/,
+    );
   });
 
   test('the server uses PostgreSQL with --database-url and offers its pool as services.postgres', async () => {
@@ -428,7 +486,11 @@ describe('PostgreSQL: opening', () => {
       assert.ok(app.booted.deps.services.pipelines instanceof PgPipelineStore);
       assert.equal((await app.post('/v1/pipelines', { name: 'in-pg', steps: [{ type: 'chunk', chunker: 'token' }] })).status, 201);
       assert.deepEqual((await pool.query('SELECT name FROM pipelines')).rows, [{ name: 'in-pg' }]);
-      assert.deepEqual((await pool.query('SHOW statement_timeout')).rows, [{ statement_timeout: `${STATEMENT_TIMEOUT_MS / 1000}s` }], 'every connection has the statement timeout');
+      assert.deepEqual(
+        (await pool.query('SHOW statement_timeout')).rows,
+        [{ statement_timeout: `${STATEMENT_TIMEOUT_MS / 1000}s` }],
+        'every connection has the statement timeout',
+      );
       assert.deepEqual((await app.request('GET', '/ready')).body, { status: 'ready' });
       assert.equal(existsSync(join(app.settings.dataDir, DATABASE_FILE)), false, 'no SQLite file');
     } finally {
@@ -445,12 +507,15 @@ describe('PostgreSQL: never a hang', () => {
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     const pool = createPool(`postgres://u:hidden-pw@127.0.0.1:${(silent.address() as { port: number }).port}/db`);
     try {
-      await assert.rejects(pool.query('SELECT 1').catch((e) => Promise.reject(asUnavailable(e))), (e: Error & { code?: string; detail?: string }) => {
-        assert.equal(e.code, 'UNAVAILABLE');
-        assert.match(e.detail!, /^The pipelines database is unreachable \(connection timed out\): retry in a moment/);
-        assert.doesNotMatch(e.detail!, /hidden-pw|127\.0\.0\.1/);
-        return true;
-      });
+      await assert.rejects(
+        pool.query('SELECT 1').catch((e) => Promise.reject(asUnavailable(e))),
+        (e: Error & { code?: string; detail?: string }) => {
+          assert.equal(e.code, 'UNAVAILABLE');
+          assert.match(e.detail!, /^The pipelines database is unreachable \(connection timed out\): retry in a moment/);
+          assert.doesNotMatch(e.detail!, /hidden-pw|127\.0\.0\.1/);
+          return true;
+        },
+      );
     } finally {
       await pool.end();
       sockets.forEach((s) => s.destroy());
@@ -463,7 +528,10 @@ describe('PostgreSQL: never a hang', () => {
     const client = await pool.connect();
     try {
       await client.query('SET statement_timeout = 50');
-      const e = await client.query('SELECT pg_sleep(5)').then(() => undefined, (e: unknown) => e);
+      const e = await client.query('SELECT pg_sleep(5)').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.match((asUnavailable(e) as ChunkdError).detail as string, /unreachable \(a statement timed out\)/);
     } finally {
       client.release(true);

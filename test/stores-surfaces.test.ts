@@ -9,7 +9,8 @@ import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { writeModel2Vec } from './helpers/tiny-models.js';
 
-const TEXT = 'The river flooded the valley 🌊. Farmers moved their herds uphill.\r\n\r\nIn spring the water receded and the fields were green again. 新しい段落。';
+const TEXT =
+  'The river flooded the valley 🌊. Farmers moved their herds uphill.\r\n\r\nIn spring the water receded and the fields were green again. 新しい段落。';
 const OTHER = 'Bees visit the orchard in April. The honey harvest comes in late summer, after the lavender.';
 const TINY = 'minishlab/potion-retrieval-32M';
 
@@ -26,13 +27,21 @@ interface Hit {
 let app: TestApp;
 before(async () => {
   const words = ['river', 'valley', 'farmers', 'spring', 'water', 'bees', 'honey', 'orchard'];
-  const model = await writeModel2Vec(words, words.map((_, i) => [Math.cos(i), Math.sin(i), 1]));
+  const model = await writeModel2Vec(
+    words,
+    words.map((_, i) => [Math.cos(i), Math.sin(i), 1]),
+  );
   app = await startApp({ 'model-map': `${TINY}=${model}` });
 });
 after(() => app.close());
 
 const codepoints = (s: string, a: number, b: number) => Array.from(s).slice(a, b).join('');
-const stores = async () => (await app.request('GET', '/v1/stores')).body as { name: string; handshake: string; collections: { name: string; count: number; model: string | null; dimension: number | null }[] }[];
+const stores = async () =>
+  (await app.request('GET', '/v1/stores')).body as {
+    name: string;
+    handshake: string;
+    collections: { name: string; count: number; model: string | null; dimension: number | null }[];
+  }[];
 const collection = async (name: string) => (await stores()).find((s) => s.name === 'default')!.collections.find((c) => c.name === name);
 const search = (body: Record<string, unknown>, store = 'default') => app.post(`/v1/stores/${store}/search`, body);
 
@@ -88,7 +97,10 @@ describe('a stored pipeline with a write step', () => {
       assert.equal(codepoints(TEXT, h.start_index, h.end_index), h.text);
       assert.ok(h.token_count > 0);
     }
-    assert.ok(hits.every((h, i) => i === 0 || hits[i - 1]!.score >= h.score), 'best first');
+    assert.ok(
+      hits.every((h, i) => i === 0 || hits[i - 1]!.score >= h.score),
+      'best first',
+    );
     assert.match(hits[0]!.text, /Farmers|herds/);
   });
 
@@ -131,14 +143,22 @@ describe('a stored pipeline with a write step', () => {
   });
 
   test('an embeddings step with another model than the collection’s: 409 naming both models', async () => {
-    const other = await pipeline('rivers-tiny', [chunk, { type: 'refine', refinery: 'embeddings', config: { embedding_model: TINY } }, { type: 'write', store: 'default', config: { collection: 'rivers' } }]);
+    const other = await pipeline('rivers-tiny', [
+      chunk,
+      { type: 'refine', refinery: 'embeddings', config: { embedding_model: TINY } },
+      { type: 'write', store: 'default', config: { collection: 'rivers' } },
+    ]);
     const res = await app.post(`/v1/pipelines/${other}/execute`, { text: TEXT, document: 'doc-9' });
     assert.equal(res.status, 409, JSON.stringify(res.body));
     assert.match(res.body.detail, new RegExp(`${EMBEDDED_MODEL}.*${TINY}|${TINY}.*${EMBEDDED_MODEL}`));
   });
 
   test('a pipeline whose own embeddings step embeds: the answer keeps the embeddings, the collection records that model', async () => {
-    const id = await pipeline('tiny-write', [chunk, { type: 'refine', refinery: 'embeddings', config: { embedding_model: TINY } }, { type: 'write', store: 'default', config: { collection: 'tiny' } }]);
+    const id = await pipeline('tiny-write', [
+      chunk,
+      { type: 'refine', refinery: 'embeddings', config: { embedding_model: TINY } },
+      { type: 'write', store: 'default', config: { collection: 'tiny' } },
+    ]);
     const res = await app.post(`/v1/pipelines/${id}/execute`, { text: OTHER, document: 'bees' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.every((c: { embedding: number[] }) => c.embedding.length === 3));
@@ -203,7 +223,11 @@ describe('search bodies', () => {
 describe("the slug API's flat write step, as Chonkie's Python client sends it", () => {
   // Pipeline(slug).chunk_with("recursive", chunk_size=64).store_in("lancedb", table_name="py_docs") serialises each step as
   // {"type", "component", **kwargs}: POST /v1/pipeline {slug, description: None, steps}, then POST /v1/pipeline/{slug} {text}.
-  const body = (slug: string, write: Record<string, unknown>) => ({ slug, description: null, steps: [{ type: 'chunk', component: 'recursive', chunk_size: 64 }, write] });
+  const body = (slug: string, write: Record<string, unknown>) => ({
+    slug,
+    description: null,
+    steps: [{ type: 'chunk', component: 'recursive', chunk_size: 64 }, write],
+  });
 
   test('store_in("lancedb", table_name=…) writes to the default connection; the step is shown flat', async () => {
     const created = await app.post('/v1/pipeline', body('py-lance', { type: 'write', component: 'lancedb', table_name: 'py_docs' }));
@@ -220,7 +244,10 @@ describe("the slug API's flat write step, as Chonkie's Python client sends it", 
   test('collection_name is accepted too; a handshake the server has no connection of is a 422 listing the connections', async () => {
     const named = await app.post('/v1/pipeline', body('py-named', { type: 'write', component: 'lancedb', collection_name: 'named' }));
     assert.equal(named.status, 200, JSON.stringify(named.body));
-    const qdrant = await app.post('/v1/pipeline', body('py-qdrant', { type: 'write', component: 'qdrant', collection_name: 'docs', url: 'http://localhost:6333' }));
+    const qdrant = await app.post(
+      '/v1/pipeline',
+      body('py-qdrant', { type: 'write', component: 'qdrant', collection_name: 'docs', url: 'http://localhost:6333' }),
+    );
     assert.equal(qdrant.status, 422);
     const messages = JSON.stringify(qdrant.body.detail);
     assert.match(messages, /no store connection of the handshake 'qdrant'.*default \(lancedb\)/);

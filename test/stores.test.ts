@@ -21,7 +21,14 @@ const memory = (over: Record<string, unknown> = {}) => ({ name: 'mem', handshake
 const inline = (entries: unknown[]) => JSON.stringify(entries);
 const settings = (stores: string, databaseUrl = '') => ({ stores, dataDir: dir, databaseUrl });
 
-const chunk = (text: string, start: number, embedding: number[]): Chunk => ({ id: 'x', text, start_index: start, end_index: start + text.length, token_count: 1, embedding });
+const chunk = (text: string, start: number, embedding: number[]): Chunk => ({
+  id: 'x',
+  text,
+  start_index: start,
+  end_index: start + text.length,
+  token_count: 1,
+  embedding,
+});
 
 describe('connections', () => {
   test('nothing set: one connection, default, a LanceDB store under the data directory', () => {
@@ -42,11 +49,18 @@ describe('connections', () => {
       [[memory(), memory()], /entry 1: a second connection is named 'mem'/],
       [[{ name: 'Bad Name', handshake: 'memory' }], /entry 0: "name" must be/],
       [{ name: 'x' }, /stores\.json must hold a non-empty JSON array/],
-      [[memory({ token: 'env:CHUNKD_TEST_UNSET_VAR' })], /entry 0 \("mem"\), "token" is "env:CHUNKD_TEST_UNSET_VAR", but the environment variable CHUNKD_TEST_UNSET_VAR is not set/],
+      [
+        [memory({ token: 'env:CHUNKD_TEST_UNSET_VAR' })],
+        /entry 0 \("mem"\), "token" is "env:CHUNKD_TEST_UNSET_VAR", but the environment variable CHUNKD_TEST_UNSET_VAR is not set/,
+      ],
     ];
     for (const [entries, message] of cases) {
       writeFileSync(file, JSON.stringify(entries));
-      assert.throws(() => readConnections(file, dir, registry, {}), (e: Error) => e instanceof StoresConfigError && message.test(e.message) && e.message.includes(file), JSON.stringify(entries));
+      assert.throws(
+        () => readConnections(file, dir, registry, {}),
+        (e: Error) => e instanceof StoresConfigError && message.test(e.message) && e.message.includes(file),
+        JSON.stringify(entries),
+      );
     }
     writeFileSync(file, '[{');
     assert.throws(() => readConnections(file, dir, registry), /stores\.json is not valid JSON/);
@@ -59,7 +73,10 @@ describe('connections', () => {
     assert.deepEqual(conn!.secrets, ['s3cr3t-token']);
     const stores = new Stores(registry, [conn!], { replicaSet: false });
     assert.doesNotMatch(JSON.stringify(await stores.list()), /s3cr3t/);
-    assert.throws(() => readConnections(inline([memory({ token: 12345678 })]), dir, registry, {}), (e: Error) => /token/.test(e.message));
+    assert.throws(
+      () => readConnections(inline([memory({ token: 12345678 })]), dir, registry, {}),
+      (e: Error) => /token/.test(e.message),
+    );
     assert.equal(redact('connect postgres://u:hunter22@db/x failed for hunter22', ['postgres://u:hunter22@db/x']), 'connect [secret] failed for [secret]');
   });
 });
@@ -76,10 +93,19 @@ describe('Stores', () => {
     const [listed] = await stores.list();
     assert.deepEqual(listed, { name: 'mem', handshake: 'memory', local: false, collections: [{ name: 'docs', count: 3, model: 'm1', dimension: 2 }] });
     const hits = await stores.search('mem', { collection: 'docs', embedding: [0, 1], k: 2 });
-    assert.deepEqual(hits.map((h) => [h.text, h.document]), [['beta', 'd1'], ['gamma', 'd2']]);
+    assert.deepEqual(
+      hits.map((h) => [h.text, h.document]),
+      [
+        ['beta', 'd1'],
+        ['gamma', 'd2'],
+      ],
+    );
     assert.equal(hits[0]!.id, (await stores.search('mem', { collection: 'docs', embedding: [0, 1], k: 1 }))[0]!.id, 'ids are deterministic');
     const filtered = await stores.search('mem', { collection: 'docs', embedding: [0, 1], k: 5, filter: { document: 'd2' } });
-    assert.deepEqual(filtered.map((h) => h.text), ['gamma']);
+    assert.deepEqual(
+      filtered.map((h) => h.text),
+      ['gamma'],
+    );
     assert.equal(await stores.deleteDocument('mem', 'docs', 'd1'), 2);
     assert.equal((await stores.collection('mem', 'docs'))!.count, 1);
     await stores.write('mem', 'docs', 'd2', [], 'm1');
@@ -90,29 +116,63 @@ describe('Stores', () => {
   test('another model or dimension is a 409 naming both; a query vector of the wrong dimension a 422', async () => {
     const stores = open([memory()]);
     await stores.write('mem', 'docs', 'd1', [chunk('alpha', 0, [1, 0])], 'model-a');
-    await assert.rejects(stores.write('mem', 'docs', 'd2', [chunk('b', 0, [1, 0])], 'model-b'), (e: { status: number; message: string }) => e.status === 409 && /model-a/.test(e.message) && /model-b/.test(e.message));
-    await assert.rejects(stores.write('mem', 'docs', 'd2', [chunk('b', 0, [1, 0, 0])], 'model-a'), (e: { status: number; message: string }) => e.status === 409 && /2 dimensions/.test(e.message) && /3/.test(e.message));
-    await assert.rejects(stores.search('mem', { collection: 'docs', embedding: [1, 0, 0], k: 1 }), (e: { status: number; message: string }) => e.status === 422 && /3 dimensions/.test(e.message) && /2 dimensions/.test(e.message));
-    await assert.rejects(stores.write('mem', 'docs', 'd3', [{ ...chunk('c', 0, []), embedding: undefined }], 'model-a'), (e: { status: number; message: string }) => e.status === 422 && /embeddings step/.test(e.message));
+    await assert.rejects(
+      stores.write('mem', 'docs', 'd2', [chunk('b', 0, [1, 0])], 'model-b'),
+      (e: { status: number; message: string }) => e.status === 409 && /model-a/.test(e.message) && /model-b/.test(e.message),
+    );
+    await assert.rejects(
+      stores.write('mem', 'docs', 'd2', [chunk('b', 0, [1, 0, 0])], 'model-a'),
+      (e: { status: number; message: string }) => e.status === 409 && /2 dimensions/.test(e.message) && /3/.test(e.message),
+    );
+    await assert.rejects(
+      stores.search('mem', { collection: 'docs', embedding: [1, 0, 0], k: 1 }),
+      (e: { status: number; message: string }) => e.status === 422 && /3 dimensions/.test(e.message) && /2 dimensions/.test(e.message),
+    );
+    await assert.rejects(
+      stores.write('mem', 'docs', 'd3', [{ ...chunk('c', 0, []), embedding: undefined }], 'model-a'),
+      (e: { status: number; message: string }) => e.status === 422 && /embeddings step/.test(e.message),
+    );
   });
 
   test('unknown store: 404 with did-you-mean and the connections; unknown collection: 404; bad names and k: 422', async () => {
     const stores = open([memory(), memory({ name: 'docs' })]);
-    await assert.rejects(stores.search('mam', { collection: 'docs', query: 'x', k: 1 }), (e: { status: number; message: string }) => e.status === 404 && /mem/.test(e.message) && /mem, docs/.test(e.message));
-    await assert.rejects(stores.search('mem', { collection: 'nope', query: 'x', k: 1 }), (e: { status: number; message: string }) => e.status === 404 && /no collection 'nope'/.test(e.message));
+    await assert.rejects(
+      stores.search('mam', { collection: 'docs', query: 'x', k: 1 }),
+      (e: { status: number; message: string }) => e.status === 404 && /mem/.test(e.message) && /mem, docs/.test(e.message),
+    );
+    await assert.rejects(
+      stores.search('mem', { collection: 'nope', query: 'x', k: 1 }),
+      (e: { status: number; message: string }) => e.status === 404 && /no collection 'nope'/.test(e.message),
+    );
     await assert.rejects(stores.deleteDocument('mem', 'nope', 'd'), (e: { status: number }) => e.status === 404);
     await assert.rejects(stores.search('mem', { collection: '../etc', query: 'x', k: 1 }), (e: { status: number }) => e.status === 422);
-    await assert.rejects(stores.search('mem', { collection: 'docs', query: 'x', k: 0 }), (e: { status: number; message: string }) => e.status === 422 && /k must/.test(e.message));
+    await assert.rejects(
+      stores.search('mem', { collection: 'docs', query: 'x', k: 0 }),
+      (e: { status: number; message: string }) => e.status === 422 && /k must/.test(e.message),
+    );
   });
 
   test('in a replica set a local store is listed local, named at start, and refused writes naming --stores', async () => {
     const logged: string[] = [];
-    const stores = Stores.fromSettings(registry, settings(inline([{ name: 'lance', handshake: 'lancedb', path: join(dir, 'replica') }, memory()]), 'postgres://db/x'), { log: (_l, msg) => logged.push(msg) });
+    const stores = Stores.fromSettings(
+      registry,
+      settings(inline([{ name: 'lance', handshake: 'lancedb', path: join(dir, 'replica') }, memory()]), 'postgres://db/x'),
+      { log: (_l, msg) => logged.push(msg) },
+    );
     assert.equal(logged.length, 1);
     assert.match(logged[0]!, /'lance'.*--stores/);
     const listed = await stores.list();
-    assert.deepEqual(listed.map((s) => [s.name, s.local]), [['lance', true], ['mem', false]]);
-    await assert.rejects(stores.write('lance', 'docs', 'd', [chunk('a', 0, [1])], 'm'), (e: { status: number; message: string }) => e.status === 409 && /--stores/.test(e.message));
+    assert.deepEqual(
+      listed.map((s) => [s.name, s.local]),
+      [
+        ['lance', true],
+        ['mem', false],
+      ],
+    );
+    await assert.rejects(
+      stores.write('lance', 'docs', 'd', [chunk('a', 0, [1])], 'm'),
+      (e: { status: number; message: string }) => e.status === 409 && /--stores/.test(e.message),
+    );
     await assert.rejects(stores.deleteDocument('lance', 'docs', 'd'), (e: { status: number }) => e.status === 409);
     await stores.write('mem', 'docs', 'd', [chunk('a', 0, [1])], 'm'); // a shared store is written as usual
     await stores.close();
@@ -125,7 +185,9 @@ describe('Stores', () => {
     const text = 'The river flows to the sea. Cats sleep on warm chairs. Compilers translate source code.';
     const parts = text.match(/[^.]+\./g)!;
     let at = 0;
-    const chunks = await refinery.refine(parts.map((p) => ({ id: 'x', text: p, start_index: (at = text.indexOf(p, at)), end_index: (at += p.length), token_count: 1 })));
+    const chunks = await refinery.refine(
+      parts.map((p) => ({ id: 'x', text: p, start_index: (at = text.indexOf(p, at)), end_index: (at += p.length), token_count: 1 })),
+    );
     await stores.write('default', 'docs', 'doc-1', chunks, EMBEDDED_MODEL);
     const hits = await stores.search('default', { collection: 'docs', query: 'kittens and cats sleeping', k: 3 });
     assert.equal(hits.length, 3);
@@ -137,8 +199,18 @@ describe('Stores', () => {
 });
 
 test('refuseConnectionFields: a URL, host, path or credential in a body is a 422 naming the field', () => {
-  for (const [body, field] of [[{ url: 'http://169.254.169.254/' }, 'url'], [{ collection: 'docs', config: { path: '/etc' } }, 'path'], [{ filter: { Password: 'x' } }, 'Password'], [{ space: 'x' }, 'space']] as const) {
-    assert.throws(() => refuseConnectionFields(body, registry), (e: { status: number; detail: { loc: string[]; msg: string }[] }) => e.status === 422 && e.detail[0]!.loc.at(-1) === field && !JSON.stringify(e.detail).includes('169.254'), field);
+  for (const [body, field] of [
+    [{ url: 'http://169.254.169.254/' }, 'url'],
+    [{ collection: 'docs', config: { path: '/etc' } }, 'path'],
+    [{ filter: { Password: 'x' } }, 'Password'],
+    [{ space: 'x' }, 'space'],
+  ] as const) {
+    assert.throws(
+      () => refuseConnectionFields(body, registry),
+      (e: { status: number; detail: { loc: string[]; msg: string }[] }) =>
+        e.status === 422 && e.detail[0]!.loc.at(-1) === field && !JSON.stringify(e.detail).includes('169.254'),
+      field,
+    );
   }
   assert.doesNotThrow(() => refuseConnectionFields({ collection: 'docs', query: 'x', k: 5, filter: { document: 'd' } }, registry));
 });

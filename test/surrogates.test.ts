@@ -40,7 +40,7 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
     );
   });
 
-  test('long texts (found by byte search, a piece at a time): pairs across piece edges, lone halves, and characters whose low byte looks like a high surrogate\'s', () => {
+  test("long texts (found by byte search, a piece at a time): pairs across piece edges, lone halves, and characters whose low byte looks like a high surrogate's", () => {
     // U+00D8, U+4ED8, U+01DB: a byte 0xD8–0xDB in the low place, which is not a surrogate's.
     const unit = fc.constantFrom('a', 'Ø', '付', 'Û', '日', '🦛', '𠀀', '\ud83e', '\udc00', '\udbff\udfff');
     fc.assert(
@@ -74,7 +74,7 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
     );
   });
 
-  test('a long text chunked through the kernel (its pairs found along the id key): each chunk\'s code-point offsets slice out its text', async () => {
+  test("a long text chunked through the kernel (its pairs found along the id key): each chunk's code-point offsets slice out its text", async () => {
     const registry = await discover();
     const plugin = registry.get('chunker', 'fast');
     const config = plugin.validateConfig({ chunk_size: 64, delimiters: '.' }, ['config']);
@@ -103,7 +103,10 @@ describe('surrogatePairs: the shared scan behind code-point counts and offsets',
       fc.property(fc.string({ unit, maxLength: 40 }), (text) => {
         const cps = [...text];
         const utf16 = cps.map((_, i) => cps.slice(0, i).join('').length);
-        assert.deepEqual(convertOffsets(text, utf16.slice(), 'codepoint'), cps.map((_, i) => i));
+        assert.deepEqual(
+          convertOffsets(text, utf16.slice(), 'codepoint'),
+          cps.map((_, i) => i),
+        );
         assert.deepEqual(convertOffsets(text, utf16.slice().reverse(), 'codepoint'), cps.map((_, i) => i).reverse());
       }),
       { numRuns: 200 },

@@ -26,8 +26,16 @@ const TEXT = '# Grüße\n\nPlain words, 日本語, and 🙂 here. '.repeat(Math.
 /** One multipart body with a Content-Length (the upload is read into one shared buffer then). */
 async function upload(app: TestApp, file: Buffer, filename: string) {
   const b = 'TextBytesBoundary';
-  const body = Buffer.concat([Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`), file, Buffer.from(`\r\n--${b}--\r\n`)]);
-  const res = await fetch(`${app.url}/v1/files`, { method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${b}`, 'content-length': String(body.length) } });
+  const body = Buffer.concat([
+    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n`),
+    file,
+    Buffer.from(`\r\n--${b}--\r\n`),
+  ]);
+  const res = await fetch(`${app.url}/v1/files`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': `multipart/form-data; boundary=${b}`, 'content-length': String(body.length) },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 

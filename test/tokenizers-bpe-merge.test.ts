@@ -40,7 +40,12 @@ function mergedIds(name: string, text: string): number[] {
 
 function encoderEnds(enc: Wasm, text: string): number[] {
   let b = 0;
-  return [...byteEndsToUtf16(text, [...enc.encode_ordinary(text)].map((id) => (b += enc.decode_single_token_bytes(id).length)))];
+  return [
+    ...byteEndsToUtf16(
+      text,
+      [...enc.encode_ordinary(text)].map((id) => (b += enc.decode_single_token_bytes(id).length)),
+    ),
+  ];
 }
 
 /** Scripts with one-, two-, three- and four-byte characters, combining marks and few letters (many repeats). */
@@ -66,7 +71,7 @@ const ALPHABETS = [
 const segment = fc.constantFrom(...ALPHABETS).chain((a) => fc.string({ unit: fc.constantFrom(...[...a]), minLength: 1, maxLength: 700 }));
 const text = fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => s.join(''));
 
-describe('the byte-pair merge gives the encoder\'s tokens', () => {
+describe("the byte-pair merge gives the encoder's tokens", () => {
   for (const name of TIKTOKEN_ENCODINGS) {
     test(`${name}: random texts over many scripts (property)`, () => {
       const enc = get_encoding(name);
@@ -119,7 +124,10 @@ describe('pieces the encoder cannot take', () => {
     test(`${name}: 1,000,000 × 'a' and 200,000 random letters give tokens that spell the text`, () => {
       const enc = get_encoding(name);
       const ranks = ranksOf(name);
-      for (const run of ['a'.repeat(1_000_000), Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + ((i * 2654435761) >>> 7) % 26)).join('')]) {
+      for (const run of [
+        'a'.repeat(1_000_000),
+        Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + (((i * 2654435761) >>> 7) % 26))).join(''),
+      ]) {
         const ends = tiktoken(name).ends(run);
         assert.ok(ends.length > 0 && ends.at(-1) === run.length);
         const key = latin1(run);
@@ -153,7 +161,10 @@ describe('pieces the encoder cannot take', () => {
       const r = await app.post<{ text: string; token_count: number }[]>('/v1/chunk/token', { text, tokenizer: 'cl100k_base', chunk_size: 4096 });
       assert.equal(r.status, 200);
       assert.equal(r.body.map((c) => c.text).join(''), text);
-      assert.equal(r.body.reduce((n, c) => n + c.token_count, 0), tiktoken('cl100k_base').count(text));
+      assert.equal(
+        r.body.reduce((n, c) => n + c.token_count, 0),
+        tiktoken('cl100k_base').count(text),
+      );
     } finally {
       await app.close();
     }

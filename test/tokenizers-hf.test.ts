@@ -72,7 +72,10 @@ describe('naming and errors', () => {
   test('a file that is not a usable tokenizer.json → 400 that quotes nothing of the file', async () => {
     const file = join(tempDir(), 'tokenizer.json');
     writeFileSync(file, 'this is { not json');
-    await assert.rejects(loadTokenizer(file), (e) => isChunkdError(e) && e.status === 400 && /not a known name nor a tokenizer\.json/.test(String(e.detail)) && !String(e.detail).includes('this is'));
+    await assert.rejects(
+      loadTokenizer(file),
+      (e) => isChunkdError(e) && e.status === 400 && /not a known name nor a tokenizer\.json/.test(String(e.detail)) && !String(e.detail).includes('this is'),
+    );
   });
 });
 

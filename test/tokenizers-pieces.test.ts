@@ -24,7 +24,12 @@ const { get_encoding } = createRequire(import.meta.url)('tiktoken') as { get_enc
 /** The encoder's own answer, with no cache in between: one encode of the whole text. */
 function encoderEnds(enc: Wasm, text: string): number[] {
   let b = 0;
-  return [...byteEndsToUtf16(text, [...enc.encode_ordinary(text)].map((id) => (b += enc.decode_single_token_bytes(id).length)))];
+  return [
+    ...byteEndsToUtf16(
+      text,
+      [...enc.encode_ordinary(text)].map((id) => (b += enc.decode_single_token_bytes(id).length)),
+    ),
+  ];
 }
 
 const TRICKY = [
@@ -39,7 +44,7 @@ const TRICKY = [
   'abc abc abc abc ABC Abc aBC',
 ];
 
-describe('the piece cache gives the encoder\'s tokens', () => {
+describe("the piece cache gives the encoder's tokens", () => {
   for (const name of TIKTOKEN_ENCODINGS) {
     test(`${name}: corpora, tricky texts, a second (cached) pass`, () => {
       const enc = get_encoding(name);
@@ -61,7 +66,10 @@ describe('the piece cache gives the encoder\'s tokens', () => {
     for (const name of probeEncodings) {
       const enc = get_encoding(name);
       const t = tiktoken(name);
-      fc.assert(fc.property(arb, (text) => assert.deepEqual([...t.ends(text)], encoderEnds(enc, text))), { numRuns: 400 });
+      fc.assert(
+        fc.property(arb, (text) => assert.deepEqual([...t.ends(text)], encoderEnds(enc, text))),
+        { numRuns: 400 },
+      );
     }
   });
 });

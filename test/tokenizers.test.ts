@@ -57,7 +57,10 @@ describe('ends: one per token, non-decreasing, on code-point boundaries, last at
     const text = '語'; // one character, several byte-level tokens
     const ends = t.ends(text);
     assert.ok(ends.length > 1, 'the fixture must span several tokens');
-    assert.deepEqual([...ends], [...ends].map(() => 1));
+    assert.deepEqual(
+      [...ends],
+      [...ends].map(() => 1),
+    );
   });
 
   test('character: each code point ends a token, for texts of every length, with and without pairs; an earlier answer stays as it was', async () => {
@@ -92,7 +95,8 @@ describe('spanCounter: exact for additive and cheap tokenizers, additive for BPE
         for (let i = 0; i < cuts.length; i += 3) {
           for (let j = i + 1; j < cuts.length; j += 5) {
             const [s, e] = [cuts[i]!, cuts[j]!];
-            if (t.additive || t.cheapCount) assert.equal(counter.count(s, e), t.count(text.slice(s, e)), `${name}: [${s}, ${e}) of ${JSON.stringify(text.slice(0, 20))}`);
+            if (t.additive || t.cheapCount)
+              assert.equal(counter.count(s, e), t.count(text.slice(s, e)), `${name}: [${s}, ${e}) of ${JSON.stringify(text.slice(0, 20))}`);
             else assert.equal(counter.count(0, s) + counter.count(s, e) + counter.count(e, text.length), t.count(text));
           }
         }

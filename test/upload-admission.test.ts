@@ -16,7 +16,8 @@ import { startApp, type TestApp } from './helpers/app.js';
 
 const B = 'AdmissionBoundary';
 const FILE_BYTES = 256 * 1024;
-const head = (filename = 'a.txt', type = 'text/plain') => Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`);
+const head = (filename = 'a.txt', type = 'text/plain') =>
+  Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`);
 const tail = Buffer.from(`\r\n--${B}--\r\n`);
 /** A whole multipart body holding one text file of `bytes` bytes. */
 const bodyOf = (bytes: number, filename?: string, type?: string) => Buffer.concat([head(filename, type), Buffer.alloc(bytes, 'word '), tail]);
@@ -42,7 +43,9 @@ class RawUpload {
         res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(Buffer.concat(parts).toString() || 'null') }));
       });
       // A connection the server cut (after its answer, or a client that left on purpose) is what the test judges, not an error.
-      this.req.on('error', (e: NodeJS.ErrnoException) => (['ECONNRESET', 'EPIPE'].includes(e.code ?? '') ? resolve({ status: 0, headers: {}, body: null }) : reject(e)));
+      this.req.on('error', (e: NodeJS.ErrnoException) =>
+        ['ECONNRESET', 'EPIPE'].includes(e.code ?? '') ? resolve({ status: 0, headers: {}, body: null }) : reject(e),
+      );
     });
     this.req.flushHeaders();
   }
@@ -77,7 +80,10 @@ describe('UploadAdmission', () => {
     const a = new UploadAdmission(100);
     const r1 = a.admit(60);
     assert.equal(a.held, 60);
-    assert.throws(() => a.admit(41), (e: any) => e.code === 'UNAVAILABLE' && e.status === 503 && e.headers['Retry-After'] === '1' && /--max-upload-bytes-in-flight/.test(e.message));
+    assert.throws(
+      () => a.admit(41),
+      (e: any) => e.code === 'UNAVAILABLE' && e.status === 503 && e.headers['Retry-After'] === '1' && /--max-upload-bytes-in-flight/.test(e.message),
+    );
     assert.equal(a.held, 60, 'a refused upload holds nothing');
     const r2 = a.admit(40);
     assert.equal(a.held, 100);
@@ -86,7 +92,11 @@ describe('UploadAdmission', () => {
     assert.equal(a.held, 40, 'a second release gives back nothing');
     r2.cover(50);
     assert.equal(a.held, 50);
-    assert.throws(() => r2.cover(101), (e: any) => e.code === 'TOO_LARGE' && e.status === 413, 'more than the cap, even alone: a 413, not a 503');
+    assert.throws(
+      () => r2.cover(101),
+      (e: any) => e.code === 'TOO_LARGE' && e.status === 413,
+      'more than the cap, even alone: a 413, not a 503',
+    );
     assert.equal(a.held, 50);
     r2.release();
     assert.equal(a.held, 0);
@@ -138,13 +148,23 @@ describe('POST /v1/files is admitted before its body is read', () => {
       assert.equal(a.headers['retry-after'], '1');
       assert.equal(a.headers.connection, 'close');
     }
-    assert.deepEqual(refused.map((u) => u.sent), [0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      refused.map((u) => u.sent),
+      [0, 0, 0, 0, 0],
+    );
     for (const u of refused) u.req.destroy();
     await held(app, ADMITTED * BODY.length);
     for (const u of admitted) u.end(BODY.subarray(first));
     const stored = await Promise.all(admitted.map((u) => u.answer));
-    assert.deepEqual(stored.map((a) => a.status), [201, 201, 201], JSON.stringify(stored.map((a) => a.body)));
-    assert.deepEqual(stored.map((a) => a.body.size), [FILE_BYTES, FILE_BYTES, FILE_BYTES]);
+    assert.deepEqual(
+      stored.map((a) => a.status),
+      [201, 201, 201],
+      JSON.stringify(stored.map((a) => a.body)),
+    );
+    assert.deepEqual(
+      stored.map((a) => a.body.size),
+      [FILE_BYTES, FILE_BYTES, FILE_BYTES],
+    );
     await held(app, 0);
     // The room is back: the next upload is read.
     const next = started(app, BODY, 0);
@@ -197,7 +217,7 @@ describe('POST /v1/files is admitted before its body is read', () => {
     await Promise.all(leaving.map((u) => u.answer));
     await held(app, 0);
     // A client that leaves after its whole body is sent (its upload is extracted and stored, or not, with nobody to answer).
-    const files = async () => (await (app.booted.deps.services.files).usage()).count;
+    const files = async () => (await app.booted.deps.services.files.usage()).count;
     const stored = await files();
     const gone = started(app, BODY, 0);
     gone.end(BODY);
@@ -222,7 +242,10 @@ describe('POST /v1/files is admitted before its body is read', () => {
     // Every byte of the cap is free: as many uploads as it holds are stored at once.
     const full = Array.from({ length: ADMITTED }, () => started(app, BODY, 0));
     for (const u of full) u.end(BODY);
-    assert.deepEqual((await Promise.all(full.map((u) => u.answer))).map((a) => a.status), [201, 201, 201]);
+    assert.deepEqual(
+      (await Promise.all(full.map((u) => u.answer))).map((a) => a.status),
+      [201, 201, 201],
+    );
     await held(app, 0);
   });
 });
@@ -244,7 +267,10 @@ describe('refused uploads that send their whole body at once are answered', () =
       return u;
     });
     const answers = await Promise.all(refused.map((u) => u.answer));
-    assert.deepEqual(answers.map((a) => a.status), [503, 503, 503, 503, 503, 503]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [503, 503, 503, 503, 503, 503],
+    );
     assert.ok(answers.every((a) => a.headers['retry-after'] === '1'));
     holder.end(BIG.subarray(1024));
     assert.equal((await holder.answer).status, 201);

@@ -35,16 +35,20 @@ function endless(app: TestApp, head: string, filler: string): Promise<{ status: 
     },
   });
   return new Promise((resolve, reject) => {
-    const req = request(`${app.url}/v1/files`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${B}`, 'transfer-encoding': 'chunked' } }, (res) => {
-      answered = true;
-      const at = pulled;
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString() || 'null'), pulled: at });
-      });
-    });
+    const req = request(
+      `${app.url}/v1/files`,
+      { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${B}`, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        answered = true;
+        const at = pulled;
+        const parts: Buffer[] = [];
+        res.on('data', (b: Buffer) => parts.push(b));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(parts).toString() || 'null'), pulled: at });
+        });
+      },
+    );
     // A server that stops reading and closes may reach the client as EPIPE or ECONNRESET before its
     // answer does (the client is still writing): the connection was cut off, which is what is judged.
     req.on('error', (e: NodeJS.ErrnoException) => {

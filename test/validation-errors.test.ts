@@ -18,7 +18,10 @@ describe('validation errors are capped, with a count of the rest', () => {
     const res = await app.post('/v1/refine/overlap', { chunks: Array.from({ length: 1000 }, () => 1) });
     assert.equal(res.status, 422);
     assert.equal(res.body.detail.length, MAX_ISSUES + 1);
-    assert.deepEqual(res.body.detail.slice(0, MAX_ISSUES).map((d: { loc: unknown[] }) => d.loc), Array.from({ length: MAX_ISSUES }, (_, i) => ['body', 'chunks', i]));
+    assert.deepEqual(
+      res.body.detail.slice(0, MAX_ISSUES).map((d: { loc: unknown[] }) => d.loc),
+      Array.from({ length: MAX_ISSUES }, (_, i) => ['body', 'chunks', i]),
+    );
     const last = res.body.detail.at(-1);
     assert.equal(last.type, 'too_many_errors');
     assert.match(last.msg, new RegExp(`^${(1000 - MAX_ISSUES).toLocaleString('en')} more problems were found`));

@@ -48,7 +48,10 @@ describe('WriteBatch', () => {
     assert.deepEqual(written, [], 'nothing is written before the flush');
     const refused = await batch.flush(() => false);
     assert.equal(refused.size, 0);
-    assert.deepEqual(written, [{ collection: 'c', documents: ['d1', 'd2'] }, { collection: 'other', documents: ['d3'] }]);
+    assert.deepEqual(written, [
+      { collection: 'c', documents: ['d1', 'd2'] },
+      { collection: 'other', documents: ['d3'] },
+    ]);
   });
 
   test('a store that is down is retried until it answers; the flush resolves only then', async () => {
@@ -56,7 +59,10 @@ describe('WriteBatch', () => {
     const batch = new WriteBatch(stores);
     await batch.service.write('s', 'c', 'd1', [chunk], 'm');
     const waits: number[] = [];
-    await batch.flush(() => false, (_e, pause) => waits.push(pause));
+    await batch.flush(
+      () => false,
+      (_e, pause) => waits.push(pause),
+    );
     assert.equal(calls(), 3);
     assert.equal(batch.retries, 2);
     assert.deepEqual(waits, [500, 1000], 'growing pauses');
@@ -72,7 +78,10 @@ describe('WriteBatch', () => {
     const down = flaky(Infinity);
     const stopping = new WriteBatch(down.stores);
     await stopping.service.write('s', 'c', 'd1', [chunk], 'm');
-    await assert.rejects(stopping.flush(() => true), (e: ChunkdError) => e.code === 'UNAVAILABLE');
+    await assert.rejects(
+      stopping.flush(() => true),
+      (e: ChunkdError) => e.code === 'UNAVAILABLE',
+    );
     assert.equal(down.calls(), 1);
   });
 });

@@ -5,13 +5,21 @@ import { CONNECTION_NAME } from './stores.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 
-const Summary = Type.Object({ mean: Type.Number(), std: Type.Number({ description: 'Population standard deviation over the questions.' }) }, { description: 'In percent.' });
+const Summary = Type.Object(
+  { mean: Type.Number(), std: Type.Number({ description: 'Population standard deviation over the questions.' }) },
+  { description: 'In percent.' },
+);
 
 export const EvaluateDocument = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 200, description: 'How references name this document.', examples: ['handbook'] }),
     text: Type.Optional(Type.String({ description: 'The document text; or `file`.' })),
-    file: Type.Optional(Type.String({ description: 'An uploaded file, by the name POST /v1/files answered: its extracted text (GET /v1/files/{name}/text) is the document.', examples: ['file_0123456789abcdef0123456789abcdef'] })),
+    file: Type.Optional(
+      Type.String({
+        description: 'An uploaded file, by the name POST /v1/files answered: its extracted text (GET /v1/files/{name}/text) is the document.',
+        examples: ['file_0123456789abcdef0123456789abcdef'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,7 +43,10 @@ export const EvaluateQuestion = Type.Object(
 
 export const EvaluateRequest = Type.Object(
   {
-    documents: Type.Array(EvaluateDocument, { minItems: 1, description: 'The documents, each as text or an uploaded file. Every candidate chunks all of them into one index.' }),
+    documents: Type.Array(EvaluateDocument, {
+      minItems: 1,
+      description: 'The documents, each as text or an uploaded file. Every candidate chunks all of them into one index.',
+    }),
     questions: Type.Array(EvaluateQuestion, { minItems: 1 }),
     candidates: Type.Array(Type.Union([Type.Array(PipelineStep, STEP_COUNT), Type.String({ minLength: 1, description: 'A stored pipeline’s id.' })]), {
       minItems: 1,
@@ -46,7 +57,11 @@ export const EvaluateRequest = Type.Object(
         Type.Literal('bm25'),
         Type.Literal('embeddings'),
         Type.Literal('hybrid'),
-        Type.String({ pattern: `^store:${CONNECTION_NAME.source.slice(1)}`, description: 'store: and the name of one of the server’s store connections (GET /v1/stores).', examples: ['store:default'] }),
+        Type.String({
+          pattern: `^store:${CONNECTION_NAME.source.slice(1)}`,
+          description: 'store: and the name of one of the server’s store connections (GET /v1/stores).',
+          examples: ['store:default'],
+        }),
       ],
       {
         default: 'bm25',
@@ -55,8 +70,14 @@ export const EvaluateRequest = Type.Object(
           'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
       },
     ),
-    embedding_model: Type.String({ default: EMBEDDED_MODEL, description: 'Any model the embeddings refinery serves; for embeddings, hybrid and a store retriever.' }),
-    k: Type.Union([Type.Integer(), Type.Array(Type.Integer(), { minItems: 1, maxItems: 20 })], { default: [5], description: 'Chunks retrieved per question: one k or several (each ≥ 1).' }),
+    embedding_model: Type.String({
+      default: EMBEDDED_MODEL,
+      description: 'Any model the embeddings refinery serves; for embeddings, hybrid and a store retriever.',
+    }),
+    k: Type.Union([Type.Integer(), Type.Array(Type.Integer(), { minItems: 1, maxItems: 20 })], {
+      default: [5],
+      description: 'Chunks retrieved per question: one k or several (each ≥ 1).',
+    }),
     locate: Type.Union([Type.Literal('text'), Type.Literal('offsets')], {
       default: 'text',
       description: 'text: score a chunk where its text first occurs in its document (the benchmark’s way); offsets: at its own offsets.',
@@ -70,7 +91,10 @@ export const EvaluateRequest = Type.Object(
       {
         documents: [{ id: 'notes', text: 'Cats sleep most of the day. Dogs like long walks. Parrots can learn words.' }],
         questions: [{ question: 'What do dogs like?', references: [{ document: 'notes', start_index: 28, end_index: 50 }] }],
-        candidates: [[{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 8, min_sentences_per_chunk: 1 } }], [{ type: 'chunk', chunker: 'token', config: { chunk_size: 32 } }]],
+        candidates: [
+          [{ type: 'chunk', chunker: 'sentence', config: { chunk_size: 8, min_sentences_per_chunk: 1 } }],
+          [{ type: 'chunk', chunker: 'token', config: { chunk_size: 32 } }],
+        ],
         retriever: 'bm25',
         k: [1, 2],
       },

@@ -74,7 +74,11 @@ export class JsonJobSplitter {
       }
       switch (this.state) {
         case 'start':
-          if (c !== 0x7b) return this.fail(['body'], 'The body is not a JSON object: send {"steps" or "pipeline_id", "documents": [{"id", "text"}, …]}, or NDJSON with Content-Type: application/x-ndjson.');
+          if (c !== 0x7b)
+            return this.fail(
+              ['body'],
+              'The body is not a JSON object: send {"steps" or "pipeline_id", "documents": [{"id", "text"}, …]}, or NDJSON with Content-Type: application/x-ndjson.',
+            );
           this.state = 'key-or-end';
           i++;
           break;
@@ -132,7 +136,8 @@ export class JsonJobSplitter {
 
   end(): JobPiece[] {
     if (this.capturing && this.scalar) this.finish();
-    if (this.state !== 'done' && this.state !== 'failed') this.syntax(this.state === 'start' && !this.capturing ? 'the body is empty' : 'the body ends before the closing brace');
+    if (this.state !== 'done' && this.state !== 'failed')
+      this.syntax(this.state === 'start' && !this.capturing ? 'the body is empty' : 'the body ends before the closing brace');
     return this.take();
   }
 
@@ -197,7 +202,10 @@ export class JsonJobSplitter {
     this.parts.push(chunk.subarray(from, stop));
     this.size += stop - from;
     if (!this.forDocument && this.size > FIELD_MAX_BYTES) {
-      this.fail(['body', this.state === 'value' ? this.key : 'body'], `A field of the body is larger than ${FIELD_MAX_BYTES} bytes: only "documents" may be large.`);
+      this.fail(
+        ['body', this.state === 'value' ? this.key : 'body'],
+        `A field of the body is larger than ${FIELD_MAX_BYTES} bytes: only "documents" may be large.`,
+      );
       return chunk.length;
     }
     if (end !== -1) this.finish();

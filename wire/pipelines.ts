@@ -13,22 +13,31 @@ export const PipelineStep = Type.Object(
     chef: Type.Optional(Type.String({ description: 'For a process step: the chef (GET /v1/plugins lists them).', examples: ['markdown'] })),
     chunker: Type.Optional(Type.String({ description: 'For a chunk step: the chunker (GET /v1/plugins lists them).', examples: ['token'] })),
     refinery: Type.Optional(Type.String({ description: 'For a refine step: the refinery.' })),
-    store: Type.Optional(Type.String({ description: 'For a write step: one of the server’s store connections (GET /v1/stores lists them); never a URL, host, path or credential.', examples: ['default'] })),
-    config: Type.Optional(
-      Type.Object({}, {
-        additionalProperties: true,
-        default: {},
-        description:
-          "The plugin's config fields, as its endpoint takes them. Checked against the plugin's schema when the pipeline is written, and stored with the defaults filled in. " +
-          'A write step: {"collection": …} (and optionally "embedding_model", used when no step before it embeds).',
+    store: Type.Optional(
+      Type.String({
+        description: 'For a write step: one of the server’s store connections (GET /v1/stores lists them); never a URL, host, path or credential.',
+        examples: ['default'],
       }),
+    ),
+    config: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          default: {},
+          description:
+            "The plugin's config fields, as its endpoint takes them. Checked against the plugin's schema when the pipeline is written, and stored with the defaults filled in. " +
+            'A write step: {"collection": …} (and optionally "embedding_model", used when no step before it embeds).',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique name of the pipeline.', examples: ['docs-512'] });
-export const Description = (options: { default?: null } = {}) => Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Free text for people.', ...options });
+export const Description = (options: { default?: null } = {}) =>
+  Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description: 'Free text for people.', ...options });
 /** How many steps a pipeline has, in either API. */
 export const STEP_COUNT = { minItems: 1, maxItems: 100 } as const;
 const Steps = Type.Array(PipelineStep, {
@@ -38,12 +47,19 @@ const Steps = Type.Array(PipelineStep, {
 
 export const PipelineCreate = Type.Object(
   { name: Name, description: Type.Optional(Description({ default: null })), steps: Steps },
-  { additionalProperties: true, examples: [{ name: 'docs-512', description: 'Token windows of 512.', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 512 } }] }] },
+  {
+    additionalProperties: true,
+    examples: [{ name: 'docs-512', description: 'Token windows of 512.', steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 512 } }] }],
+  },
 );
 
 export const PipelineUpdate = Type.Object(
   { name: Type.Optional(Name), description: Type.Optional(Description()), steps: Type.Optional(Steps) },
-  { additionalProperties: true, description: 'Any of name, description and steps; the others stay as they are.', examples: [{ description: 'Now with smaller chunks.' }] },
+  {
+    additionalProperties: true,
+    description: 'Any of name, description and steps; the others stay as they are.',
+    examples: [{ description: 'Now with smaller chunks.' }],
+  },
 );
 
 export const Pipeline = Type.Object({
@@ -75,6 +91,10 @@ export const PAGE_MAX = 100;
 export const PipelineListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: PAGE_MAX, description: `Most pipelines on this page (1–${PAGE_MAX}).` })),
   cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: "Where this page starts: the cursor of the previous answer's Link rel=\"next\" header. Without it, the newest pipelines." }),
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Where this page starts: the cursor of the previous answer\'s Link rel="next" header. Without it, the newest pipelines.',
+    }),
   ),
 });

@@ -15,8 +15,13 @@ export const ErrorBody = Type.Object({
     Type.String(),
     Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() })),
   ]),
-  code: Type.Union(Object.keys(ERRORS).map((c) => Type.Literal(c)), { description: 'Stable error code; docs/errors.md lists each with its status.' }),
-  message: Type.String({ description: 'The error in one readable line: detail itself, or for a list its first problem with its field and a count of the others.' }),
+  code: Type.Union(
+    Object.keys(ERRORS).map((c) => Type.Literal(c)),
+    { description: 'Stable error code; docs/errors.md lists each with its status.' },
+  ),
+  message: Type.String({
+    description: 'The error in one readable line: detail itself, or for a list its first problem with its field and a count of the others.',
+  }),
 });
 
 /** OpenAPI error responses for the given codes, described from the error catalogue. */

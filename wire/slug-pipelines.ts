@@ -17,7 +17,8 @@ export const FlatStep = Type.Object(
     component: Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'The chef of a process step, the chunker of a chunk step, the refinery of a refine step, the handshake of a write step (GET /v1/plugins lists them).',
+      description:
+        'The chef of a process step, the chunker of a chunk step, the refinery of a refine step, the handshake of a write step (GET /v1/plugins lists them).',
       examples: ['recursive'],
     }),
   },
@@ -29,8 +30,17 @@ export const FlatStep = Type.Object(
   },
 );
 
-const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: SLUG_PATTERN, description: `The pipeline's name (its name in /v1/pipelines): ${SLUG_RULE}.`, examples: ['docs-512'] });
-const FlatSteps = Type.Array(FlatStep, { ...STEP_COUNT, description: 'At most one process step, then one chunk step, then any refine steps, then at most one write step, run in this order.' });
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: SLUG_PATTERN,
+  description: `The pipeline's name (its name in /v1/pipelines): ${SLUG_RULE}.`,
+  examples: ['docs-512'],
+});
+const FlatSteps = Type.Array(FlatStep, {
+  ...STEP_COUNT,
+  description: 'At most one process step, then one chunk step, then any refine steps, then at most one write step, run in this order.',
+});
 const EXAMPLE_STEPS = [{ type: 'chunk', component: 'recursive', chunk_size: 512 }];
 
 export const SlugPipelineCreate = Type.Object(
@@ -40,7 +50,11 @@ export const SlugPipelineCreate = Type.Object(
 
 export const SlugPipelineUpdate = Type.Object(
   { slug: Type.Optional(Slug), description: Type.Optional(Description()), steps: Type.Optional(FlatSteps) },
-  { additionalProperties: true, description: 'Any of description and steps (and slug, to rename it); the others stay as they are.', examples: [{ description: 'Now with smaller chunks.' }] },
+  {
+    additionalProperties: true,
+    description: 'Any of description and steps (and slug, to rename it); the others stay as they are.',
+    examples: [{ description: 'Now with smaller chunks.' }],
+  },
 );
 
 const { id, created_at, updated_at } = Pipeline.properties;
@@ -50,12 +64,18 @@ export const SlugPipeline = Type.Object({ id, slug: Slug, description: Descripti
 export const SLUG_PAGE_MAX = 1000;
 
 export const SlugPipelineListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SLUG_PAGE_MAX, default: SLUG_PAGE_MAX, description: `Most pipelines on this page (1–${SLUG_PAGE_MAX}).` })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where this page starts: the `next` of the previous page. Without it, the newest pipelines.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: SLUG_PAGE_MAX, default: SLUG_PAGE_MAX, description: `Most pipelines on this page (1–${SLUG_PAGE_MAX}).` }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Where this page starts: the `next` of the previous page. Without it, the newest pipelines.' }),
+  ),
 });
 
 export const SlugPipelineList = Type.Object({
-  pipelines: Type.Array(SlugPipeline, { description: 'Newest first. Pipelines whose names are not slugs (made through /v1/pipelines) are left out: the clients refuse them.' }),
+  pipelines: Type.Array(SlugPipeline, {
+    description: 'Newest first. Pipelines whose names are not slugs (made through /v1/pipelines) are left out: the clients refuse them.',
+  }),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page (GET /v1/pipeline?cursor=…), or null on the last page.' }),
 });
 

@@ -20,7 +20,11 @@ export const isSlug = (name: string): boolean => SLUG.test(name) && !RESERVED_NA
 /** The 422 issue for a name that is a reserved word, on create or rename in either API. */
 export function reservedNameIssue(name: unknown, loc: (string | number)[]): Issue | undefined {
   if (typeof name !== 'string' || !RESERVED_NAMES.has(name)) return undefined;
-  return { loc, msg: `'${name}' is reserved (POST /v1/pipeline/${name} is a route of its own), so no pipeline can be named so: choose another name.`, type: 'reserved_name' };
+  return {
+    loc,
+    msg: `'${name}' is reserved (POST /v1/pipeline/${name} is a route of its own), so no pipeline can be named so: choose another name.`,
+    type: 'reserved_name',
+  };
 }
 
 /**

@@ -12,7 +12,9 @@ export const MAX_K = 1000;
 export const CollectionInfo = Type.Object({
   name: Type.String(),
   count: Type.Integer({ minimum: 0, description: 'Chunks (rows) it holds.' }),
-  model: Type.Union([Type.String(), Type.Null()], { description: 'The embedding model its vectors came from; writes and searches with another model are refused (409).' }),
+  model: Type.Union([Type.String(), Type.Null()], {
+    description: 'The embedding model its vectors came from; writes and searches with another model are refused (409).',
+  }),
   dimension: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Numbers per vector.' }),
 });
 
@@ -24,16 +26,26 @@ export const StoreInfo = Type.Object({
   error: Type.Optional(Type.String({ description: 'Set when the store did not answer: why (never its URL or a secret); its collections are then empty.' })),
 });
 
-export const StoreList = Type.Array(StoreInfo, { examples: [[{ name: 'default', handshake: 'lancedb', local: true, collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100 }] }]] });
-
+export const StoreList = Type.Array(StoreInfo, {
+  examples: [
+    [{ name: 'default', handshake: 'lancedb', local: true, collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100 }] }],
+  ],
+});
 
 export const StoreSearch = Type.Object(
   {
     collection: CollectionName,
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: "A text, embedded with the collection's model." })),
-    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536, description: "A vector of the collection's dimension, instead of query." })),
+    embedding: Type.Optional(
+      Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536, description: "A vector of the collection's dimension, instead of query." }),
+    ),
     k: Type.Integer({ minimum: 1, maximum: MAX_K, default: 5, description: `How many chunks to answer (1–${MAX_K}).` }),
-    filter: Type.Optional(Type.Object({ document: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Only chunks of this document.' })) }, { additionalProperties: false })),
+    filter: Type.Optional(
+      Type.Object(
+        { document: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Only chunks of this document.' })) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: true, examples: [{ collection: 'docs', query: 'How do I install it?', k: 5 }] },
 );

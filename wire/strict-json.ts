@@ -20,7 +20,8 @@ export function parseStrictJson(text: string): unknown {
 
 const BOURNE_PROTO = 'Object contains forbidden prototype property';
 /** The message of a body refused for its `__proto__` key (it crosses from a worker as text: the error middleware knows it by it). */
-export const FORBIDDEN_KEY = 'The body has a "__proto__" key, which this server refuses (it could change the prototype of the objects it reads): rename the key or remove it.';
+export const FORBIDDEN_KEY =
+  'The body has a "__proto__" key, which this server refuses (it could change the prototype of the objects it reads): rename the key or remove it.';
 
 /** The body as koa-bodyparser (co-body) reads it: UTF-8 with a BOM dropped, strict, no `__proto__` key. */
 export function parseJsonBody(bytes: Uint8Array): { value: unknown } | { invalidJson: string } {

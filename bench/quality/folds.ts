@@ -46,7 +46,12 @@ function perCorpusReference(dir: string): Map<string, Map<string, Record<Retriev
   const out = new Map<string, Map<string, Record<Retriever, Point>>>();
   const file = join(dir, 'reference-results.md');
   if (!existsSync(file)) return out;
-  const cells = (l: string) => l.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+  const cells = (l: string) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
   const point = (cell: string | undefined): Point | undefined => {
     const m = /^([\d.]+)\s*\/\s*([\d.]+)$/.exec(cell ?? '');
     return m ? { recall: Number(m[1]), iou: Number(m[2]) } : undefined;

@@ -23,7 +23,10 @@ export const GRID: QualityCandidate[] = [
   { name: 'passage 200 window', steps: chunk('passage', { ...cl100k, chunk_size: 200, context: 'window' }) },
   { name: 'passage 200 window, repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 200, context: 'window', repeats: 'drop' }) },
   // Repeated passages cut alike fill the k results with copies (finance, at large sizes): each once.
-  ...[400, 600].map((n) => ({ name: `passage ${n} target 1, repeats dropped`, steps: chunk('passage', { ...cl100k, chunk_size: n, target: 1, repeats: 'drop' }) })),
+  ...[400, 600].map((n) => ({
+    name: `passage ${n} target 1, repeats dropped`,
+    steps: chunk('passage', { ...cl100k, chunk_size: n, target: 1, repeats: 'drop' }),
+  })),
   { name: 'passage 800 repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 800, repeats: 'drop' }) },
   // Tried and left out: passage 300 target 1; passage 800, 1000, 1200 target 1, repeats dropped;
   // passage 400 target 1 window, repeats dropped; recursive 600; sentence 400; semantic 200, 400.
@@ -35,11 +38,22 @@ export const GRID: QualityCandidate[] = [
   { name: 'passage 1600 repeats dropped', steps: chunk('passage', { ...cl100k, chunk_size: 1600, repeats: 'drop' }) },
   // A run of evidence split over two chunks: each chunk is retrieved by its neighbours' words too
   // (the overlap refinery's context, not merged: the chunk's span alone is scored).
-  ...([['recursive', 200, 0.25], ['recursive', 200, 0.5], ['recursive', 400, 0.25], ['passage', 200, 0.25], ['passage', 300, 0.25]] as const).map(([c, n, share]) => {
+  ...(
+    [
+      ['recursive', 200, 0.25],
+      ['recursive', 200, 0.5],
+      ['recursive', 400, 0.25],
+      ['passage', 200, 0.25],
+      ['passage', 300, 0.25],
+    ] as const
+  ).map(([c, n, share]) => {
     const config = { ...cl100k, chunk_size: n, ...(c === 'passage' ? { target: n === 200 ? 0.75 : 1 } : {}) };
     return {
       name: `${c} ${n}${c === 'passage' ? ` target ${config.target}` : ''}, neighbours' ${share === 0.25 ? 'quarter' : 'half'} as context`,
-      steps: [...chunk(c, config), { type: 'refine' as const, refinery: 'overlap', config: { ...cl100k, context_size: share, method: 'justified', merge: false } }],
+      steps: [
+        ...chunk(c, config),
+        { type: 'refine' as const, refinery: 'overlap', config: { ...cl100k, context_size: share, method: 'justified', merge: false } },
+      ],
     };
   }),
 ];

@@ -23,7 +23,8 @@ export const MAX_CHOSEN = 8;
 export type Cached = { chunks: number; meanTokens: number } & Record<LocateMode, Figures>;
 
 /** The benchmark's FixedTokenChunker rows: chunkd's token chunker gives the same chunks. */
-const fixedRows = (grid: QualityCandidate[]) => grid.filter((c) => /^token \d+\/\d+$/.test(c.name)).map((c) => [`Chroma FixedTokenChunker ${c.name.slice(6)}`, c.name] as const);
+const fixedRows = (grid: QualityCandidate[]) =>
+  grid.filter((c) => /^token \d+\/\d+$/.test(c.name)).map((c) => [`Chroma FixedTokenChunker ${c.name.slice(6)}`, c.name] as const);
 
 /** The kernel's shared code the plugins cut and embed with (the recursive chunker, recipes, embeddings). */
 const SHARED_FOLDERS = [join('kernel', 'split'), join('kernel', 'embeddings')];
@@ -33,12 +34,21 @@ function sourceHash(c: QualityCandidate): string {
   const h = createHash('sha256');
   for (const folder of [...c.steps.map((step) => join(ROOT, 'plugins', step.chunker ?? step.refinery ?? '')), ...SHARED_FOLDERS.map((f) => join(ROOT, f))]) {
     if (!existsSync(folder)) continue;
-    for (const f of readdirSync(folder).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) h.update(readFileSync(join(folder, f)));
+    for (const f of readdirSync(folder)
+      .filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))
+      .sort())
+      h.update(readFileSync(join(folder, f)));
   }
   return h.digest('hex').slice(0, 12);
 }
 
-export async function measureGrid(corpora: Corpus[], grid: QualityCandidate[], cacheFile: string, measure: () => Promise<Measurer>, log: (l: string) => void): Promise<Map<string, Map<string, Cached>>> {
+export async function measureGrid(
+  corpora: Corpus[],
+  grid: QualityCandidate[],
+  cacheFile: string,
+  measure: () => Promise<Measurer>,
+  log: (l: string) => void,
+): Promise<Map<string, Map<string, Cached>>> {
   const cache: Record<string, Cached> = existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')) : {};
   let one: Measurer | undefined;
   const out = new Map<string, Map<string, Cached>>();
@@ -50,7 +60,8 @@ export async function measureGrid(corpora: Corpus[], grid: QualityCandidate[], c
       if (!cache[key]) {
         one ??= await measure();
         const r = await one(c, [corpus.document], corpus.questions);
-        const fig = (l: LocateMode): Figures => Object.fromEntries(RETRIEVER_NAMES.map((n) => [n, { recall: r.scores[l][n].recall.mean, iou: r.scores[l][n].iou.mean }])) as Figures;
+        const fig = (l: LocateMode): Figures =>
+          Object.fromEntries(RETRIEVER_NAMES.map((n) => [n, { recall: r.scores[l][n].recall.mean, iou: r.scores[l][n].iou.mean }])) as Figures;
         cache[key] = { chunks: r.chunks, meanTokens: r.meanTokens, text: fig('text'), offsets: fig('offsets') };
         log(`  ${corpus.id} · ${c.name}: BM25 ${cache[key].text.bm25.recall.toFixed(1)} / ${cache[key].text.bm25.iou.toFixed(2)} (${r.seconds.toFixed(1)} s)`);
         mkdirSync(dirname(cacheFile), { recursive: true });
@@ -80,7 +91,10 @@ export function foldData(corpora: Corpus[], grid: QualityCandidate[], measured: 
     }
     const text = measured.get(corpus.id)!;
     const round = (p: Point): Point => ({ recall: Number(p.recall.toFixed(1)), iou: Number(p.iou.toFixed(2)) });
-    targets.set(corpus.id, new Map(fixedRows(grid).map(([row, g]) => [row, { bm25: round(text.get(g)!.text.bm25), embeddings: round(text.get(g)!.text.embeddings) }])));
+    targets.set(
+      corpus.id,
+      new Map(fixedRows(grid).map(([row, g]) => [row, { bm25: round(text.get(g)!.text.bm25), embeddings: round(text.get(g)!.text.embeddings) }])),
+    );
   }
   return { scores, targets };
 }
@@ -88,13 +102,22 @@ export function foldData(corpora: Corpus[], grid: QualityCandidate[], measured: 
 /** Leave one corpus out: the set chosen on the others, and how it does on the one left out. */
 export function heldOut(corpora: string[], grid: string[], fold: Fold): FoldResult[] {
   return corpora.map((corpus) => {
-    const chosen = select(grid, corpora.filter((c) => c !== corpus), fold, MAX_CHOSEN);
+    const chosen = select(
+      grid,
+      corpora.filter((c) => c !== corpus),
+      fold,
+      MAX_CHOSEN,
+    );
     return { corpus, chosen, dominance: dominance(chosen, corpus, fold) };
   });
 }
 
 /** How the token rows agree with the reference's FixedTokenChunker rows where the data has them per corpus. */
-export function reproduced(corpora: Corpus[], grid: QualityCandidate[], measured: Map<string, Map<string, Cached>>): { same: number; compared: number; differ: string[] } {
+export function reproduced(
+  corpora: Corpus[],
+  grid: QualityCandidate[],
+  measured: Map<string, Map<string, Cached>>,
+): { same: number; compared: number; differ: string[] } {
   let compared = 0;
   const differ: string[] = [];
   for (const corpus of corpora) {

@@ -67,32 +67,60 @@ export async function measurer(): Promise<Measurer> {
     const steps = await validateSteps(registry, c.steps as Step[], [c.name]);
     const { steps: resolved } = await stepsCandidate(c.name, steps, 'codepoint', deps);
     // Chunked once, here: every locate mode and retriever scores the same lists.
-    const lists = await benchRunner().chunks({ steps: resolved, unit: 'codepoint', returnType: 'chunks' }, documents.map((d) => d.text));
-    const ranges = questions.map((q) => ({ question: q.question, references: q.references.map((r) => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
+    const lists = await benchRunner().chunks(
+      { steps: resolved, unit: 'codepoint', returnType: 'chunks' },
+      documents.map((d) => d.text),
+    );
+    const ranges = questions.map((q) => ({
+      question: q.question,
+      references: q.references.map((r) => ({ doc: r.document, start: r.start_index, end: r.end_index })),
+    }));
     const questionVectors = (await embed(questions.map((q) => [q.question]))).map((l) => l[0]!);
     const scores = {} as QualityRow['scores'];
     for (const locate of LOCATES) {
       scores[locate] = {} as QualityRow['scores'][LocateMode];
       for (const retriever of RETRIEVERS) {
-        const input = { documents, unit: 'codepoint' as const, locate, retriever, ks: [K], detail: false, questions: ranges, ...(retriever === 'bm25' ? {} : { questionVectors }) };
+        const input = {
+          documents,
+          unit: 'codepoint' as const,
+          locate,
+          retriever,
+          ks: [K],
+          detail: false,
+          questions: ranges,
+          ...(retriever === 'bm25' ? {} : { questionVectors }),
+        };
         const [r] = (await scoreLists(lists, input, retriever === 'bm25' ? undefined : embed)).scores;
         scores[locate][retriever] = { recall: r!.recall, precision: r!.precision, iou: r!.iou, precision_omega: r!.precision_omega };
       }
     }
     const all = lists.flat();
     const moved = lists.reduce((n, l, d) => n + locateChunks(documents[d]!.text, l, 'text', 'codepoint').moved, 0);
-    return { name: c.name, chunks: all.length, meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length, moved, scores, seconds: (performance.now() - started) / 1000 };
+    return {
+      name: c.name,
+      chunks: all.length,
+      meanTokens: all.reduce((n, ch) => n + cl100k.count(ch.text), 0) / all.length,
+      moved,
+      scores,
+      seconds: (performance.now() - started) / 1000,
+    };
   };
 }
 
-export async function measure(dataDir: string, candidates: QualityCandidate[], log: (line: string) => void): Promise<{ rows: QualityRow[]; questions: number; documents: string[] }> {
+export async function measure(
+  dataDir: string,
+  candidates: QualityCandidate[],
+  log: (line: string) => void,
+): Promise<{ rows: QualityRow[]; questions: number; documents: string[] }> {
   const { documents, questions } = readBenchmark(join(dataDir, 'corpora'), join(dataDir, 'questions.csv'));
   const one = await measurer();
   const rows: QualityRow[] = [];
   for (const c of candidates) {
     const row = await one(c, documents, questions);
     rows.push(row);
-    log(`  ${c.name}: ${row.chunks} chunks, BM25 recall ${row.scores.text.bm25.recall.mean.toFixed(1)} IoU ${row.scores.text.bm25.iou.mean.toFixed(2)} (${row.seconds.toFixed(1)} s)`);
+    log(
+      `  ${c.name}: ${row.chunks} chunks, BM25 recall ${row.scores.text.bm25.recall.mean.toFixed(1)} IoU ${row.scores.text.bm25.iou.mean.toFixed(2)} (${row.seconds.toFixed(1)} s)`,
+    );
   }
   return { rows, questions: questions.length, documents: documents.map((d) => d.id) };
 }

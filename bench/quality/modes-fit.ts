@@ -60,7 +60,15 @@ export function fit(cells: Cell[], rules: number[]): number {
 
 /** Leave one corpus out: per corpus, the rule chosen on the others. */
 export function heldOutRules(cells: Cell[], corpora: string[], rules: number[]): Map<string, number> {
-  return new Map(corpora.map((c) => [c, fit(cells.filter((x) => x.corpus !== c), rules)]));
+  return new Map(
+    corpora.map((c) => [
+      c,
+      fit(
+        cells.filter((x) => x.corpus !== c),
+        rules,
+      ),
+    ]),
+  );
 }
 
 /**
@@ -71,14 +79,16 @@ export function heldOutRules(cells: Cell[], corpora: string[], rules: number[]):
  */
 export function heldOutVariants<V extends string>(recall: Map<V, Map<string, number[]>>, corpora: string[]): Map<string, V> {
   const variants = [...recall.keys()];
-  return new Map(corpora.map((held) => {
-    const train = corpora.filter((c) => c !== held);
-    const mean = (v: V) => {
-      const xs = train.flatMap((c) => recall.get(v)!.get(c)!);
-      return xs.reduce((a, b) => a + b, 0) / xs.length;
-    };
-    let best = variants[0]!;
-    for (const v of variants.slice(1)) if (mean(v) > mean(best) + 1e-9) best = v;
-    return [held, best];
-  }));
+  return new Map(
+    corpora.map((held) => {
+      const train = corpora.filter((c) => c !== held);
+      const mean = (v: V) => {
+        const xs = train.flatMap((c) => recall.get(v)!.get(c)!);
+        return xs.reduce((a, b) => a + b, 0) / xs.length;
+      };
+      let best = variants[0]!;
+      for (const v of variants.slice(1)) if (mean(v) > mean(best) + 1e-9) best = v;
+      return [held, best];
+    }),
+  );
 }

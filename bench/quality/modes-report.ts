@@ -34,7 +34,8 @@ export interface ModesInput {
 
 const SYNTHETIC_STRENGTH = 3;
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1);
-const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head: string[], rows: string[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const r1 = (x: number) => x.toFixed(1);
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
 const rip = (f: Figure) => `${r1(f.recall)} / ${f.iou.toFixed(2)} / ${f.precision.toFixed(2)}`;
@@ -52,7 +53,10 @@ function cells(collected: Collected[], rules: FusionRule[]): (Cell & { text: num
 /** Per family (and all rules together): the rule chosen on the other corpora, and how it does on the one left out. */
 function familyRows(cs: Cell[], ids: string[]): { name: string; chosen: Map<string, number>; worst: number; worstAt: string; mean: number }[] {
   const all = RULE_GRID.map((_, i) => i);
-  const groups: [string, number[]][] = [['every rule', all], ...[...new Set(RULE_GRID.map(family))].map((f): [string, number[]] => [f, all.filter((i) => family(RULE_GRID[i]!) === f)])];
+  const groups: [string, number[]][] = [
+    ['every rule', all],
+    ...[...new Set(RULE_GRID.map(family))].map((f): [string, number[]] => [f, all.filter((i) => family(RULE_GRID[i]!) === f)]),
+  ];
   return groups.map(([name, rules]) => {
     const chosen = heldOutRules(cs, ids, rules);
     let worst = Infinity;
@@ -91,19 +95,42 @@ export function modesSection(input: ModesInput): Section {
   const cs = cells(span, RULE_GRID);
   const fams = familyRows(cs, ids);
   const textMean = avg(cs.map((c) => c.text));
-  parts.push('', '### The hybrid rule chosen on four corpora, scored on the fifth', '',
-    table(['rules fitted', ...ids.map((c) => `${c} left out: rule chosen on the others`), 'held-out mean recall (text alone: ' + r1(textMean) + ')', 'worst held-out cell against the better part'],
-      fams.map((f) => [f.name, ...ids.map((c) => ruleName(RULE_GRID[f.chosen.get(c)!]!)), r1(f.mean), `${signed(f.worst)} (${f.worstAt})`])));
+  parts.push(
+    '',
+    '### The hybrid rule chosen on four corpora, scored on the fifth',
+    '',
+    table(
+      [
+        'rules fitted',
+        ...ids.map((c) => `${c} left out: rule chosen on the others`),
+        'held-out mean recall (text alone: ' + r1(textMean) + ')',
+        'worst held-out cell against the better part',
+      ],
+      fams.map((f) => [f.name, ...ids.map((c) => ruleName(RULE_GRID[f.chosen.get(c)!]!)), r1(f.mean), `${signed(f.worst)} (${f.worstAt})`]),
+    ),
+  );
   const every = fams[0]!;
   const holds = every.worst >= -TOLERANCE - 1e-9;
-  parts.push('', holds
-    ? `The fit over every rule holds out: no cell left out falls more than ${TOLERANCE.toFixed(1)} point below the better part.`
-    : `The fit over every rule does **not** hold out: on ${every.worstAt} the rule chosen on the other corpora is ${signed(every.worst)} points of recall@5 against the better part. In every cell the better part is text (BM25): the built-in model is weaker everywhere (below).`);
-  checks.push({ what: `held out: the fitted hybrid rule is within ${TOLERANCE.toFixed(1)} point of recall@5 of the better of text and vector on every corpus left out and every preset (pre-registered fit over every rule, built-in model)`, measured: `worst ${signed(every.worst)} (${every.worstAt})`, met: holds });
+  parts.push(
+    '',
+    holds
+      ? `The fit over every rule holds out: no cell left out falls more than ${TOLERANCE.toFixed(1)} point below the better part.`
+      : `The fit over every rule does **not** hold out: on ${every.worstAt} the rule chosen on the other corpora is ${signed(every.worst)} points of recall@5 against the better part. In every cell the better part is text (BM25): the built-in model is weaker everywhere (below).`,
+  );
+  checks.push({
+    what: `held out: the fitted hybrid rule is within ${TOLERANCE.toFixed(1)} point of recall@5 of the better of text and vector on every corpus left out and every preset (pre-registered fit over every rule, built-in model)`,
+    measured: `worst ${signed(every.worst)} (${every.worstAt})`,
+    met: holds,
+  });
 
   // 2. The rule recorded for the built-in model, and every mode per cell.
-  parts.push('', `### Every mode per corpus and preset (held out), with the rule recorded for the built-in model`, '',
-    `The rule recorded for ${EMBEDDED_MODEL} (kernel/fusion.ts FUSION_BY_MODEL): ${ruleName(recorded)} (depth ${recorded.depth}): BM25's ranking, with the vector hits after BM25's own (so a question none of whose words a chunk holds still gets hits). No weight is fitted for it: the fits above found no weight below 1 that both holds out and gains (the families that stay within ${TOLERANCE.toFixed(1)} point choose w ≥ 0.96 and reach text's mean, no more), so the built-in model's hybrid is BM25's ranking itself, within the requirement by construction. Cells: recall / IoU / precision.`, '');
+  parts.push(
+    '',
+    `### Every mode per corpus and preset (held out), with the rule recorded for the built-in model`,
+    '',
+    `The rule recorded for ${EMBEDDED_MODEL} (kernel/fusion.ts FUSION_BY_MODEL): ${ruleName(recorded)} (depth ${recorded.depth}): BM25's ranking, with the vector hits after BM25's own (so a question none of whose words a chunk holds still gets hits). No weight is fitted for it: the fits above found no weight below 1 that both holds out and gains (the families that stay within ${TOLERANCE.toFixed(1)} point choose w ≥ 0.96 and reach text's mean, no more), so the built-in model's hybrid is BM25's ranking itself, within the requirement by construction. Cells: recall / IoU / precision.`,
+    '',
+  );
   const rows: string[][] = [];
   const gaps: number[] = [];
   for (const c of span) {
@@ -113,32 +140,64 @@ export function modesSection(input: ModesInput): Section {
     gaps.push(h!.recall - Math.max(t!.recall, v!.recall));
     rows.push([c.index, c.pipeline, rip(t!), rip(v!), rip(b!), rip(h!), signed(h!.recall - Math.max(t!.recall, v!.recall)), r1(loco)]);
   }
-  parts.push(table(['corpus', 'preset', 'text', 'vector', 'hybrid before (RRF 60, equal)', `hybrid (${ruleName(recorded)})`, 'hybrid − better part (recall)', 'hybrid, pre-registered fit: recall'], rows));
+  parts.push(
+    table(
+      [
+        'corpus',
+        'preset',
+        'text',
+        'vector',
+        'hybrid before (RRF 60, equal)',
+        `hybrid (${ruleName(recorded)})`,
+        'hybrid − better part (recall)',
+        'hybrid, pre-registered fit: recall',
+      ],
+      rows,
+    ),
+  );
   const worstRecorded = Math.min(...gaps);
-  checks.push({ what: `held out: the recorded hybrid rule for the built-in model is within ${TOLERANCE.toFixed(1)} point of recall@5 of the better of text and vector on every corpus and preset`, measured: `worst ${signed(worstRecorded)} over ${gaps.length} cells`, met: worstRecorded >= -TOLERANCE - 1e-9 });
+  checks.push({
+    what: `held out: the recorded hybrid rule for the built-in model is within ${TOLERANCE.toFixed(1)} point of recall@5 of the better of text and vector on every corpus and preset`,
+    measured: `worst ${signed(worstRecorded)} over ${gaps.length} cells`,
+    met: worstRecorded >= -TOLERANCE - 1e-9,
+  });
 
   // Summary table (the docs' snippet): mean over presets per corpus, per mode.
-  const modes: [string, Mode][] = [['text', 'text'], ['vector', 'vector'], ['hybrid before', BEFORE], ['hybrid', recorded]];
-  const summary = ids.map((id) => [id, ...modes.map(([, m]) => {
-    const fs = span.filter((c) => c.index === id).map((c) => figure(c, m));
-    return `${r1(avg(fs.map((f) => f.recall)))} / ${avg(fs.map((f) => f.iou)).toFixed(2)}`;
-  })]);
-  summary.push(['**mean**', ...modes.map(([, m]) => {
-    const fs = span.map((c) => figure(c, m));
-    return `${r1(avg(fs.map((f) => f.recall)))} / ${avg(fs.map((f) => f.iou)).toFixed(2)}`;
-  })]);
+  const modes: [string, Mode][] = [
+    ['text', 'text'],
+    ['vector', 'vector'],
+    ['hybrid before', BEFORE],
+    ['hybrid', recorded],
+  ];
+  const summary = ids.map((id) => [
+    id,
+    ...modes.map(([, m]) => {
+      const fs = span.filter((c) => c.index === id).map((c) => figure(c, m));
+      return `${r1(avg(fs.map((f) => f.recall)))} / ${avg(fs.map((f) => f.iou)).toFixed(2)}`;
+    }),
+  ]);
+  summary.push([
+    '**mean**',
+    ...modes.map(([, m]) => {
+      const fs = span.map((c) => figure(c, m));
+      return `${r1(avg(fs.map((f) => f.recall)))} / ${avg(fs.map((f) => f.iou)).toFixed(2)}`;
+    }),
+  ]);
   parts.push('', `Mean over the ${new Set(span.map((c) => c.pipeline)).size} presets, recall / IoU:`, '', table(['corpus', ...modes.map(([n]) => n)], summary));
   const vectorBest = span.filter((c) => figure(c, 'vector').recall > figure(c, 'text').recall).length;
-  parts.push('', `Vector beats text in ${vectorBest} of ${span.length} cells. The default mode the measurement supports for the built-in model is **text**: hybrid gains nothing held out over it (any fitted weight below 1: held-out mean ${r1(every.mean)} against ${r1(textMean)}), and the vector mode is ${r1(textMean - avg(cs.map((c) => c.vector)))} points of recall@5 below it on average.`);
+  parts.push(
+    '',
+    `Vector beats text in ${vectorBest} of ${span.length} cells. The default mode the measurement supports for the built-in model is **text**: hybrid gains nothing held out over it (any fitted weight below 1: held-out mean ${r1(every.mean)} against ${r1(textMean)}), and the vector mode is ${r1(textMean - avg(cs.map((c) => c.vector)))} points of recall@5 below it on average.`,
+  );
 
   // 3. Index text.
-  parts.push('', '### Index text: the document\'s name and the heading path', '', indexTextPart(input, ids));
+  parts.push('', "### Index text: the document's name and the heading path", '', indexTextPart(input, ids));
 
   // 4. Reference rows.
-  parts.push('', '### The benchmark\'s reference rows the presets match, by mode', '', referencePart(input, recorded));
+  parts.push('', "### The benchmark's reference rows the presets match, by mode", '', referencePart(input, recorded));
 
   // 5. Preset selection on the modes' figures.
-  parts.push('', '### The preset selection re-run on the modes\' figures', '', selectionPart(input, recorded, checks));
+  parts.push('', "### The preset selection re-run on the modes' figures", '', selectionPart(input, recorded, checks));
 
   // 6. Synthetic sanity check.
   parts.push('', '### Sanity check with a SYNTHETIC stronger vector retriever (no claim rests on it)', '', syntheticPart(span, ids));
@@ -152,11 +211,21 @@ function indexTextPart(input: ModesInput, ids: string[]): string {
   const out: string[] = [];
   const verdicts: string[] = [];
   const withHeadings = input.corpora.filter(hasHeadings);
-  out.push(`Variants (kernel/index-text.ts): the chunk's context and text (\`span\`, as until now), with the document's name before it (\`name\`), with its heading path (\`headings\`), with both. The benchmark's corpora are plain text files without a chef, so the heading path comes from the corpus's own heading lines (bench/quality/headings.ts: ATX and MediaWiki), as a chef would give it; of these corpora only ${withHeadings.map((c) => c.id).join(', ') || 'none'} has any. The passage presets already index their top-level heading (their context). Each corpus alone in its index holds one document, so its name is the same words on every chunk there: measured also with every corpus in one index. Per retriever, the variant is chosen on four corpora (mean recall over the presets; a tie keeps \`span\`) and scored on the fifth; cells are the held-out mean recall over the presets, chosen variant against \`span\`.`);
-  for (const [label, collected, vs] of [['each corpus its own index', input.own, variants], ['every corpus in one index', input.shared, ['span', 'name'] as Variant[]]] as const) {
+  out.push(
+    `Variants (kernel/index-text.ts): the chunk's context and text (\`span\`, as until now), with the document's name before it (\`name\`), with its heading path (\`headings\`), with both. The benchmark's corpora are plain text files without a chef, so the heading path comes from the corpus's own heading lines (bench/quality/headings.ts: ATX and MediaWiki), as a chef would give it; of these corpora only ${withHeadings.map((c) => c.id).join(', ') || 'none'} has any. The passage presets already index their top-level heading (their context). Each corpus alone in its index holds one document, so its name is the same words on every chunk there: measured also with every corpus in one index. Per retriever, the variant is chosen on four corpora (mean recall over the presets; a tie keeps \`span\`) and scored on the fifth; cells are the held-out mean recall over the presets, chosen variant against \`span\`.`,
+  );
+  for (const [label, collected, vs] of [
+    ['each corpus its own index', input.own, variants],
+    ['every corpus in one index', input.shared, ['span', 'name'] as Variant[]],
+  ] as const) {
     for (const mode of ['text', 'vector'] as const) {
       // per variant, per corpus: the recall of each preset on that corpus's questions (in its own index, or in the shared one)
-      const recall = new Map(vs.map((v) => [v, new Map(ids.map((id) => [id, collected.filter((c) => c.variant === v && c.groups.includes(id)).map((c) => figure(c, mode, id).recall)]))]));
+      const recall = new Map(
+        vs.map((v) => [
+          v,
+          new Map(ids.map((id) => [id, collected.filter((c) => c.variant === v && c.groups.includes(id)).map((c) => figure(c, mode, id).recall)])),
+        ]),
+      );
       const chosen = heldOutVariants(recall, ids);
       const row = ids.map((id) => {
         const v = chosen.get(id)!;
@@ -165,14 +234,27 @@ function indexTextPart(input: ModesInput, ids: string[]): string {
         const worst = Math.min(...got.map((x, i) => x - base[i]!));
         return `${v}: ${r1(avg(got))} (${signed(avg(got) - avg(base))}, worst preset ${signed(worst)})`;
       });
-      out.push('', `${label}, ${mode}:`, '', table(ids.map((id) => `${id} left out`), [row]));
-      const inSample = vs.filter((v) => v !== 'span').map((v) => `${v} ${ids.map((id) => `${id} ${signed(avg(recall.get(v)!.get(id)!) - avg(recall.get('span')!.get(id)!))}`).join(', ')}`);
+      out.push(
+        '',
+        `${label}, ${mode}:`,
+        '',
+        table(
+          ids.map((id) => `${id} left out`),
+          [row],
+        ),
+      );
+      const inSample = vs
+        .filter((v) => v !== 'span')
+        .map((v) => `${v} ${ids.map((id) => `${id} ${signed(avg(recall.get(v)!.get(id)!) - avg(recall.get('span')!.get(id)!))}`).join(', ')}`);
       out.push('', `In-sample, mean over presets against \`span\`: ${inSample.join('; ')}.`);
       const gain = ids.map((id) => avg(recall.get(chosen.get(id)!)!.get(id)!) - avg(recall.get('span')!.get(id)!));
       verdicts.push(`${label}, ${mode}: held-out change ${ids.map((id, i) => `${id} ${signed(gain[i]!)}`).join(', ')}`);
     }
   }
-  out.push('', `Held out, mean over the presets, chosen variant against \`span\`: ${verdicts.join('; ')}. A variant holds out where the corpora left out gain by it; where only the corpus that shows the gain could choose it, the gain is not confirmed on any other, and the index text stays the chunk's context and text (kernel/index-text.ts defaults, what chunkd eval indexes).`);
+  out.push(
+    '',
+    `Held out, mean over the presets, chosen variant against \`span\`: ${verdicts.join('; ')}. A variant holds out where the corpora left out gain by it; where only the corpus that shows the gain could choose it, the gain is not confirmed on any other, and the index text stays the chunk's context and text (kernel/index-text.ts defaults, what chunkd eval indexes).`,
+  );
   return out.join('\n');
 }
 
@@ -181,17 +263,27 @@ const hasHeadings = (c: Corpus) => /^\s*(#{1,6}\s|=+\s.*\s=+\s*$)/m.test(c.docum
 /** Rows matched (recall ≥ and IoU ≥, as printed) by some preset, per mode. */
 function referencePart(input: ModesInput, recorded: FusionRule): string {
   const settings: { label: string; collected: Collected[]; rows: Map<string, Figures> }[] = [
-    ...input.referenceIndexes.map((r) => ({ label: `one index of ${[...new Set(r.collected[0]?.groups ?? [])].join(', ')}`, collected: r.collected.filter((c) => c.variant === 'span'), rows: r.rows })),
-    ...input.corpora.filter((c) => c.reference).map((c) => ({ label: c.id, collected: input.own.filter((x) => x.index === c.id && x.variant === 'span'), rows: c.reference! })),
+    ...input.referenceIndexes.map((r) => ({
+      label: `one index of ${[...new Set(r.collected[0]?.groups ?? [])].join(', ')}`,
+      collected: r.collected.filter((c) => c.variant === 'span'),
+      rows: r.rows,
+    })),
+    ...input.corpora
+      .filter((c) => c.reference)
+      .map((c) => ({ label: c.id, collected: input.own.filter((x) => x.index === c.id && x.variant === 'span'), rows: c.reference! })),
   ];
   const views: [string, (col: 'bm25' | 'embeddings') => Mode][] = [
     ['like for like: BM25 rows by text, model rows by vector', (col) => (col === 'bm25' ? 'text' : 'vector')],
-    ['every row by the vector mode (the stores\' search until now)', () => 'vector'],
+    ["every row by the vector mode (the stores' search until now)", () => 'vector'],
     ['every row by the text mode', () => 'text'],
     ['every row by hybrid before (RRF 60, equal)', () => BEFORE],
     [`every row by hybrid (${ruleName(recorded)})`, () => recorded],
   ];
-  const head = ['presets searched in', ...settings.map((s) => `${s.label} (${s.rows.size * 2} rows)`), 'rows not matched, of ' + settings.reduce((n, s) => n + s.rows.size * 2, 0)];
+  const head = [
+    'presets searched in',
+    ...settings.map((s) => `${s.label} (${s.rows.size * 2} rows)`),
+    'rows not matched, of ' + settings.reduce((n, s) => n + s.rows.size * 2, 0),
+  ];
   const rows = views.map(([name, modeOf]) => {
     let missed = 0;
     const cellsOut = settings.map((s) => {
@@ -228,8 +320,24 @@ function selectionPart(input: ModesInput, recorded: FusionRule, checks: Check[])
   const point = (f: Figure): Point => ({ recall: f.recall, iou: f.iou });
   const round = (p: Point): Point => ({ recall: Number(p.recall.toFixed(1)), iou: Number(p.iou.toFixed(2)) });
   const fixed = input.gridNames.filter((g) => /^token \d+\/\d+$/.test(g));
-  const targets = new Map(input.corpora.map((c) => [c.id, c.reference ?? new Map(fixed.map((g) => [`Chroma FixedTokenChunker ${g.slice(6)}`, { bm25: round(point(text.get(c.id)!.get(g)!)), embeddings: round(point(vector.get(c.id)!.get(g)!)) }]))]));
-  const foldOf = (t: typeof text): Fold => ({ scores: new Map(ids.map((id) => [id, new Map(input.gridNames.map((g) => [g, { bm25: point(t.get(id)!.get(g)!), embeddings: point(vector.get(id)!.get(g)!) }]))])), targets });
+  const targets = new Map(
+    input.corpora.map((c) => [
+      c.id,
+      c.reference ??
+        new Map(
+          fixed.map((g) => [
+            `Chroma FixedTokenChunker ${g.slice(6)}`,
+            { bm25: round(point(text.get(c.id)!.get(g)!)), embeddings: round(point(vector.get(c.id)!.get(g)!)) },
+          ]),
+        ),
+    ]),
+  );
+  const foldOf = (t: typeof text): Fold => ({
+    scores: new Map(
+      ids.map((id) => [id, new Map(input.gridNames.map((g) => [g, { bm25: point(t.get(id)!.get(g)!), embeddings: point(vector.get(id)!.get(g)!) }]))]),
+    ),
+    targets,
+  });
   const before = foldOf(text);
   const after = foldOf(hybrid);
   const lines: string[] = [];
@@ -242,12 +350,18 @@ function selectionPart(input: ModesInput, recorded: FusionRule, checks: Check[])
     const b = select(input.gridNames, train, after, MAX_CHOSEN);
     if (JSON.stringify(a) === JSON.stringify(b)) same++;
     else lines.push(`${held} left out: ${a.join(' · ')} (text by BM25) against ${b.join(' · ')} (text by hybrid)`);
-    for (const [key, set, fold] of [['before', a, before], ['after', b, after]] as const) {
+    for (const [key, set, fold] of [
+      ['before', a, before],
+      ['after', b, after],
+    ] as const) {
       const d = dominance(set, held, fold);
       matched[key].bm25 += d.bm25.matched;
       matched[key].embeddings += d.embeddings.matched;
       // the model's rows, matched by the set searched in the text (or hybrid) mode: a store's default mode for the built-in model
-      const asText: Fold = { scores: new Map([[held, new Map(set.map((g) => [g, { bm25: fold.scores.get(held)!.get(g)!.bm25, embeddings: fold.scores.get(held)!.get(g)!.bm25 }]))]]), targets: fold.targets };
+      const asText: Fold = {
+        scores: new Map([[held, new Map(set.map((g) => [g, { bm25: fold.scores.get(held)!.get(g)!.bm25, embeddings: fold.scores.get(held)!.get(g)!.bm25 }]))]]),
+        targets: fold.targets,
+      };
       matched[key].textForModel += dominance(set, held, asText).embeddings.matched;
     }
     total += targets.get(held)!.size;
@@ -256,14 +370,28 @@ function selectionPart(input: ModesInput, recorded: FusionRule, checks: Check[])
   const allAfter = select(input.gridNames, ids, after, MAX_CHOSEN);
   const shipped = input.presets.map((p) => p.grid).filter((g): g is string => !!g);
   const presetsSame = JSON.stringify([...allAfter].sort()) === JSON.stringify([...shipped].sort());
-  checks.push({ what: 'the preset selection on hybrid figures chooses the shipped presets (presets/retrieval/ unchanged)', measured: presetsSame ? `${allAfter.length} chosen on all corpora, the shipped ${shipped.length}` : `chosen: ${allAfter.join(', ')}; shipped: ${shipped.join(', ')}`, met: presetsSame });
+  checks.push({
+    what: 'the preset selection on hybrid figures chooses the shipped presets (presets/retrieval/ unchanged)',
+    measured: presetsSame
+      ? `${allAfter.length} chosen on all corpora, the shipped ${shipped.length}`
+      : `chosen: ${allAfter.join(', ')}; shipped: ${shipped.join(', ')}`,
+    met: presetsSame,
+  });
   return [
     `The selection rule of bench/quality/select.ts on the grid (${input.gridNames.length} pipelines), leaving one corpus out, with the text retriever's figures taken from BM25 (as until now) or from hybrid (${ruleName(recorded)}); the vector retriever's are the built-in model's in both. The sets chosen are the same in ${same} of ${ids.length} folds${lines.length ? `; they differ: ${lines.join('; ')}` : ''}, and on all ${ids.length} corpora ${JSON.stringify(allBefore) === JSON.stringify(allAfter) ? 'the same' : 'different'} (${allAfter.join(' · ')}).`,
     '',
-    table(['held out, reference rows matched (of ' + total + ' per retriever)', 'BM25 rows by text', 'model rows by vector', 'model rows by text (a store\'s default mode for the built-in model)'], [
-      ['text by BM25 (until now)', String(matched.before.bm25), String(matched.before.embeddings), String(matched.before.textForModel)],
-      [`text by hybrid (${ruleName(recorded)})`, String(matched.after.bm25), String(matched.after.embeddings), String(matched.after.textForModel)],
-    ]),
+    table(
+      [
+        'held out, reference rows matched (of ' + total + ' per retriever)',
+        'BM25 rows by text',
+        'model rows by vector',
+        "model rows by text (a store's default mode for the built-in model)",
+      ],
+      [
+        ['text by BM25 (until now)', String(matched.before.bm25), String(matched.before.embeddings), String(matched.before.textForModel)],
+        [`text by hybrid (${ruleName(recorded)})`, String(matched.after.bm25), String(matched.after.embeddings), String(matched.after.textForModel)],
+      ],
+    ),
   ].join('\n');
 }
 
@@ -272,11 +400,26 @@ function syntheticPart(span: Collected[], ids: string[]): string {
   const rules = RULE_GRID.filter((r) => r.rule === 'rrf');
   const cs = cells(syn, rules);
   const all = rules.map((_, i) => i);
-  const chosen = new Map(ids.map((c) => [c, fit(cs.filter((x) => x.corpus !== c), all)]));
+  const chosen = new Map(
+    ids.map((c) => [
+      c,
+      fit(
+        cs.filter((x) => x.corpus !== c),
+        all,
+      ),
+    ]),
+  );
   const rows = ids.map((id) => {
     const here = cs.filter((c) => c.corpus === id);
     const r = chosen.get(id)!;
-    return [id, ruleName(rules[r]!), r1(avg(here.map((c) => c.text))), r1(avg(here.map((c) => c.vector))), r1(avg(here.map((c) => c.recall[r]!))), signed(Math.min(...here.map((c) => c.recall[r]! - c.better)))];
+    return [
+      id,
+      ruleName(rules[r]!),
+      r1(avg(here.map((c) => c.text))),
+      r1(avg(here.map((c) => c.vector))),
+      r1(avg(here.map((c) => c.recall[r]!))),
+      signed(Math.min(...here.map((c) => c.recall[r]! - c.better))),
+    ];
   });
   return [
     `To check that the fit trusts a stronger vector retriever more, the vector lists were replaced by a made-up retriever: each chunk scores ${SYNTHETIC_STRENGTH} × the share of the question's reference it holds plus standard normal noise (seeded), so its errors are independent of BM25's. It is not a model and says nothing about any real one; only the reciprocal-rank rules were fitted.`,

@@ -100,7 +100,10 @@ function pluginHash(c: QualityCandidate): string {
   for (const step of c.steps) {
     const folder = join(ROOT, 'plugins', step.chunker ?? step.refinery ?? '');
     if (!existsSync(folder)) continue;
-    for (const f of readdirSync(folder).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) h.update(readFileSync(join(folder, f)));
+    for (const f of readdirSync(folder)
+      .filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))
+      .sort())
+      h.update(readFileSync(join(folder, f)));
   }
   return h.digest('hex').slice(0, 12);
 }
@@ -118,7 +121,8 @@ export interface Index {
 }
 
 /** Each corpus as its own index (the held-out protocol's setting). */
-export const ownIndexes = (corpora: Corpus[]): Index[] => corpora.map((c) => ({ id: c.id, documents: [c.document], questions: c.questions, groups: c.questions.map(() => c.id) }));
+export const ownIndexes = (corpora: Corpus[]): Index[] =>
+  corpora.map((c) => ({ id: c.id, documents: [c.document], questions: c.questions, groups: c.questions.map(() => c.id) }));
 
 /** Several corpora in one index (as the benchmark's reference rows over three corpora were measured). */
 export const sharedIndex = (id: string, corpora: Corpus[]): Index => ({
@@ -129,7 +133,13 @@ export const sharedIndex = (id: string, corpora: Corpus[]): Index => ({
 });
 
 /** Chunks, index texts, BM25 and cosine lists for every index × pipeline × variant (from the cache where it has them). */
-export async function collect(indexes: Index[], pipelines: QualityCandidate[], variants: Variant[], log: (l: string) => void, locate: LocateMode = 'text'): Promise<Collected[]> {
+export async function collect(
+  indexes: Index[],
+  pipelines: QualityCandidate[],
+  variants: Variant[],
+  log: (l: string) => void,
+  locate: LocateMode = 'text',
+): Promise<Collected[]> {
   mkdirSync(CACHE, { recursive: true });
   const code = codeHash();
   let setup: Awaited<ReturnType<typeof setUp>> | undefined;
@@ -140,7 +150,11 @@ export async function collect(indexes: Index[], pipelines: QualityCandidate[], v
     const indexHash = h.update(JSON.stringify(index.questions)).update(JSON.stringify(index.groups)).digest('hex').slice(0, 12);
     let questionVectors: number[][] | undefined;
     for (const p of pipelines) {
-      const key = (v: Variant) => createHash('sha256').update(`${index.id} ${indexHash} ${pluginHash(p)} ${JSON.stringify(p.steps)} ${v} ${locate} ${code} ${DEPTH}`).digest('hex').slice(0, 24);
+      const key = (v: Variant) =>
+        createHash('sha256')
+          .update(`${index.id} ${indexHash} ${pluginHash(p)} ${JSON.stringify(p.steps)} ${v} ${locate} ${code} ${DEPTH}`)
+          .digest('hex')
+          .slice(0, 24);
       const file = (v: Variant) => join(CACHE, `${key(v)}.bin`);
       const todo = variants.filter((v) => !existsSync(file(v)));
       if (todo.length) {
@@ -149,7 +163,10 @@ export async function collect(indexes: Index[], pipelines: QualityCandidate[], v
         questionVectors ??= (await setup.embed(index.questions.map((q) => [q.question]))).map((l) => l[0]!);
         const steps = await validateSteps(setup.registry, p.steps as Step[], [p.name]);
         const { steps: resolved } = await stepsCandidate(p.name, steps, 'codepoint', setup.deps);
-        const lists = await benchRunner().chunks({ steps: resolved, unit: 'codepoint', returnType: 'chunks' }, index.documents.map((d) => d.text));
+        const lists = await benchRunner().chunks(
+          { steps: resolved, unit: 'codepoint', returnType: 'chunks' },
+          index.documents.map((d) => d.text),
+        );
         // every chunk of every document, in document order: where it is scored, and what it is (its span, its heading path)
         const chunks: { chunk: Chunk; span: string; document: string }[] = [];
         const ranges: Range[] = [];
@@ -157,7 +174,12 @@ export async function collect(indexes: Index[], pipelines: QualityCandidate[], v
           const list = lists[d]!;
           const cps = [...doc.text];
           const spans = list.map((ch) => cps.slice(ch.start_index, ch.end_index).join(''));
-          const located = locateChunks(doc.text, list.map((ch, i) => ({ ...ch, text: spans[i]! })), locate, 'codepoint');
+          const located = locateChunks(
+            doc.text,
+            list.map((ch, i) => ({ ...ch, text: spans[i]! })),
+            locate,
+            'codepoint',
+          );
           const headings = corpusHeadings(doc.text);
           list.forEach((ch, i) => {
             const metadata = { ...ch.metadata, ...(headings.length ? { headings: pathAt(headings, ch.start_index) } : {}) };
@@ -170,7 +192,12 @@ export async function collect(indexes: Index[], pipelines: QualityCandidate[], v
           const texts = chunks.map((c) => indexText(c.chunk, c.span, { document: c.document, ...VARIANTS[v] }));
           const bm25 = new Bm25Index(texts);
           const vectors = (await setup.embed([texts]))[0]!;
-          const questions = index.questions.map((q, qi) => questionLists(bm25.scores(q.question), vectors.map((x) => dot(x, questionVectors![qi]!))));
+          const questions = index.questions.map((q, qi) =>
+            questionLists(
+              bm25.scores(q.question),
+              vectors.map((x) => dot(x, questionVectors![qi]!)),
+            ),
+          );
           const c: Collected = { index: index.id, pipeline: p.name, variant: v, chunks: chunks.length, ranges, references, groups: index.groups, questions };
           writeFileSync(file(v), serialize(c));
         }
@@ -243,7 +270,10 @@ export function figure(c: Collected, mode: Mode, group?: string, k = K): Figure 
   c.questions.forEach((q, i) => {
     if (group !== undefined && c.groups[i] !== group) return;
     n++;
-    const s = scoreQuestion(retrieve(q, mode, k).map((id) => c.ranges[id]!), c.references[i]!);
+    const s = scoreQuestion(
+      retrieve(q, mode, k).map((id) => c.ranges[id]!),
+      c.references[i]!,
+    );
     recall += s.recall;
     precision += s.precision;
     iou += s.iou;
@@ -269,7 +299,12 @@ export function synthetic(c: Collected, strength: number, seed: number): Collect
       return (strength * held) / total + random();
     });
     const v = topK(scores, DEPTH);
-    return { ...q, vectorIds: Int32Array.from(v), vectorScores: Float64Array.from(v, (i) => scores[i]!), textCos: Float64Array.from(q.textIds, (i) => scores[i]!) };
+    return {
+      ...q,
+      vectorIds: Int32Array.from(v),
+      vectorScores: Float64Array.from(v, (i) => scores[i]!),
+      textCos: Float64Array.from(q.textIds, (i) => scores[i]!),
+    };
   });
   return { ...c, questions };
 }

@@ -30,7 +30,12 @@ function tableAfter(lines: string[], heading: RegExp): ReferenceTable | undefine
   if (at < 0) return undefined;
   const start = lines.findIndex((l, i) => i > at && l.startsWith('|'));
   if (start < 0) return undefined;
-  const cells = (l: string) => l.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+  const cells = (l: string) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
   const header = cells(lines[start]!);
   const rows = new Map<string, string[]>();
   for (let i = start + 2; i < lines.length && lines[i]!.startsWith('|'); i++) {

@@ -7,12 +7,27 @@ import type { Reference, ReferenceTable } from './reference.js';
 
 export const CANDIDATES_NOTE = 'Configurations are listed in bench/quality/candidates.ts (EXTRA holds the ones made to lead the benchmark).';
 
-const HEAD_TEXT = ['chunker', 'chunks', 'mean tok (cl100k)', 'BM25 recall', 'BM25 precision', 'BM25 IoU', 'built-in model recall', 'built-in model precision', 'built-in model IoU', 'Precision Ω'];
+const HEAD_TEXT = [
+  'chunker',
+  'chunks',
+  'mean tok (cl100k)',
+  'BM25 recall',
+  'BM25 precision',
+  'BM25 IoU',
+  'built-in model recall',
+  'built-in model precision',
+  'built-in model IoU',
+  'Precision Ω',
+];
 const HEAD_OFFSETS = ['chunker', 'chunks whose start the search moves', ...HEAD_TEXT.slice(3)];
 
 const figures = (bm25: Scores, model: Scores) => [
-  pm(bm25.recall, 1), pm(bm25.precision, 2), pm(bm25.iou, 2),
-  pm(model.recall, 1), pm(model.precision, 2), pm(model.iou, 2),
+  pm(bm25.recall, 1),
+  pm(bm25.precision, 2),
+  pm(bm25.iou, 2),
+  pm(model.recall, 1),
+  pm(model.precision, 2),
+  pm(model.iou, 2),
   pm(bm25.precision_omega, 1),
 ];
 
@@ -20,7 +35,8 @@ const figures = (bm25: Scores, model: Scores) => [
 const textCells = (r: QualityRow) => [String(r.chunks), String(Math.round(r.meanTokens)), ...figures(r.scores.text.bm25, r.scores.text.embeddings)];
 const offsetCells = (r: QualityRow) => [String(r.moved), ...figures(r.scores.offsets.bm25, r.scores.offsets.embeddings)];
 
-const table = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head: string[], rows: string[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const mean = (cell: string | undefined) => Number.parseFloat(cell ?? 'NaN');
 
 export function qualitySection(title: string, m: { rows: QualityRow[]; questions: number; documents: string[] }, ref: Reference, extra: string[]): Section {
@@ -34,13 +50,32 @@ export function qualitySection(title: string, m: { rows: QualityRow[]; questions
     '',
     `### k = ${K}, chunks placed by text search (the benchmark's way)`,
     '',
-    table(HEAD_TEXT, rows.map((r) => [r.name, ...textCells(r)])),
+    table(
+      HEAD_TEXT,
+      rows.map((r) => [r.name, ...textCells(r)]),
+    ),
     '',
   ];
   if (chroma.length) {
-    parts.push('### The benchmark\'s own chunkers (reference-results.md of the data, the same retrievers)', '', table(HEAD_TEXT, chroma.map(([n, cells]) => [n, ...cells])), '');
+    parts.push(
+      "### The benchmark's own chunkers (reference-results.md of the data, the same retrievers)",
+      '',
+      table(
+        HEAD_TEXT,
+        chroma.map(([n, cells]) => [n, ...cells]),
+      ),
+      '',
+    );
   }
-  parts.push('### The same chunks scored at their exact offsets', '', table(HEAD_OFFSETS, rows.map((r) => [r.name, ...offsetCells(r)])), '');
+  parts.push(
+    '### The same chunks scored at their exact offsets',
+    '',
+    table(
+      HEAD_OFFSETS,
+      rows.map((r) => [r.name, ...offsetCells(r)]),
+    ),
+    '',
+  );
   const checks: Check[] = [consistency(rows, ref.text), ...goals(rows, chroma), stretch(rows)];
   const same = sameRows(rows, ref);
   if (same) parts.push(same, '');
@@ -64,7 +99,10 @@ function consistency(rows: QualityRow[], ref: ReferenceTable | undefined): Check
 function sameRows(rows: QualityRow[], ref: Reference): string | undefined {
   let compared = 0;
   const differ: string[] = [];
-  for (const [kind, t, cells] of [['text', ref.text, textCells], ['offsets', ref.offsets, offsetCells]] as const) {
+  for (const [kind, t, cells] of [
+    ['text', ref.text, textCells],
+    ['offsets', ref.offsets, offsetCells],
+  ] as const) {
     for (const r of rows) {
       const expected = t?.rows.get(r.name);
       if (!expected) continue;

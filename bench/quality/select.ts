@@ -24,7 +24,8 @@ export interface Fold {
 }
 
 /** Compared as printed: recall to 0.1, IoU to 0.01 (the reference rows' precision). */
-export const dominates = (ours: Point, ref: Point) => Math.round(ours.recall * 10) >= Math.round(ref.recall * 10) && Math.round(ours.iou * 100) >= Math.round(ref.iou * 100);
+export const dominates = (ours: Point, ref: Point) =>
+  Math.round(ours.recall * 10) >= Math.round(ref.recall * 10) && Math.round(ours.iou * 100) >= Math.round(ref.iou * 100);
 
 /** The (corpus, retriever, row) triples a grid pipeline matches on the given corpora. */
 function matched(name: string, corpora: string[], fold: Fold): Set<string> {
@@ -42,7 +43,8 @@ function matched(name: string, corpora: string[], fold: Fold): Set<string> {
 /** The reference rows whose recall a high-recall choice must reach (where a corpus has them). */
 export const CEILING_ROWS = ['Chroma FixedTokenChunker 800/400', 'Chroma RecursiveTokenChunker 400/0'];
 
-const meanOf = (g: string, corpora: string[], fold: Fold, pick: (f: Figures) => number) => corpora.reduce((s, c) => s + pick(fold.scores.get(c)!.get(g)!), 0) / corpora.length;
+const meanOf = (g: string, corpora: string[], fold: Fold, pick: (f: Figures) => number) =>
+  corpora.reduce((s, c) => s + pick(fold.scores.get(c)!.get(g)!), 0) / corpora.length;
 
 /**
  * For one retriever, the member of `set` that reaches the recall of the ceiling rows on the most
@@ -91,10 +93,15 @@ export function dominance(set: string[], corpus: string, fold: Fold): Record<Ret
   const out = {} as Record<Retriever, { matched: number; total: number; missed: string[] }>;
   const targets = [...(fold.targets.get(corpus) ?? [])];
   for (const r of RETRIEVER_NAMES) {
-    const missed = targets.filter(([, ref]) => !set.some((g) => {
-      const ours = fold.scores.get(corpus)?.get(g);
-      return ours && dominates(ours[r], ref[r]);
-    })).map(([row]) => row);
+    const missed = targets
+      .filter(
+        ([, ref]) =>
+          !set.some((g) => {
+            const ours = fold.scores.get(corpus)?.get(g);
+            return ours && dominates(ours[r], ref[r]);
+          }),
+      )
+      .map(([row]) => row);
     out[r] = { matched: targets.length - missed.length, total: targets.length, missed };
   }
   return out;

@@ -36,7 +36,10 @@ process.on('message', (m: string) => {
   if (m === 'reset') delay.reset();
   if (m === 'stats') {
     const ms = (ns: number) => ns / 1e6;
-    process.send!({ delay: { maxMs: ms(delay.max), p99Ms: ms(delay.percentile(99)), meanMs: ms(delay.mean) }, peakRssMb: process.resourceUsage().maxRSS / 1024 } satisfies ServerMessage);
+    process.send!({
+      delay: { maxMs: ms(delay.max), p99Ms: ms(delay.percentile(99)), meanMs: ms(delay.mean) },
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    } satisfies ServerMessage);
   }
 });
 process.on('disconnect', () => {

@@ -11,8 +11,11 @@ const body = JSON.stringify({ text: prose(Number(bytes)), ...(JSON.parse(config)
 process.on('message', (m: string) => {
   if (m !== 'go') return;
   void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-    .then(async (r) => ((await r.arrayBuffer()), r.status))
-    .then((status) => process.send!({ status }), () => process.send!({ status: 0 }))
+    .then(async (r) => (await r.arrayBuffer(), r.status))
+    .then(
+      (status) => process.send!({ status }),
+      () => process.send!({ status: 0 }),
+    )
     .finally(() => process.disconnect());
 });
 process.send!('ready');

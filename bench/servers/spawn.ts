@@ -54,7 +54,14 @@ export function startBuiltChunkd(args: string[] = []): Promise<BenchServer> {
     execFileSync(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--silent'], { cwd: ROOT, stdio: 'inherit' });
     // The bench's own server script, made JavaScript too: run under plain node, with no TypeScript
     // loader in the process or its worker threads (the loader holds ~120 MB that npm start does not).
-    buildSync({ entryPoints: [fileURLToPath(new URL('./chunkd.ts', import.meta.url))], outfile: BUILT_SERVER, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    buildSync({
+      entryPoints: [fileURLToPath(new URL('./chunkd.ts', import.meta.url))],
+      outfile: BUILT_SERVER,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     built = true;
   }
   return serverProcess('chunkd', BUILT_SERVER, ['--built', ...args], [], { ...process.env, CHUNKD_BENCH_DIST: join(ROOT, 'dist') });

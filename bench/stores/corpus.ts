@@ -73,9 +73,11 @@ function sources(data: string[]): Source[] {
   for (const dir of data) {
     const corpora = join(dir, 'corpora');
     if (!existsSync(corpora)) continue;
-    for (const f of readdirSync(corpora).sort()) if (f.endsWith('.md')) out.push({ source: 'benchmark', path: join(corpora, f), read: () => readFileSync(join(corpora, f), 'utf8') });
+    for (const f of readdirSync(corpora).sort())
+      if (f.endsWith('.md')) out.push({ source: 'benchmark', path: join(corpora, f), read: () => readFileSync(join(corpora, f), 'utf8') });
   }
-  for (const f of walk(NODE_MODULES, (p) => /\.(md|markdown|txt|rst)$/i.test(p) && !/\/(test|tests|__tests__|fixtures?)\//i.test(p))) out.push({ source: 'node_modules', path: f, read: () => plain(f) });
+  for (const f of walk(NODE_MODULES, (p) => /\.(md|markdown|txt|rst)$/i.test(p) && !/\/(test|tests|__tests__|fixtures?)\//i.test(p)))
+    out.push({ source: 'node_modules', path: f, read: () => plain(f) });
   const docs = walk('/usr/share/doc', (p) => !/\.(png|gif|jpe?g|svg|ico|css|js|json|json\.gz|pdf|woff2?|ttf)$/i.test(p));
   const seenMd = new Set(docs.filter((p) => p.endsWith('.md')).map((p) => p.slice(0, -3)));
   for (const f of docs) if (!(f.endsWith('.html') && seenMd.has(f.slice(0, -5)))) out.push({ source: 'usr-share-doc', path: f, read: () => plain(f) });
@@ -92,12 +94,19 @@ function sources(data: string[]): Source[] {
  */
 function codeSources(): Source[] {
   const minified = (t: string) => t.length / Math.max(1, t.split('\n').length) > 200;
-  const code = (source: string) => (f: string) => ({ source, path: f, read: () => {
-    const t = plain(f);
-    return t && !minified(t) ? t : undefined;
-  } });
+  const code = (source: string) => (f: string) => ({
+    source,
+    path: f,
+    read: () => {
+      const t = plain(f);
+      return t && !minified(t) ? t : undefined;
+    },
+  });
   return [
-    ...walk(NODE_MODULES, (p) => /\.(d\.ts|ts|js|mjs|cjs)$/.test(p) && !/\.min\.js$|\/(test|tests|__tests__|fixtures?)\//i.test(p) && statSync(p).size < 1_000_000).map(code('node_modules-code')),
+    ...walk(
+      NODE_MODULES,
+      (p) => /\.(d\.ts|ts|js|mjs|cjs)$/.test(p) && !/\.min\.js$|\/(test|tests|__tests__|fixtures?)\//i.test(p) && statSync(p).size < 1_000_000,
+    ).map(code('node_modules-code')),
     ...walk('/usr/include', (p) => p.endsWith('.h')).map(code('c-headers')),
     ...walk('/usr/lib/python3.11', (p) => p.endsWith('.py') && !/\/(test|tests|idle_test)\//.test(p)).map(code('python')),
   ];
@@ -136,7 +145,7 @@ function roff(t: string | undefined): string | undefined {
   if (!t) return t;
   return t
     .split('\n')
-    .filter((l) => !l.startsWith('.\\"') && !l.startsWith("'\\\""))
+    .filter((l) => !l.startsWith('.\\"') && !l.startsWith('\'\\"'))
     .map((l) => (l.startsWith('.') ? l.replace(/^\.\s*[A-Za-z]{1,3}\s*/, '').replace(/^\.\S*\s*/, '') : l))
     .join('\n')
     .replace(/\\f[BIRP]|\\f\(..|\\\(..|\\[&|^%]|\\-/g, (m) => (m === '\\-' ? '-' : ''))
@@ -166,7 +175,9 @@ const hash = (s: string) => createHash('sha1').update(s).digest();
 
 /** The cache folder of the corpus from these data folders (a corpus of N chunks serves every smaller size: its first chunks). */
 function cacheDir(data: string[]): string {
-  const key = hash(JSON.stringify([PRESET, EMBEDDED_MODEL, data, MIN_CHARS, MAX_CHARS, 4])).toString('hex').slice(0, 12);
+  const key = hash(JSON.stringify([PRESET, EMBEDDED_MODEL, data, MIN_CHARS, MAX_CHARS, 4]))
+    .toString('hex')
+    .slice(0, 12);
   return join(CACHE, `${PRESET}-${key}`);
 }
 
@@ -184,7 +195,10 @@ export async function corpus(target: number, dataSetting = process.env.CHUNKD_QU
   }
   mkdirSync(dir, { recursive: true });
   const started = performance.now();
-  const settings = resolveSettings({}, { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(256 * 1024 * 1024), CHUNKD_MAX_OUTPUT_BYTES: String(2 ** 31), CHUNKD_MAX_CHUNKS: String(10_000_000) });
+  const settings = resolveSettings(
+    {},
+    { ...process.env, CHUNKD_MAX_TEXT_CHARS: String(256 * 1024 * 1024), CHUNKD_MAX_OUTPUT_BYTES: String(2 ** 31), CHUNKD_MAX_CHUNKS: String(10_000_000) },
+  );
   const registry = await discover(settings.pluginsDir);
   const deps: RuntimeDeps = { registry, executor: inline, settings };
   const preset = JSON.parse(readFileSync(join(ROOT, 'presets', 'retrieval', `${PRESET}.json`), 'utf8')) as { steps: Step[] };
@@ -197,7 +211,12 @@ export async function corpus(target: number, dataSetting = process.env.CHUNKD_QU
   const tier = (s: Source) => (s.source === 'benchmark' ? 0 : 1);
   const docs = sources(data).map((s) => ({ s, order: hash(s.path).readUInt32BE(0) }));
   docs.sort((a, b) => tier(a.s) - tier(b.s) || a.order - b.order);
-  const all = [...docs, ...codeSources().map((s) => ({ s, order: hash(s.path).readUInt32BE(0) })).sort((a, b) => a.order - b.order)];
+  const all = [
+    ...docs,
+    ...codeSources()
+      .map((s) => ({ s, order: hash(s.path).readUInt32BE(0) }))
+      .sort((a, b) => a.order - b.order),
+  ];
   const chunksOut = openSync(join(dir, 'chunks.jsonl.part'), 'w');
   const vectorsOut = openSync(join(dir, 'vectors.f32.part'), 'w');
   const seen = new Set<string>();
@@ -219,7 +238,14 @@ export async function corpus(target: number, dataSetting = process.env.CHUNKD_QU
     const document = s.source === 'benchmark' ? `benchmark/${relative(join(s.path, '..', '..'), s.path)}` : s.path.replace(/^\//, '');
     const vectors = await embedder.embed(kept.map((c) => c.text));
     const lines = kept.map((c, i) =>
-      JSON.stringify({ document, text: c.text, start_index: c.start_index, end_index: c.end_index, token_count: c.token_count, metadata: { source: s.source, path: document, chunk: i, preset: PRESET } } satisfies CorpusChunk),
+      JSON.stringify({
+        document,
+        text: c.text,
+        start_index: c.start_index,
+        end_index: c.end_index,
+        token_count: c.token_count,
+        metadata: { source: s.source, path: document, chunk: i, preset: PRESET },
+      } satisfies CorpusChunk),
     );
     writeSync(chunksOut, `${lines.join('\n')}\n`);
     const buf = new Float32Array(kept.length * embedder.dimension);
@@ -230,14 +256,26 @@ export async function corpus(target: number, dataSetting = process.env.CHUNKD_QU
     textBytes += Buffer.byteLength(text);
     chars += kept.reduce((n, c) => n + c.text.length, 0);
     bySource[s.source] = (bySource[s.source] ?? 0) + kept.length;
-    if (documents % 500 === 0) log(`  corpus: ${count.toLocaleString('en')} chunks from ${documents} files (${Math.round((performance.now() - started) / 1000)} s)`);
+    if (documents % 500 === 0)
+      log(`  corpus: ${count.toLocaleString('en')} chunks from ${documents} files (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   closeSync(chunksOut);
   closeSync(vectorsOut);
   if (count < target) log(`  corpus: the machine's text made ${count.toLocaleString('en')} chunks, fewer than the ${target.toLocaleString('en')} asked`);
   renameSync(join(dir, 'chunks.jsonl.part'), join(dir, 'chunks.jsonl'));
   renameSync(join(dir, 'vectors.f32.part'), join(dir, 'vectors.f32'));
-  const info: CorpusInfo = { dir, count, exhausted: count < target, dimension: embedder.dimension, model: EMBEDDED_MODEL, preset: PRESET, documents, textBytes, bySource, meanChars: Math.round(chars / Math.max(1, count)) };
+  const info: CorpusInfo = {
+    dir,
+    count,
+    exhausted: count < target,
+    dimension: embedder.dimension,
+    model: EMBEDDED_MODEL,
+    preset: PRESET,
+    documents,
+    textBytes,
+    bySource,
+    meanChars: Math.round(chars / Math.max(1, count)),
+  };
   await writeFileAtomic(infoFile, JSON.stringify(info, null, 2));
   log(`  corpus: built in ${Math.round((performance.now() - started) / 1000)} s: ${JSON.stringify(info)}`);
   return info;

@@ -21,7 +21,10 @@ const { values } = parseArgs({ options: { chunks: { type: 'string', default: '10
 const N = Number(values.chunks);
 const info = await corpus(N);
 const { from, queries: qs } = await queries();
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 const sqrtN = Math.round(Math.sqrt(N));
 
 interface Setting {
@@ -41,11 +44,20 @@ const GRID: { name: string; index: Index; settings: Setting[] }[] = [
   {
     name: `IVF_PQ, ${sqrtN} partitions, 25 sub-vectors (4 dimensions each), 10 iterations, 64 samples a partition`,
     index: Index.ivfPq({ distanceType: 'cosine', numPartitions: sqrtN, numSubVectors: 25, maxIterations: 10, sampleRate: 64 }),
-    settings: [10, 20, 40].flatMap((nprobes) => [10, 30].map((refine) => ({ label: `nprobes ${nprobes}, refine ${refine}`, tune: (q: VectorQuery) => q.nprobes(nprobes).refineFactor(refine) }))),
+    settings: [10, 20, 40].flatMap((nprobes) =>
+      [10, 30].map((refine) => ({ label: `nprobes ${nprobes}, refine ${refine}`, tune: (q: VectorQuery) => q.nprobes(nprobes).refineFactor(refine) })),
+    ),
   },
   {
     name: `IVF_HNSW_SQ, ${Math.max(1, Math.round(N / 250_000))} partitions, m 20, ef_construction 150`,
-    index: Index.hnswSq({ distanceType: 'cosine', numPartitions: Math.max(1, Math.round(N / 250_000)), m: 20, efConstruction: 150, maxIterations: 10, sampleRate: 64 }),
+    index: Index.hnswSq({
+      distanceType: 'cosine',
+      numPartitions: Math.max(1, Math.round(N / 250_000)),
+      m: 20,
+      efConstruction: 150,
+      maxIterations: 10,
+      sampleRate: 64,
+    }),
     settings: [50, 100, 200].map((ef) => ({ label: `ef ${ef}, refine 5`, tune: (q: VectorQuery) => q.ef(ef).refineFactor(5) })),
   },
 ];
@@ -55,7 +67,10 @@ try {
   const db = await connect(dir);
   let table: Table | undefined;
   for (const b of docBatches(info, N, 20_000)) {
-    const data = toArrow(rowSchema(info.dimension), b.docs.flatMap((d) => d.rows));
+    const data = toArrow(
+      rowSchema(info.dimension),
+      b.docs.flatMap((d) => d.rows),
+    );
     if (!table) table = await db.createTable('grid', data);
     else await table.add(data);
   }
@@ -78,7 +93,9 @@ try {
         times.push(performance.now() - t0);
         found.push(rows.map((r) => r.id as string));
       }
-      console.log(`| ${g.name} | ${build.toFixed(1)} | ${s.label} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${recallAt(found, exact).toFixed(3)} | ${load()} |`);
+      console.log(
+        `| ${g.name} | ${build.toFixed(1)} | ${s.label} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 99).toFixed(1)} | ${recallAt(found, exact).toFixed(3)} | ${load()} |`,
+      );
     }
   }
   t.close();

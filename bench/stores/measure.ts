@@ -6,7 +6,8 @@ export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a 
 /** The exact top k of each query (a flat scan that ignores any vector index), by id. */
 export async function exactTop(table: Table, queries: { vector: Float32Array }[], k: number): Promise<string[][]> {
   const out: string[][] = [];
-  for (const q of queries) out.push((await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(k).select(['id']).toArray()).map((r) => r.id as string));
+  for (const q of queries)
+    out.push((await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(k).select(['id']).toArray()).map((r) => r.id as string));
   return out;
 }
 

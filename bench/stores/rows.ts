@@ -25,7 +25,16 @@ export function* docBatches(info: CorpusInfo, limit: number, size: number): Gene
         }
         docs.push({ document: chunk.document, rows: [] });
       }
-      docs.at(-1)!.rows.push({ id: storeChunkId(chunk.document, chunk), document: chunk.document, text: chunk.text, start_index: chunk.start_index, end_index: chunk.end_index, token_count: chunk.token_count, metadata: chunk.metadata, embedding: vector });
+      docs.at(-1)!.rows.push({
+        id: storeChunkId(chunk.document, chunk),
+        document: chunk.document,
+        text: chunk.text,
+        start_index: chunk.start_index,
+        end_index: chunk.end_index,
+        token_count: chunk.token_count,
+        metadata: chunk.metadata,
+        embedding: vector,
+      });
       rows++;
     }
   }

@@ -18,7 +18,18 @@ for (const file of process.argv.slice(2)) {
   about ||= paragraph!;
   for (const line of rest.join('\n\n').split('\n').slice(2)) {
     const c = line.slice(2, -2).split(' | ');
-    rows.push({ store: c[0]!, size: Number(c[1]!.replace(/,/g, '')), what: c[2]!, chunkd: unnum(c[3]!), raw: unnum(c[4]!), unit: '', ratio: unnum(c[5]!), recall: unnum(c[6]!), note: c[7] || undefined, load: c[8]! });
+    rows.push({
+      store: c[0]!,
+      size: Number(c[1]!.replace(/,/g, '')),
+      what: c[2]!,
+      chunkd: unnum(c[3]!),
+      raw: unnum(c[4]!),
+      unit: '',
+      ratio: unnum(c[5]!),
+      recall: unnum(c[6]!),
+      note: c[7] || undefined,
+      load: c[8]!,
+    });
   }
 }
 const sizes = [...new Set(rows.filter((r) => r.store === 'lancedb').map((r) => r.size))];

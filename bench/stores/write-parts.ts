@@ -16,11 +16,16 @@ import { documentIs } from '../../plugins/lancedb/sql.js';
 import { corpus } from './corpus.js';
 import { docBatches, lanceRecord, type DocBatch } from './rows.js';
 
-const { values } = parseArgs({ options: { chunks: { type: 'string', default: '100000' }, batch: { type: 'string', default: '5000' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { chunks: { type: 'string', default: '100000' }, batch: { type: 'string', default: '5000' }, only: { type: 'string' } },
+});
 const N = Number(values.chunks);
 const B = Number(values.batch);
 const info = await corpus(N);
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 type Step = (table: Table, batch: DocBatch, i: number) => Promise<void>;
 interface Variant {
@@ -34,20 +39,71 @@ interface Variant {
 
 const inBatch = (b: DocBatch) => b.docs.map((d) => documentIs(d.document)).join(' OR ');
 const docsIn = (b: DocBatch) => `document IN (${b.docs.map((d) => documentIs(d.document).slice('document = '.length)).join(', ')})`;
-const arrow = (b: DocBatch) => toArrow(rowSchema(info.dimension), b.docs.flatMap((d) => d.rows));
+const arrow = (b: DocBatch) =>
+  toArrow(
+    rowSchema(info.dimension),
+    b.docs.flatMap((d) => d.rows),
+  );
 
 const VARIANTS: Variant[] = [
   { name: 'raw add, plain objects', step: (t, b) => t.add(b.docs.flatMap((d) => d.rows.map(lanceRecord))).then(() => {}) },
   { name: 'raw add, Arrow built by column', step: (t, b) => t.add(arrow(b)).then(() => {}) },
-  { name: 'merge: upsert by id + delete the batch documents\' other rows (the plugin before)', step: (t, b) => t.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where: inBatch(b) }).execute(b.docs.flatMap((d) => d.rows.map(lanceRecord))).then(() => {}) },
-  { name: 'merge: insert ids not present, no index', step: (t, b) => t.mergeInsert('id').whenNotMatchedInsertAll().execute(arrow(b)).then(() => {}) },
-  { name: 'merge: insert ids not present, btree on id', first: (t) => t.createIndex('id', { config: Index.btree() }), step: (t, b) => t.mergeInsert('id').whenNotMatchedInsertAll().execute(arrow(b)).then(() => {}), every20: (t) => t.optimize().then(() => {}) },
+  {
+    name: "merge: upsert by id + delete the batch documents' other rows (the plugin before)",
+    step: (t, b) =>
+      t
+        .mergeInsert('id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where: inBatch(b) })
+        .execute(b.docs.flatMap((d) => d.rows.map(lanceRecord)))
+        .then(() => {}),
+  },
+  {
+    name: 'merge: insert ids not present, no index',
+    step: (t, b) =>
+      t
+        .mergeInsert('id')
+        .whenNotMatchedInsertAll()
+        .execute(arrow(b))
+        .then(() => {}),
+  },
+  {
+    name: 'merge: insert ids not present, btree on id',
+    first: (t) => t.createIndex('id', { config: Index.btree() }),
+    step: (t, b) =>
+      t
+        .mergeInsert('id')
+        .whenNotMatchedInsertAll()
+        .execute(arrow(b))
+        .then(() => {}),
+    every20: (t) => t.optimize().then(() => {}),
+  },
   { name: 'delete the batch documents (OR of =), then add', step: async (t, b) => void (await t.delete(inBatch(b)), await t.add(arrow(b))) },
   { name: 'delete the batch documents (IN), then add', step: async (t, b) => void (await t.delete(docsIn(b)), await t.add(arrow(b))) },
-  { name: 'look up the batch documents (IN, btree on document), then add', first: (t) => t.createIndex('document', { config: Index.btree() }), step: async (t, b) => void ((await t.query().where(docsIn(b)).select(['id']).limit(1).toArray()).length ? await t.delete(docsIn(b)) : undefined, await t.add(arrow(b))), every20: (t) => t.optimize().then(() => {}) },
-  { name: 'look up the batch documents (IN, no index), then add', step: async (t, b) => void ((await t.query().where(docsIn(b)).select(['id']).limit(1).toArray()).length ? await t.delete(docsIn(b)) : undefined, await t.add(arrow(b))) },
-  { name: 'raw add (Arrow) + FTS index at the first batch + optimize every 20 commits', first: (t) => t.createIndex('text', { config: Index.fts() }), step: (t, b) => t.add(arrow(b)).then(() => {}), every20: (t) => t.optimize().then(() => {}) },
-  { name: 'raw add (Arrow) + optimize every 20 commits, no index', step: (t, b) => t.add(arrow(b)).then(() => {}), every20: (t) => t.optimize().then(() => {}) },
+  {
+    name: 'look up the batch documents (IN, btree on document), then add',
+    first: (t) => t.createIndex('document', { config: Index.btree() }),
+    step: async (t, b) =>
+      void ((await t.query().where(docsIn(b)).select(['id']).limit(1).toArray()).length ? await t.delete(docsIn(b)) : undefined, await t.add(arrow(b))),
+    every20: (t) => t.optimize().then(() => {}),
+  },
+  {
+    name: 'look up the batch documents (IN, no index), then add',
+    step: async (t, b) =>
+      void ((await t.query().where(docsIn(b)).select(['id']).limit(1).toArray()).length ? await t.delete(docsIn(b)) : undefined, await t.add(arrow(b))),
+  },
+  {
+    name: 'raw add (Arrow) + FTS index at the first batch + optimize every 20 commits',
+    first: (t) => t.createIndex('text', { config: Index.fts() }),
+    step: (t, b) => t.add(arrow(b)).then(() => {}),
+    every20: (t) => t.optimize().then(() => {}),
+  },
+  {
+    name: 'raw add (Arrow) + optimize every 20 commits, no index',
+    step: (t, b) => t.add(arrow(b)).then(() => {}),
+    every20: (t) => t.optimize().then(() => {}),
+  },
 ];
 
 console.log(`${N.toLocaleString('en')} chunks (${info.meanChars} characters on average), batches of ~${B} rows; load average at start ${load()}\n`);
@@ -77,7 +133,9 @@ for (const v of VARIANTS) {
   }
   const count = await table!.countRows();
   if (count !== rows) throw new Error(`${v.name}: ${count} rows in the table, ${rows} written`);
-  console.log(`| ${v.name} | ${Math.round(rows / ((ms + upkeepMs) / 1000)).toLocaleString('en')} | ${(upkeepMs / 1000).toFixed(1)} | ${((ms + upkeepMs) / 1000).toFixed(1)} | ${Math.round(process.memoryUsage().rss / 2 ** 20)} | ${load()} |`);
+  console.log(
+    `| ${v.name} | ${Math.round(rows / ((ms + upkeepMs) / 1000)).toLocaleString('en')} | ${(upkeepMs / 1000).toFixed(1)} | ${((ms + upkeepMs) / 1000).toFixed(1)} | ${Math.round(process.memoryUsage().rss / 2 ** 20)} | ${load()} |`,
+  );
   table!.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });

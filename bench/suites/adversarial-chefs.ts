@@ -39,7 +39,10 @@ const row = (label: string, bytes: number, send: (server: BenchServer) => Promis
   },
 });
 
-const processThenChunk = [{ type: 'process', chef: 'markdown', config: {} }, { type: 'chunk', chunker: 'recursive', config: {} }];
+const processThenChunk = [
+  { type: 'process', chef: 'markdown', config: {} },
+  { type: 'chunk', chunker: 'recursive', config: {} },
+];
 const fine = (s: string) => s.split(/[ ,;]+/).every((x) => !/^5/.test(x) && x !== '0');
 
 const ROWS = (): UploadAttack[] => [
@@ -48,7 +51,14 @@ const ROWS = (): UploadAttack[] => [
     '2. upload 8 MB of empty headings, then process and chunk it by file reference',
     8e6,
     async (s) => {
-      const up = await fetch(`${s.url}/v1/files`, { method: 'POST', body: (() => { const f = new FormData(); f.append('file', new Blob(['#\n'.repeat(4_000_000)]), 'headings.md'); return f; })() });
+      const up = await fetch(`${s.url}/v1/files`, {
+        method: 'POST',
+        body: (() => {
+          const f = new FormData();
+          f.append('file', new Blob(['#\n'.repeat(4_000_000)]), 'headings.md');
+          return f;
+        })(),
+      });
       const { name } = (await up.json()) as { name: string };
       // A file reference is an object, as Chonkie's clients send it (a bare name is a 422, which measured nothing).
       const file = { type: 'document', content: name };
@@ -58,12 +68,21 @@ const ROWS = (): UploadAttack[] => [
     },
     fine,
   ),
-  row('3a. job: process (markdown) then chunk, 4 MB of headings', HEADINGS.length, async (s) => String(await job(s, { steps: processThenChunk, documents: [{ text: HEADINGS }] })), fine),
+  row(
+    '3a. job: process (markdown) then chunk, 4 MB of headings',
+    HEADINGS.length,
+    async (s) => String(await job(s, { steps: processThenChunk, documents: [{ text: HEADINGS }] })),
+    fine,
+  ),
   row(
     '3b. NDJSON pipeline run: process (markdown) then chunk, 4 MB of headings',
     HEADINGS.length,
     async (s) => {
-      const created = await fetch(`${s.url}/v1/pipelines`, { method: 'POST', headers: json, body: JSON.stringify({ name: `headings-${Date.now()}`, steps: processThenChunk }) });
+      const created = await fetch(`${s.url}/v1/pipelines`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ name: `headings-${Date.now()}`, steps: processThenChunk }),
+      });
       const { id } = (await created.json()) as { id: string };
       return String(await post(s, `/v1/pipelines/${id}/execute`, { text: [HEADINGS] }, { ...json, accept: 'application/x-ndjson' }));
     },
@@ -72,10 +91,23 @@ const ROWS = (): UploadAttack[] => [
   row(
     '3c. evaluate: a process (markdown) candidate on 4 MB of headings',
     HEADINGS.length,
-    async (s) => String(await post(s, '/v1/evaluate', { documents: [{ id: 'h', text: HEADINGS }], questions: [{ question: 'x', references: [{ document: 'h', start_index: 0, end_index: 1 }] }], candidates: [processThenChunk], k: [5] })),
+    async (s) =>
+      String(
+        await post(s, '/v1/evaluate', {
+          documents: [{ id: 'h', text: HEADINGS }],
+          questions: [{ question: 'x', references: [{ document: 'h', start_index: 0, end_index: 1 }] }],
+          candidates: [processThenChunk],
+          k: [5],
+        }),
+      ),
     fine,
   ),
-  row('4. process/markdown: "```" + "a" × 200,000 + "`"', 200_004, async (s) => String(await post(s, '/v1/process/markdown', { text: '```' + 'a'.repeat(200_000) + '`' })), fine),
+  row(
+    '4. process/markdown: "```" + "a" × 200,000 + "`"',
+    200_004,
+    async (s) => String(await post(s, '/v1/process/markdown', { text: '```' + 'a'.repeat(200_000) + '`' })),
+    fine,
+  ),
   row(
     '5. evaluate: 300 KB document, 1,000 questions, k [100000], detail',
     300_000,
@@ -92,7 +124,6 @@ const ROWS = (): UploadAttack[] => [
     (st) => st === '413',
   ),
 ];
-
 
 export const adversarialChefsSuite: CustomSuite = {
   kind: 'custom',
@@ -113,7 +144,7 @@ export const adversarialChefsSuite: CustomSuite = {
       }
     }
     const body = [
-      'Each row sends its request(s) to a fresh real server (built, as `npm start` runs it; default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30\'s table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.',
+      "Each row sends its request(s) to a fresh real server (built, as `npm start` runs it; default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process; **RSS peak** is the server process (worker threads included) read from /proc at each poll. Row numbers are those of issue 30's table. A 413 names its setting (--max-output-bytes, --max-eval-retrieved, --max-extract-ms); a 200 on row 1 is the document with its headings past --max-structure-spans counted in metadata.dropped_spans.",
       '',
       outcomeTable('request', outcomes),
     ].join('\n');

@@ -46,12 +46,16 @@ function endlessMultipartTail(server: BenchServer): Promise<{ status: number; by
     },
   });
   return new Promise((resolve) => {
-    const req = request(`${server.url}/v1/files`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${B}`, 'transfer-encoding': 'chunked' } }, (res) => {
-      answered = true;
-      const bytes = sent;
-      res.resume();
-      res.on('end', () => (req.destroy(), resolve({ status: res.statusCode!, bytes })));
-    });
+    const req = request(
+      `${server.url}/v1/files`,
+      { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${B}`, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        answered = true;
+        const bytes = sent;
+        res.resume();
+        res.on('end', () => (req.destroy(), resolve({ status: res.statusCode!, bytes })));
+      },
+    );
     req.on('error', () => (answered ? undefined : resolve({ status: 0, bytes: sent })));
     body.pipe(req);
   });
@@ -77,12 +81,19 @@ const letters = (n: number) => {
   }
   return s;
 };
-const prose60k = () => Array.from({ length: 6000 }, (_, i) => `word${i % 97} next${i % 13}.`).join(' ').slice(0, 60_000);
+const prose60k = () =>
+  Array.from({ length: 6000 }, (_, i) => `word${i % 97} next${i % 13}.`)
+    .join(' ')
+    .slice(0, 60_000);
 
 /** A stored pipeline whose sentence step has the most delimiters the schema allows. */
 async function manyDelimiterPipeline(server: BenchServer): Promise<string> {
   const delim = Array.from({ length: 64 }, (_, i) => `d${i}x`);
-  const res = await fetch(`${server.url}/v1/pipelines`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `delims-${Date.now()}`, steps: [{ type: 'chunk', chunker: 'sentence', config: { delim, min_characters_per_sentence: 0 } }] }) });
+  const res = await fetch(`${server.url}/v1/pipelines`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `delims-${Date.now()}`, steps: [{ type: 'chunk', chunker: 'sentence', config: { delim, min_characters_per_sentence: 0 } }] }),
+  });
   const { id } = (await res.json()) as { id: string };
   return `/v1/pipelines/${id}/execute`;
 }
@@ -115,26 +126,75 @@ const runnerSend =
 const RUNNER_ATTACKS: Attack[] = [
   ...[1, 4, 10].map((mb) => {
     const body = () => JSON.stringify({ text: [abText(mb)], chunk_size: 1 });
-    return { label: `NDJSON: token chunk_size 1 on ${mb} MB`, method: 'POST', path: '/v1/chunk/token', body: () => '', send: runnerSend('/v1/chunk/token', body, 'ndjson') };
+    return {
+      label: `NDJSON: token chunk_size 1 on ${mb} MB`,
+      method: 'POST',
+      path: '/v1/chunk/token',
+      body: () => '',
+      send: runnerSend('/v1/chunk/token', body, 'ndjson'),
+    };
   }),
   ...[1, 6, 10].map((mb) => {
     const body = () => JSON.stringify({ steps: [{ type: 'chunk', chunker: 'token', config: { chunk_size: 1 } }], documents: [{ text: abText(mb) }] });
-    return { label: `job: token chunk_size 1 on one ${mb} MB document`, method: 'POST', path: '/v1/jobs', body: () => '', send: runnerSend('/v1/jobs', body, 'job') };
+    return {
+      label: `job: token chunk_size 1 on one ${mb} MB document`,
+      method: 'POST',
+      path: '/v1/jobs',
+      body: () => '',
+      send: runnerSend('/v1/jobs', body, 'job'),
+    };
   }),
 ];
 
 const ATTACKS = (quick: boolean): Attack[] => [
   { label: 'no request (noise floor: 1 s of /health polls alone)', method: 'GET', path: '', body: () => '' },
-  { label: 'refine: 30,000 bad chunks (60 KB)', method: 'POST', path: '/v1/refine/overlap', body: () => JSON.stringify({ chunks: Array.from({ length: 30_000 }, () => 1) }) },
-  { label: 'semantic: similarity_window 7500 on 60 KB (refused: max 64)', method: 'POST', path: '/v1/chunk/semantic', body: () => JSON.stringify({ text: prose60k(), similarity_window: 7500 }) },
-  { label: 'semantic: similarity_window 64 on 60 KB', method: 'POST', path: '/v1/chunk/semantic', body: () => JSON.stringify({ text: prose60k(), similarity_window: 64, min_characters_per_sentence: 1 }) },
-  { label: `token cl100k_base: ${quick ? '6K' : '60K'} random letters`, method: 'POST', path: '/v1/chunk/token', body: () => JSON.stringify({ text: letters(quick ? 6_000 : 60_000), tokenizer: 'cl100k_base' }) },
-  { label: `token cl100k_base: ${quick ? '100,000' : '1,000,000'} × "a"`, method: 'POST', path: '/v1/chunk/token', body: () => JSON.stringify({ text: 'a'.repeat(quick ? 100_000 : 1_000_000), tokenizer: 'cl100k_base' }) },
-  { label: 'pipeline create: 200,000 delimiters (refused: max 64)', method: 'POST', path: '/v1/pipelines', body: () => JSON.stringify({ name: 'many', steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 200_000 }, (_, i) => `q${i}`) } }] }) },
+  {
+    label: 'refine: 30,000 bad chunks (60 KB)',
+    method: 'POST',
+    path: '/v1/refine/overlap',
+    body: () => JSON.stringify({ chunks: Array.from({ length: 30_000 }, () => 1) }),
+  },
+  {
+    label: 'semantic: similarity_window 7500 on 60 KB (refused: max 64)',
+    method: 'POST',
+    path: '/v1/chunk/semantic',
+    body: () => JSON.stringify({ text: prose60k(), similarity_window: 7500 }),
+  },
+  {
+    label: 'semantic: similarity_window 64 on 60 KB',
+    method: 'POST',
+    path: '/v1/chunk/semantic',
+    body: () => JSON.stringify({ text: prose60k(), similarity_window: 64, min_characters_per_sentence: 1 }),
+  },
+  {
+    label: `token cl100k_base: ${quick ? '6K' : '60K'} random letters`,
+    method: 'POST',
+    path: '/v1/chunk/token',
+    body: () => JSON.stringify({ text: letters(quick ? 6_000 : 60_000), tokenizer: 'cl100k_base' }),
+  },
+  {
+    label: `token cl100k_base: ${quick ? '100,000' : '1,000,000'} × "a"`,
+    method: 'POST',
+    path: '/v1/chunk/token',
+    body: () => JSON.stringify({ text: 'a'.repeat(quick ? 100_000 : 1_000_000), tokenizer: 'cl100k_base' }),
+  },
+  {
+    label: 'pipeline create: 200,000 delimiters (refused: max 64)',
+    method: 'POST',
+    path: '/v1/pipelines',
+    body: () =>
+      JSON.stringify({ name: 'many', steps: [{ type: 'chunk', chunker: 'sentence', config: { delim: Array.from({ length: 200_000 }, (_, i) => `q${i}`) } }] }),
+  },
   { label: 'pipeline execute: 64 delimiters on 60 KB', method: 'POST', path: manyDelimiterPipeline, body: () => JSON.stringify({ text: prose60k() }) },
   ...RUNNER_ATTACKS,
   { label: 'body nested 20,000 levels deep', method: 'POST', path: '/v1/chunk/token', body: () => `{"text": ${'['.repeat(20_000)}${']'.repeat(20_000)}}` },
-  { label: 'endless multipart tail (upload that never ends after its closing boundary)', method: 'POST', path: '/v1/files', body: () => '', send: endlessMultipartTail },
+  {
+    label: 'endless multipart tail (upload that never ends after its closing boundary)',
+    method: 'POST',
+    path: '/v1/files',
+    body: () => '',
+    send: endlessMultipartTail,
+  },
 ];
 
 interface Outcome {
@@ -161,14 +221,20 @@ async function attack(server: BenchServer, a: Attack): Promise<Outcome> {
   const answer = a.send
     ? a.send(server).then((r) => ((bytes = r.bytes), r.status))
     : path
-      ? fetch(server.url + path, { method: a.method, headers: { 'content-type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status), () => 0)
+      ? fetch(server.url + path, { method: a.method, headers: { 'content-type': 'application/json' }, body }).then(
+          async (r) => (await r.arrayBuffer(), r.status),
+          () => 0,
+        )
       : new Promise<number>((r) => setTimeout(() => r(200), 1000));
   const sent = answer.finally(() => (done = true));
   body = ''; // not kept alive by this closure while the server works
   const polls: number[] = [];
   while (!done) {
     const t = performance.now();
-    await fetch(`${server.url}/health`).then((r) => r.arrayBuffer(), () => undefined);
+    await fetch(`${server.url}/health`).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
     polls.push(performance.now() - t);
     rssMaxBytes = Math.max(rssMaxBytes, rssOf(server.child.pid));
     await new Promise((r) => setTimeout(r, 10));
@@ -176,7 +242,17 @@ async function attack(server: BenchServer, a: Attack): Promise<Outcome> {
   const status = await sent;
   const seconds = (performance.now() - began) / 1e3;
   const { delay } = await server.stats();
-  return { label: a.label, bytes, status, seconds, healthPolls: polls.length, healthMaxMs: Math.max(0, ...polls), loopMaxMs: delay.maxMs, loopP99Ms: delay.p99Ms, rssMaxBytes };
+  return {
+    label: a.label,
+    bytes,
+    status,
+    seconds,
+    healthPolls: polls.length,
+    healthMaxMs: Math.max(0, ...polls),
+    loopMaxMs: delay.maxMs,
+    loopP99Ms: delay.p99Ms,
+    rssMaxBytes,
+  };
 }
 
 export const adversarialSuite: CustomSuite = {
@@ -188,8 +264,15 @@ export const adversarialSuite: CustomSuite = {
     const outcomes: Outcome[] = [];
     try {
       // Warm the pool's plugins (first model loads are not what is measured).
-      for (const [path, body] of [['/v1/chunk/semantic', { text: 'A b. C d. E f. G h.' }], ['/v1/chunk/token', { text: 'abc', tokenizer: 'cl100k_base' }]] as const) {
-        await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(body)) });
+      for (const [path, body] of [
+        ['/v1/chunk/semantic', { text: 'A b. C d. E f. G h.' }],
+        ['/v1/chunk/token', { text: 'abc', tokenizer: 'cl100k_base' }],
+      ] as const) {
+        await fetch(server.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: gzipSync(JSON.stringify(body)),
+        });
       }
       // CHUNKD_BENCH_ROWS=<text>: only the rows whose label holds it (and the noise floor), to measure one row on a shared machine.
       const only = process.env.CHUNKD_BENCH_ROWS;
@@ -203,7 +286,17 @@ export const adversarialSuite: CustomSuite = {
       '',
       table(
         ['request', 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay p99 (ms)', 'loop delay max (ms)', 'server RSS max'],
-        outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopP99Ms), num(r.loopMaxMs), r.rssMaxBytes ? fmtSize(r.rssMaxBytes) : 'n/a']),
+        outcomes.map((r) => [
+          r.label,
+          fmtSize(r.bytes),
+          r.status,
+          num(r.seconds),
+          r.healthPolls,
+          num(r.healthMaxMs),
+          num(r.loopP99Ms),
+          num(r.loopMaxMs),
+          r.rssMaxBytes ? fmtSize(r.rssMaxBytes) : 'n/a',
+        ]),
       ),
     ].join('\n');
     const attacks = outcomes.slice(1);
@@ -272,12 +365,23 @@ function pdfOf(streams: { dict: string; data: Uint8Array; pad?: number }[], extr
   const ids = streams.map((_, i) => `${10 + i} 0 R`).join(' ');
   const parts: Buffer[] = [
     Buffer.from(
-      ['%PDF-1.5', '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj', '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj', `3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${ids}] >> endobj`, ...extra, ''].join('\n'),
+      [
+        '%PDF-1.5',
+        '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+        '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+        `3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${ids}] >> endobj`,
+        ...extra,
+        '',
+      ].join('\n'),
     ),
   ];
   streams.forEach((s, i) => {
     const pad = s.pad ? `%${'x'.repeat(s.pad)}\n` : '';
-    parts.push(Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >>\n${pad}stream\n`), Buffer.from(s.data), Buffer.from('\nendstream endobj\n'));
+    parts.push(
+      Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >>\n${pad}stream\n`),
+      Buffer.from(s.data),
+      Buffer.from('\nendstream endobj\n'),
+    );
   });
   parts.push(Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'));
   return new Uint8Array(Buffer.concat(parts));
@@ -285,10 +389,17 @@ function pdfOf(streams: { dict: string; data: Uint8Array; pad?: number }[], extr
 
 function manyPages(pages: number): Uint8Array {
   const kids = Array.from({ length: pages }, (_, i) => `${10 + 2 * i} 0 R`).join(' ');
-  const lines = ['%PDF-1.4', '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj', `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`, '4 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj'];
+  const lines = [
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`,
+    '4 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
+  ];
   for (let i = 0; i < pages; i++) {
     const content = `BT /F1 12 Tf 72 700 Td (Page ${i + 1}) Tj ET`;
-    lines.push(`${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`);
+    lines.push(
+      `${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`,
+    );
     lines.push(`${11 + 2 * i} 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`);
   }
   lines.push('trailer << /Root 1 0 R >>', '%%EOF', '');
@@ -346,12 +457,16 @@ const UPLOADS = (): UploadAttack[] => [
     async prepare() {
       const pdf = manyPages(1999);
       return async (server) => {
-      const order: string[] = [];
-      const slow = uploadFile(server, pdf, 'pages.pdf').then((r) => (order.push('pdf'), r));
-      await new Promise((r) => setTimeout(r, 100));
-      const small = await uploadFile(server, '<p>small file</p>', 'small.html').then((r) => (order.push('html'), r));
-      const big = await slow;
-      return { status: `pdf ${big.status}, html ${small.status}; first: ${order[0]}`, bytes: pdf.length + 18, ok: order[0] === 'html' && small.status === 201 && big.status > 0 && big.status < 500 };
+        const order: string[] = [];
+        const slow = uploadFile(server, pdf, 'pages.pdf').then((r) => (order.push('pdf'), r));
+        await new Promise((r) => setTimeout(r, 100));
+        const small = await uploadFile(server, '<p>small file</p>', 'small.html').then((r) => (order.push('html'), r));
+        const big = await slow;
+        return {
+          status: `pdf ${big.status}, html ${small.status}; first: ${order[0]}`,
+          bytes: pdf.length + 18,
+          ok: order[0] === 'html' && small.status === 201 && big.status > 0 && big.status < 500,
+        };
       };
     },
   },
@@ -360,9 +475,9 @@ const UPLOADS = (): UploadAttack[] => [
     async prepare() {
       const text = new Uint8Array(Buffer.alloc(16 * MiB, 'plain text. '));
       return async (server) => {
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => uploadFile(server, text, `t${i}.txt`)));
-      const statuses = results.map((r) => r.status);
-      return { status: counts(statuses), bytes: 60 * text.length, ok: statuses.every((s) => s === 201 || s === 503 || s === 507) };
+        const results = await Promise.all(Array.from({ length: 60 }, (_, i) => uploadFile(server, text, `t${i}.txt`)));
+        const statuses = results.map((r) => r.status);
+        return { status: counts(statuses), bytes: 60 * text.length, ok: statuses.every((s) => s === 201 || s === 503 || s === 507) };
       };
     },
   },
@@ -408,7 +523,16 @@ export async function uploadAttack(server: BenchServer, a: UploadAttack): Promis
   const seconds = (performance.now() - began) / 1e3;
   const health = await poller.stop();
   const { delay } = await server.stats();
-  return { label: a.label, ...result, seconds, healthPolls: health.polls, healthMaxMs: health.maxMs, loopMaxMs: delay.maxMs, rssBeforeMb, rssPeakMb: Math.max(rssBeforeMb, health.rssPeakMb) };
+  return {
+    label: a.label,
+    ...result,
+    seconds,
+    healthPolls: health.polls,
+    healthMaxMs: health.maxMs,
+    loopMaxMs: delay.maxMs,
+    rssBeforeMb,
+    rssPeakMb: Math.max(rssBeforeMb, health.rssPeakMb),
+  };
 }
 
 export const adversarialUploadsSuite: CustomSuite = {
@@ -427,7 +551,7 @@ export const adversarialUploadsSuite: CustomSuite = {
       await server.stop();
     }
     const body = [
-      'Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process (bench/servers/health-poller.ts), so **/health max** is the server\'s answer time, not the wait of the client sending the uploads; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). **loop delay** is the server\'s worst event-loop delay during the row, measured inside it.',
+      "Each row sends its upload(s) to a real server (default settings, `--workers 2`) while GET /health is polled every 10 ms from a separate process (bench/servers/health-poller.ts), so **/health max** is the server's answer time, not the wait of the client sending the uploads; **RSS peak** is the server process (its worker threads included) read from /proc at each poll. Statuses: 413 is the file refused at a limit (--max-pdf-decoded-bytes, the HTML depth limit); 503 an upload past the extraction queue (--max-extract-queue, with Retry-After); 507 an upload past the files quota (--max-files-bytes). **loop delay** is the server's worst event-loop delay during the row, measured inside it.",
       '',
       outcomeTable('upload', outcomes),
     ].join('\n');
@@ -439,7 +563,17 @@ export const adversarialUploadsSuite: CustomSuite = {
 export const outcomeTable = (first: string, outcomes: UploadOutcome[]): string =>
   table(
     [first, 'body', 'status', 'time (s)', '/health polls', '/health max (ms)', 'loop delay max (ms)', 'RSS before (MB)', 'RSS peak (MB)'],
-    outcomes.map((r) => [r.label, fmtSize(r.bytes), r.status, num(r.seconds), r.healthPolls, num(r.healthMaxMs), num(r.loopMaxMs), num(r.rssBeforeMb), num(r.rssPeakMb)]),
+    outcomes.map((r) => [
+      r.label,
+      fmtSize(r.bytes),
+      r.status,
+      num(r.seconds),
+      r.healthPolls,
+      num(r.healthMaxMs),
+      num(r.loopMaxMs),
+      num(r.rssBeforeMb),
+      num(r.rssPeakMb),
+    ]),
   );
 
 /** The targets of such rows: /health under LOOP_MS, RSS under RSS_MB, each answered as designed (`designed` says how). */
@@ -447,8 +581,20 @@ export function outcomeChecks(what: string, outcomes: UploadOutcome[], designed:
   const worstHealth = outcomes.reduce((w, r) => (r.healthMaxMs > w.healthMaxMs ? r : w), outcomes[0]!);
   const worstRss = outcomes.reduce((w, r) => (r.rssPeakMb > w.rssPeakMb ? r : w), outcomes[0]!);
   return [
-    { what: `no adversarial ${what} holds /health for ${LOOP_MS} ms or more`, measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`, met: outcomes.every((r) => r.healthMaxMs < LOOP_MS) },
-    { what: `no adversarial ${what} takes the server past ${RSS_MB} MB of RSS`, measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`, met: outcomes.every((r) => r.rssPeakMb < RSS_MB) },
-    { what: `every adversarial ${what} is answered as designed ${designed}`, measured: outcomes.map((r) => r.status).join(' | '), met: outcomes.every((r) => r.ok) },
+    {
+      what: `no adversarial ${what} holds /health for ${LOOP_MS} ms or more`,
+      measured: `worst ${num(worstHealth.healthMaxMs)} ms (${worstHealth.label})`,
+      met: outcomes.every((r) => r.healthMaxMs < LOOP_MS),
+    },
+    {
+      what: `no adversarial ${what} takes the server past ${RSS_MB} MB of RSS`,
+      measured: `worst ${num(worstRss.rssPeakMb)} MB (${worstRss.label})`,
+      met: outcomes.every((r) => r.rssPeakMb < RSS_MB),
+    },
+    {
+      what: `every adversarial ${what} is answered as designed ${designed}`,
+      measured: outcomes.map((r) => r.status).join(' | '),
+      met: outcomes.every((r) => r.ok),
+    },
   ];
 }

@@ -15,10 +15,9 @@ import pg from 'pg';
 import { startApp, type TestApp } from '../../test/helpers/app.js';
 import { jobResults, submitJob } from '../../test/helpers/jobs.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
-import { loadRegistry } from '../chunkd.js';
+import { loadRegistry, runChunks } from '../chunkd.js';
 import { codeFiles, markdownDocs, prose } from '../corpora.js';
 import type { CustomSuite, Options, Section } from '../harness.js';
-import { runChunks } from '../chunkd.js';
 import { num, table } from '../table.js';
 
 const MB = 1e6;
@@ -110,7 +109,11 @@ async function snapshot(db: pg.Client, backend: number): Promise<Snapshot> {
   const bytes: Record<string, number> = {};
   for (const [key, name] of Object.entries(TABLES)) bytes[key] = Number((await db.query('SELECT pg_total_relation_size($1::regclass) AS b', [name])).rows[0].b);
   bytes.queue = Number(
-    (await db.query("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pgboss' AND c.relkind IN ('r', 'p')")).rows[0].b,
+    (
+      await db.query(
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pgboss' AND c.relkind IN ('r', 'p')",
+      )
+    ).rows[0].b,
   );
   return { queries: q, monitorQueries: m, wal: (hi! << 32n) + lo!, pgCpu, cpu, bytes };
 }
@@ -123,7 +126,15 @@ async function counters(db: pg.Client, backend: number): Promise<Counters> {
   const atStats = { queries, monitorQueries };
   const s = (await db.query('SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()')).rows[0];
   const after = await snapshot(db, backend);
-  return { end, atStats, commits: Number(s.xact_commit), inserted: Number(s.tup_inserted), updated: Number(s.tup_updated), deleted: Number(s.tup_deleted), after };
+  return {
+    end,
+    atStats,
+    commits: Number(s.xact_commit),
+    inserted: Number(s.tup_inserted),
+    updated: Number(s.tup_updated),
+    deleted: Number(s.tup_deleted),
+    after,
+  };
 }
 
 /**
@@ -291,7 +302,7 @@ export const capacitySuite: CustomSuite = {
       num(r.lineBytes / (r.inputBytes / MB) / MB),
       num(r.resultBytes / (r.inputBytes / MB) / MB),
       num(r.job.bytes.documents! / (r.inputBytes / MB) / MB),
-      num((r.n / r.wallS)),
+      num(r.n / r.wallS),
     ]);
     // Where it saturates, from the middle chunk size: a PostgreSQL core and a replica core, each busy only with this work.
     const mid = runs.find((r) => r.chunkSize === 512)!;
@@ -305,7 +316,10 @@ export const capacitySuite: CustomSuite = {
       ['round trips/s at that rate', num(perPgCore * (mid.job.queries / mid.n))],
       ['transactions committed/s at that rate', num(perPgCore * (mid.job.commits / mid.n))],
       ['WAL MB/s at that rate', num((perPgCore * (mid.job.wal / mid.n)) / MB)],
-      ['database growth MB/s at that rate (documents, results, queue)', num((perPgCore * ((mid.job.bytes.documents! + mid.job.bytes.results! + mid.job.bytes.jobs! + mid.job.bytes.queue!) / mid.n)) / MB)],
+      [
+        'database growth MB/s at that rate (documents, results, queue)',
+        num((perPgCore * ((mid.job.bytes.documents! + mid.job.bytes.results! + mid.job.bytes.jobs! + mid.job.bytes.queue!) / mid.n)) / MB),
+      ],
     ];
     const body = [
       `Measured on this machine: ${cpus().length} cores shared with other work at the time (load average at the end: ${loadavg()[0]!.toFixed(1)}). CPU is counted, not timed, so it moves less than wall time; the wall-clock rates are for orientation only.`,
@@ -320,7 +334,17 @@ export const capacitySuite: CustomSuite = {
       '',
       '**Storage per MB of input** (the same jobs): result lines as stored (their JSON, all chunk fields), the results table on disk (with its index and TOAST), the document texts on disk.',
       '',
-      table(['chunk size (gpt2 tokens)', 'chunks per document', 'result JSON MB per input MB', 'results table MB per input MB', 'documents table MB per input MB', 'documents/s (wall, 1 replica)'], storageRows),
+      table(
+        [
+          'chunk size (gpt2 tokens)',
+          'chunks per document',
+          'result JSON MB per input MB',
+          'results table MB per input MB',
+          'documents table MB per input MB',
+          'documents/s (wall, 1 replica)',
+        ],
+        storageRows,
+      ),
       '',
       `**Where it saturates** (from the 512-token job: ${num(pgMs)} ms of PostgreSQL CPU and ${num(replicaMs)} ms of replica CPU per document):`,
       '',

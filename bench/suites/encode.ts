@@ -1,6 +1,5 @@
 /** Tokenizer encode speed: the floor of every token-aware chunker, and what our offset mapping adds to it. */
-import { size } from '../cases.js';
-import { floor, peer } from '../cases.js';
+import { floor, peer, size } from '../cases.js';
 import { prose } from '../corpora.js';
 import type { Case, Options, ThroughputSuite } from '../harness.js';
 import { wasmEncoder } from '../peers/encoders.js';

@@ -38,7 +38,13 @@ async function load(url: string, seconds: number, pid?: number): Promise<Round> 
   const own = process.cpuUsage(own0);
   const cpu1 = cpuMs(pid);
   const serverUs = cpu0 === undefined || cpu1 === undefined || !r.requests.total ? undefined : ((cpu1 - cpu0) * 1000) / r.requests.total;
-  return { reqPerS: r.requests.average, p99Ms: r.latency.p99, non2xx: r.non2xx + r.errors, serverUs, generatorCores: (own.user + own.system) / 1000 / (performance.now() - started) };
+  return {
+    reqPerS: r.requests.average,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+    serverUs,
+    generatorCores: (own.user + own.system) / 1000 / (performance.now() - started),
+  };
 }
 
 /** User + system CPU of a process in ms, from /proc (Linux); undefined elsewhere. */
@@ -80,7 +86,14 @@ export const httpSuite: CustomSuite = {
     const summary = targets.map(([name]) => {
       const rs = results.get(name)!;
       const us = rs.flatMap((r) => (r.serverUs === undefined ? [] : [r.serverUs]));
-      return { name, reqPerS: median(rs.map((r) => r.reqPerS)), p99Ms: median(rs.map((r) => r.p99Ms)), bad: rs.reduce((n, r) => n + r.non2xx, 0), serverUs: us.length ? median(us) : undefined, generator: median(rs.map((r) => r.generatorCores)) };
+      return {
+        name,
+        reqPerS: median(rs.map((r) => r.reqPerS)),
+        p99Ms: median(rs.map((r) => r.p99Ms)),
+        bad: rs.reduce((n, r) => n + r.non2xx, 0),
+        serverUs: us.length ? median(us) : undefined,
+        generator: median(rs.map((r) => r.generatorCores)),
+      };
     });
     const [raw, ours, framework] = summary as [(typeof summary)[0], (typeof summary)[0], (typeof summary)[0]];
     // Server CPU per request, chunkd over the bare Koa echo, paired per round (both ran back to back in it).
@@ -99,10 +112,18 @@ export const httpSuite: CustomSuite = {
       `chunkd / raw echo: **${ratio(value)}** req/s; server CPU per request, raw echo / chunkd: ${ratio(raw.serverUs && ours.serverUs ? raw.serverUs / ours.serverUs : undefined)}; chunkd server peak RSS ${num(rss)} MB. The bare Koa echo (the framework chunkd is built on, with the same body parser, doing nothing else) reaches ${ratio(framework.reqPerS / raw.reqPerS)} of the raw echo; chunkd reaches ${ratio(ours.reqPerS / framework.reqPerS)} of it, and spends ${ratio(cpuRatio)} its server CPU per request (the median of the rounds' ratios).`,
     ].join('\n');
     const note = ours.bad ? `chunkd answered ${ours.bad} requests with an error` : undefined;
-    const check = { what: `HTTP small request ≥ ${TARGET}× raw echo req/s`, measured: value === undefined ? undefined : ratio(value), met: value === undefined ? undefined : value >= TARGET, note };
+    const check = {
+      what: `HTTP small request ≥ ${TARGET}× raw echo req/s`,
+      measured: value === undefined ? undefined : ratio(value),
+      met: value === undefined ? undefined : value >= TARGET,
+      note,
+    };
     const cpuCheck = {
       what: `chunkd server CPU per small request ≤ ${CPU_TARGET}× the bare Koa echo's`,
-      measured: cpuRatio === undefined ? undefined : `${ratio(cpuRatio)} (${num(ours.serverUs)} µs against ${num(framework.serverUs)} µs; req/s ${ratio(ours.reqPerS / framework.reqPerS)} of Koa's)`,
+      measured:
+        cpuRatio === undefined
+          ? undefined
+          : `${ratio(cpuRatio)} (${num(ours.serverUs)} µs against ${num(framework.serverUs)} µs; req/s ${ratio(ours.reqPerS / framework.reqPerS)} of Koa's)`,
       met: cpuRatio === undefined ? undefined : cpuRatio <= CPU_TARGET,
       note: note ?? 'server CPU not readable (/proc)',
     };

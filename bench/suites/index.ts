@@ -21,4 +21,26 @@ import { storesSuite } from './stores.js';
 import { tableSuite } from './table.js';
 import { tokenSuite } from './token.js';
 
-export const SUITES: Suite[] = [encodeSuite, tokenSuite, recursiveSuite, sentenceSuite, codeSuite, fastSuite, idsSuite, tableSuite, semanticSuite, overlapSuite, httpSuite, poolSuite, jobsSuite, capacitySuite, adversarialSuite, adversarialUploadsSuite, adversarialChefsSuite, qualitySuite, qualityHeldOutSuite, qualityModesSuite, storesSuite];
+export const SUITES: Suite[] = [
+  encodeSuite,
+  tokenSuite,
+  recursiveSuite,
+  sentenceSuite,
+  codeSuite,
+  fastSuite,
+  idsSuite,
+  tableSuite,
+  semanticSuite,
+  overlapSuite,
+  httpSuite,
+  poolSuite,
+  jobsSuite,
+  capacitySuite,
+  adversarialSuite,
+  adversarialUploadsSuite,
+  adversarialChefsSuite,
+  qualitySuite,
+  qualityHeldOutSuite,
+  qualityModesSuite,
+  storesSuite,
+];

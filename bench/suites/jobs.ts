@@ -4,9 +4,8 @@
  * document of a job (queue, storage, result lines) against the same documents sent to a direct
  * pipeline execute, on the SQLite back-end and on PostgreSQL.
  */
-import { cpus, loadavg } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, type ChildServer } from '../../test/helpers/child.js';
 import { corpus, submitJob, waitForJob } from '../../test/helpers/jobs.js';
@@ -26,10 +25,18 @@ async function timeJob(servers: ChildServer[], docs: { id: string; text: string 
 }
 
 async function timeDirect(server: ChildServer, docs: { text: string }[]): Promise<number> {
-  const created = await fetch(`${server.url}/v1/pipelines`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench-${Date.now()}`, steps: STEPS }) });
+  const created = await fetch(`${server.url}/v1/pipelines`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `bench-${Date.now()}`, steps: STEPS }),
+  });
   const { id } = (await created.json()) as { id: string };
   const run = async (texts: string[]) => {
-    const res = await fetch(`${server.url}/v1/pipelines/${id}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: texts }) });
+    const res = await fetch(`${server.url}/v1/pipelines/${id}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: texts }),
+    });
     if (res.status !== 200) throw new Error(`execute answered ${res.status}`);
     await res.arrayBuffer();
   };
@@ -49,7 +56,15 @@ export const jobsSuite: CustomSuite = {
     const chars = docs.reduce((s, d) => s + d.text.length, 0);
     const postgres = await startPostgres();
     const dir = mkdtempSync(join(tmpdir(), 'chunkd-bench-jobs-'));
-    const flags = (name: string, url?: string) => [...(url ? ['--database-url', url] : []), '--data-dir', join(dir, name), '--workers', '1', '--job-batch-size', '32'];
+    const flags = (name: string, url?: string) => [
+      ...(url ? ['--database-url', url] : []),
+      '--data-dir',
+      join(dir, name),
+      '--workers',
+      '1',
+      '--job-batch-size',
+      '32',
+    ];
     const rows: (string | number)[][] = [];
     const perS = new Map<number, number>();
     let overhead: { sqlite: number; pg: number; direct: number } | undefined;

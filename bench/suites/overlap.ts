@@ -9,7 +9,9 @@ const CHUNKS = { tokenizer: 'cl100k_base', chunk_size: 512 };
 
 const refine = (o: Options, id: string, config: Record<string, unknown>): Case => ({
   id,
-  label: `chunkd overlap (${Object.entries(config).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`,
+  label: `chunkd overlap (${Object.entries(config)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ')})`,
   role: 'ours',
   job: `${CHUNKS.tokenizer} chunks of ${CHUNKS.chunk_size}`,
   missing: missingPlugin(o.plugins, 'overlap') ?? missingPlugin(o.plugins, 'token'),
@@ -27,8 +29,6 @@ export const overlapSuite: ThroughputSuite = {
   title: 'Overlap refinery',
   about: (o) =>
     `The chunks of ${fmtSize(size(o, 1e6))} of prose (token chunker, ${CHUNKS.tokenizer}, chunk_size ${CHUNKS.chunk_size}; made before timing) refined with context from their neighbours; MB/s is per MB of the original text. No peer: LangChain and chonkiejs build overlap into their chunkers rather than offering it as a separate step.`,
-  cases: (o: Options) => [
-    refine(o, 'token-mode', { tokenizer: CHUNKS.tokenizer, context_size: 0.25 }),
-  ],
+  cases: (o: Options) => [refine(o, 'token-mode', { tokenizer: CHUNKS.tokenizer, context_size: 0.25 })],
   targets: [],
 };

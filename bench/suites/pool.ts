@@ -51,14 +51,19 @@ async function busiestThreadMs(fn: () => Promise<void>): Promise<number | undefi
  * slows both sides of a round, not one side of the whole comparison): the median time of each, and
  * the median of the rounds' ratios, by wall time and by the busiest thread's CPU time.
  */
-async function batchScaling(docs: string[], quick: boolean): Promise<{ one: number; two: number; speedup: number; cpuOne?: number; cpuTwo?: number; cpuSpeedup?: number }> {
+async function batchScaling(
+  docs: string[],
+  quick: boolean,
+): Promise<{ one: number; two: number; speedup: number; cpuOne?: number; cpuTwo?: number; cpuSpeedup?: number }> {
   const registry = await loadRegistry();
   const plugin = registry.get('chunker', 'token');
   const config = plugin.validateConfig({ ...CONFIG }, ['config']);
   const pools = [new WorkerPool({ threads: 1, warm: [plugin.source] }), new WorkerPool({ threads: 2, warm: [plugin.source] })] as const;
   const run = async (pool: WorkerPool) => {
     const t = performance.now();
-    const cpu = await busiestThreadMs(async () => void (await benchRunner(pool).answer({ steps: [{ plugin, config }], unit: 'codepoint', returnType: 'chunks' }, docs, { list: true })));
+    const cpu = await busiestThreadMs(
+      async () => void (await benchRunner(pool).answer({ steps: [{ plugin, config }], unit: 'codepoint', returnType: 'chunks' }, docs, { list: true })),
+    );
     return { s: (performance.now() - t) / 1e3, cpuS: cpu === undefined ? undefined : cpu / 1e3 };
   };
   try {
@@ -94,9 +99,13 @@ interface HealthRun {
 
 async function healthDuringJob(workers: string, jobBytes: number): Promise<HealthRun> {
   const server = await startServer('chunkd', [workers]);
-  const client = fork(fileURLToPath(new URL('../servers/job-client.ts', import.meta.url)), [`${server.url}/v1/chunk/token`, String(jobBytes), JSON.stringify(CONFIG)], {
-    execArgv: process.execArgv,
-  });
+  const client = fork(
+    fileURLToPath(new URL('../servers/job-client.ts', import.meta.url)),
+    [`${server.url}/v1/chunk/token`, String(jobBytes), JSON.stringify(CONFIG)],
+    {
+      execArgv: process.execArgv,
+    },
+  );
   try {
     await new Promise((resolve) => client.once('message', resolve));
     for (let i = 0; i < 5; i++) await fetch(`${server.url}/health`).then((r) => r.arrayBuffer());
@@ -112,7 +121,12 @@ async function healthDuringJob(workers: string, jobBytes: number): Promise<Healt
     let failed = 0;
     while (!done) {
       const t = performance.now();
-      const answered = await fetch(`${server.url}/health`).then((r) => r.arrayBuffer()).then(() => true, () => false);
+      const answered = await fetch(`${server.url}/health`)
+        .then((r) => r.arrayBuffer())
+        .then(
+          () => true,
+          () => false,
+        );
       if (answered) polls.push(performance.now() - t);
       else failed++;
       await new Promise((r) => setTimeout(r, 10));
@@ -144,16 +158,28 @@ export const poolSuite: CustomSuite = {
     const body = [
       `**Batch scaling.** Two documents of ${fmtSize(docBytes)} of prose in one batch, the token chunker (${CONFIG.tokenizer}, chunk_size ${CONFIG.chunk_size}), through the kernel's WorkerPool (the executor \`--workers\` sizes); after a warm-up, ${o.quick ? 1 : 7} rounds that each run the batch on 1 thread then on 2: median times, and the median of the rounds' speed-ups. Beside wall time, the CPU time of the busiest thread over the batch (per thread, from /proc/self/task): the critical path of the split batch, which a neighbour's load on the shared cores does not stretch; the target judges the speed-up by it.`,
       '',
-      table(['workers', 'batch time (s)', 'busiest thread CPU (s)', 'speed-up by CPU', 'by wall time'], [
-        [1, num(one), num(cpuOne), '1×', '1×'],
-        [2, num(two), num(cpuTwo), ratio(cpuSpeedup), ratio(speedup)],
-      ]),
+      table(
+        ['workers', 'batch time (s)', 'busiest thread CPU (s)', 'speed-up by CPU', 'by wall time'],
+        [
+          [1, num(one), num(cpuOne), '1×', '1×'],
+          [2, num(two), num(cpuTwo), ratio(cpuSpeedup), ratio(speedup)],
+        ],
+      ),
       '',
       `**Event loop during a ${fmtSize(jobBytes)} job.** A real server (\`chunkd serve\`'s boot) gets one POST /v1/chunk/token with ${fmtSize(jobBytes)} of prose (${CONFIG.tokenizer}); meanwhile GET /health is polled every 10 ms from another process than the one sending the job (so the client's own handling of the 10 MB body and answer is not timed as the server's). The event-loop delay is measured inside the server with perf_hooks.monitorEventLoopDelay over the whole job.`,
       '',
       table(
         ['--workers', 'job (s)', 'status', '/health polls', '/health p50 (ms)', '/health max (ms)', 'loop delay p99 (ms)', 'loop delay max (ms)'],
-        runs.map((r) => [r.workers, num(r.jobS), r.status, r.failed ? `${r.polls.length} (+${r.failed} unanswered)` : r.polls.length, num(median(r.polls)), num(Math.max(...r.polls)), num(r.delay.p99Ms), num(r.delay.maxMs)]),
+        runs.map((r) => [
+          r.workers,
+          num(r.jobS),
+          r.status,
+          r.failed ? `${r.polls.length} (+${r.failed} unanswered)` : r.polls.length,
+          num(median(r.polls)),
+          num(Math.max(...r.polls)),
+          num(r.delay.p99Ms),
+          num(r.delay.maxMs),
+        ]),
       ),
       '',
       '`--workers 0` runs the job on the event loop: shown to make plain what the pool buys.',
@@ -166,7 +192,10 @@ export const poolSuite: CustomSuite = {
       },
       {
         what: `/health answers in < ${HEALTH_MS} ms while a 10 MB job runs`,
-        measured: maxPoll === undefined ? undefined : `max ${num(maxPoll)} ms (loop delay max ${num(pooled.delay.maxMs)} ms)${pooled.failed ? `, ${pooled.failed} polls unanswered` : ''}`,
+        measured:
+          maxPoll === undefined
+            ? undefined
+            : `max ${num(maxPoll)} ms (loop delay max ${num(pooled.delay.maxMs)} ms)${pooled.failed ? `, ${pooled.failed} polls unanswered` : ''}`,
         met: maxPoll === undefined || pooled.status !== 200 ? undefined : maxPoll < HEALTH_MS && pooled.failed === 0,
         note: pooled.status !== 200 ? `the job answered ${pooled.status}` : 'the job finished before /health was polled',
       },

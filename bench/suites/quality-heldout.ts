@@ -20,7 +20,6 @@ import { splice } from './quality.js';
 const TITLE = 'Retrieval quality held out (leave one corpus out)';
 const CACHE = fileURLToPath(new URL('../.cache/quality-heldout.json', import.meta.url));
 
-
 export const qualityHeldOutSuite: CustomSuite = {
   kind: 'custom',
   name: 'quality-heldout',
@@ -30,19 +29,33 @@ export const qualityHeldOutSuite: CustomSuite = {
     const absent = dirs.filter((d) => !existsSync(d));
     if (!dirs.length || absent.length) {
       const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
-      return { title: TITLE, body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`, checks: [] };
+      return {
+        title: TITLE,
+        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
+        checks: [],
+      };
     }
     const corpora = readCorpora(dirs);
-    if (corpora.length < 2) return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };
+    if (corpora.length < 2)
+      return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };
     const log = (l: string) => process.stderr.write(`${l}\n`);
     const measured = await measureGrid(corpora, GRID, CACHE, measurer, log);
     const ids = corpora.map((c) => c.id);
     const names = GRID.map((g) => g.name);
-    const byLocate = Object.fromEntries((['text', 'offsets'] as const).map((l) => {
-      const fold = foldData(corpora, GRID, measured, l);
-      return [l, { fold, folds: heldOut(ids, names, fold) }];
-    })) as Parameters<typeof heldOutSection>[4];
-    const section = heldOutSection(TITLE, corpora, GRID, measured, byLocate, presetFiles().map((p) => ({ file: p.file, steps: p.pipeline.steps })));
+    const byLocate = Object.fromEntries(
+      (['text', 'offsets'] as const).map((l) => {
+        const fold = foldData(corpora, GRID, measured, l);
+        return [l, { fold, folds: heldOut(ids, names, fold) }];
+      }),
+    ) as Parameters<typeof heldOutSection>[4];
+    const section = heldOutSection(
+      TITLE,
+      corpora,
+      GRID,
+      measured,
+      byLocate,
+      presetFiles().map((p) => ({ file: p.file, steps: p.pipeline.steps })),
+    );
     if (!options.quick) splice(section);
     return section;
   },

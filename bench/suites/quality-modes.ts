@@ -42,10 +42,15 @@ export const qualityModesSuite: CustomSuite = {
     const absent = dirs.filter((d) => !existsSync(d));
     if (!dirs.length || absent.length) {
       const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
-      return { title: TITLE, body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`, checks: [] };
+      return {
+        title: TITLE,
+        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
+        checks: [],
+      };
     }
     const corpora = readCorpora(dirs);
-    if (corpora.length < 2) return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };
+    if (corpora.length < 2)
+      return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };
     const log = (l: string) => process.stderr.write(`${l}\n`);
     const files = presetFiles();
     const presets = files.map((p) => ({ name: p.file.replace(/\.json$/, ''), steps: p.pipeline.steps as (typeof GRID)[number]['steps'] }));
@@ -60,7 +65,15 @@ export const qualityModesSuite: CustomSuite = {
     }
     const grid = await collect(ownIndexes(corpora), GRID, ['span'], log);
     const gridOf = (steps: unknown) => GRID.find((g) => JSON.stringify(g.steps) === JSON.stringify(steps))?.name;
-    const section = modesSection({ corpora, own, shared, referenceIndexes, grid, gridNames: GRID.map((g) => g.name), presets: presets.map((p) => ({ name: p.name, grid: gridOf(p.steps) })) });
+    const section = modesSection({
+      corpora,
+      own,
+      shared,
+      referenceIndexes,
+      grid,
+      gridNames: GRID.map((g) => g.name),
+      presets: presets.map((p) => ({ name: p.name, grid: gridOf(p.steps) })),
+    });
     if (!options.quick) splice(section);
     return section;
   },

@@ -26,12 +26,21 @@ export const qualitySuite: CustomSuite = {
     let section: Section;
     if (!dataDir || !existsSync(dataDir)) {
       const why = dataDir ? `the data folder ${dataDir} does not exist` : 'no data folder was given';
-      section = { title: TITLE, body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR) to a copy of the benchmark's corpora and questions. ${CANDIDATES_NOTE}`, checks: [] };
+      section = {
+        title: TITLE,
+        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR) to a copy of the benchmark's corpora and questions. ${CANDIDATES_NOTE}`,
+        checks: [],
+      };
     } else {
       const candidates = options.quick ? [...CHUNKERS.slice(0, 1), ...EXTRA] : [...CHUNKERS, ...EXTRA];
       const log = (l: string) => process.stderr.write(`${l}\n`);
       const measured = await measure(dataDir, candidates, log);
-      section = qualitySection(TITLE, measured, readReference(dataDir), EXTRA.map((c) => c.name));
+      section = qualitySection(
+        TITLE,
+        measured,
+        readReference(dataDir),
+        EXTRA.map((c) => c.name),
+      );
     }
     if (!options.quick) splice(section);
     return section;

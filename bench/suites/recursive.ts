@@ -8,12 +8,14 @@ import { fmtSize } from '../table.js';
 const CHUNK = 512;
 const BPE = 'cl100k_base';
 
-const langchain = (length?: (t: string) => number, markdown = false) => async () => {
-  const { RecursiveCharacterTextSplitter, MarkdownTextSplitter } = await import('@langchain/textsplitters');
-  const fields = { chunkSize: CHUNK, chunkOverlap: 0, ...(length ? { lengthFunction: length } : {}) };
-  const s = markdown ? new MarkdownTextSplitter(fields) : new RecursiveCharacterTextSplitter(fields);
-  return async (t: string) => (await s.splitText(t)).length;
-};
+const langchain =
+  (length?: (t: string) => number, markdown = false) =>
+  async () => {
+    const { RecursiveCharacterTextSplitter, MarkdownTextSplitter } = await import('@langchain/textsplitters');
+    const fields = { chunkSize: CHUNK, chunkOverlap: 0, ...(length ? { lengthFunction: length } : {}) };
+    const s = markdown ? new MarkdownTextSplitter(fields) : new RecursiveCharacterTextSplitter(fields);
+    return async (t: string) => (await s.splitText(t)).length;
+  };
 
 const chonkie = (tokenizer: unknown) => async () => {
   const { RecursiveChunker } = await import('@chonkiejs/core');

@@ -76,9 +76,13 @@ export const ProcessedDocument = Type.Object(
     text: Type.String({ description: 'The document as text: chunkers cut this, and every offset refers to it.' }),
     structure: Type.Object(
       {
-        headings: Type.Array(Type.Object({ level: Type.Integer({ minimum: 1, maximum: 6 }), text: Type.String(), ...SpanFields }), { description: 'Headings in order, with their level (1 = top).' }),
+        headings: Type.Array(Type.Object({ level: Type.Integer({ minimum: 1, maximum: 6 }), text: Type.String(), ...SpanFields }), {
+          description: 'Headings in order, with their level (1 = top).',
+        }),
         tables: Type.Array(Type.Object(SpanFields), { description: 'Tables (markdown tables, or a table as the chef lays it out in text).' }),
-        code: Type.Array(Type.Object({ language: Type.Union([Type.String(), Type.Null()]), ...SpanFields }), { description: 'Fenced code blocks, fences included, with the language of the info string.' }),
+        code: Type.Array(Type.Object({ language: Type.Union([Type.String(), Type.Null()]), ...SpanFields }), {
+          description: 'Fenced code blocks, fences included, with the language of the info string.',
+        }),
         images: Type.Array(Type.Object({ alt: Type.String(), src: Type.String(), ...SpanFields }), { description: 'Images: their alt text and link.' }),
         pages: Type.Array(Type.Object({ number: Type.Integer({ minimum: 1 }), ...SpanFields }), { description: 'Pages, for formats that have them (PDF).' }),
       },

@@ -5,7 +5,10 @@ import type { ExtractLimits } from './limits.js';
 export function unreadable(format: string, cause: unknown): ChunkdError {
   if (isChunkdError(cause)) return cause;
   const why = cause instanceof Error ? cause.message : String(cause);
-  return new ChunkdError('VALIDATION', `The file could not be read as ${format.toUpperCase()} (${clip(why)}): check that it opens in a viewer, save it again as .${format}, and upload it again.`);
+  return new ChunkdError(
+    'VALIDATION',
+    `The file could not be read as ${format.toUpperCase()} (${clip(why)}): check that it opens in a viewer, save it again as .${format}, and upload it again.`,
+  );
 }
 
 /** What a 413 about a file tells its sender to do. */
@@ -24,8 +27,14 @@ export function asTextRefusal(e: unknown): unknown {
   if (!isChunkdError(e) || e.code !== 'TOO_LARGE' || typeof e.detail !== 'string' || !e.detail.endsWith(FILE_ADVICE)) return e;
   const detail = e.detail
     .replace(/^The file has more (.*?) than this server extracts/, 'The JSON text makes more $1 than this server processes')
-    .replace(/^The file takes longer to extract than this server spends on one file/, 'The JSON text takes longer to process than this server spends on one document')
-    .replace(/^Extracting the file's text needs more memory than this server allows one file/, 'Processing the JSON text needs more memory than this server allows one document')
+    .replace(
+      /^The file takes longer to extract than this server spends on one file/,
+      'The JSON text takes longer to process than this server spends on one document',
+    )
+    .replace(
+      /^Extracting the file's text needs more memory than this server allows one file/,
+      'Processing the JSON text needs more memory than this server allows one document',
+    )
     .replace(FILE_ADVICE, 'send a shorter text, or split it over several requests.');
   return new ChunkdError('TOO_LARGE', detail);
 }

@@ -44,7 +44,11 @@ const blank = (l: Line) => l.text.trim() === '';
  * (`![alt](src "title")`) outside code. Offsets are UTF-16 indices into the text as given (CRLF
  * kept), so every span slices the original markdown.
  */
-export function markdownStructure(text: string, want: { headings?: boolean; tables?: boolean; code?: boolean; images?: boolean } = {}, out: Structure = emptyStructure()): Structure {
+export function markdownStructure(
+  text: string,
+  want: { headings?: boolean; tables?: boolean; code?: boolean; images?: boolean } = {},
+  out: Structure = emptyStructure(),
+): Structure {
   const { headings = true, tables = true, code = true, images = true } = want;
   const all = lines(text);
   const codeSpans: { start: number; end: number }[] = [];

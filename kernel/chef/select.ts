@@ -45,7 +45,9 @@ export function chefFor(registry: Registry, facts: FileFacts, bytes?: Uint8Array
 
 /** The 415 for a file no chef reads: it lists what the chefs read, and how to name one. */
 export function unsupportedFile(registry: Registry, facts: FileFacts): ChunkdError {
-  const chefs = registry.list('chef').map((c) => `${c.name} (${[...(c.manifest.extensions ?? [])].slice(0, 6).join(', ') || (c.manifest.mediaTypes ?? []).join(', ')})`);
+  const chefs = registry
+    .list('chef')
+    .map((c) => `${c.name} (${[...(c.manifest.extensions ?? [])].slice(0, 6).join(', ') || (c.manifest.mediaTypes ?? []).join(', ')})`);
   const type = baseType(facts.mime);
   return new ChunkdError(
     'UNSUPPORTED_MEDIA_TYPE',

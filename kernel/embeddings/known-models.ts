@@ -83,5 +83,9 @@ export function installGuide(name: string, hubCache: string): string | undefined
 /** The README's table of the client default models (`npm run docs`): each name, who sends it, and the command that fetches it. */
 export function clientModelsTable(): string {
   const rows = Object.entries(KNOWN_MODELS).map(([name, m]) => `| \`${name}\` | ${m.clients} | ${m.what} | \`${m.fetch(name)}\` |`);
-  return ['| model | sent by default by | kind | fetch on a machine with internet, then copy the folder under `--models-dir` |', '|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| model | sent by default by | kind | fetch on a machine with internet, then copy the folder under `--models-dir` |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }

@@ -21,7 +21,10 @@ export function parseSafetensors(buf: Buffer): Map<string, Tensor> {
   if (buf.length < 8) throw new Error('file too short for a safetensors header');
   const headerLength = Number(buf.readBigUInt64LE(0));
   if (headerLength > buf.length - 8) throw new Error('header length exceeds the file');
-  const header = JSON.parse(buf.subarray(8, 8 + headerLength).toString('utf8')) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+  const header = JSON.parse(buf.subarray(8, 8 + headerLength).toString('utf8')) as Record<
+    string,
+    { dtype: string; shape: number[]; data_offsets: [number, number] }
+  >;
   const base = 8 + headerLength;
   const out = new Map<string, Tensor>();
   for (const [name, info] of Object.entries(header)) {

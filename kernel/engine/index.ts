@@ -7,7 +7,14 @@ export { isWriteStep, recipeCost, type DocResult, type Recipe, type ReturnType, 
 export { docBuffers, docWeight, movable, utf16Doc, type Doc, type FileDoc, type StructuredDoc } from './docs.js';
 export { chunksSetting, documentOutputSetting, outputSetting } from './output/caps.js';
 export { defaultThreads, inline, INLINE_MAX_CHARS, runsInline, runsJobs, split, WorkerPool, type Executor, type PoolOptions } from './placement/pool.js';
-export { closeExtractPools, DEFAULT_POOL, defaultExtractThreads, EXTRACT_MEMORY_MB, SMALL_FILE_BYTES, type ExtractPoolOptions } from './placement/extract-pool.js';
+export {
+  closeExtractPools,
+  DEFAULT_POOL,
+  defaultExtractThreads,
+  EXTRACT_MEMORY_MB,
+  SMALL_FILE_BYTES,
+  type ExtractPoolOptions,
+} from './placement/extract-pool.js';
 export type { Job } from './placement/tasks.js';
 export { isBlank } from './steps/chunk.js';
 export { isThenable, type Maybe } from './maybe.js';

@@ -38,7 +38,17 @@ import { ANSWER_ADVICE, capError, documentOutputSetting, outputSetting } from '.
 import { inlineGate, runExtractTask, SMALL_FILE_BYTES, type ExtractPoolOptions } from './placement/extract-pool.js';
 import { runsInline, runsJobs, split, type Executor } from './placement/pool.js';
 import type { Outcome } from './placement/tasks.js';
-import { recipeCost, type Cap, type DocResult, type Recipe, type RunnerStep, type RunOptions, type ExtractedDocument, type StoreTarget, type WireResult } from './recipe.js';
+import {
+  recipeCost,
+  type Cap,
+  type DocResult,
+  type Recipe,
+  type RunnerStep,
+  type RunOptions,
+  type ExtractedDocument,
+  type StoreTarget,
+  type WireResult,
+} from './recipe.js';
 import { checkChef } from './steps/process.js';
 import { chunksHere, runHere } from './steps/run-here.js';
 import { rowsOf, type StoreRows } from './steps/write.js';
@@ -118,7 +128,10 @@ export class Runner {
     if (!list) return [bytesOf(results[0]!)];
     if (flat) {
       // One list: each document's items, its brackets dropped (an empty document adds nothing).
-      const inner = results.map(bytesOf).filter((b) => b.length > 2).map((b) => b.subarray(1, b.length - 1));
+      const inner = results
+        .map(bytesOf)
+        .filter((b) => b.length > 2)
+        .map((b) => b.subarray(1, b.length - 1));
       return [OPEN, ...inner.flatMap((b, i) => (i ? [COMMA, b] : [b])), CLOSE];
     }
     return [OPEN, ...results.flatMap((r, i) => (i ? [COMMA, bytesOf(r)] : [bytesOf(r)])), CLOSE];

@@ -7,7 +7,7 @@
 export function groupEnds(counts: ArrayLike<number>, size: number): number[] {
   const n = counts.length;
   const ends: number[] = [];
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let sum = counts[i]!;
     let j = i + 1;
     while (j < n && sum + counts[j]! <= size) sum += counts[j++]!;

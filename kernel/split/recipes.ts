@@ -67,7 +67,8 @@ function recipeDirs(): string[] {
 export function listRecipes(): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const dir of recipeDirs()) {
-    if (!existsSync(dir)) throw configError(`The recipes directory '${dir}' (${settingPair(settingOf('recipes-dir'))}) does not exist: create it or fix the setting.`);
+    if (!existsSync(dir))
+      throw configError(`The recipes directory '${dir}' (${settingPair(settingOf('recipes-dir'))}) does not exist: create it or fix the setting.`);
     for (const file of readdirSync(dir)) {
       const m = /^([a-z0-9][a-z0-9-]*)(?:_([a-z]{2,3}(?:-[a-z0-9]+)?))?\.json$/i.exec(file);
       if (!m) continue;
@@ -127,7 +128,9 @@ function parseFile(path: string): RecipeFile {
   try {
     return checkFile(json, ['recipe file']);
   } catch (e) {
-    throw configError(`The recipe file ${path} does not follow the recipe format ({"recipe": {"recursive_rules": {"levels": [...]}}}): ${(e as Error).message}`);
+    throw configError(
+      `The recipe file ${path} does not follow the recipe format ({"recipe": {"recursive_rules": {"levels": [...]}}}): ${(e as Error).message}`,
+    );
   }
 }
 
@@ -136,10 +139,15 @@ export function toRules(file: RecipeFile): Rule[] {
   const rules: Rule[] = [];
   for (const level of file.recipe.recursive_rules.levels) {
     const delimiters = typeof level.delimiters === 'string' ? [level.delimiters] : (level.delimiters ?? []);
-    if (delimiters.length > 0 && level.whitespace) throw configError('A recipe level cannot cut both at delimiters and at whitespace: split it into two levels.');
+    if (delimiters.length > 0 && level.whitespace)
+      throw configError('A recipe level cannot cut both at delimiters and at whitespace: split it into two levels.');
     // Chonkie splits a whitespace level at single spaces with the level's include_delim (prev by default).
-    if (level.whitespace) rules.push(Object.freeze({ delimiters: Object.freeze([' ']), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }));
-    else if (delimiters.length > 0) rules.push(Object.freeze({ delimiters: Object.freeze([...delimiters]), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }));
+    if (level.whitespace)
+      rules.push(Object.freeze({ delimiters: Object.freeze([' ']), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }));
+    else if (delimiters.length > 0)
+      rules.push(
+        Object.freeze({ delimiters: Object.freeze([...delimiters]), includeDelim: level.include_delim === 'next' ? ('next' as const) : ('prev' as const) }),
+      );
     else break; // the token level: nothing after it could apply
   }
   rules.push(null);

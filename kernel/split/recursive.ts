@@ -31,7 +31,8 @@ export const RecursiveConfig = Type.Object({
   min_characters_per_chunk: Type.Integer({
     default: 24,
     minimum: 1,
-    description: "Minimum piece length in UTF-8 bytes at every level (Chonkie's rule): a piece joins the one before it when either is shorter (a short first piece joins the next); 1: never.",
+    description:
+      "Minimum piece length in UTF-8 bytes at every level (Chonkie's rule): a piece joins the one before it when either is shorter (a short first piece joins the next); 1: never.",
   }),
   min_characters_rule: Type.Union([Type.Literal('chonkie'), Type.Literal('forward')], {
     default: 'chonkie',
@@ -41,7 +42,7 @@ export const RecursiveConfig = Type.Object({
   keep_blocks: Type.Boolean({
     default: false,
     description:
-      'On a processed document (a process step, or a file by reference): keep each table and fenced code block that fits chunk_size whole, in a chunk of its own; the text between blocks is cut as usual. Off: Chonkie\'s chunks, unchanged. A text without structure is not affected.',
+      "On a processed document (a process step, or a file by reference): keep each table and fenced code block that fits chunk_size whole, in a chunk of its own; the text between blocks is cut as usual. Off: Chonkie's chunks, unchanged. A text without structure is not affected.",
   }),
 });
 
@@ -74,8 +75,17 @@ function segments(length: number, blocks: readonly { start: number; end: number 
  * Everything per config is built here once (splitters compiled per level); chunk() keeps its state
  * in locals, so one instance serves concurrent requests.
  */
-export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: number, minCharacters: number, mergeRule: MergeRule = 'chonkie', keepBlocks = false): ChunkerImpl {
-  const levels: (Splitter | null)[] = recipe.rules.map((r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters, mergeRule }));
+export function recursiveChunker(
+  recipe: Recipe,
+  tokenizer: Tokenizer,
+  size: number,
+  minCharacters: number,
+  mergeRule: MergeRule = 'chonkie',
+  keepBlocks = false,
+): ChunkerImpl {
+  const levels: (Splitter | null)[] = recipe.rules.map(
+    (r) => r && sentenceSplitter({ delim: r.delimiters, includeDelim: r.includeDelim, minCharacters, mergeRule }),
+  );
   return {
     chunk(text, context) {
       // Pieces are counted by offset: from one encoding of the whole text, or with no encoding at
@@ -89,7 +99,11 @@ export function recursiveChunker(recipe: Recipe, tokenizer: Tokenizer, size: num
           // An additive tokenizer encodes the piece alone (the same tokens); others cut the whole
           // text's encoding, so the counts of all chunks add up to the count of the text.
           const windows = tokenizer.additive
-            ? tokenWindows(tokenizer.ends(text.slice(start, end)), size, 0).map((w) => ({ start: start + w.start, end: start + w.end, tokenCount: w.tokenCount }))
+            ? tokenWindows(tokenizer.ends(text.slice(start, end)), size, 0).map((w) => ({
+                start: start + w.start,
+                end: start + w.end,
+                tokenCount: w.tokenCount,
+              }))
             : tokenWindows(counter.ends(), size, 0, start, end);
           for (const w of windows) out.push({ start: w.start, end: w.end, tokenCount: tokenizer.cheapCount ? count(w.start, w.end) : w.tokenCount });
           return;

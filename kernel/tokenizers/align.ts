@@ -48,7 +48,7 @@ function foldWithMap(text: string): { folded: string; end: Uint32Array } {
   const parts: string[] = [];
   let end: Uint32Array = new Uint32Array(text.length + 16);
   let n = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (n === end.length) end = grow(end);
     if (c < 0x80) {

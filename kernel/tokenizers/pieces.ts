@@ -22,7 +22,8 @@ export function piecePattern(patStr: string): RegExp {
       const next = patStr[i + 1]!;
       i++;
       if (next === 's') out += inClass ? WHITE_SPACE : `[${WHITE_SPACE}]`;
-      else if (next === 'S') out += `[^${WHITE_SPACE}]`; // never inside a class in tiktoken's patterns
+      else if (next === 'S')
+        out += `[^${WHITE_SPACE}]`; // never inside a class in tiktoken's patterns
       else if (next === 'p' || next === 'P') {
         const end = patStr.indexOf('}', i);
         out += patStr.slice(i - 1, end + 1);

@@ -10,7 +10,14 @@ import { tokensIn, upperBound } from './tokenizer.js';
  * that end inside the window, so counts of adjacent windows add up. Past `maxSpans` spans it
  * stops (one more than that is returned: the caller refuses the text).
  */
-export function tokenWindows(ends: Uint32Array, size: number, overlap: number, start = 0, end = ends.length ? ends[ends.length - 1]! : 0, maxSpans = Infinity): Span[] {
+export function tokenWindows(
+  ends: Uint32Array,
+  size: number,
+  overlap: number,
+  start = 0,
+  end = ends.length ? ends[ends.length - 1]! : 0,
+  maxSpans = Infinity,
+): Span[] {
   const from = upperBound(ends, start);
   let to = upperBound(ends, end); // tokens [from, to) end inside (start, end]
   // A range cut inside a token (at a delimiter) holds that token's head: it is a token of this
@@ -21,10 +28,10 @@ export function tokenWindows(ends: Uint32Array, size: number, overlap: number, s
   const insideChar = (k: number) => k + 1 < to && endAt(k + 1) === endAt(k);
   const spans: Span[] = [];
   let lastEnd = start;
-  for (let first = from; first < to; ) {
+  for (let first = from; first < to;) {
     let last = Math.min(first + size, to) - 1;
     while (last >= first && insideChar(last)) last--;
-    if (last < first) for (last = first; insideChar(last); ) last++;
+    if (last < first) for (last = first; insideChar(last);) last++;
     const s = first === from ? start : endAt(first - 1);
     const e = last === to - 1 ? end : endAt(last);
     if (e > lastEnd && e > s) {

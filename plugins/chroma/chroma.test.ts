@@ -34,7 +34,13 @@ describe('chroma', () => {
 
   test('names Chroma refuses (short, ending in - or _) are stored under a suffix, each its own collection, listed by their chunkd names', async () => {
     const names = ['a', 'ab', 'ab-', 'ab_', 'abc'];
-    for (const [i, name] of names.entries()) await store.write(name, 'd', Array.from({ length: i + 1 }, (_, j) => row('d', `t${j}`, [1, j], j * 10)), META);
+    for (const [i, name] of names.entries())
+      await store.write(
+        name,
+        'd',
+        Array.from({ length: i + 1 }, (_, j) => row('d', `t${j}`, [1, j], j * 10)),
+        META,
+      );
     const listed = Object.fromEntries((await store.collections()).map((c) => [c.name, c.count]));
     for (const [i, name] of names.entries()) assert.equal(listed[name], i + 1, name);
     const inChroma = (await raw.listCollections()).map((c) => c.name);
@@ -45,7 +51,10 @@ describe('chroma', () => {
     const foreign = await raw.createCollection({ name: 'foreign', embeddingFunction: null });
     await foreign.add({ ids: ['theirs'], embeddings: [[0, 1]], documents: ['not ours'] });
     assert.ok(!(await store.collections()).some((c) => c.name === 'foreign'));
-    await assert.rejects(store.write('foreign', 'd', [row('d', 'mine', [1, 0])], META), (e: { status: number; message: string }) => e.status === 409 && /'foreign' was not made by chunkd/.test(e.message));
+    await assert.rejects(
+      store.write('foreign', 'd', [row('d', 'mine', [1, 0])], META),
+      (e: { status: number; message: string }) => e.status === 409 && /'foreign' was not made by chunkd/.test(e.message),
+    );
     assert.deepEqual(await store.search('foreign', { embedding: [0, 1], k: 5 }), [], 'nor searched');
     assert.equal(await store.delete('foreign', 'd'), 0);
     assert.equal(await foreign.count(), 1, 'its row is untouched');
@@ -66,13 +75,19 @@ describe('chroma', () => {
     const second = [row('c', 'three', [1, 1], 6)];
     await Promise.all([store.write('race', 'c', first, META), store.write('race', 'c', second, META)]);
     const hits = await store.search('race', { embedding: [1, 1], k: 10 });
-    assert.deepEqual(hits.map((h) => h.text), ['three']);
+    assert.deepEqual(
+      hits.map((h) => h.text),
+      ['three'],
+    );
   });
 
   test('score is 1 − cosine distance: the same direction scores 1, the opposite −1', async () => {
     await store.write('scores', 'd', [row('d', 'east', [2, 0]), row('d', 'west', [-1, 0], 4)], META);
     const hits = await store.search('scores', { embedding: [1, 0], k: 2 });
-    assert.deepEqual(hits.map((h) => h.text), ['east', 'west']);
+    assert.deepEqual(
+      hits.map((h) => h.text),
+      ['east', 'west'],
+    );
     assert.ok(Math.abs(hits[0]!.score - 1) < 1e-5 && Math.abs(hits[1]!.score + 1) < 1e-5, `${hits.map((h) => h.score)}`);
     assert.deepEqual(hits[0]!.metadata, { nested: { k: [1, 'two'] }, document: 'd' }, 'nested metadata round-trips');
   });

@@ -1,6 +1,15 @@
 import { AdminClient, ChromaClient, ChromaNotFoundError, knownEmbeddingFunctions, registerEmbeddingFunction, type Collection, type Metadata } from 'chromadb';
 import type { Static } from 'typebox';
-import { ChunkdError, KeyedQueue, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
+import {
+  ChunkdError,
+  KeyedQueue,
+  type CollectionInfo,
+  type HandshakeImpl,
+  type StoreHit,
+  type StoreQuery,
+  type StoreRow,
+  type WriteMeta,
+} from '../../kernel/index.js';
 import type { ChromaConfig } from './index.js';
 import { chromaName } from './names.js';
 
@@ -50,7 +59,10 @@ export async function create(config: Static<typeof ChromaConfig>): Promise<Hands
   try {
     await new AdminClient(server).getDatabase({ name: config.database, tenant: config.tenant });
   } catch (e) {
-    if (e instanceof ChromaNotFoundError) throw new Error(`The Chroma server has no database '${config.database}' in the tenant '${config.tenant}': create it, or set database (and tenant) to one that exists.`);
+    if (e instanceof ChromaNotFoundError)
+      throw new Error(
+        `The Chroma server has no database '${config.database}' in the tenant '${config.tenant}': create it, or set database (and tenant) to one that exists.`,
+      );
     throw e;
   }
   return new ChromaStore(new ChromaClient({ ...server, tenant: config.tenant, database: config.database }));
@@ -120,7 +132,12 @@ class ChromaStore implements HandshakeImpl {
     // Only the collections chunkd made: the database may hold others, which it neither lists nor writes.
     const mine = all.filter((c) => typeof c.metadata?.[NAME] === 'string' && chromaName(c.metadata[NAME] as string) === c.name);
     const infos = await Promise.all(
-      mine.map(async (c) => ({ name: c.metadata![NAME] as string, count: await c.count(), model: String(c.metadata![MODEL]), dimension: Number(c.metadata![DIMENSION]) })),
+      mine.map(async (c) => ({
+        name: c.metadata![NAME] as string,
+        count: await c.count(),
+        model: String(c.metadata![MODEL]),
+        dimension: Number(c.metadata![DIMENSION]),
+      })),
     );
     return infos.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -144,15 +161,28 @@ class ChromaStore implements HandshakeImpl {
         configuration: { hnsw: { space: 'cosine' } },
       });
       if (target.metadata?.[NAME] !== collection)
-        throw new ChunkdError('CONFLICT', `The Chroma collection '${name}' was not made by chunkd (its metadata has no '${NAME}'): write to another collection, or delete that one in Chroma.`);
+        throw new ChunkdError(
+          'CONFLICT',
+          `The Chroma collection '${name}' was not made by chunkd (its metadata has no '${NAME}'): write to another collection, or delete that one in Chroma.`,
+        );
       const rows = docs.flatMap((d) => d.rows);
       const size = await this.batchSize();
       for (let at = 0; at < rows.length; at += size) {
         const batch = rows.slice(at, at + size);
-        await target.upsert({ ids: batch.map((r) => r.id), embeddings: batch.map((r) => Array.from(r.embedding)), documents: batch.map((r) => r.text), metadatas: batch.map(toMetadata) });
+        await target.upsert({
+          ids: batch.map((r) => r.id),
+          embeddings: batch.map((r) => Array.from(r.embedding)),
+          documents: batch.map((r) => r.text),
+          metadatas: batch.map(toMetadata),
+        });
       }
       const written = new Set(rows.map((r) => r.id));
-      const stale = (await this.idsOf(target, docs.map((d) => d.document))).filter((id) => !written.has(id));
+      const stale = (
+        await this.idsOf(
+          target,
+          docs.map((d) => d.document),
+        )
+      ).filter((id) => !written.has(id));
       await this.deleteIds(target, stale);
     });
   }
@@ -185,7 +215,8 @@ class ChromaStore implements HandshakeImpl {
   }
 
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
-    if (!q.embedding) throw new ChunkdError('BAD_REQUEST', 'A chroma store searches by embedding only: send embedding, or search a collection that records its model.');
+    if (!q.embedding)
+      throw new ChunkdError('BAD_REQUEST', 'A chroma store searches by embedding only: send embedding, or search a collection that records its model.');
     const target = await this.find(collection);
     if (!target) return [];
     const found = await target.query({

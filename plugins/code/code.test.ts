@@ -67,10 +67,18 @@ function* nodes(n: Node): Generator<Node> {
 
 describe('grammars', () => {
   test('every grammar tree-sitter-wasms ships is either supported or known not to load', () => {
-    const shipped = readdirSync(grammarDir()).filter((f) => f.endsWith('.wasm')).map((f) => f.replace(/^tree-sitter-|\.wasm$/g, ''));
+    const shipped = readdirSync(grammarDir())
+      .filter((f) => f.endsWith('.wasm'))
+      .map((f) => f.replace(/^tree-sitter-|\.wasm$/g, ''));
     const known = new Set([...LANGUAGES.map((l) => l.name), ...Object.keys(UNLOADABLE)]);
-    assert.deepEqual(shipped.filter((n) => !known.has(n)), []);
-    assert.deepEqual([...known].filter((n) => !shipped.includes(n)), []);
+    assert.deepEqual(
+      shipped.filter((n) => !known.has(n)),
+      [],
+    );
+    assert.deepEqual(
+      [...known].filter((n) => !shipped.includes(n)),
+      [],
+    );
   });
 
   test('every supported language loads and parses a real program without a syntax error', async () => {
@@ -96,13 +104,30 @@ describe('grammars', () => {
   test('names and aliases are unique and case-insensitive', () => {
     const keys = LANGUAGES.flatMap((l) => [l.name, ...l.aliases].map((k) => k.toLowerCase().replace(/-/g, '_')));
     assert.equal(new Set(keys).size, keys.length);
-    const cases: [string, string][] = [['py', 'python'], ['JS', 'javascript'], ['ts', 'typescript'], ['c++', 'cpp'], ['C#', 'c_sharp'], ['cs', 'c_sharp'], ['sh', 'bash'], ['rb', 'ruby'], ['c-sharp', 'c_sharp'], ['Kotlin', 'kotlin']];
+    const cases: [string, string][] = [
+      ['py', 'python'],
+      ['JS', 'javascript'],
+      ['ts', 'typescript'],
+      ['c++', 'cpp'],
+      ['C#', 'c_sharp'],
+      ['cs', 'c_sharp'],
+      ['sh', 'bash'],
+      ['rb', 'ruby'],
+      ['c-sharp', 'c_sharp'],
+      ['Kotlin', 'kotlin'],
+    ];
     for (const [alias, name] of cases) assert.equal(findLanguage(alias)?.name, name, alias);
   });
 });
 
 describe('tiling and offsets on real code', () => {
-  const configs: Record<string, unknown>[] = [{}, { chunk_size: 200 }, { chunk_size: 40 }, { chunk_size: 64, tokenizer: 'cl100k_base' }, { chunk_size: 8, tokenizer: 'cl100k_base' }];
+  const configs: Record<string, unknown>[] = [
+    {},
+    { chunk_size: 200 },
+    { chunk_size: 40 },
+    { chunk_size: 64, tokenizer: 'cl100k_base' },
+    { chunk_size: 8, tokenizer: 'cl100k_base' },
+  ];
   for (const [language, name, source] of SOURCES) {
     test(`${name}: chunks tile the source in code points at every size`, async () => {
       assert.match(source, /[^\x00-\x7f]/, 'the fixture holds non-ASCII text');
@@ -127,7 +152,10 @@ describe('syntax boundaries', () => {
         for (const n of nodes(tree.rootNode)) {
           if (!DEFINITION.test(n.type) || n.endIndex - n.startIndex > SIZE / 2) continue;
           const [start, end] = [[...source.slice(0, n.startIndex)].length, [...source.slice(0, n.endIndex)].length];
-          assert.ok(chunks.some((c) => c.start_index <= start && end <= c.end_index), `${n.type} at line ${n.startPosition.row + 1} was cut`);
+          assert.ok(
+            chunks.some((c) => c.start_index <= start && end <= c.end_index),
+            `${n.type} at line ${n.startPosition.row + 1} was cut`,
+          );
           checked++;
         }
         assert.ok(checked > 0, 'no definition checked');
@@ -139,9 +167,24 @@ describe('syntax boundaries', () => {
 
   const body = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join('');
   const OVERSIZE: [string, string, string, RegExp][] = [
-    ['python', 'a decorated function', `import math\n\n\n# Sums a long series.\n@cached\ndef série(n: int) -> float:\n    total = 0.0\n${body(60, (i) => `    total += math.sqrt(n * ${i}) / ${i + 1}  # étape ${i} 🦛\n`)}    return total\n\n\ndef after():\n    return 1\n`, /# Sums a long series\.\n@cached\ndef série\(n: int\) -> float:\n    total = 0\.0\n/],
-    ['javascript', 'a function', `// Sums a long series.\nfunction série(n) {\n  let total = 0;\n${body(60, (i) => `  total += Math.sqrt(n * ${i}) / ${i + 1}; // étape ${i} 🦛\n`)}  return total;\n}\n`, /\/\/ Sums a long series\.\nfunction série\(n\) \{\n  let total = 0;\n/],
-    ['go', 'a function', `package main\n\n// Sum adds a long series.\nfunc Sum(n float64) float64 {\n\ttotal := 0.0\n${body(60, (i) => `\ttotal += n * ${i} / ${i + 1} // étape ${i} 🦛\n`)}\treturn total\n}\n`, /\/\/ Sum adds a long series\.\nfunc Sum\(n float64\) float64 \{\n\ttotal := 0\.0\n/],
+    [
+      'python',
+      'a decorated function',
+      `import math\n\n\n# Sums a long series.\n@cached\ndef série(n: int) -> float:\n    total = 0.0\n${body(60, (i) => `    total += math.sqrt(n * ${i}) / ${i + 1}  # étape ${i} 🦛\n`)}    return total\n\n\ndef after():\n    return 1\n`,
+      /# Sums a long series\.\n@cached\ndef série\(n: int\) -> float:\n    total = 0\.0\n/,
+    ],
+    [
+      'javascript',
+      'a function',
+      `// Sums a long series.\nfunction série(n) {\n  let total = 0;\n${body(60, (i) => `  total += Math.sqrt(n * ${i}) / ${i + 1}; // étape ${i} 🦛\n`)}  return total;\n}\n`,
+      /\/\/ Sums a long series\.\nfunction série\(n\) \{\n  let total = 0;\n/,
+    ],
+    [
+      'go',
+      'a function',
+      `package main\n\n// Sum adds a long series.\nfunc Sum(n float64) float64 {\n\ttotal := 0.0\n${body(60, (i) => `\ttotal += n * ${i} / ${i + 1} // étape ${i} 🦛\n`)}\treturn total\n}\n`,
+      /\/\/ Sum adds a long series\.\nfunc Sum\(n float64\) float64 \{\n\ttotal := 0\.0\n/,
+    ],
   ];
   for (const [language, what, source, head] of OVERSIZE) {
     test(`${language}: ${what} too big for a chunk is split between statements, its header with its first statement`, async () => {
@@ -246,7 +289,14 @@ describe('language: auto', () => {
   });
 
   test('an alias names the same grammar as its language', async () => {
-    const aliases: [string, string, string][] = [['js', 'javascript', 'router.js'], ['ts', 'typescript', 'cache.ts'], ['c++', 'cpp', 'matrix.cpp'], ['cs', 'c_sharp', 'OrderService.cs'], ['sh', 'bash', 'backup.sh'], ['rb', 'ruby', 'markdown_toc.rb']];
+    const aliases: [string, string, string][] = [
+      ['js', 'javascript', 'router.js'],
+      ['ts', 'typescript', 'cache.ts'],
+      ['c++', 'cpp', 'matrix.cpp'],
+      ['cs', 'c_sharp', 'OrderService.cs'],
+      ['sh', 'bash', 'backup.sh'],
+      ['rb', 'ruby', 'markdown_toc.rb'],
+    ];
     for (const [alias, name, file] of aliases) {
       const source = fixture(file);
       assert.deepEqual(await chunk(source, { language: alias, chunk_size: 100 }), await chunk(source, { language: name, chunk_size: 100 }), alias);
@@ -276,7 +326,10 @@ describe('errors', () => {
       const text = 'def café():\n    return "🦛"\n';
       const res = await app.post('/v1/chunk/code', { text, language: 'py', include_nodes: true });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.map((c: Chunk) => [c.text, c.start_index, c.end_index]), [[text, 0, [...text].length]]);
+      assert.deepEqual(
+        res.body.map((c: Chunk) => [c.text, c.start_index, c.end_index]),
+        [[text, 0, [...text].length]],
+      );
       assert.equal(res.body[0].metadata.start_line, 1);
       assert.equal(res.body[0].metadata.end_line, 2);
     });

@@ -3,7 +3,9 @@ import { AUTO, LANGUAGES, UNLOADABLE } from './languages.js';
 /** README tables derived from the language table (`npm run docs` writes them between markers). */
 export function docTables(): Record<string, string> {
   const rows = LANGUAGES.map((l) => `| \`${l.name}\` | ${l.aliases.map((a) => `\`${a}\``).join(', ') || '—'} |`);
-  const skipped = Object.entries(UNLOADABLE).map(([name, why]) => `\`${name}\` (${why})`).join('; ');
+  const skipped = Object.entries(UNLOADABLE)
+    .map(([name, why]) => `\`${name}\` (${why})`)
+    .join('; ');
   return {
     languages: [
       '| language | aliases |',

@@ -42,7 +42,8 @@ const LIBC: Record<string, (...args: number[]) => number> = {
 };
 
 /** The global WebAssembly API (typed here: the project's TypeScript libs do not include the DOM's). */
-const wasm = (globalThis as unknown as { WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: unknown; module: unknown }> } }).WebAssembly;
+const wasm = (globalThis as unknown as { WebAssembly: { instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: unknown; module: unknown }> } })
+  .WebAssembly;
 
 /**
  * Emscripten's documented `instantiateWasm` hook hands us the import object the grammars later

@@ -13,7 +13,8 @@ export const CodeConfig = Type.Object({
   }),
   include_nodes: Type.Boolean({
     default: false,
-    description: 'Add metadata to each chunk: the syntax node types it covers, its first and last line (1-based), whether it holds a syntax error, and the language.',
+    description:
+      'Add metadata to each chunk: the syntax node types it covers, its first and last line (1-based), whether it holds a syntax error, and the language.',
   }),
 });
 

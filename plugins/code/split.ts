@@ -100,7 +100,11 @@ class Cutter {
 
   /** [lo, hi) holds these sibling units in order: a unit that fits is an atom, else it is cut further. */
   private units(lo: number, hi: number, units: Unit[], outerGlue: Glue, construct: boolean): Task[] {
-    const cuts = boundaries(lo, hi, units.map((u) => [u.members[0]!, u.members.at(-1)!]));
+    const cuts = boundaries(
+      lo,
+      hi,
+      units.map((u) => [u.members[0]!, u.members.at(-1)!]),
+    );
     const header = construct && bodyLast(cuts) ? units.length - 1 : 0;
     const tasks: Task[] = [];
     units.forEach((u, i) => {
@@ -117,7 +121,11 @@ class Cutter {
 
   /** A unit too big: its members become separate pieces, glued to the described node. */
   private members(lo: number, hi: number, u: Unit): Task[] {
-    const cuts = boundaries(lo, hi, u.members.map((m) => [m, m]));
+    const cuts = boundaries(
+      lo,
+      hi,
+      u.members.map((m) => [m, m]),
+    );
     const tasks: Task[] = [];
     u.members.forEach((m, i) => {
       const start = cuts[i]!;
@@ -161,7 +169,7 @@ class Cutter {
   lines(lo: number, hi: number, type: string, g: Glue): void {
     const { text, size } = this.src;
     const pieces: number[] = [lo];
-    for (let start = lo; start < hi; ) {
+    for (let start = lo; start < hi;) {
       let end = start;
       while (end < hi) {
         const nl = text.indexOf('\n', end);

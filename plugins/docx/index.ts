@@ -5,7 +5,7 @@ export const DocxConfig = Type.Object({});
 
 export default defineChef({
   name: 'docx',
-  summary: "Word (.docx) documents to text with mammoth: one paragraph per block.",
+  summary: 'Word (.docx) documents to text with mammoth: one paragraph per block.',
   extras: [{ name: 'docx', packages: ['mammoth'], reason: 'Reads the text of Word (.docx) documents.' }],
   config: DocxConfig,
   extensions: ['.docx'],

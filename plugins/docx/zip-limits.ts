@@ -82,4 +82,5 @@ function findEndOfCentralDirectory(view: DataView): number {
   throw corrupt('it is not a ZIP archive');
 }
 
-const corrupt = (why: string) => new ChunkdError('VALIDATION', `The file could not be read as DOCX (${why}): save it again from Word or LibreOffice as .docx and upload it again.`);
+const corrupt = (why: string) =>
+  new ChunkdError('VALIDATION', `The file could not be read as DOCX (${why}): save it again from Word or LibreOffice as .docx and upload it again.`);

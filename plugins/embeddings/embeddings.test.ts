@@ -67,8 +67,13 @@ describe('the refinery', () => {
   test('batches of many chunks give the same vectors as one by one, in order', async () => {
     // 150 different words of the model's vocabulary: every text has its own vector, so a shift or
     // reordering across the provider's batches would show.
-    const vocab = Object.keys((JSON.parse(readFileSync(join(MODELS_DIR, 'glove-sif-100d', 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab);
-    const words = vocab.slice(1000).filter((w) => /^[a-z]+$/.test(w)).slice(0, 150);
+    const vocab = Object.keys(
+      (JSON.parse(readFileSync(join(MODELS_DIR, 'glove-sif-100d', 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab,
+    );
+    const words = vocab
+      .slice(1000)
+      .filter((w) => /^[a-z]+$/.test(w))
+      .slice(0, 150);
     const texts = words.map((w) => `The ${w}.`);
     const all = await refine(texts.map((t, i) => chunkOf(t, i * 100)));
     assert.equal(new Set(all.map((c) => JSON.stringify(c.embedding))).size, texts.length, 'every text has its own vector');
@@ -81,7 +86,10 @@ describe('refinery errors', () => {
     const dir = writeOnnx(['red'], [[0], [0], [1], [1], [2]]);
     process.env.CHUNKD_HIDE_PACKAGES = 'onnxruntime-node';
     try {
-      await assert.rejects(refine([chunkOf('red')], { embedding_model: dir }), (e) => isChunkdError(e) && e.status === 501 && /npm install onnxruntime-node/.test(String(e.detail)));
+      await assert.rejects(
+        refine([chunkOf('red')], { embedding_model: dir }),
+        (e) => isChunkdError(e) && e.status === 501 && /npm install onnxruntime-node/.test(String(e.detail)),
+      );
     } finally {
       delete process.env.CHUNKD_HIDE_PACKAGES;
     }

@@ -13,7 +13,11 @@ export async function create(config: Static<typeof EmbeddingsConfig>): Promise<R
   return {
     async refine(chunks: Chunk[]): Promise<Chunk[]> {
       const vectors: Float32Array[] = [];
-      for (const batch of batches(chunks.map((c) => c.text), BATCH)) vectors.push(...(await embedder.embed(batch)));
+      for (const batch of batches(
+        chunks.map((c) => c.text),
+        BATCH,
+      ))
+        vectors.push(...(await embedder.embed(batch)));
       return chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors[i]!, round) }));
     },
   };

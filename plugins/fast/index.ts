@@ -13,7 +13,8 @@ export const FastConfig = Type.Object({
     default: '\n.?',
     maxLength: 128,
     pattern: '^[\\u0000-\\u007f]*$',
-    description: 'ASCII characters to cut after (each character is one delimiter); a chunk ends at the last one inside the budget. For a multi-byte delimiter use pattern.',
+    description:
+      'ASCII characters to cut after (each character is one delimiter); a chunk ends at the last one inside the budget. For a multi-byte delimiter use pattern.',
   }),
   pattern: Type.String({
     default: '',
@@ -21,7 +22,10 @@ export const FastConfig = Type.Object({
     description: 'A string (any characters, e.g. "▁" or "\\n\\n") to cut at instead of delimiters; empty: use delimiters.',
   }),
   prefix: Type.Boolean({ default: false, description: 'Put the delimiter or pattern at the start of the next chunk instead of the end of this one.' }),
-  consecutive: Type.Boolean({ default: false, description: 'Cut only at the start of a run of the same delimiter (or of repeated patterns), never inside the run.' }),
+  consecutive: Type.Boolean({
+    default: false,
+    description: 'Cut only at the start of a run of the same delimiter (or of repeated patterns), never inside the run.',
+  }),
   forward_fallback: Type.Boolean({
     default: false,
     description: 'When the budget holds no delimiter, extend the chunk to the next one after it (or to the end) instead of cutting at the budget.',
@@ -30,7 +34,7 @@ export const FastConfig = Type.Object({
 
 export default defineChunker({
   name: 'fast',
-  summary: 'Chunks of at most chunk_size UTF-8 bytes, cut at the last delimiter inside the budget (Chonkie\'s FastChunker).',
+  summary: "Chunks of at most chunk_size UTF-8 bytes, cut at the last delimiter inside the budget (Chonkie's FastChunker).",
   extras: [],
   config: FastConfig,
   examples: [

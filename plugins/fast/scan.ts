@@ -67,7 +67,8 @@ export function cut(text: string, o: ScanOptions): Span[] {
     let end: number;
     // (With `simple`, the walk back has already found no delimiter after pos.)
     const found = m.len === 0 ? -1 : simple ? forwardMatch(t, m, pos, win, winB < budget, o) : boundary(t, m, pos, win, winB < budget, o);
-    if (found < 0) end = win > pos ? win : t.nextBoundary(pos); // a hard cut, never inside a character
+    if (found < 0)
+      end = win > pos ? win : t.nextBoundary(pos); // a hard cut, never inside a character
     else if (found === n) end = n;
     else if (o.prefix) end = found;
     else end = found + m.len;
@@ -175,8 +176,8 @@ class Text {
       let e = j + k;
       while (bytes > left) {
         const c = s.charCodeAt(e - 1);
-        if (isLow(c) && e - 2 >= j && isHigh(s.charCodeAt(e - 2))) (bytes -= 4), (e -= 2);
-        else (bytes -= c < 0x80 ? 1 : c < 0x800 ? 2 : 3), e--;
+        if (isLow(c) && e - 2 >= j && isHigh(s.charCodeAt(e - 2))) ((bytes -= 4), (e -= 2));
+        else ((bytes -= c < 0x80 ? 1 : c < 0x800 ? 2 : 3), e--);
       }
       if (e === j) break;
       left -= bytes;
@@ -188,7 +189,7 @@ class Text {
       let units = 1;
       if (c < 0x80) w = 1;
       else if (c < 0x800) w = 2;
-      else if (c >= 0xd800 && c <= 0xdbff && j + 1 < n && isLow(s.charCodeAt(j + 1))) (w = 4), (units = 2);
+      else if (c >= 0xd800 && c <= 0xdbff && j + 1 < n && isLow(s.charCodeAt(j + 1))) ((w = 4), (units = 2));
       else w = 3;
       if (w > left) break;
       j += units;
@@ -221,7 +222,7 @@ class Text {
         }
         bytes += 1;
       } else if (c < 0x800) bytes += 2;
-      else if (isLow(c) && i - 1 > pos && isHigh(s.charCodeAt(i - 1))) (bytes += 4), i--;
+      else if (isLow(c) && i - 1 > pos && isHigh(s.charCodeAt(i - 1))) ((bytes += 4), i--);
       else bytes += 3;
     }
     return -1;
@@ -249,7 +250,7 @@ class Text {
       const c = s.charCodeAt(i);
       if (c < 0x80) bytes += 1;
       else if (c < 0x800) bytes += 2;
-      else if (isHigh(c) && i + 1 < b && isLow(s.charCodeAt(i + 1))) (bytes += 4), i++;
+      else if (isHigh(c) && i + 1 < b && isLow(s.charCodeAt(i + 1))) ((bytes += 4), i++);
       else bytes += 3;
     }
     return bytes;

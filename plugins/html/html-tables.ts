@@ -43,7 +43,8 @@ export function cappedDataTable(limits: ExtractLimits): Format {
       widest = Math.max(widest, own + above);
     });
     const side = Math.max(rows.length, widest);
-    if (area + side * side > limits.maxTableCells) throw overLimit('table cells (rows × columns of one table, counting spans)', limits.maxTableCells, 'maxTableCells');
+    if (area + side * side > limits.maxTableCells)
+      throw overLimit('table cells (rows × columns of one table, counting spans)', limits.maxTableCells, 'maxTableCells');
     builder.options.formatters.dataTable!(elem, walk, builder, formatOptions);
   };
 }

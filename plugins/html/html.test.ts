@@ -14,7 +14,13 @@ describe('html chef', () => {
     const doc = await processWith('html', '<h1> Guide  🦛 </h1><p>Intro.</p><h2>Install <em>it</em></h2><p>Run.</p><h3></h3>');
     // As html-to-text lays it out without marks (an empty heading still leaves its line breaks).
     assert.equal(doc.text, 'Guide 🦛\n\nIntro.\n\nInstall it\n\nRun.\n\n');
-    assert.deepEqual(doc.structure.headings.map((h) => [h.level, h.text, doc.text.slice(h.start, h.end)]), [[1, 'Guide 🦛', 'Guide 🦛'], [2, 'Install it', 'Install it']]);
+    assert.deepEqual(
+      doc.structure.headings.map((h) => [h.level, h.text, doc.text.slice(h.start, h.end)]),
+      [
+        [1, 'Guide 🦛', 'Guide 🦛'],
+        [2, 'Install it', 'Install it'],
+      ],
+    );
   });
 
   test('a private-use mark in the page is not taken for a heading', async () => {

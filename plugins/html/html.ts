@@ -47,12 +47,19 @@ export async function htmlDocument(bytes: Uint8Array, limits: ExtractLimits): Pr
       formatters: { cappedDataTable: cappedDataTable(limits) as never, markedHeading: markedHeading() as never },
       limits: { maxDepth: limits.maxHtmlDepth, maxInputLength: Number.MAX_SAFE_INTEGER },
       selectors: [
-        ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'markedHeading', options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } })),
+        ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
+          selector,
+          format: 'markedHeading',
+          options: { leadingLineBreaks: 2, trailingLineBreaks: 2 },
+        })),
         { selector: 'a', options: { ignoreHref: true } },
         { selector: 'img', format: 'skip' },
         { selector: 'table', format: 'cappedDataTable', options: { uppercaseHeaderCells: false } },
         { selector: 'ul', options: { itemPrefix: '- ' } },
-        ...['noscript', 'template', 'input', 'select', 'button', 'svg', 'canvas', 'iframe', 'object', '[hidden]'].map((selector) => ({ selector, format: 'skip' })),
+        ...['noscript', 'template', 'input', 'select', 'button', 'svg', 'canvas', 'iframe', 'object', '[hidden]'].map((selector) => ({
+          selector,
+          format: 'skip',
+        })),
       ],
     });
     return unmark(text, limits);
@@ -69,7 +76,7 @@ interface Builder {
 /** Two private-use characters naming heading n (up to 6400² headings). */
 const ID_BASE = 0xe100;
 const ID_RANGE = 6400;
-const idOf = (n: number) => String.fromCharCode(ID_BASE + Math.floor(n / ID_RANGE) % ID_RANGE, ID_BASE + (n % ID_RANGE));
+const idOf = (n: number) => String.fromCharCode(ID_BASE + (Math.floor(n / ID_RANGE) % ID_RANGE), ID_BASE + (n % ID_RANGE));
 
 /**
  * html-to-text's heading layout (a block, not upper-cased), each word of the heading wrapped in
@@ -78,7 +85,12 @@ const idOf = (n: number) => String.fromCharCode(ID_BASE + Math.floor(n / ID_RANG
  */
 function markedHeading() {
   let count = 0;
-  return (elem: { name: string; children: unknown[] }, walk: (nodes: unknown[], b: Builder) => void, builder: Builder, options: { leadingLineBreaks?: number; trailingLineBreaks?: number }): void => {
+  return (
+    elem: { name: string; children: unknown[] },
+    walk: (nodes: unknown[], b: Builder) => void,
+    builder: Builder,
+    options: { leadingLineBreaks?: number; trailingLineBreaks?: number },
+  ): void => {
     const mark = `${OPEN}${elem.name.slice(1)}${idOf(count++)}`;
     builder.openBlock({ leadingLineBreaks: options.leadingLineBreaks || 2 });
     builder.pushWordTransform((word) => `${mark}${word}${CLOSE}`);

@@ -6,7 +6,9 @@ export const HtmlConfig = Type.Object({});
 export default defineChef({
   name: 'html',
   summary: 'HTML to plain text: blocks, lists and tables kept as lines; scripts, styles and images dropped.',
-  extras: [{ name: 'html', packages: ['html-to-text'], reason: 'Turns HTML into plain text: blocks, lists and tables kept as lines, scripts and styles dropped.' }],
+  extras: [
+    { name: 'html', packages: ['html-to-text'], reason: 'Turns HTML into plain text: blocks, lists and tables kept as lines, scripts and styles dropped.' },
+  ],
   config: HtmlConfig,
   extensions: ['.html', '.htm', '.xhtml'],
   mediaTypes: ['text/html', 'application/xhtml+xml'],

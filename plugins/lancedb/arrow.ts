@@ -4,7 +4,9 @@ import type { StoreRow } from '../../kernel/index.js';
 
 // LanceDB is a CommonJS package and reads Arrow through require(): an import would load the ES build,
 // whose classes its instanceof checks do not know (the table then arrives empty). One copy: require's.
-const { DataType, Field, FixedSizeList, Float32, Float64, Int32, Int64, makeData, Precision, RecordBatch, Schema, Struct, Table, Utf8 } = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
+const { DataType, Field, FixedSizeList, Float32, Float64, Int32, Int64, makeData, Precision, RecordBatch, Schema, Struct, Table, Utf8 } = createRequire(
+  import.meta.url,
+)('apache-arrow') as typeof import('apache-arrow');
 
 /**
  * Rows as an Arrow table, column by column, in the table's own schema. LanceDB's `add` of plain
@@ -70,7 +72,10 @@ export function toArrow(schema: SchemaType, rows: readonly StoreRow[]): TableTyp
       case 'start_index':
       case 'end_index':
       case 'token_count':
-        return numbers(f.type, rows.map((r) => r[f.name as 'start_index']));
+        return numbers(
+          f.type,
+          rows.map((r) => r[f.name as 'start_index']),
+        );
       case 'vector':
         return vectors((f.type as FixedSizeListType).listSize, rows);
       default:

@@ -90,7 +90,14 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     const names = (await this.db.tableNames()).filter((n) => n !== META_TABLE);
     let meta = await this.meta();
     if (names.some((n) => !meta.has(n))) meta = await this.meta(true);
-    return Promise.all(names.map(async (name) => ({ name, count: await this.on(name, (t) => t.countRows(), 0), model: meta.get(name)?.model ?? null, dimension: meta.get(name)?.dimension ?? null })));
+    return Promise.all(
+      names.map(async (name) => ({
+        name,
+        count: await this.on(name, (t) => t.countRows(), 0),
+        model: meta.get(name)?.model ?? null,
+        dimension: meta.get(name)?.dimension ?? null,
+      })),
+    );
   }
 
   private meta(fresh = false): Promise<Map<string, WriteMeta>> {
@@ -116,7 +123,9 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   private async record(collection: string, meta: WriteMeta): Promise<void> {
     const row = [{ name: collection, model: meta.model, dimension: meta.dimension }];
     // existOk: another process may create the table between the check and here; the merge then adds this row.
-    const table = (await this.db.tableNames()).includes(META_TABLE) ? await this.db.openTable(META_TABLE) : await this.db.createTable(META_TABLE, row, { existOk: true, mode: 'create' });
+    const table = (await this.db.tableNames()).includes(META_TABLE)
+      ? await this.db.openTable(META_TABLE)
+      : await this.db.createTable(META_TABLE, row, { existOk: true, mode: 'create' });
     try {
       await table.mergeInsert('name').whenNotMatchedInsertAll().execute(row);
     } finally {
@@ -160,7 +169,12 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     // existOk: another process made the table between the check and here: then this batch is merged into it.
     const table = await this.db.createTable(collection, data, { existOk: true, mode: 'create' });
     this.tables.set(collection, Promise.resolve(table));
-    if ((await table.countRows()) !== rows.length) await this.replace(table, [...new Set(rows.map((r) => r.document))].map((document) => ({ document, rows: rows.filter((r) => r.document === document) })), rows);
+    if ((await table.countRows()) !== rows.length)
+      await this.replace(
+        table,
+        [...new Set(rows.map((r) => r.document))].map((document) => ({ document, rows: rows.filter((r) => r.document === document) })),
+        rows,
+      );
     await this.upkeep.created(table);
     return table;
   }
@@ -174,7 +188,13 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       return;
     }
     if (!rows.length) await table.delete(ofBatch);
-    else await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().whenNotMatchedBySourceDelete({ where: ofBatch }).execute(toArrow(await schemaOf(table), rows));
+    else
+      await table
+        .mergeInsert('id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where: ofBatch })
+        .execute(toArrow(await schemaOf(table), rows));
   }
 
   delete(collection: string, document: string): Promise<number> {

@@ -10,12 +10,14 @@ export const LanceDbConfig = Type.Object({
   vector_index_rows: Type.Integer({
     minimum: 0,
     default: 50_000,
-    description: 'Rows past which a collection gets an approximate vector index (IVF-PQ), built when its writes settle; below it, and at 0, vector search is exact.',
+    description:
+      'Rows past which a collection gets an approximate vector index (IVF-PQ), built when its writes settle; below it, and at 0, vector search is exact.',
   }),
   settle_ms: Type.Integer({
     minimum: 0,
     default: 2000,
-    description: "Quiet time after a collection's last write before its upkeep runs: compaction, new rows folded into the full-text and vector indexes, the vector index built past vector_index_rows.",
+    description:
+      "Quiet time after a collection's last write before its upkeep runs: compaction, new rows folded into the full-text and vector indexes, the vector index built past vector_index_rows.",
   }),
 });
 
@@ -25,7 +27,13 @@ const OBJECT_STORE = /^[a-z][a-z0-9+.-]*:\/\//i;
 export default defineHandshake({
   name: 'lancedb',
   summary: 'LanceDB, embedded: one table per collection under a directory; cosine vector search and full-text (BM25) search.',
-  extras: [{ name: 'lancedb', packages: ['@lancedb/lancedb', 'apache-arrow'], reason: 'The embedded LanceDB engine (a native module) and the Arrow tables it reads and writes.' }],
+  extras: [
+    {
+      name: 'lancedb',
+      packages: ['@lancedb/lancedb', 'apache-arrow'],
+      reason: 'The embedded LanceDB engine (a native module) and the Arrow tables it reads and writes.',
+    },
+  ],
   config: LanceDbConfig,
   capabilities: { vector: true, text: true },
   local: ({ path }) => !OBJECT_STORE.test(path),

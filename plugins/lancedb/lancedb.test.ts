@@ -42,10 +42,13 @@ describe('lancedb', () => {
     await store.write('fts', 'first', [row('first', 'the first hippo', [1, 0])], META);
     await store.write('fts', 'later', [row('later', 'a zebra wrote later', [0, 1])], META);
     const hits = await store.search('fts', { text: 'zebra', k: 5 });
-    assert.deepEqual(hits.map((h) => h.document), ['later']);
+    assert.deepEqual(
+      hits.map((h) => h.document),
+      ['later'],
+    );
   });
 
-  test("document ids with quotes and SQL are only ever values: replaced and deleted exactly", async () => {
+  test('document ids with quotes and SQL are only ever values: replaced and deleted exactly', async () => {
     const tricky = ["it's", "x' OR '1'='1", 'back\\slash', '日本 🦛'];
     for (const id of tricky) await store.write('quotes', id, [row(id, `text of ${id}`, [1, 1])], META);
     for (const id of tricky) await store.write('quotes', id, [row(id, `text of ${id}`, [1, 1])], META);
@@ -54,7 +57,10 @@ describe('lancedb', () => {
     const left = await store.search('quotes', { embedding: [1, 1], k: 10 });
     assert.deepEqual(left.map((h) => h.document).sort(), tricky.filter((t) => t !== "x' OR '1'='1").sort());
     const one = await store.search('quotes', { embedding: [1, 1], k: 10, filter: { document: "it's" } });
-    assert.deepEqual(one.map((h) => h.document), ["it's"]);
+    assert.deepEqual(
+      one.map((h) => h.document),
+      ["it's"],
+    );
     assert.equal(documentIs("it's"), "document = 'it''s'");
   });
 
@@ -77,14 +83,23 @@ describe('lancedb', () => {
     for (let i = 0; i < 45; i++) await store.write('many', `d${i}`, [row(`d${i}`, `word${i} shared`, [1, i])], META);
     await store.delete('many', 'd0');
     // Before upkeep every row is found (scanned, not yet indexed).
-    assert.deepEqual((await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document), ['d44']);
+    assert.deepEqual(
+      (await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document),
+      ['d44'],
+    );
     await (store as unknown as LanceStoreUpkeep).settled();
     const { fragmentStats, numRows } = await stats('many');
     assert.equal(numRows, 44);
     // 46 commits made 46 fragments; the upkeep after they settled compacted them.
     assert.ok(fragmentStats.numFragments <= 2, `fragments: ${fragmentStats.numFragments}`);
-    assert.deepEqual((await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document), ['d44']);
-    assert.deepEqual((await store.search('many', { text: 'word7', k: 3 })).map((h) => h.document), ['d7']);
+    assert.deepEqual(
+      (await store.search('many', { text: 'word44', k: 3 })).map((h) => h.document),
+      ['d44'],
+    );
+    assert.deepEqual(
+      (await store.search('many', { text: 'word7', k: 3 })).map((h) => h.document),
+      ['d7'],
+    );
     assert.equal((await store.search('many', { embedding: [1, 1], k: 100 })).length, 44);
     // The full-text index holds the rows now, rather than a scan finding them.
     assert.equal((await indexStats('many', 'text_idx'))?.numUnindexedRows, 0);
@@ -92,7 +107,14 @@ describe('lancedb', () => {
 
   test('a batch that rewrites stored documents replaces their rows; new documents beside them are added once', async () => {
     await store.writeMany!('rewrite', [{ document: 'a', rows: [row('a', 'one', [1, 0]), row('a', 'two', [0, 1])] }], META);
-    await store.writeMany!('rewrite', [{ document: 'a', rows: [row('a', 'two', [0, 1]), row('a', 'three', [1, 1])] }, { document: 'b', rows: [row('b', 'four', [1, 0])] }], META);
+    await store.writeMany!(
+      'rewrite',
+      [
+        { document: 'a', rows: [row('a', 'two', [0, 1]), row('a', 'three', [1, 1])] },
+        { document: 'b', rows: [row('b', 'four', [1, 0])] },
+      ],
+      META,
+    );
     await store.writeMany!('rewrite', [{ document: 'b', rows: [row('b', 'four', [1, 0])] }], META);
     const hits = await store.search('rewrite', { embedding: [1, 1], k: 10 });
     assert.deepEqual(hits.map((h) => `${h.document}:${h.text}`).sort(), ['a:three', 'a:two', 'b:four']);
@@ -132,7 +154,9 @@ describe('lancedb past the vector index threshold', () => {
   let rows: StoreRow[] = [];
   before(async () => {
     // Real text, embedded by the built-in model: 600 sentences of English prose.
-    const sentences = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nlp-corpus', 'builds', 'doc-1.json'), 'utf8')) as string[]).filter((s) => s.split(' ').length >= 6).slice(0, 600);
+    const sentences = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nlp-corpus', 'builds', 'doc-1.json'), 'utf8')) as string[])
+      .filter((s) => s.split(' ').length >= 6)
+      .slice(0, 600);
     const embeddings = registry.get('refinery', 'embeddings');
     const refinery = (await embeddings.instance(embeddings.validateConfig({}))) as RefineryImpl;
     const chunks = await refinery.refine(sentences.map((text, i) => ({ id: `c${i}`, text, start_index: 0, end_index: text.length, token_count: 1 })));
@@ -146,10 +170,15 @@ describe('lancedb past the vector index threshold', () => {
   });
 
   const META_100 = { model: 'chunkd/glove-sif-100d', dimension: 100 };
-  const top = async (q: StoreRow, filter?: string) => (await store.search('ann', { embedding: Array.from(q.embedding), k: 10, ...(filter ? { filter: { document: filter } } : {}) })).map((h) => h.id);
+  const top = async (q: StoreRow, filter?: string) =>
+    (await store.search('ann', { embedding: Array.from(q.embedding), k: 10, ...(filter ? { filter: { document: filter } } : {}) })).map((h) => h.id);
 
   test('below the threshold no vector index is built, and search is exact', async () => {
-    const docs = (from: number, to: number) => [...new Set(rows.slice(from, to).map((r) => r.document))].map((document) => ({ document, rows: rows.slice(from, to).filter((r) => r.document === document) }));
+    const docs = (from: number, to: number) =>
+      [...new Set(rows.slice(from, to).map((r) => r.document))].map((document) => ({
+        document,
+        rows: rows.slice(from, to).filter((r) => r.document === document),
+      }));
     await store.writeMany!('ann', docs(0, 300), META_100);
     await store.settled();
     assert.equal(await indexes(), 'text_idx,document_idx');
@@ -182,7 +211,10 @@ describe('lancedb past the vector index threshold', () => {
     const db = await connect(join(dir, 'db'));
     const table = await db.openTable('ann');
     try {
-      return (await table.listIndices()).map((i) => i.name).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)).join(',');
+      return (await table.listIndices())
+        .map((i) => i.name)
+        .sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))
+        .join(',');
     } finally {
       table.close();
       db.close();
@@ -201,12 +233,18 @@ test('a path on this machine is local; an object-store URI is not', () => {
 test('without its package: 501 naming the install command', async () => {
   process.env.CHUNKD_HIDE_PACKAGES = '@lancedb/lancedb';
   try {
-    await assert.rejects(plugin.connect({ path: '/nonexistent' }), (e: { status: number; message: string }) => e.status === 501 && /npm install @lancedb\/lancedb/.test(e.message));
+    await assert.rejects(
+      plugin.connect({ path: '/nonexistent' }),
+      (e: { status: number; message: string }) => e.status === 501 && /npm install @lancedb\/lancedb/.test(e.message),
+    );
   } finally {
     delete process.env.CHUNKD_HIDE_PACKAGES;
   }
 });
 
 test('a bad connection config is a 422 naming the field', async () => {
-  await assert.rejects(plugin.connect({ path: '' }, ['stores.json', 0]), (e: { status: number; message: string }) => e.status === 422 && /stores\.json\.0\.path/.test(e.message));
+  await assert.rejects(
+    plugin.connect({ path: '' }, ['stores.json', 0]),
+    (e: { status: number; message: string }) => e.status === 422 && /stores\.json\.0\.path/.test(e.message),
+  );
 });

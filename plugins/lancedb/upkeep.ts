@@ -103,7 +103,10 @@ export class Upkeep {
     clearTimeout(state.timer);
     if (state.commits >= FORCE_COMMITS) return this.run(name, state);
     const writes = state.writes;
-    state.timer = setTimeout(() => void this.queue.run(name, () => (state.writes === writes ? this.run(name, state) : Promise.resolve())).catch(() => {}), this.options.settleMs);
+    state.timer = setTimeout(
+      () => void this.queue.run(name, () => (state.writes === writes ? this.run(name, state) : Promise.resolve())).catch(() => {}),
+      this.options.settleMs,
+    );
     state.timer.unref();
   }
 

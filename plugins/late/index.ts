@@ -23,7 +23,9 @@ export default defineChunker({
   extras: [ONNX_EXTRA],
   embeds: true,
   config: LateConfig,
-  examples: [{ text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded and the fields were green again.', chunk_size: 12 }],
+  examples: [
+    { text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded and the fields were green again.', chunk_size: 12 },
+  ],
   load: () => import('./impl.js'),
   cost: () => EMBEDDING_COST,
 });

@@ -20,10 +20,14 @@ async function chunk(model: string, size: number, text: string): Promise<Require
   return (await (await create(config(model, size))).chunk(text)) as Required<Span>[];
 }
 
-
 describe('late chunking with a static (Model2Vec) model', () => {
   const words = ['alpha', 'beta', 'gamma', 'delta'];
-  const rows = [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]];
+  const rows = [
+    [1, 0, 0],
+    [0, 2, 0],
+    [0, 0, 3],
+    [1, 1, 1],
+  ];
   const weights = [2, 1, 0.5, 1];
   const row = (w: string) => rows[words.indexOf(w)]!.map((x) => x * weights[words.indexOf(w)]!);
   const text = 'Alpha beta gamma. Delta alpha zzz. Gamma gamma beta delta. Qqq www. Beta.';
@@ -37,7 +41,10 @@ describe('late chunking with a static (Model2Vec) model', () => {
       const known = (text.slice(c.start, c.end).toLowerCase().match(/\w+/g) ?? []).filter((w) => words.includes(w));
       assert.ok(near(c.embedding, mean(known.map(row), 3)), `${JSON.stringify(text.slice(c.start, c.end))}: ${c.embedding} vs ${mean(known.map(row), 3)}`);
     }
-    assert.ok(chunks.some((c) => text.slice(c.start, c.end).includes('Qqq')), 'a chunk of unknown words only is tested');
+    assert.ok(
+      chunks.some((c) => text.slice(c.start, c.end).includes('Qqq')),
+      'a chunk of unknown words only is tested',
+    );
     assert.deepEqual(chunks.find((c) => text.slice(c.start, c.end).includes('Qqq'))!.embedding, [0, 0, 0]);
   });
 
@@ -79,7 +86,10 @@ describe('late chunking with an ONNX encoder (token vectors depend on their wind
     for (let start = 0; ; start += span - shared) {
       const end = Math.min(ids.length, start + span);
       const run = [CLS, ...ids.slice(start, end), SEP];
-      const ctx = mean(run.map((id) => table[id]!), 4);
+      const ctx = mean(
+        run.map((id) => table[id]!),
+        4,
+      );
       for (let k = start === 0 ? 0 : start + Math.floor(shared / 2); k < end; k++) out[k] = table[ids[k]!]!.map((x, d) => x + ctx[d]!);
       if (end === ids.length) return out;
     }
@@ -90,7 +100,12 @@ describe('late chunking with an ONNX encoder (token vectors depend on their wind
     const vectors = expectedTokenVectors(words.map((w) => vocab.indexOf(w)));
     // Word k of the text is token k; a chunk holds the words whose characters lie in it.
     const positions = [...text.toLowerCase().matchAll(/\w+|\./g)].map((m) => [m.index!, m.index! + m[0].length] as const);
-    return chunks.map(({ start, end }) => mean(positions.flatMap(([s, e], k) => (s < end && e > start ? [vectors[k]!] : [])), 4));
+    return chunks.map(({ start, end }) =>
+      mean(
+        positions.flatMap(([s, e], k) => (s < end && e > start ? [vectors[k]!] : [])),
+        4,
+      ),
+    );
   }
 
   let dir: string;
@@ -111,10 +126,22 @@ describe('late chunking with an ONNX encoder (token vectors depend on their wind
     const expected = expectedChunks(text, chunks);
     chunks.forEach((c, i) => assert.ok(near(c.embedding, expected[i]!, 1e-5), `${text.slice(c.start, c.end)}: ${c.embedding} vs ${expected[i]}`));
     // The windows matter: one run over the whole text (no window limit) would give other vectors.
-    const words = text.toLowerCase().match(/\w+|\./g)!.map((w) => vocab.indexOf(w));
-    const ctx = mean([CLS, ...words, SEP].map((id) => table[id]!), 4);
-    const firstWords = text.slice(chunks[0]!.start, chunks[0]!.end).toLowerCase().match(/\w+|\./g)!;
-    const unwindowed = mean(firstWords.map((w) => table[vocab.indexOf(w)]!.map((x, d) => x + ctx[d]!)), 4);
+    const words = text
+      .toLowerCase()
+      .match(/\w+|\./g)!
+      .map((w) => vocab.indexOf(w));
+    const ctx = mean(
+      [CLS, ...words, SEP].map((id) => table[id]!),
+      4,
+    );
+    const firstWords = text
+      .slice(chunks[0]!.start, chunks[0]!.end)
+      .toLowerCase()
+      .match(/\w+|\./g)!;
+    const unwindowed = mean(
+      firstWords.map((w) => table[vocab.indexOf(w)]!.map((x, d) => x + ctx[d]!)),
+      4,
+    );
     assert.ok(!near(chunks[0]!.embedding, unwindowed, 1e-3), 'the first chunk would not differ from an unwindowed run');
   });
 });
@@ -124,12 +151,54 @@ describe('pooling rule', () => {
   test('a token straddling a cut counts for both chunks; its leading space does not reach back', () => {
     // Tokens: "ab" [0,2), " cd" [2,5) (own text from 3), "ef" [5,7).
     const tokens = { ends: Uint32Array.from([2, 5, 7]), vectors: [vec(1, 0), vec(0, 1), vec(2, 2)] };
-    assert.deepEqual(poolSpans('ab cdef', [{ start: 0, end: 3 }, { start: 3, end: 7 }], tokens, 2), [[1, 0], [1, 1.5]]);
-    assert.deepEqual(poolSpans('ab cdef', [{ start: 0, end: 4 }, { start: 4, end: 7 }], tokens, 2), [[0.5, 0.5], [1, 1.5]]);
+    assert.deepEqual(
+      poolSpans(
+        'ab cdef',
+        [
+          { start: 0, end: 3 },
+          { start: 3, end: 7 },
+        ],
+        tokens,
+        2,
+      ),
+      [
+        [1, 0],
+        [1, 1.5],
+      ],
+    );
+    assert.deepEqual(
+      poolSpans(
+        'ab cdef',
+        [
+          { start: 0, end: 4 },
+          { start: 4, end: 7 },
+        ],
+        tokens,
+        2,
+      ),
+      [
+        [0.5, 0.5],
+        [1, 1.5],
+      ],
+    );
   });
   test('tokens without a vector are left out; a chunk with none is the zero vector', () => {
     const tokens = { ends: Uint32Array.from([2, 4]), vectors: [null, vec(3, 3)] };
-    assert.deepEqual(poolSpans('abcd', [{ start: 0, end: 2 }, { start: 2, end: 4 }], tokens, 2), [[0, 0], [3, 3]]);
+    assert.deepEqual(
+      poolSpans(
+        'abcd',
+        [
+          { start: 0, end: 2 },
+          { start: 2, end: 4 },
+        ],
+        tokens,
+        2,
+      ),
+      [
+        [0, 0],
+        [3, 3],
+      ],
+    );
   });
 });
 
@@ -162,13 +231,21 @@ describe('pooling rule, against a brute-force reading of it', () => {
 describe('models late chunking cannot use', () => {
   test('an API model answers 400 saying which models work', async () => {
     for (const name of ['openai/text-embedding-3-small', 'text-embedding-3-large']) {
-      await withEnv({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined }, () => rejectsWith(create(config(name, 512)), 400, /one vector per text, not per token.*glove-sif-100d/));
+      await withEnv({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined }, () =>
+        rejectsWith(create(config(name, 512)), 400, /one vector per text, not per token.*glove-sif-100d/),
+      );
     }
   });
   test('Chonkie’s client default model, absent from the Hugging Face cache, answers 400 saying how to install it and where', async () => {
     const cache = tempDir('chunkd-hub-');
     await withEnv({ HF_HUB_CACHE: cache, HF_ENDPOINT: undefined }, () =>
-      rejectsWith(create(config('nomic-ai/modernbert-embed-base', 512)), 400, new RegExp(`is not installed on this server.*optimum-cli export onnx --task feature-extraction.*${cache.replaceAll('/', '\\/')}\\) as models--nomic-ai--modernbert-embed-base\\/snapshots`)),
+      rejectsWith(
+        create(config('nomic-ai/modernbert-embed-base', 512)),
+        400,
+        new RegExp(
+          `is not installed on this server.*optimum-cli export onnx --task feature-extraction.*${cache.replaceAll('/', '\\/')}\\) as models--nomic-ai--modernbert-embed-base\\/snapshots`,
+        ),
+      ),
     );
   });
 });
@@ -253,7 +330,9 @@ describe('late chunking off the event loop and in pipelines', () => {
       ],
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const run = await inline.post(`/v1/pipelines/${created.body.id}/execute`, { text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded.' });
+    const run = await inline.post(`/v1/pipelines/${created.body.id}/execute`, {
+      text: 'The river flooded the valley. Farmers moved their herds uphill. In spring the water receded.',
+    });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     assert.ok(run.body.length > 1);
     for (const c of run.body) assert.equal(c.embedding.length, 100);

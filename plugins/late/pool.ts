@@ -3,7 +3,15 @@ import type { Span, TokenVectors } from '../../kernel/index.js';
 /** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
 const round = (x: number) => Math.round(x * 1e8) / 1e8;
 
-const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 0x85 || code === 0xa0 || code === 0x3000 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029;
+const isSpace = (code: number) =>
+  code === 32 ||
+  (code >= 9 && code <= 13) ||
+  code === 0x85 ||
+  code === 0xa0 ||
+  code === 0x3000 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029;
 
 /**
  * Where each token's own text begins: after the previous token's end and any spaces (byte-level

@@ -50,8 +50,16 @@ export async function create(config: Static<typeof NeuralConfig>): Promise<Chunk
       const ends = model.tokenizer.ends(text);
       if (ids.length !== ends.length) throw model.bad('its tokenizer gives token ids and token offsets of different lengths for this text.');
       const { rows, dim } = await model.tokenRows(ids, overlap, output);
-      if (rows.length && dim !== labels.length) throw model.bad(`output '${output}' has ${dim} scores per token but config.json names ${labels.length} labels.`);
-      const found = mergeClose(entities(text, ends, rows.map((r) => labels[argmax(r)]!)), config.min_characters_per_chunk);
+      if (rows.length && dim !== labels.length)
+        throw model.bad(`output '${output}' has ${dim} scores per token but config.json names ${labels.length} labels.`);
+      const found = mergeClose(
+        entities(
+          text,
+          ends,
+          rows.map((r) => labels[argmax(r)]!),
+        ),
+        config.min_characters_per_chunk,
+      );
       return cutsToRanges(found, text.length).map(([start, end]) => ({ start, end, tokenCount: tokensIn(ends, start, end) }));
     },
   };
@@ -71,9 +79,11 @@ function labelsOf(model: OnnxTokenModel): string[] {
   const labels: string[] = [];
   for (const [id, label] of entries) {
     const i = Number(id);
-    if (!Number.isInteger(i) || i < 0 || i >= entries.length || typeof label !== 'string') throw model.bad('config.json id2label must map 0..n-1 to label names.');
+    if (!Number.isInteger(i) || i < 0 || i >= entries.length || typeof label !== 'string')
+      throw model.bad('config.json id2label must map 0..n-1 to label names.');
     labels[i] = label;
   }
-  if (labels.length < 2 || labels.includes(undefined as unknown as string)) throw model.bad('config.json id2label must map 0..n-1 to label names, at least two.');
+  if (labels.length < 2 || labels.includes(undefined as unknown as string))
+    throw model.bad('config.json id2label must map 0..n-1 to label names, at least two.');
   return labels;
 }

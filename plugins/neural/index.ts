@@ -26,7 +26,9 @@ export default defineChunker({
   config: NeuralConfig,
   // Chonkie's TypeScript NeuralChunker sends its model as embedding_model.
   aliases: { embedding_model: 'model' },
-  examples: [{ text: 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.', min_characters_per_chunk: 10 }],
+  examples: [
+    { text: 'The meeting starts at nine. Bring the quarterly figures. After lunch we review the roadmap for next year.', min_characters_per_chunk: 10 },
+  ],
   load: () => import('./impl.js'),
   cost: () => EMBEDDING_COST,
 });

@@ -9,8 +9,6 @@ import { cutsToRanges, entities, mergeClose, type Entity } from './entities.js';
 import { create } from './impl.js';
 import { rejectsWith, setEnv, withEnv } from '../../test/helpers/env.js';
 
-
-
 async function pieces(model: string, min: number, text: string): Promise<string[]> {
   const spans = await (await create({ model, min_characters_per_chunk: min })).chunk(text);
   return spans.map((s) => text.slice(s.start, s.end));
@@ -23,8 +21,23 @@ describe('split points: the token-classification pipeline’s "simple" aggregati
     ['O tokens are dropped', ['O', 'O', 'O', 'O', 'O'], []],
     ['one marked token; its start skips the space before it', ['O', 'sep', 'O', 'O', 'O'], [{ start: 3, end: 5 }]],
     ['consecutive tokens with one label form one entity', ['O', 'sep', 'sep', 'O', 'O'], [{ start: 3, end: 6 }]],
-    ['B- starts a new entity; I- continues it', ['B-sep', 'I-sep', 'B-sep', 'O', 'I-sep'], [{ start: 0, end: 5 }, { start: 5, end: 6 }, { start: 10, end: 12 }]],
-    ['different labels are different entities', ['x', 'y', 'O', 'O', 'O'], [{ start: 0, end: 2 }, { start: 3, end: 5 }]],
+    [
+      'B- starts a new entity; I- continues it',
+      ['B-sep', 'I-sep', 'B-sep', 'O', 'I-sep'],
+      [
+        { start: 0, end: 5 },
+        { start: 5, end: 6 },
+        { start: 10, end: 12 },
+      ],
+    ],
+    [
+      'different labels are different entities',
+      ['x', 'y', 'O', 'O', 'O'],
+      [
+        { start: 0, end: 2 },
+        { start: 3, end: 5 },
+      ],
+    ],
   ];
   for (const [name, labels, expected] of cases) test(name, () => assert.deepEqual(entities(text, ends, labels), expected));
 });
@@ -40,7 +53,11 @@ describe('Chonkie’s min_characters_per_chunk rule and the cuts', () => {
   for (const [name, found, min, expected] of cases) test(name, () => assert.deepEqual(mergeClose(found, min), expected));
 
   test('chunks end where entities end and tile the text', () => {
-    assert.deepEqual(cutsToRanges([e(3, 5), e(8, 9)], 12), [[0, 5], [5, 9], [9, 12]]);
+    assert.deepEqual(cutsToRanges([e(3, 5), e(8, 9)], 12), [
+      [0, 5],
+      [5, 9],
+      [9, 12],
+    ]);
     assert.deepEqual(cutsToRanges([e(3, 12)], 12), [[0, 12]]);
     assert.deepEqual(cutsToRanges([], 12), [[0, 12]]);
   });
@@ -52,9 +69,19 @@ describe('inference with a tiny ONNX classifier (it marks every period)', () => 
 
   test('splits after each period, with Chonkie’s merging of close split points', async () => {
     const text = 'The meeting starts at nine. Bring the quarterly figures. One. Two. After lunch we review the roadmap.';
-    assert.deepEqual(await pieces(dir, 0, text), ['The meeting starts at nine.', ' Bring the quarterly figures.', ' One.', ' Two.', ' After lunch we review the roadmap.']);
+    assert.deepEqual(await pieces(dir, 0, text), [
+      'The meeting starts at nine.',
+      ' Bring the quarterly figures.',
+      ' One.',
+      ' Two.',
+      ' After lunch we review the roadmap.',
+    ]);
     // " One." starts 1 character after the previous split: it replaces it, and so does " Two.".
-    assert.deepEqual(await pieces(dir, 10, text), ['The meeting starts at nine.', ' Bring the quarterly figures. One. Two.', ' After lunch we review the roadmap.']);
+    assert.deepEqual(await pieces(dir, 10, text), [
+      'The meeting starts at nine.',
+      ' Bring the quarterly figures. One. Two.',
+      ' After lunch we review the roadmap.',
+    ]);
   });
 
   test('a document many windows long: every period is found at its own offset', async () => {
@@ -71,7 +98,10 @@ describe('inference with a tiny ONNX classifier (it marks every period)', () => 
   test('token_count is the model tokenizer’s count of the chunk', async () => {
     const text = 'One two three. Word ok.';
     const spans = await (await create({ model: dir, min_characters_per_chunk: 0 })).chunk(text);
-    assert.deepEqual(spans.map((s) => s.tokenCount), [4, 3]);
+    assert.deepEqual(
+      spans.map((s) => s.tokenCount),
+      [4, 3],
+    );
   });
 });
 
@@ -79,13 +109,23 @@ describe('models the neural chunker cannot load', () => {
   test('a Hugging Face name absent from the cache: 400 saying where to put the files and how to export them', async () => {
     const cache = tempDir('chunkd-hub-');
     await withEnv({ HF_HUB_CACHE: cache, HF_ENDPOINT: undefined }, () =>
-      rejectsWith(create({ model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 }), 400, /Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed on this server.*optimum-cli export onnx --task token-classification --model mirth\/chonky_modernbert_large_1.*config\.json with id2label.*models--mirth--chonky_modernbert_large_1/),
+      rejectsWith(
+        create({ model: 'mirth/chonky_modernbert_large_1', min_characters_per_chunk: 10 }),
+        400,
+        /Token-classification model 'mirth\/chonky_modernbert_large_1' \(a Chonky token-classification model, run as ONNX\) is not installed on this server.*optimum-cli export onnx --task token-classification --model mirth\/chonky_modernbert_large_1.*config\.json with id2label.*models--mirth--chonky_modernbert_large_1/,
+      ),
     );
   });
   test('a directory that does not exist, or lies outside the model roots: the same 400, naming the files it must hold', async () => {
     const missing = join(tempDir(), 'nope');
     await rejectsWith(create({ model: missing, min_characters_per_chunk: 10 }), 400, /not a model directory under the configured model roots.*model\.onnx/);
-    const message = async (model: string) => (await create({ model, min_characters_per_chunk: 10 }).then(() => '', (e: Error) => e.message)).replaceAll(model, '<name>');
+    const message = async (model: string) =>
+      (
+        await create({ model, min_characters_per_chunk: 10 }).then(
+          () => '',
+          (e: Error) => e.message,
+        )
+      ).replaceAll(model, '<name>');
     assert.equal(await message('/etc'), await message(missing)); // an existing directory outside the roots reads the same
   });
   test('a name that is neither a path nor org/model: 400', async () => {
@@ -105,7 +145,11 @@ describe('models the neural chunker cannot load', () => {
     const dir = writeTokenClassifier(CLASSIFIER_PIECES, ['.'], 8);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ id2label: { 0: 'O', 1: 'B', 2: 'C' } }));
     const impl = await create({ model: dir, min_characters_per_chunk: 10 });
-    await rejectsWith(Promise.resolve().then(() => impl.chunk('One.')), 400, /2 scores per token but config\.json names 3 labels/);
+    await rejectsWith(
+      Promise.resolve().then(() => impl.chunk('One.')),
+      400,
+      /2 scores per token but config\.json names 3 labels/,
+    );
   });
 });
 
@@ -131,8 +175,14 @@ describe('HTTP: the bodies Chonkie’s clients send to /v1/chunk/neural', () => 
   test('the clients’ body: chunks with text, offsets and token_count, tiling the text', async () => {
     const res = await app.post('/v1/chunk/neural', clientBody);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.map((c: { text: string }) => c.text), ['The meeting starts at nine.', ' Bring the quarterly figures.', ' After lunch we review the roadmap for next year.']);
-    assert.deepEqual(res.body.map((c: { start_index: number }) => c.start_index), [0, 27, 56]);
+    assert.deepEqual(
+      res.body.map((c: { text: string }) => c.text),
+      ['The meeting starts at nine.', ' Bring the quarterly figures.', ' After lunch we review the roadmap for next year.'],
+    );
+    assert.deepEqual(
+      res.body.map((c: { start_index: number }) => c.start_index),
+      [0, 27, 56],
+    );
     for (const c of res.body) assert.deepEqual(Object.keys(c), ['id', 'text', 'start_index', 'end_index', 'token_count']);
   });
 

@@ -10,7 +10,8 @@ export const OverlapConfig = Type.Object({
   }),
   mode: Type.Union([Type.Literal('token'), Type.Literal('recursive')], {
     default: 'token',
-    description: "'token' cuts the context at an exact token boundary; 'recursive' takes whole pieces (paragraphs, then sentences, then words …) of the recipe, nearest first.",
+    description:
+      "'token' cuts the context at an exact token boundary; 'recursive' takes whole pieces (paragraphs, then sentences, then words …) of the recipe, nearest first.",
   }),
   method: Type.Union([Type.Literal('suffix'), Type.Literal('prefix'), Type.Literal('justified')], {
     default: 'suffix',

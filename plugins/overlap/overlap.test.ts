@@ -40,24 +40,174 @@ const rows = (chunks: Chunk[]): Row[] => chunks.map((c) => [c.text, c.token_coun
 describe('token mode: method × merge × size (character tokenizer)', () => {
   const abc = ['abcd', 'efgh', 'ij'];
   const cases: [string, string[], Record<string, unknown>, Row[]][] = [
-    ['suffix appends the start of the next chunk', abc, { context_size: 2, method: 'suffix' }, [['abcdef', 6, 'ef'], ['efghij', 6, 'ij'], ['ij', 2, null]]],
-    ['suffix without merge only sets context', abc, { context_size: 2, method: 'suffix', merge: false }, [['abcd', 4, 'ef'], ['efgh', 4, 'ij'], ['ij', 2, null]]],
-    ['prefix prepends the end of the previous chunk', abc, { context_size: 2, method: 'prefix' }, [['abcd', 4, null], ['cdefgh', 6, 'cd'], ['ghij', 4, 'gh']]],
-    ['prefix without merge only sets context', abc, { context_size: 2, method: 'prefix', merge: false }, [['abcd', 4, null], ['efgh', 4, 'cd'], ['ij', 2, 'gh']]],
-    ['justified adds both sides; the end chunks get one', abc, { context_size: 2, method: 'justified' }, [['abcdef', 6, 'ef'], ['cdefghij', 8, 'cdij'], ['ghij', 4, 'gh']]],
-    ['justified without merge: context is both parts in reading order', abc, { context_size: 1, method: 'justified', merge: false }, [['abcd', 4, 'e'], ['efgh', 4, 'di'], ['ij', 2, 'h']]],
-    ['a fraction is of the neighbour’s token_count: 0.5 of 4 is 2, of 2 is 1', abc, { context_size: 0.5, method: 'suffix' }, [['abcdef', 6, 'ef'], ['efghi', 5, 'i'], ['ij', 2, null]]],
-    ['a fraction is floored: 0.75 of 4 is 3', abc, { context_size: 0.75, method: 'prefix', merge: false }, [['abcd', 4, null], ['efgh', 4, 'bcd'], ['ij', 2, 'fgh']]],
-    ['a fraction that floors to 0 gives an empty context (the reference gives the whole neighbour)', abc, { context_size: 0.25, method: 'suffix' }, [['abcde', 5, 'e'], ['efgh', 4, ''], ['ij', 2, null]]],
-    ['the default is 0.25, suffix, merged', ['abcdefgh', 'ijklmnop'], {}, [['abcdefghij', 10, 'ij'], ['ijklmnop', 8, null]]],
-    ['a neighbour shorter than the context is taken whole', abc, { context_size: 3, method: 'suffix' }, [['abcdefg', 7, 'efg'], ['efghij', 6, 'ij'], ['ij', 2, null]]],
-    ['a context larger than every neighbour takes each whole', abc, { context_size: 100, method: 'justified', merge: false }, [['abcd', 4, 'efgh'], ['efgh', 4, 'abcdij'], ['ij', 2, 'efgh']]],
-    ['context_size 1 is one token, not a fraction', abc, { context_size: 1, method: 'prefix' }, [['abcd', 4, null], ['defgh', 5, 'd'], ['hij', 3, 'h']]],
+    [
+      'suffix appends the start of the next chunk',
+      abc,
+      { context_size: 2, method: 'suffix' },
+      [
+        ['abcdef', 6, 'ef'],
+        ['efghij', 6, 'ij'],
+        ['ij', 2, null],
+      ],
+    ],
+    [
+      'suffix without merge only sets context',
+      abc,
+      { context_size: 2, method: 'suffix', merge: false },
+      [
+        ['abcd', 4, 'ef'],
+        ['efgh', 4, 'ij'],
+        ['ij', 2, null],
+      ],
+    ],
+    [
+      'prefix prepends the end of the previous chunk',
+      abc,
+      { context_size: 2, method: 'prefix' },
+      [
+        ['abcd', 4, null],
+        ['cdefgh', 6, 'cd'],
+        ['ghij', 4, 'gh'],
+      ],
+    ],
+    [
+      'prefix without merge only sets context',
+      abc,
+      { context_size: 2, method: 'prefix', merge: false },
+      [
+        ['abcd', 4, null],
+        ['efgh', 4, 'cd'],
+        ['ij', 2, 'gh'],
+      ],
+    ],
+    [
+      'justified adds both sides; the end chunks get one',
+      abc,
+      { context_size: 2, method: 'justified' },
+      [
+        ['abcdef', 6, 'ef'],
+        ['cdefghij', 8, 'cdij'],
+        ['ghij', 4, 'gh'],
+      ],
+    ],
+    [
+      'justified without merge: context is both parts in reading order',
+      abc,
+      { context_size: 1, method: 'justified', merge: false },
+      [
+        ['abcd', 4, 'e'],
+        ['efgh', 4, 'di'],
+        ['ij', 2, 'h'],
+      ],
+    ],
+    [
+      'a fraction is of the neighbour’s token_count: 0.5 of 4 is 2, of 2 is 1',
+      abc,
+      { context_size: 0.5, method: 'suffix' },
+      [
+        ['abcdef', 6, 'ef'],
+        ['efghi', 5, 'i'],
+        ['ij', 2, null],
+      ],
+    ],
+    [
+      'a fraction is floored: 0.75 of 4 is 3',
+      abc,
+      { context_size: 0.75, method: 'prefix', merge: false },
+      [
+        ['abcd', 4, null],
+        ['efgh', 4, 'bcd'],
+        ['ij', 2, 'fgh'],
+      ],
+    ],
+    [
+      'a fraction that floors to 0 gives an empty context (the reference gives the whole neighbour)',
+      abc,
+      { context_size: 0.25, method: 'suffix' },
+      [
+        ['abcde', 5, 'e'],
+        ['efgh', 4, ''],
+        ['ij', 2, null],
+      ],
+    ],
+    [
+      'the default is 0.25, suffix, merged',
+      ['abcdefgh', 'ijklmnop'],
+      {},
+      [
+        ['abcdefghij', 10, 'ij'],
+        ['ijklmnop', 8, null],
+      ],
+    ],
+    [
+      'a neighbour shorter than the context is taken whole',
+      abc,
+      { context_size: 3, method: 'suffix' },
+      [
+        ['abcdefg', 7, 'efg'],
+        ['efghij', 6, 'ij'],
+        ['ij', 2, null],
+      ],
+    ],
+    [
+      'a context larger than every neighbour takes each whole',
+      abc,
+      { context_size: 100, method: 'justified', merge: false },
+      [
+        ['abcd', 4, 'efgh'],
+        ['efgh', 4, 'abcdij'],
+        ['ij', 2, 'efgh'],
+      ],
+    ],
+    [
+      'context_size 1 is one token, not a fraction',
+      abc,
+      { context_size: 1, method: 'prefix' },
+      [
+        ['abcd', 4, null],
+        ['defgh', 5, 'd'],
+        ['hij', 3, 'h'],
+      ],
+    ],
     ['a single chunk has no neighbour and is unchanged', ['abcd'], { context_size: 2, method: 'justified' }, [['abcd', 4, null]]],
-    ['contexts come from the neighbours as sent, never from merged text', ['ab', 'cd', 'ef', 'gh'], { context_size: 0.99, method: 'prefix' }, [['ab', 2, null], ['bcd', 3, 'b'], ['def', 3, 'd'], ['fgh', 3, 'f']]],
-    ['CRLF is two characters', ['a\r\n', 'b\r\nc'], { context_size: 2, method: 'justified', merge: false }, [['a\r\n', 3, 'b\r'], ['b\r\nc', 4, '\r\n']]],
-    ['CJK', ['日本語の', '文章です'], { context_size: 2, method: 'justified' }, [['日本語の文章', 6, '文章'], ['語の文章です', 6, '語の']]],
-    ['emoji are one code point each, never split', ['🦛🦛', '👋🏽x'], { context_size: 1, method: 'justified' }, [['🦛🦛👋', 3, '👋'], ['🦛👋🏽x', 4, '🦛']]],
+    [
+      'contexts come from the neighbours as sent, never from merged text',
+      ['ab', 'cd', 'ef', 'gh'],
+      { context_size: 0.99, method: 'prefix' },
+      [
+        ['ab', 2, null],
+        ['bcd', 3, 'b'],
+        ['def', 3, 'd'],
+        ['fgh', 3, 'f'],
+      ],
+    ],
+    [
+      'CRLF is two characters',
+      ['a\r\n', 'b\r\nc'],
+      { context_size: 2, method: 'justified', merge: false },
+      [
+        ['a\r\n', 3, 'b\r'],
+        ['b\r\nc', 4, '\r\n'],
+      ],
+    ],
+    [
+      'CJK',
+      ['日本語の', '文章です'],
+      { context_size: 2, method: 'justified' },
+      [
+        ['日本語の文章', 6, '文章'],
+        ['語の文章です', 6, '語の'],
+      ],
+    ],
+    [
+      'emoji are one code point each, never split',
+      ['🦛🦛', '👋🏽x'],
+      { context_size: 1, method: 'justified' },
+      [
+        ['🦛🦛👋', 3, '👋'],
+        ['🦛👋🏽x', 4, '🦛'],
+      ],
+    ],
   ];
   for (const [name, texts, config, expected] of cases) {
     test(name, async () => assert.deepEqual(rows(await refine(chunksOf(texts), config)), expected));
@@ -67,17 +217,105 @@ describe('token mode: method × merge × size (character tokenizer)', () => {
 describe('recursive mode: whole pieces of the recipe, nearest first', () => {
   const sentences = ['First sentence. Second sentence. ', 'Third sentence here. Fourth one.'];
   const cases: [string, string[], Record<string, unknown>, Row[]][] = [
-    ['suffix: the next chunk’s first sentence', sentences, { context_size: 21, method: 'suffix' }, [['First sentence. Second sentence. Third sentence here. ', 54, 'Third sentence here. '], ['Third sentence here. Fourth one.', 32, null]]],
-    ['prefix: the previous chunk’s last sentence', sentences, { context_size: 17, method: 'prefix', merge: false }, [['First sentence. Second sentence. ', 33, null], ['Third sentence here. Fourth one.', 32, 'Second sentence. ']]],
-    ['a fraction (0.5 of 33 is 16): the last sentence is too big, so its whole last words', sentences, { context_size: 0.5, method: 'prefix', merge: false }, [['First sentence. Second sentence. ', 33, null], ['Third sentence here. Fourth one.', 32, 'sentence. ']]],
-    ['justified: words with their spaces when a sentence does not fit', sentences, { context_size: 20, method: 'justified' }, [['First sentence. Second sentence. Third sentence ', 48, 'Third sentence '], ['Second sentence. Third sentence here. Fourth one.', 49, 'Second sentence. ']]],
-    ['a whole paragraph when it fits', ['Intro line.\n\n', 'Para one. Still one.\n\nPara two.'], { context_size: 25, method: 'suffix', merge: false }, [['Intro line.\n\n', 13, 'Para one. Still one.\n\n'], ['Para one. Still one.\n\nPara two.', 31, null]]],
-    ['CRLF lines', ['a\r\nline two\r\n', 'x'], { context_size: 10, method: 'prefix', merge: false }, [['a\r\nline two\r\n', 13, null], ['x', 1, 'line two\r\n']]],
-    ['lang ja cuts after 。', ['前の文です。', '日本語の文章です。これは二番目の文です！'], { context_size: 10, method: 'suffix', merge: false, lang: 'ja' }, [['前の文です。', 6, '日本語の文章です。'], ['日本語の文章です。これは二番目の文です！', 20, null]]],
-    ['lang en has no 。 rule: CJK falls through to tokens', ['前の文です。', '日本語の文章です。これは二番目の文です！'], { context_size: 10, method: 'suffix', merge: false }, [['前の文です。', 6, '日本語の文章です。こ'], ['日本語の文章です。これは二番目の文です！', 20, null]]],
-    ['emoji stay whole with their space', ['🦛🦛 ünïcode text', 'x'], { context_size: 8, method: 'prefix', merge: false }, [['🦛🦛 ünïcode text', 15, null], ['x', 1, 'text']]],
-    ['the markdown recipe keeps a heading with its section', ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'], { context_size: 31, method: 'prefix', merge: false, recipe: 'markdown' }, [['Some intro text.\n## Part one\nBody of part one.\n', 47, null], ['Next.', 5, '\n## Part one\nBody of part one.\n']]],
-    ['the default recipe takes whole lines instead', ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'], { context_size: 31, method: 'prefix', merge: false }, [['Some intro text.\n## Part one\nBody of part one.\n', 47, null], ['Next.', 5, '## Part one\nBody of part one.\n']]],
+    [
+      'suffix: the next chunk’s first sentence',
+      sentences,
+      { context_size: 21, method: 'suffix' },
+      [
+        ['First sentence. Second sentence. Third sentence here. ', 54, 'Third sentence here. '],
+        ['Third sentence here. Fourth one.', 32, null],
+      ],
+    ],
+    [
+      'prefix: the previous chunk’s last sentence',
+      sentences,
+      { context_size: 17, method: 'prefix', merge: false },
+      [
+        ['First sentence. Second sentence. ', 33, null],
+        ['Third sentence here. Fourth one.', 32, 'Second sentence. '],
+      ],
+    ],
+    [
+      'a fraction (0.5 of 33 is 16): the last sentence is too big, so its whole last words',
+      sentences,
+      { context_size: 0.5, method: 'prefix', merge: false },
+      [
+        ['First sentence. Second sentence. ', 33, null],
+        ['Third sentence here. Fourth one.', 32, 'sentence. '],
+      ],
+    ],
+    [
+      'justified: words with their spaces when a sentence does not fit',
+      sentences,
+      { context_size: 20, method: 'justified' },
+      [
+        ['First sentence. Second sentence. Third sentence ', 48, 'Third sentence '],
+        ['Second sentence. Third sentence here. Fourth one.', 49, 'Second sentence. '],
+      ],
+    ],
+    [
+      'a whole paragraph when it fits',
+      ['Intro line.\n\n', 'Para one. Still one.\n\nPara two.'],
+      { context_size: 25, method: 'suffix', merge: false },
+      [
+        ['Intro line.\n\n', 13, 'Para one. Still one.\n\n'],
+        ['Para one. Still one.\n\nPara two.', 31, null],
+      ],
+    ],
+    [
+      'CRLF lines',
+      ['a\r\nline two\r\n', 'x'],
+      { context_size: 10, method: 'prefix', merge: false },
+      [
+        ['a\r\nline two\r\n', 13, null],
+        ['x', 1, 'line two\r\n'],
+      ],
+    ],
+    [
+      'lang ja cuts after 。',
+      ['前の文です。', '日本語の文章です。これは二番目の文です！'],
+      { context_size: 10, method: 'suffix', merge: false, lang: 'ja' },
+      [
+        ['前の文です。', 6, '日本語の文章です。'],
+        ['日本語の文章です。これは二番目の文です！', 20, null],
+      ],
+    ],
+    [
+      'lang en has no 。 rule: CJK falls through to tokens',
+      ['前の文です。', '日本語の文章です。これは二番目の文です！'],
+      { context_size: 10, method: 'suffix', merge: false },
+      [
+        ['前の文です。', 6, '日本語の文章です。こ'],
+        ['日本語の文章です。これは二番目の文です！', 20, null],
+      ],
+    ],
+    [
+      'emoji stay whole with their space',
+      ['🦛🦛 ünïcode text', 'x'],
+      { context_size: 8, method: 'prefix', merge: false },
+      [
+        ['🦛🦛 ünïcode text', 15, null],
+        ['x', 1, 'text'],
+      ],
+    ],
+    [
+      'the markdown recipe keeps a heading with its section',
+      ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'],
+      { context_size: 31, method: 'prefix', merge: false, recipe: 'markdown' },
+      [
+        ['Some intro text.\n## Part one\nBody of part one.\n', 47, null],
+        ['Next.', 5, '\n## Part one\nBody of part one.\n'],
+      ],
+    ],
+    [
+      'the default recipe takes whole lines instead',
+      ['Some intro text.\n## Part one\nBody of part one.\n', 'Next.'],
+      { context_size: 31, method: 'prefix', merge: false },
+      [
+        ['Some intro text.\n## Part one\nBody of part one.\n', 47, null],
+        ['Next.', 5, '## Part one\nBody of part one.\n'],
+      ],
+    ],
   ];
   for (const [name, texts, config, expected] of cases) {
     test(name, async () => assert.deepEqual(rows(await refine(chunksOf(texts), { mode: 'recursive', ...config })), expected));
@@ -86,7 +324,10 @@ describe('recursive mode: whole pieces of the recipe, nearest first', () => {
   test('an unknown recipe or lang is a 400 in recursive mode, and ignored in token mode', async () => {
     const chunks = chunksOf(['ab', 'cd']);
     for (const bad of [{ recipe: 'nope' }, { lang: 'xx' }]) {
-      await assert.rejects(refine(chunks, { mode: 'recursive', ...bad }), (e) => isChunkdError(e) && e.status === 400 && /did you mean|valid|known|has/i.test(String(e.detail)));
+      await assert.rejects(
+        refine(chunks, { mode: 'recursive', ...bad }),
+        (e) => isChunkdError(e) && e.status === 400 && /did you mean|valid|known|has/i.test(String(e.detail)),
+      );
       assert.equal((await refine(chunks, { mode: 'token', ...bad })).length, 2);
     }
   });
@@ -94,10 +335,43 @@ describe('recursive mode: whole pieces of the recipe, nearest first', () => {
 
 describe('token mode with other tokenizers', () => {
   const cases: [string, string[], Record<string, unknown>, Row[]][] = [
-    ['word tokens keep their spaces', ['one two three ', 'four five six'], { tokenizer: 'word', context_size: 2, method: 'justified' }, [['one two three four five ', 5, 'four five '], ['two three four five six', 5, 'two three ']]],
-    ['word: a fraction of the neighbour’s words', ['one two three four ', 'five six'], { tokenizer: 'word', context_size: 0.5, method: 'justified' }, [['one two three four five ', 5, 'five '], ['three four five six', 4, 'three four ']]],
-    ['byte: a character wider than the context is taken whole, never split', ['ab', 'éé', 'zz'], { tokenizer: 'byte', context_size: 1, method: 'justified', merge: false }, [['ab', 2, 'é'], ['éé', 4, 'bz'], ['zz', 2, 'é']]],
-    ['byte: the context stops before a character that would exceed it', ['x', 'aé'], { tokenizer: 'byte', context_size: 2, method: 'suffix' }, [['xa', 2, 'a'], ['aé', 3, null]]],
+    [
+      'word tokens keep their spaces',
+      ['one two three ', 'four five six'],
+      { tokenizer: 'word', context_size: 2, method: 'justified' },
+      [
+        ['one two three four five ', 5, 'four five '],
+        ['two three four five six', 5, 'two three '],
+      ],
+    ],
+    [
+      'word: a fraction of the neighbour’s words',
+      ['one two three four ', 'five six'],
+      { tokenizer: 'word', context_size: 0.5, method: 'justified' },
+      [
+        ['one two three four five ', 5, 'five '],
+        ['three four five six', 4, 'three four '],
+      ],
+    ],
+    [
+      'byte: a character wider than the context is taken whole, never split',
+      ['ab', 'éé', 'zz'],
+      { tokenizer: 'byte', context_size: 1, method: 'justified', merge: false },
+      [
+        ['ab', 2, 'é'],
+        ['éé', 4, 'bz'],
+        ['zz', 2, 'é'],
+      ],
+    ],
+    [
+      'byte: the context stops before a character that would exceed it',
+      ['x', 'aé'],
+      { tokenizer: 'byte', context_size: 2, method: 'suffix' },
+      [
+        ['xa', 2, 'a'],
+        ['aé', 3, null],
+      ],
+    ],
   ];
   for (const [name, texts, config, expected] of cases) {
     const count = config.tokenizer === 'word' ? word.count : byte.count;
@@ -240,7 +514,11 @@ function checkContract(input: Chunk[], out: Chunk[], method: string, merge: bool
   out.forEach((c, i) => {
     const src = input[i]!;
     const where = `${label} #${i}`;
-    assert.deepEqual({ ...c, text: 0, token_count: 0, context: 0 }, { ...src, text: 0, token_count: 0, context: 0 }, `${where}: a field other than text/token_count/context changed`);
+    assert.deepEqual(
+      { ...c, text: 0, token_count: 0, context: 0 },
+      { ...src, text: 0, token_count: 0, context: 0 },
+      `${where}: a field other than text/token_count/context changed`,
+    );
     const hasPrev = method !== 'suffix' && i > 0;
     const hasNext = method !== 'prefix' && i + 1 < input.length;
     if (!hasPrev && !hasNext) return assert.deepEqual(c, src, where);
@@ -270,7 +548,17 @@ describe('input from any chunker is accepted unchanged', () => {
     const chunks = chunksOf(['abcd', 'efgh']).map((c, i) => ({ ...c, metadata: { node: i }, embedding: [i, 0.5], custom: 'kept', context: 'old' }));
     delete (chunks[1] as Partial<Chunk>).id;
     const out = await refine(chunks, { context_size: 2, method: 'suffix' });
-    assert.deepEqual(out[0], { id: 'c0', text: 'abcdef', start_index: 0, end_index: 4, token_count: 6, context: 'ef', embedding: [0, 0.5], metadata: { node: 0 }, custom: 'kept' });
+    assert.deepEqual(out[0], {
+      id: 'c0',
+      text: 'abcdef',
+      start_index: 0,
+      end_index: 4,
+      token_count: 6,
+      context: 'ef',
+      embedding: [0, 0.5],
+      metadata: { node: 0 },
+      custom: 'kept',
+    });
     assert.match(out[1]!.id, /^chnk_/);
     assert.equal(out[1]!.context, 'old', 'a chunk that gets no new context keeps the one it had');
   });
@@ -290,7 +578,14 @@ describe('input from any chunker is accepted unchanged', () => {
     assert.deepEqual(await refineWith(overlap, overlap.validateConfig({}), []), []);
     const lists = [chunksOf(['ab', 'cd']), [], chunksOf(['x'])];
     const out = (await refineWith(overlap, overlap.validateConfig({ context_size: 1 }), lists)) as Chunk[][];
-    assert.deepEqual(out.map(rows), [[['abc', 3, 'c'], ['cd', 2, null]], [], [['x', 1, null]]]);
+    assert.deepEqual(out.map(rows), [
+      [
+        ['abc', 3, 'c'],
+        ['cd', 2, null],
+      ],
+      [],
+      [['x', 1, null]],
+    ]);
   });
 });
 
@@ -300,14 +595,37 @@ describe('over HTTP', () => {
   after(async () => app.close());
 
   test('justified works, and tokenizer_or_token_counter names the tokenizer', async () => {
-    const res = await app.post('/v1/refine/overlap', { chunks: chunksOf(['one two ', 'three four'], word.count), method: 'justified', context_size: 1, tokenizer_or_token_counter: 'word' });
+    const res = await app.post('/v1/refine/overlap', {
+      chunks: chunksOf(['one two ', 'three four'], word.count),
+      method: 'justified',
+      context_size: 1,
+      tokenizer_or_token_counter: 'word',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(rows(res.body), [['one two three ', 3, 'three '], ['two three four', 3, 'two ']]);
+    assert.deepEqual(rows(res.body), [
+      ['one two three ', 3, 'three '],
+      ['two three four', 3, 'two '],
+    ]);
   });
 
   const errors: [string, Record<string, unknown>, (string | number)[], RegExp][] = [
-    ['a chunk missing a field names its index and the field', { chunks: [{ text: 'a', start_index: 0, end_index: 1, token_count: 1 }, { text: 'b', start_index: 1 }] }, ['body', 'chunks', 1, 'end_index'], /Field required/],
-    ['a chunk in a nested list names both indexes', { chunks: [[], [{ text: 'b', start_index: 1, end_index: 2 }]] }, ['body', 'chunks', 1, 0, 'token_count'], /Field required/],
+    [
+      'a chunk missing a field names its index and the field',
+      {
+        chunks: [
+          { text: 'a', start_index: 0, end_index: 1, token_count: 1 },
+          { text: 'b', start_index: 1 },
+        ],
+      },
+      ['body', 'chunks', 1, 'end_index'],
+      /Field required/,
+    ],
+    [
+      'a chunk in a nested list names both indexes',
+      { chunks: [[], [{ text: 'b', start_index: 1, end_index: 2 }]] },
+      ['body', 'chunks', 1, 0, 'token_count'],
+      /Field required/,
+    ],
     ['an unknown method lists the valid ones', { chunks: [], method: 'both' }, ['body', 'method'], /"suffix" or "prefix" or "justified"/],
     ['an unknown mode lists the valid ones', { chunks: [], mode: 'sentence' }, ['body', 'mode'], /"token" or "recursive"/],
     ['context_size 0', { chunks: [], context_size: 0 }, ['body', 'context_size'], /a number > 0 and < 1 or an integer ≥ 1 \(got 0\)/],

@@ -5,7 +5,12 @@ import type { PassageConfig } from './index.js';
 type Config = Static<typeof PassageConfig>;
 
 /** Boundary strengths, strongest first: the index into PENALTIES. */
-export const SECTION = 0, PARAGRAPH = 1, LINE = 2, SENTENCE = 3, WORD = 4, TOKEN = 5;
+export const SECTION = 0,
+  PARAGRAPH = 1,
+  LINE = 2,
+  SENTENCE = 3,
+  WORD = 4,
+  TOKEN = 5;
 
 /** A Markdown ATX heading (`## Title`) or a MediaWiki one (`== Title ==`, also spaced as `= = Title = =`). */
 const MARKDOWN_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+\S.*)?$/;
@@ -124,7 +129,8 @@ export function boundaries(text: string): Map<number, number> {
     const after = text.slice(end, NEXT_BREAK.exec(text)?.index ?? text.length);
     lineStart = end;
     if (isHeading(after)) put(end, SECTION);
-    else if (isHeading(before)) cuts.delete(end); // a heading stays with what follows
+    else if (isHeading(before))
+      cuts.delete(end); // a heading stays with what follows
     else put(end, BLANK_LINE.test(m[0]) ? PARAGRAPH : LINE);
   }
   return cuts;
@@ -169,7 +175,10 @@ function addTitles(spans: Span[], text: string): void {
 function firstCopies(spans: Span[], text: string): Span[] {
   const seen = new Set<string>();
   return spans.filter((s) => {
-    const context = [s.context ?? []].flat().map((r) => text.slice(r.start, r.end)).join('\n');
+    const context = [s.context ?? []]
+      .flat()
+      .map((r) => text.slice(r.start, r.end))
+      .join('\n');
     const key = `${context.length}:${context}${text.slice(s.start, s.end)}`;
     if (seen.has(key)) return false;
     seen.add(key);

@@ -8,7 +8,8 @@ export const PassageConfig = Type.Object({
     default: 0.5,
     exclusiveMinimum: 0,
     maximum: 1,
-    description: 'Preferred chunk size as a fraction of chunk_size: chunks are cut so that their sizes stay as close to it as the boundaries allow (chunk_size stays the hard maximum).',
+    description:
+      'Preferred chunk size as a fraction of chunk_size: chunks are cut so that their sizes stay as close to it as the boundaries allow (chunk_size stays the hard maximum).',
   }),
   context: Type.Union([Type.Literal('title'), Type.Literal('window'), Type.Literal('none')], {
     default: 'title',
@@ -22,7 +23,8 @@ export const PassageConfig = Type.Object({
   }),
   repeats: Type.Union([Type.Literal('keep'), Type.Literal('drop')], {
     default: 'keep',
-    description: "'keep': the chunks tile the text; 'drop': a chunk whose text and context are the same as an earlier chunk's (a passage the text repeats word for word) is left out, so that copies do not fill a retriever's results.",
+    description:
+      "'keep': the chunks tile the text; 'drop': a chunk whose text and context are the same as an earlier chunk's (a passage the text repeats word for word) is left out, so that copies do not fill a retriever's results.",
   }),
 });
 

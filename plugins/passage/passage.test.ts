@@ -72,7 +72,10 @@ describe('chunks', () => {
   test('balanced: ten equal sentences in two chunks of five, not 8 + 2 as greedy packing would give', async () => {
     const text = Array.from({ length: 10 }, (_, i) => `Sentence number ${i} is here.`).join(' ');
     const out = await chunk(text, { chunk_size: 40, target: 1, tokenizer: 'word' });
-    assert.deepEqual(out.map((c) => c.token_count), [25, 25]);
+    assert.deepEqual(
+      out.map((c) => c.token_count),
+      [25, 25],
+    );
     assertTiles(text, out);
   });
 
@@ -87,14 +90,21 @@ describe('chunks', () => {
     const out = await chunk(text, { chunk_size: 5, tokenizer: 'word' });
     assert.ok(out.length >= 3);
     for (const c of out) assert.ok(c.token_count <= 5, JSON.stringify(c));
-    assert.ok(out.every((c) => /(^|\s)$/.test(c.text) || c === out.at(-1)), 'cuts fall after whitespace');
+    assert.ok(
+      out.every((c) => /(^|\s)$/.test(c.text) || c === out.at(-1)),
+      'cuts fall after whitespace',
+    );
     assertTiles(text, out);
   });
 
   test('a word longer than chunk_size is cut by tokens', async () => {
     const text = 'x'.repeat(25);
     const out = await chunk(text, { chunk_size: 10, tokenizer: 'character' });
-    assert.deepEqual(out.map((c) => c.token_count), [8, 8, 9], 'three balanced pieces, not 10 + 10 + 5');
+    assert.deepEqual(
+      out.map((c) => c.token_count),
+      [8, 8, 9],
+      'three balanced pieces, not 10 + 10 + 5',
+    );
     assertTiles(text, out);
   });
 });
@@ -136,7 +146,12 @@ describe('exact offsets', () => {
       assert.ok(out.length > 2);
       const enc = unit === 'utf8' ? Buffer.from(text) : null;
       for (const c of out) {
-        const slice = unit === 'codepoint' ? cp(text).slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        const slice =
+          unit === 'codepoint'
+            ? cp(text).slice(c.start_index, c.end_index).join('')
+            : unit === 'utf16'
+              ? text.slice(c.start_index, c.end_index)
+              : enc!.subarray(c.start_index, c.end_index).toString();
         assert.equal(slice, c.text);
       }
     }
@@ -145,13 +160,18 @@ describe('exact offsets', () => {
   test('property: chunks tile any text exactly and never exceed chunk_size (but for one character wider than it)', async () => {
     const piece = fc.constantFrom('a', 'word ', 'Sentence. ', '\n', '\r\n', '\n\n', '# H\n', '= T =\n', '日本', '。', '🦛', 'é', '  ', '!');
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.constantFrom('character', 'word', 'byte', 'cl100k_base'), async (parts, size, tokenizer) => {
-        const text = parts.join('');
-        if (text.trim() === '') return;
-        const out = await chunk(text, { chunk_size: size, tokenizer });
-        assertTiles(text, out);
-        for (const c of out) assert.ok(c.token_count <= size || cp(c.text).length === 1, JSON.stringify({ c, size, tokenizer }));
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.constantFrom('character', 'word', 'byte', 'cl100k_base'),
+        async (parts, size, tokenizer) => {
+          const text = parts.join('');
+          if (text.trim() === '') return;
+          const out = await chunk(text, { chunk_size: size, tokenizer });
+          assertTiles(text, out);
+          for (const c of out) assert.ok(c.token_count <= size || cp(c.text).length === 1, JSON.stringify({ c, size, tokenizer }));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -159,13 +179,18 @@ describe('exact offsets', () => {
   test('property: the same with chunk sizes where cuts are thinned (one per chunk_size/128 tokens)', async () => {
     const piece = fc.constantFrom('word ', 'Sentence here. ', '\n', '\r\n\r\n', 'xxxxxxxxxxxxxxxx', '🦛', '日本語。', '# H\n');
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { minLength: 50, maxLength: 400 }), fc.integer({ min: 256, max: 700 }), fc.constantFrom('character', 'byte', 'word'), async (parts, size, tokenizer) => {
-        const text = parts.join('');
-        if (text.trim() === '') return;
-        const out = await chunk(text, { chunk_size: size, tokenizer });
-        assertTiles(text, out);
-        for (const c of out) assert.ok(c.token_count <= size, JSON.stringify({ tokens: c.token_count, size, tokenizer }));
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 50, maxLength: 400 }),
+        fc.integer({ min: 256, max: 700 }),
+        fc.constantFrom('character', 'byte', 'word'),
+        async (parts, size, tokenizer) => {
+          const text = parts.join('');
+          if (text.trim() === '') return;
+          const out = await chunk(text, { chunk_size: size, tokenizer });
+          assertTiles(text, out);
+          for (const c of out) assert.ok(c.token_count <= size, JSON.stringify({ tokens: c.token_count, size, tokenizer }));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -180,7 +205,6 @@ describe('exact offsets', () => {
     assertTiles('x'.repeat(10_000), solid);
   });
 });
-
 
 describe("repeats 'drop'", () => {
   /** The chunks of `keep` that `drop` returns: the first of each (context, text), in order, at the same offsets. */
@@ -201,7 +225,10 @@ describe("repeats 'drop'", () => {
     const text = '# One\nIntro of one here.\n\nShared text in both.\n\n# Two\nIntro of two here.\n\nShared text in both.\n\n';
     const drop = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop' });
     const shared = drop.filter((c) => c.text.startsWith('Shared text'));
-    assert.deepEqual(shared.map((c) => c.context), ['# One', '# Two']);
+    assert.deepEqual(
+      shared.map((c) => c.context),
+      ['# One', '# Two'],
+    );
     const none = await chunk(text, { chunk_size: 5, tokenizer: 'word', repeats: 'drop', context: 'none' });
     assert.equal(none.filter((c) => c.text.startsWith('Shared text')).length, 1, 'without context the second copy is left out');
   });
@@ -217,7 +244,12 @@ describe("repeats 'drop'", () => {
       assert.equal(new Set(drop.map((c) => c.text)).size, drop.length);
       const enc = unit === 'utf8' ? Buffer.from(text) : null;
       for (const c of drop) {
-        const slice = unit === 'codepoint' ? cp(text).slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        const slice =
+          unit === 'codepoint'
+            ? cp(text).slice(c.start_index, c.end_index).join('')
+            : unit === 'utf16'
+              ? text.slice(c.start_index, c.end_index)
+              : enc!.subarray(c.start_index, c.end_index).toString();
         assert.equal(slice, c.text);
       }
     }
@@ -248,7 +280,12 @@ describe("context 'window'", () => {
       const enc = unit === 'utf8' ? Buffer.from(text) : null;
       let at = 0;
       for (const c of out) {
-        const slice = unit === 'codepoint' ? chars.slice(c.start_index, c.end_index).join('') : unit === 'utf16' ? text.slice(c.start_index, c.end_index) : enc!.subarray(c.start_index, c.end_index).toString();
+        const slice =
+          unit === 'codepoint'
+            ? chars.slice(c.start_index, c.end_index).join('')
+            : unit === 'utf16'
+              ? text.slice(c.start_index, c.end_index)
+              : enc!.subarray(c.start_index, c.end_index).toString();
         assert.equal(slice, c.text);
         // In code points: the chunk's own range, widened by 3 on each side within the text.
         const start = cp(text.slice(0, text.indexOf(c.text, at))).length;
@@ -278,22 +315,28 @@ describe("context 'window'", () => {
   test('property: the window is a slice of the input around the chunk, never splitting a character', async () => {
     const piece = fc.constantFrom('word ', 'Sentence. ', '\n', '\r\n', '\n\n', '日本', '。', '🦛', 'é', 'abab ');
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 6 }), fc.constantFrom('character', 'word', 'byte', 'cl100k_base'), async (parts, size, window, tokenizer) => {
-        const text = parts.join('');
-        if (text.trim() === '') return;
-        const out = await chunk(text, { chunk_size: size, tokenizer, context: 'window', window }, 'utf16');
-        assertTilesUtf16(text, out);
-        for (const c of out) {
-          const context = c.context!;
-          // Some place of the input holds the context with the chunk at its offsets (the text may repeat).
-          let found = false;
-          for (let at = text.indexOf(context); at >= 0 && at <= c.start_index; at = text.indexOf(context, at + 1)) {
-            if (at + context.length >= c.end_index && context.slice(c.start_index - at, c.end_index - at) === c.text) found = true;
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom('character', 'word', 'byte', 'cl100k_base'),
+        async (parts, size, window, tokenizer) => {
+          const text = parts.join('');
+          if (text.trim() === '') return;
+          const out = await chunk(text, { chunk_size: size, tokenizer, context: 'window', window }, 'utf16');
+          assertTilesUtf16(text, out);
+          for (const c of out) {
+            const context = c.context!;
+            // Some place of the input holds the context with the chunk at its offsets (the text may repeat).
+            let found = false;
+            for (let at = text.indexOf(context); at >= 0 && at <= c.start_index; at = text.indexOf(context, at + 1)) {
+              if (at + context.length >= c.end_index && context.slice(c.start_index - at, c.end_index - at) === c.text) found = true;
+            }
+            assert.ok(found, JSON.stringify({ context, c }));
+            assert.ok(!/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(context), 'no half of a surrogate pair');
           }
-          assert.ok(found, JSON.stringify({ context, c }));
-          assert.ok(!/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(context), 'no half of a surrogate pair');
-        }
-      }),
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -89,14 +89,17 @@ interface DecodeStreamLike {
 type Proto<T> = { prototype: T };
 interface MeteredModule {
   WorkerMessageHandler: unknown;
-  __DecodeStream: Proto<DecodeStreamLike & { ensureBuffer(requested: number): Uint8Array; asyncGetBytesFromDecompressionStream(name: string): Promise<unknown> }>;
+  __DecodeStream: Proto<
+    DecodeStreamLike & { ensureBuffer(requested: number): Uint8Array; asyncGetBytesFromDecompressionStream(name: string): Promise<unknown> }
+  >;
   __JpegStream: Proto<{ readBlock(...args: unknown[]): unknown }>;
   __JpxStream: Proto<{ readBlock(...args: unknown[]): unknown }>;
   __Jbig2Stream: Proto<{ readBlock(...args: unknown[]): unknown }>;
 }
 
 const EXPORT = /\nexport \{ WorkerMessageHandler \};\s*(?:\/\/# sourceMappingURL=\S*\s*)?$/;
-const RETURN = '\nreturn { WorkerMessageHandler, __DecodeStream: DecodeStream, __JpegStream: JpegStream, __JpxStream: JpxStream, __Jbig2Stream: Jbig2Stream };\n';
+const RETURN =
+  '\nreturn { WorkerMessageHandler, __DecodeStream: DecodeStream, __JpegStream: JpegStream, __JpxStream: JpxStream, __Jbig2Stream: Jbig2Stream };\n';
 
 let loaded: MeteredModule | undefined;
 

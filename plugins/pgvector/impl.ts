@@ -45,7 +45,10 @@ class PgVectorStore implements HandshakeImpl {
       async (e: unknown) => {
         this.extension = undefined;
         const found = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'").catch(() => ({ rowCount: 0 }));
-        if (!found.rowCount) throw new Error(`The pgvector extension is not installed in this database and cannot be created by this role (${(e as Error).message}): run CREATE EXTENSION vector as its owner.`);
+        if (!found.rowCount)
+          throw new Error(
+            `The pgvector extension is not installed in this database and cannot be created by this role (${(e as Error).message}): run CREATE EXTENSION vector as its owner.`,
+          );
       },
     );
     return this.extension;
@@ -62,7 +65,10 @@ class PgVectorStore implements HandshakeImpl {
     }
     return Promise.all(
       rows.map(async (r) => {
-        const count = await this.pool.query(`SELECT count(*)::int AS n FROM ${tables(this.prefix, r.name).rows}`).then((res) => res.rows[0].n as number, (e) => (isUndefinedTable(e) ? 0 : Promise.reject(e)));
+        const count = await this.pool.query(`SELECT count(*)::int AS n FROM ${tables(this.prefix, r.name).rows}`).then(
+          (res) => res.rows[0].n as number,
+          (e) => (isUndefinedTable(e) ? 0 : Promise.reject(e)),
+        );
         return { name: r.name, count, model: r.model, dimension: r.dimension };
       }),
     );
@@ -79,26 +85,34 @@ class PgVectorStore implements HandshakeImpl {
    */
   async writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     const t = tables(this.prefix, collection);
-    await this.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chunkd-store:${t.rows}`]);
-      await client.query(createMeta(t.meta));
-      await client.query(`INSERT INTO ${t.meta} (name, table_name, model, dimension) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [collection, `${this.prefix}${collection}`, meta.model, meta.dimension]);
-      for (const sql of createRows(t.rows, meta.dimension)) await client.query(sql);
-      for (const { document, rows } of docs) {
-        await client.query(`DELETE FROM ${t.rows} WHERE document = $1 AND NOT (id = ANY($2::text[]))`, [document, rows.map((r) => r.id)]);
-        if (!rows.length) continue;
-        await client.query(upsert(t.rows), [
-          rows.map((r) => r.id),
-          rows.map((r) => r.document),
-          rows.map((r) => r.text),
-          rows.map((r) => r.start_index),
-          rows.map((r) => r.end_index),
-          rows.map((r) => r.token_count),
-          rows.map((r) => JSON.stringify(r.metadata)),
-          rows.map((r) => toSql(Array.from(r.embedding))),
+    await this.transaction(
+      async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chunkd-store:${t.rows}`]);
+        await client.query(createMeta(t.meta));
+        await client.query(`INSERT INTO ${t.meta} (name, table_name, model, dimension) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [
+          collection,
+          `${this.prefix}${collection}`,
+          meta.model,
+          meta.dimension,
         ]);
-      }
-    }, (client) => this.ensureExtension(client));
+        for (const sql of createRows(t.rows, meta.dimension)) await client.query(sql);
+        for (const { document, rows } of docs) {
+          await client.query(`DELETE FROM ${t.rows} WHERE document = $1 AND NOT (id = ANY($2::text[]))`, [document, rows.map((r) => r.id)]);
+          if (!rows.length) continue;
+          await client.query(upsert(t.rows), [
+            rows.map((r) => r.id),
+            rows.map((r) => r.document),
+            rows.map((r) => r.text),
+            rows.map((r) => r.start_index),
+            rows.map((r) => r.end_index),
+            rows.map((r) => r.token_count),
+            rows.map((r) => JSON.stringify(r.metadata)),
+            rows.map((r) => toSql(Array.from(r.embedding))),
+          ]);
+        }
+      },
+      (client) => this.ensureExtension(client),
+    );
   }
 
   async delete(collection: string, document: string): Promise<number> {

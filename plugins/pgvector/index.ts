@@ -2,15 +2,25 @@ import Type from 'typebox';
 import { defineHandshake } from '../../kernel/index.js';
 
 export const PgVectorConfig = Type.Object({
-  url: Type.String({ minLength: 1, secret: true, description: 'PostgreSQL URL of a database with the pgvector extension: postgres://user:password@host:5432/db.' }),
-  table_prefix: Type.String({ pattern: '^[a-z][a-z0-9_]{0,15}$', default: 'chunkd_', description: 'Prefix of the tables: one per collection (prefix + collection name), and prefix + _meta for each collection\'s model and dimension.' }),
+  url: Type.String({
+    minLength: 1,
+    secret: true,
+    description: 'PostgreSQL URL of a database with the pgvector extension: postgres://user:password@host:5432/db.',
+  }),
+  table_prefix: Type.String({
+    pattern: '^[a-z][a-z0-9_]{0,15}$',
+    default: 'chunkd_',
+    description: "Prefix of the tables: one per collection (prefix + collection name), and prefix + _meta for each collection's model and dimension.",
+  }),
   pool_size: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'Most connections this server opens to the database.' }),
 });
 
 export default defineHandshake({
   name: 'pgvector',
   summary: 'PostgreSQL with pgvector: one table per collection, cosine vector search (HNSW index) and full-text search (tsvector).',
-  extras: [{ name: 'pgvector', packages: ['pgvector'], reason: 'Writes vectors in the form the pgvector extension reads (pg, the driver, is always installed).' }],
+  extras: [
+    { name: 'pgvector', packages: ['pgvector'], reason: 'Writes vectors in the form the pgvector extension reads (pg, the driver, is always installed).' },
+  ],
   config: PgVectorConfig,
   capabilities: { vector: true, text: true },
   // A server every replica reaches by its URL.

@@ -35,16 +35,25 @@ describe('pgvector', () => {
   });
 
   test('document ids and metadata are parameters, never SQL', async () => {
-    const id = "x'); DROP TABLE \"chunkd_Docs-1\"; --";
+    const id = 'x\'); DROP TABLE "chunkd_Docs-1"; --';
     await store.write('quotes', id, [row(id, 'text', [1, 1])], META);
     assert.equal(await store.delete('quotes', id), 1);
-    assert.ok((await store.collections()).some((c) => c.name === 'Docs-1'), 'the other table is still there');
+    assert.ok(
+      (await store.collections()).some((c) => c.name === 'Docs-1'),
+      'the other table is still there',
+    );
   });
 
   test('one document of 200 chunks of 128 dimensions is written in one statement, then found', async () => {
     // Its Bind message (~500 KB) spans many TCP reads: the engine must see it whole.
     const dimension = 128;
-    const rows = Array.from({ length: 200 }, (_, i) => row('big', `chunk ${i}`, Array.from({ length: dimension }, (_, d) => (d === i % dimension ? 1 : 0.001 * ((i * 31 + d) % 97)))));
+    const rows = Array.from({ length: 200 }, (_, i) =>
+      row(
+        'big',
+        `chunk ${i}`,
+        Array.from({ length: dimension }, (_, d) => (d === i % dimension ? 1 : 0.001 * ((i * 31 + d) % 97))),
+      ),
+    );
     await store.write('big', 'big', rows, { model: 'm', dimension });
     assert.equal((await store.collections()).find((c) => c.name === 'big')?.count, 200);
     const hits = await store.search('big', { embedding: Array.from(rows[5]!.embedding), k: 3 });
@@ -54,11 +63,17 @@ describe('pgvector', () => {
   test('text search ranks the chunk holding the words first', async () => {
     await store.write('fts', 'a', [row('a', 'the river runs', [1, 0]), row('a', 'a quiet hippo', [0, 1])], META);
     const hits = await store.search('fts', { text: 'hippo', k: 5 });
-    assert.deepEqual(hits.map((h) => h.text), ['a quiet hippo']);
+    assert.deepEqual(
+      hits.map((h) => h.text),
+      ['a quiet hippo'],
+    );
     assert.ok(hits[0]!.score > 0);
   });
 });
 
 test('a bad table prefix is refused before any SQL is made of it', async () => {
-  await assert.rejects(plugin.connect({ url: 'postgres://127.0.0.1:1/x', table_prefix: 'x"; drop' }), (e: { status: number; message: string }) => e.status === 422 && /table_prefix/.test(e.message));
+  await assert.rejects(
+    plugin.connect({ url: 'postgres://127.0.0.1:1/x', table_prefix: 'x"; drop' }),
+    (e: { status: number; message: string }) => e.status === 422 && /table_prefix/.test(e.message),
+  );
 });

@@ -1,12 +1,16 @@
 import { escapeIdentifier } from 'pg';
 
 /** The quoted table of a collection and of the meta rows: collection names never start with `_`, so they cannot meet `<prefix>_meta`. */
-export const tables = (prefix: string, collection?: string) => ({ meta: escapeIdentifier(`${prefix}_meta`), rows: collection === undefined ? '' : escapeIdentifier(`${prefix}${collection}`) });
+export const tables = (prefix: string, collection?: string) => ({
+  meta: escapeIdentifier(`${prefix}_meta`),
+  rows: collection === undefined ? '' : escapeIdentifier(`${prefix}${collection}`),
+});
 
 /** Above this many dimensions pgvector builds no HNSW index on `vector`: such collections are searched exactly. */
 export const HNSW_MAX_DIMENSIONS = 2000;
 
-export const createMeta = (meta: string) => `CREATE TABLE IF NOT EXISTS ${meta} (name text PRIMARY KEY, table_name text NOT NULL, model text NOT NULL, dimension integer NOT NULL)`;
+export const createMeta = (meta: string) =>
+  `CREATE TABLE IF NOT EXISTS ${meta} (name text PRIMARY KEY, table_name text NOT NULL, model text NOT NULL, dimension integer NOT NULL)`;
 
 export function createRows(rows: string, dimension: number): string[] {
   const index = (suffix: string) => escapeIdentifier(`${rows.slice(1, -1).replaceAll('""', '"')}_${suffix}`);

@@ -50,9 +50,17 @@ describe("Chonkie's level format", () => {
     ['include_delim next', levels({ delimiters: ['# '], include_delim: 'next' }), [{ delimiters: ['# '], includeDelim: 'next' }, null]],
     ['include_delim null keeps the text (prev)', levels({ delimiters: ['; '], include_delim: null }), [{ delimiters: ['; '], includeDelim: 'prev' }, null]],
     ['whitespace cuts after spaces', levels({ whitespace: true }), [{ delimiters: [' '], includeDelim: 'prev' }, null]],
-    ['whitespace with include_delim next cuts before spaces (as Chonkie)', levels({ whitespace: true, include_delim: 'next' }), [{ delimiters: [' '], includeDelim: 'next' }, null]],
+    [
+      'whitespace with include_delim next cuts before spaces (as Chonkie)',
+      levels({ whitespace: true, include_delim: 'next' }),
+      [{ delimiters: [' '], includeDelim: 'next' }, null],
+    ],
     ['null delimiters and no whitespace: the token level', levels({ delimiters: null, whitespace: false }), [null]],
-    ['a missing token level is added', levels({ delimiters: ['\n'] }, { whitespace: true }), [{ delimiters: ['\n'], includeDelim: 'prev' }, { delimiters: [' '], includeDelim: 'prev' }, null]],
+    [
+      'a missing token level is added',
+      levels({ delimiters: ['\n'] }, { whitespace: true }),
+      [{ delimiters: ['\n'], includeDelim: 'prev' }, { delimiters: [' '], includeDelim: 'prev' }, null],
+    ],
     ['levels after the token level never apply', levels({}, { delimiters: ['\n'] }), [null]],
   ];
   for (const [name, file, rules] of cases) {
@@ -60,7 +68,10 @@ describe("Chonkie's level format", () => {
   }
 
   test('a level with both delimiters and whitespace is a 400', () => {
-    assert.throws(() => toRules(levels({ delimiters: ['\n'], whitespace: true })), (e) => isChunkdError(e) && e.status === 400);
+    assert.throws(
+      () => toRules(levels({ delimiters: ['\n'], whitespace: true })),
+      (e) => isChunkdError(e) && e.status === 400,
+    );
   });
 });
 
@@ -71,31 +82,58 @@ describe('recipes from --recipes-dir', () => {
     ['a new recipe for every language', { 'lines.json': lines }, 'lines', 'zh', [{ delimiters: ['\n'], includeDelim: 'prev' }, null]],
     ['a user recipe overrides a shipped one', { 'default_en.json': lines }, 'default', 'en', [{ delimiters: ['\n'], includeDelim: 'prev' }, null]],
     ['a language only a user recipe has', { 'lines_eo.json': lines }, 'lines', 'eo', [{ delimiters: ['\n'], includeDelim: 'prev' }, null]],
-    ['a recipe without that language lists the ones it has', { 'lines_en.json': lines }, 'lines', 'de', /recipe 'lines' has no rules for lang 'de'\. It has: en\./],
+    [
+      'a recipe without that language lists the ones it has',
+      { 'lines_en.json': lines },
+      'lines',
+      'de',
+      /recipe 'lines' has no rules for lang 'de'\. It has: en\./,
+    ],
     ['malformed JSON names the file', { 'bad_en.json': '{"recipe": ' }, 'bad', 'en', /bad_en\.json is not valid JSON/],
-    ['a file that is not a recipe names the file and the format', { 'bad_en.json': { levels: [] } }, 'bad', 'en', /bad_en\.json does not follow the recipe format/],
+    [
+      'a file that is not a recipe names the file and the format',
+      { 'bad_en.json': { levels: [] } },
+      'bad',
+      'en',
+      /bad_en\.json does not follow the recipe format/,
+    ],
     ['an empty level list', { 'bad_en.json': levels() }, 'bad', 'en', /bad_en\.json does not follow the recipe format/],
   ];
   for (const [name, files, recipe, lang, want] of cases) {
     test(name, () => {
       process.env.CHUNKD_RECIPES_DIR = recipesDir(files);
-      if (want instanceof RegExp) assert.throws(() => loadRecipe(recipe, lang), (e) => isChunkdError(e) && e.status === 400 && want.test(String(e.detail)));
+      if (want instanceof RegExp)
+        assert.throws(
+          () => loadRecipe(recipe, lang),
+          (e) => isChunkdError(e) && e.status === 400 && want.test(String(e.detail)),
+        );
       else assert.deepEqual(loadRecipe(recipe, lang).rules, want);
     });
   }
 
   test('a recipes directory that does not exist is a 400 naming the setting', () => {
     process.env.CHUNKD_RECIPES_DIR = join(tmpdir(), 'chunkd-no-such-dir');
-    assert.throws(() => loadRecipe('default', 'en'), (e) => isChunkdError(e) && /--recipes-dir/.test(String(e.detail)));
+    assert.throws(
+      () => loadRecipe('default', 'en'),
+      (e) => isChunkdError(e) && /--recipes-dir/.test(String(e.detail)),
+    );
   });
 
   test('the --recipes-dir setting reaches the recursive route', async () => {
     const dir = recipesDir({ 'lines.json': lines });
     const app = await startApp({ 'recipes-dir': dir });
     try {
-      const ok = await app.post('/v1/chunk/recursive', { text: 'one line here\ntwo line here\n', recipe: 'lines', chunk_size: 14, min_characters_per_chunk: 1 });
+      const ok = await app.post('/v1/chunk/recursive', {
+        text: 'one line here\ntwo line here\n',
+        recipe: 'lines',
+        chunk_size: 14,
+        min_characters_per_chunk: 1,
+      });
       assert.equal(ok.status, 200, JSON.stringify(ok.body));
-      assert.deepEqual(ok.body.map((c: { text: string }) => c.text), ['one line here\n', 'two line here\n']);
+      assert.deepEqual(
+        ok.body.map((c: { text: string }) => c.text),
+        ['one line here\n', 'two line here\n'],
+      );
       const unknown = await app.post('/v1/chunk/recursive', { text: 'x y', recipe: 'nope' });
       assert.equal(unknown.status, 400);
       assert.match(unknown.body.detail, /Unknown recipe 'nope'.*lines/);

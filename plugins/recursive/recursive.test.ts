@@ -39,26 +39,166 @@ function assertTiles(text: string, chunks: Chunk[], size: number, ends?: Uint32A
 
 describe('recursive chunks (REFERENCE.md examples and more)', () => {
   const cases: [string, string, Record<string, unknown>, Row[]][] = [
-    ['a long word is cut by tokens (reference)', 'Supercalifragilisticexpialidocious word', { chunk_size: 10, min_characters_per_chunk: 1 }, [['Supercalif', 0, 10, 10], ['ragilistic', 10, 20, 10], ['expialidoc', 20, 30, 10], ['ious ', 30, 35, 5], ['word', 35, 39, 4]]],
-    ['unicode and emoji in code points (reference)', 'héllo wörld 🦛🦛 ünïcode text', { chunk_size: 12, min_characters_per_chunk: 1 }, [['héllo wörld ', 0, 12, 12], ['🦛🦛 ünïcode ', 12, 23, 11], ['text', 23, 27, 4]]],
+    [
+      'a long word is cut by tokens (reference)',
+      'Supercalifragilisticexpialidocious word',
+      { chunk_size: 10, min_characters_per_chunk: 1 },
+      [
+        ['Supercalif', 0, 10, 10],
+        ['ragilistic', 10, 20, 10],
+        ['expialidoc', 20, 30, 10],
+        ['ious ', 30, 35, 5],
+        ['word', 35, 39, 4],
+      ],
+    ],
+    [
+      'unicode and emoji in code points (reference)',
+      'héllo wörld 🦛🦛 ünïcode text',
+      { chunk_size: 12, min_characters_per_chunk: 1 },
+      [
+        ['héllo wörld ', 0, 12, 12],
+        ['🦛🦛 ünïcode ', 12, 23, 11],
+        ['text', 23, 27, 4],
+      ],
+    ],
     ['text that fits is one chunk', 'Short text.', { chunk_size: 512 }, [['Short text.', 0, 11, 11]]],
-    ['paragraphs first', 'First paragraph.\n\nSecond paragraph.', { chunk_size: 20, min_characters_per_chunk: 1 }, [['First paragraph.\n\n', 0, 18, 18], ['Second paragraph.', 18, 35, 17]]],
-    ['then sentences', 'One sentence here. Another one here.', { chunk_size: 20, min_characters_per_chunk: 1 }, [['One sentence here. ', 0, 19, 19], ['Another one here.', 19, 36, 17]]],
-    ['CRLF stays whole: \\r\\n is one paragraph delimiter', 'Line one here.\r\nLine two here.\r\n', { chunk_size: 16, min_characters_per_chunk: 1 }, [['Line one here.\r\n', 0, 16, 16], ['Line two here.\r\n', 16, 32, 16]]],
-    ['CJK with the zh rules cuts at 。', '这是第一句话。这是第二句话。', { chunk_size: 8, lang: 'zh', min_characters_per_chunk: 1 }, [['这是第一句话。', 0, 7, 7], ['这是第二句话。', 7, 14, 7]]],
-    ['a run of emoji is cut between code points, never inside one', '🦛'.repeat(7), { chunk_size: 3, min_characters_per_chunk: 1 }, [['🦛🦛🦛', 0, 3, 3], ['🦛🦛🦛', 3, 6, 3], ['🦛', 6, 7, 1]]],
-    ['byte tokens: a window ends before a character it would split', 'ééé', { chunk_size: 3, tokenizer: 'byte', min_characters_per_chunk: 1 }, [['é', 0, 1, 2], ['é', 1, 2, 2], ['é', 2, 3, 2]]],
+    [
+      'paragraphs first',
+      'First paragraph.\n\nSecond paragraph.',
+      { chunk_size: 20, min_characters_per_chunk: 1 },
+      [
+        ['First paragraph.\n\n', 0, 18, 18],
+        ['Second paragraph.', 18, 35, 17],
+      ],
+    ],
+    [
+      'then sentences',
+      'One sentence here. Another one here.',
+      { chunk_size: 20, min_characters_per_chunk: 1 },
+      [
+        ['One sentence here. ', 0, 19, 19],
+        ['Another one here.', 19, 36, 17],
+      ],
+    ],
+    [
+      'CRLF stays whole: \\r\\n is one paragraph delimiter',
+      'Line one here.\r\nLine two here.\r\n',
+      { chunk_size: 16, min_characters_per_chunk: 1 },
+      [
+        ['Line one here.\r\n', 0, 16, 16],
+        ['Line two here.\r\n', 16, 32, 16],
+      ],
+    ],
+    [
+      'CJK with the zh rules cuts at 。',
+      '这是第一句话。这是第二句话。',
+      { chunk_size: 8, lang: 'zh', min_characters_per_chunk: 1 },
+      [
+        ['这是第一句话。', 0, 7, 7],
+        ['这是第二句话。', 7, 14, 7],
+      ],
+    ],
+    [
+      'a run of emoji is cut between code points, never inside one',
+      '🦛'.repeat(7),
+      { chunk_size: 3, min_characters_per_chunk: 1 },
+      [
+        ['🦛🦛🦛', 0, 3, 3],
+        ['🦛🦛🦛', 3, 6, 3],
+        ['🦛', 6, 7, 1],
+      ],
+    ],
+    [
+      'byte tokens: a window ends before a character it would split',
+      'ééé',
+      { chunk_size: 3, tokenizer: 'byte', min_characters_per_chunk: 1 },
+      [
+        ['é', 0, 1, 2],
+        ['é', 1, 2, 2],
+        ['é', 2, 3, 2],
+      ],
+    ],
     // Chonkie's minimum rule at every level: a piece joins the running piece when either is short,
     // so a run of short words becomes one piece, which the token level then cuts (issue 18).
-    ['the minimum swallows a run of words; tokens cut it (Chonkie, issue example)', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12 }, [['Query paragraph river quick wate', 0, 32, 32], ['r.', 32, 34, 2]]],
-    ['short words join the run before them (min_characters_per_chunk)', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
+    [
+      'the minimum swallows a run of words; tokens cut it (Chonkie, issue example)',
+      'Query paragraph river quick water.',
+      { chunk_size: 32, min_characters_per_chunk: 12 },
+      [
+        ['Query paragraph river quick wate', 0, 32, 32],
+        ['r.', 32, 34, 2],
+      ],
+    ],
+    [
+      'short words join the run before them (min_characters_per_chunk)',
+      'a b c d e f ghijklmnop',
+      { chunk_size: 8, min_characters_per_chunk: 6 },
+      [
+        ['a b c d ', 0, 8, 8],
+        ['e f ', 8, 12, 4],
+        ['ghijklmn', 12, 20, 8],
+        ['op', 20, 22, 2],
+      ],
+    ],
     // The opt-in rule keeps words whole: short words gather into runs of at least the minimum.
-    ['forward: the same text ends chunks at word boundaries', 'Query paragraph river quick water.', { chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' }, [['Query paragraph ', 0, 16, 16], ['river quick water.', 16, 34, 18]]],
-    ['forward: short words gather into runs of the minimum', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 6, min_characters_rule: 'forward' }, [['a b c ', 0, 6, 6], ['d e f ', 6, 12, 6], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
-    ['a long last word stays its own piece', 'tiny words here aaaaaaaaaaaaaaaaaaaa', { chunk_size: 20, min_characters_per_chunk: 6 }, [['tiny words here ', 0, 16, 16], ['aaaaaaaaaaaaaaaaaaaa', 16, 36, 20]]],
-    ['without the minimum, words pack greedily', 'a b c d e f ghijklmnop', { chunk_size: 8, min_characters_per_chunk: 1 }, [['a b c d ', 0, 8, 8], ['e f ', 8, 12, 4], ['ghijklmn', 12, 20, 8], ['op', 20, 22, 2]]],
-    ['repeated text keeps each occurrence at its own offset', 'Same words. Same words. ', { chunk_size: 12, min_characters_per_chunk: 1 }, [['Same words. ', 0, 12, 12], ['Same words. ', 12, 24, 12]]],
-    ['word tokenizer counts words', 'one two three four five six', { chunk_size: 3, tokenizer: 'word', min_characters_per_chunk: 1 }, [['one two three ', 0, 14, 3], ['four five six', 14, 27, 3]]],
+    [
+      'forward: the same text ends chunks at word boundaries',
+      'Query paragraph river quick water.',
+      { chunk_size: 32, min_characters_per_chunk: 12, min_characters_rule: 'forward' },
+      [
+        ['Query paragraph ', 0, 16, 16],
+        ['river quick water.', 16, 34, 18],
+      ],
+    ],
+    [
+      'forward: short words gather into runs of the minimum',
+      'a b c d e f ghijklmnop',
+      { chunk_size: 8, min_characters_per_chunk: 6, min_characters_rule: 'forward' },
+      [
+        ['a b c ', 0, 6, 6],
+        ['d e f ', 6, 12, 6],
+        ['ghijklmn', 12, 20, 8],
+        ['op', 20, 22, 2],
+      ],
+    ],
+    [
+      'a long last word stays its own piece',
+      'tiny words here aaaaaaaaaaaaaaaaaaaa',
+      { chunk_size: 20, min_characters_per_chunk: 6 },
+      [
+        ['tiny words here ', 0, 16, 16],
+        ['aaaaaaaaaaaaaaaaaaaa', 16, 36, 20],
+      ],
+    ],
+    [
+      'without the minimum, words pack greedily',
+      'a b c d e f ghijklmnop',
+      { chunk_size: 8, min_characters_per_chunk: 1 },
+      [
+        ['a b c d ', 0, 8, 8],
+        ['e f ', 8, 12, 4],
+        ['ghijklmn', 12, 20, 8],
+        ['op', 20, 22, 2],
+      ],
+    ],
+    [
+      'repeated text keeps each occurrence at its own offset',
+      'Same words. Same words. ',
+      { chunk_size: 12, min_characters_per_chunk: 1 },
+      [
+        ['Same words. ', 0, 12, 12],
+        ['Same words. ', 12, 24, 12],
+      ],
+    ],
+    [
+      'word tokenizer counts words',
+      'one two three four five six',
+      { chunk_size: 3, tokenizer: 'word', min_characters_per_chunk: 1 },
+      [
+        ['one two three ', 0, 14, 3],
+        ['four five six', 14, 27, 3],
+      ],
+    ],
   ];
   for (const [name, text, config, expected] of cases) {
     test(name, async () => assert.deepEqual(rows(await chunk(text, config)), expected));
@@ -105,7 +245,8 @@ describe('every language cuts at its own sentence ends', () => {
 });
 
 describe('markdown: headings start chunks', () => {
-  const doc = '# Title\n\nIntro paragraph with some words.\n\n## Install\n\nRun the installer and wait.\n\n## Usage\n\nCall the function with a text.\n\n### Details\n\nMore details follow here.';
+  const doc =
+    '# Title\n\nIntro paragraph with some words.\n\n## Install\n\nRun the installer and wait.\n\n## Usage\n\nCall the function with a text.\n\n### Details\n\nMore details follow here.';
   const cases: [string, number][] = [
     ['sections fit one by one', 48],
     ['small chunks', 30],
@@ -115,7 +256,10 @@ describe('markdown: headings start chunks', () => {
       const chunks = await chunk(doc, { recipe: 'markdown', chunk_size: size });
       assertTiles(doc, chunks, size);
       for (const heading of ['## Install', '## Usage', '### Details']) {
-        assert.ok(chunks.some((c) => c.text.startsWith(`\n${heading}`)), `a chunk starts with ${heading}: ${JSON.stringify(texts(chunks))}`);
+        assert.ok(
+          chunks.some((c) => c.text.startsWith(`\n${heading}`)),
+          `a chunk starts with ${heading}: ${JSON.stringify(texts(chunks))}`,
+        );
       }
     });
   }
@@ -126,19 +270,62 @@ describe('code recipes cut at definitions', () => {
   // a short piece joins the piece before it (Chonkie's minimum rule), so a short preamble (imports) or
   // opening tag may end a chunk instead of starting one.
   const cases: [string, string, string[]][] = [
-    ['python', 'import os\n\ndef first(a):\n    return a + 1\n\nclass Second:\n    def method(self):\n        return 2\n\nasync def third():\n    pass\n', ['class Second', 'async def third']],
-    ['js', "import x from 'x';\n\nfunction first(a) {\n  return a + 1;\n}\n\nclass Second {\n  method() { return 2; }\n}\n\nconst third = () => 3;\n", ['class Second', 'const third']],
-    ['ts', "import x from 'x';\n\ninterface First {\n  a: number;\n}\n\nexport function second(a: First): number {\n  return a.a;\n}\n\ntype Third = string | number;\n", ['export function second', 'type Third']],
-    ['go', 'package main\n\nimport "fmt"\n\nfunc first(a int) int {\n\treturn a + 1\n}\n\ntype Second struct {\n\tA int\n}\n\nfunc third() {\n\tfmt.Println("x")\n}\n', ['func first', 'type Second', 'func third']],
-    ['rust', 'use std::fmt;\n\npub fn first(a: i32) -> i32 {\n    a + 1\n}\n\nstruct Second {\n    a: i32,\n}\n\nimpl Second {\n    fn third(&self) -> i32 { self.a }\n}\n', ['struct Second', 'impl Second']],
-    ['java', 'package x;\n\npublic class First {\n    public int a() { return 1; }\n}\n\nclass Second {\n    private int b = 2;\n}\n\ninterface Third {\n    void c();\n}\n', ['class Second', 'interface Third']],
-    ['c', '#include <stdio.h>\n\nstruct point {\n    int x;\n};\n\nint first(int a) {\n    return a + 1;\n}\n\nvoid second(void) {\n    puts("x");\n}\n', ['int first', 'void second']],
-    ['cpp', '#include <vector>\n\nnamespace demo {\n\nclass First {\npublic:\n    int a();\n};\n\ntemplate <typename T>\nT second(T x) { return x; }\n\n}\n', ['class First', 'template <typename T>']],
-    ['html', '<html><head><title>T</title></head><body><h1>Title</h1><p>First paragraph of text.</p><h2>Part</h2><p>Second paragraph.</p></body></html>', ['<h1>Title', '<h2>Part']],
-    ['latex', '\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nSome intro text here.\n\\section{Method}\nWe describe the method.\n\\subsection{Detail}\nA detail.\n\\end{document}\n', ['\\section{Intro}', '\\section{Method}', '\\subsection{Detail}']],
+    [
+      'python',
+      'import os\n\ndef first(a):\n    return a + 1\n\nclass Second:\n    def method(self):\n        return 2\n\nasync def third():\n    pass\n',
+      ['class Second', 'async def third'],
+    ],
+    [
+      'js',
+      "import x from 'x';\n\nfunction first(a) {\n  return a + 1;\n}\n\nclass Second {\n  method() { return 2; }\n}\n\nconst third = () => 3;\n",
+      ['class Second', 'const third'],
+    ],
+    [
+      'ts',
+      "import x from 'x';\n\ninterface First {\n  a: number;\n}\n\nexport function second(a: First): number {\n  return a.a;\n}\n\ntype Third = string | number;\n",
+      ['export function second', 'type Third'],
+    ],
+    [
+      'go',
+      'package main\n\nimport "fmt"\n\nfunc first(a int) int {\n\treturn a + 1\n}\n\ntype Second struct {\n\tA int\n}\n\nfunc third() {\n\tfmt.Println("x")\n}\n',
+      ['func first', 'type Second', 'func third'],
+    ],
+    [
+      'rust',
+      'use std::fmt;\n\npub fn first(a: i32) -> i32 {\n    a + 1\n}\n\nstruct Second {\n    a: i32,\n}\n\nimpl Second {\n    fn third(&self) -> i32 { self.a }\n}\n',
+      ['struct Second', 'impl Second'],
+    ],
+    [
+      'java',
+      'package x;\n\npublic class First {\n    public int a() { return 1; }\n}\n\nclass Second {\n    private int b = 2;\n}\n\ninterface Third {\n    void c();\n}\n',
+      ['class Second', 'interface Third'],
+    ],
+    [
+      'c',
+      '#include <stdio.h>\n\nstruct point {\n    int x;\n};\n\nint first(int a) {\n    return a + 1;\n}\n\nvoid second(void) {\n    puts("x");\n}\n',
+      ['int first', 'void second'],
+    ],
+    [
+      'cpp',
+      '#include <vector>\n\nnamespace demo {\n\nclass First {\npublic:\n    int a();\n};\n\ntemplate <typename T>\nT second(T x) { return x; }\n\n}\n',
+      ['class First', 'template <typename T>'],
+    ],
+    [
+      'html',
+      '<html><head><title>T</title></head><body><h1>Title</h1><p>First paragraph of text.</p><h2>Part</h2><p>Second paragraph.</p></body></html>',
+      ['<h1>Title', '<h2>Part'],
+    ],
+    [
+      'latex',
+      '\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nSome intro text here.\n\\section{Method}\nWe describe the method.\n\\subsection{Detail}\nA detail.\n\\end{document}\n',
+      ['\\section{Intro}', '\\section{Method}', '\\subsection{Detail}'],
+    ],
   ];
   test('the table covers every code recipe shipped', () => {
-    const shipped = [...listRecipes()].filter(([, langs]) => langs.has('')).map(([name]) => name).sort();
+    const shipped = [...listRecipes()]
+      .filter(([, langs]) => langs.has(''))
+      .map(([name]) => name)
+      .sort();
     assert.deepEqual(cases.map(([name]) => name).sort(), shipped);
   });
   for (const [recipe, source, definitions] of cases) {
@@ -147,7 +334,10 @@ describe('code recipes cut at definitions', () => {
       const chunks = await chunk(source, { recipe, chunk_size: size, lang: 'ja' }); // code recipes accept any lang
       assertTiles(source, chunks, size);
       for (const d of definitions) {
-        assert.ok(chunks.some((c) => c.text.trimStart().startsWith(d)), `${recipe}: a chunk starts at ${JSON.stringify(d)}: ${JSON.stringify(texts(chunks))}`);
+        assert.ok(
+          chunks.some((c) => c.text.trimStart().startsWith(d)),
+          `${recipe}: a chunk starts at ${JSON.stringify(d)}: ${JSON.stringify(texts(chunks))}`,
+        );
       }
     });
   }
@@ -165,7 +355,10 @@ describe('config errors', () => {
     });
   }
   test('min_characters_per_chunk 0 is a 422', () => {
-    assert.throws(() => recursive.validateConfig({ min_characters_per_chunk: 0 }), (e) => isChunkdError(e) && e.status === 422);
+    assert.throws(
+      () => recursive.validateConfig({ min_characters_per_chunk: 0 }),
+      (e) => isChunkdError(e) && e.status === 422,
+    );
   });
 });
 
@@ -177,12 +370,18 @@ describe('properties', () => {
       const tok = await loadTokenizer(tokenizer);
       const recipes = ['default', 'markdown', 'python'];
       await fc.assert(
-        fc.asyncProperty(fc.array(alphabet, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 1, max: 12 }), fc.constantFrom(...recipes), async (parts, size, min, recipe) => {
-          const text = parts.join('');
-          fc.pre(text.trim() !== '');
-          const chunks = await chunk(text, { tokenizer, chunk_size: size, min_characters_per_chunk: min, recipe });
-          assertTiles(text, chunks, size, tok.ends(text));
-        }),
+        fc.asyncProperty(
+          fc.array(alphabet, { minLength: 1, maxLength: 60 }),
+          fc.integer({ min: 1, max: 24 }),
+          fc.integer({ min: 1, max: 12 }),
+          fc.constantFrom(...recipes),
+          async (parts, size, min, recipe) => {
+            const text = parts.join('');
+            fc.pre(text.trim() !== '');
+            const chunks = await chunk(text, { tokenizer, chunk_size: size, min_characters_per_chunk: min, recipe });
+            assertTiles(text, chunks, size, tok.ends(text));
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -193,7 +392,10 @@ describe('properties', () => {
     const chunks = await chunk(text, { tokenizer: 'cl100k_base', chunk_size: 50 });
     assertTiles(text, chunks, 50);
     const cl100k = await loadTokenizer('cl100k_base');
-    assert.equal(chunks.reduce((n, c) => n + c.token_count, 0), cl100k.count(text));
+    assert.equal(
+      chunks.reduce((n, c) => n + c.token_count, 0),
+      cl100k.count(text),
+    );
   });
 
   test('one instance serves many texts without keeping state', async () => {
@@ -207,8 +409,15 @@ describe('properties', () => {
 });
 
 describe('keep_blocks: tables and code blocks of a processed document stay whole', () => {
-  const DOC = '# Guide\n\nSome words before the table here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nMore words after it.\n\n```js\nconst x = 1;\n```\n';
-  const structure = { headings: [{ level: 1, text: 'Guide', start: 0, end: 7 }], tables: [{ start: DOC.indexOf('| a'), end: DOC.indexOf('| 4 |') + 5 }], code: [{ start: DOC.indexOf('```js'), end: DOC.lastIndexOf('```') + 3, language: 'js' }], images: [], pages: [] };
+  const DOC =
+    '# Guide\n\nSome words before the table here.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nMore words after it.\n\n```js\nconst x = 1;\n```\n';
+  const structure = {
+    headings: [{ level: 1, text: 'Guide', start: 0, end: 7 }],
+    tables: [{ start: DOC.indexOf('| a'), end: DOC.indexOf('| 4 |') + 5 }],
+    code: [{ start: DOC.indexOf('```js'), end: DOC.lastIndexOf('```') + 3, language: 'js' }],
+    images: [],
+    pages: [],
+  };
   const run = async (config: Record<string, unknown>, withStructure = true) =>
     (await chunkWith(recursive, recursive.validateConfig({ ...config }), DOC, 'codepoint', withStructure ? { structures: [structure] } : {})) as Chunk[];
   const table = DOC.slice(structure.tables[0]!.start, structure.tables[0]!.end);

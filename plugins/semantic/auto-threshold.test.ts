@@ -22,7 +22,10 @@ describe("threshold 'auto': bisection for groups of min_chunk_size to chunk_size
       const t = autoThreshold(SIMS, UNITS, COUNTS, OPTS, { minTokens: min, maxTokens: max, step: 0.01 });
       const sizes = sizesAt(t);
       assert.ok(t > 0 && t < 1);
-      assert.ok(sizes.every((n) => n >= min && n <= max), `${t}: ${sizes}`);
+      assert.ok(
+        sizes.every((n) => n >= min && n <= max),
+        `${t}: ${sizes}`,
+      );
     });
   }
 

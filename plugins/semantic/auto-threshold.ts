@@ -21,7 +21,13 @@ export const AUTO_MAX_ROUNDS = 30;
  * (split-points.ts), which is what makes bisection sound. Returns the threshold found, or the last
  * one tried when none fits within the step.
  */
-export function autoThreshold(similarities: ArrayLike<number>, units: number, counts: readonly number[], opts: Omit<SplitOptions, 'threshold'>, auto: AutoThresholdOptions): number {
+export function autoThreshold(
+  similarities: ArrayLike<number>,
+  units: number,
+  counts: readonly number[],
+  opts: Omit<SplitOptions, 'threshold'>,
+  auto: AutoThresholdOptions,
+): number {
   const prefix = [0];
   for (const c of counts) prefix.push(prefix.at(-1)! + c);
   let lo = 0;

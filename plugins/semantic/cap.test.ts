@@ -19,7 +19,10 @@ describe('capSpan: an oversize sentence is cut at token ends', () => {
     test(name, async () => {
       const tokenizer = await loadTokenizer(tokenizerName);
       const pieces = capSpan(tokenizer.ends(text), start, end, size);
-      assert.deepEqual(pieces.map((p) => text.slice(p.start, p.end)), expected);
+      assert.deepEqual(
+        pieces.map((p) => text.slice(p.start, p.end)),
+        expected,
+      );
     });
   }
 
@@ -67,15 +70,45 @@ describe('capSpan: an oversize sentence is cut at token ends', () => {
 describe('packRanges: greedy by units under the cap', () => {
   const cases: [string, number[], number, [number, number][]][] = [
     ['all fit', [1, 2, 3], 10, [[0, 3]]],
-    ['exactly at the cap', [2, 3, 5, 5], 5, [[0, 2], [2, 3], [3, 4]]],
-    ['a unit over the cap is alone', [1, 9, 1], 4, [[0, 1], [1, 2], [2, 3]]],
-    ['zero-token units ride along', [0, 3, 0, 3], 3, [[0, 3], [3, 4]]],
+    [
+      'exactly at the cap',
+      [2, 3, 5, 5],
+      5,
+      [
+        [0, 2],
+        [2, 3],
+        [3, 4],
+      ],
+    ],
+    [
+      'a unit over the cap is alone',
+      [1, 9, 1],
+      4,
+      [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ],
+    ],
+    [
+      'zero-token units ride along',
+      [0, 3, 0, 3],
+      3,
+      [
+        [0, 3],
+        [3, 4],
+      ],
+    ],
   ];
   for (const [name, counts, size, expected] of cases) {
     test(name, () => assert.deepEqual(packRanges(counts, 0, counts.length, size), expected));
   }
 
-  test('a sub-range is packed on its own', () => assert.deepEqual(packRanges([5, 1, 1, 1, 5], 1, 4, 2), [[1, 3], [3, 4]]));
+  test('a sub-range is packed on its own', () =>
+    assert.deepEqual(packRanges([5, 1, 1, 1, 5], 1, 4, 2), [
+      [1, 3],
+      [3, 4],
+    ]));
 });
 
 describe('refit: exact counts keep the cap when unit counts undercount', () => {
@@ -84,9 +117,26 @@ describe('refit: exact counts keep the cap when unit counts undercount', () => {
   const count = (from: number, to: number) => 2 * (to - from) + (to - from - 1);
   const cases: [string, [number, number], number, [number, number, number][]][] = [
     ['within the cap: one count, unchanged', [0, 2], 5, [[0, 2, 5]]],
-    ['over the cap: re-packed by exact counts', [0, 4], 5, [[0, 2, 5], [2, 4, 5]]],
+    [
+      'over the cap: re-packed by exact counts',
+      [0, 4],
+      5,
+      [
+        [0, 2, 5],
+        [2, 4, 5],
+      ],
+    ],
     ['a single unit stays whole', [3, 4], 1, [[3, 4, 2]]],
-    ['tight cap: one unit per range', [0, 3], 4, [[0, 1, 2], [1, 2, 2], [2, 3, 2]]],
+    [
+      'tight cap: one unit per range',
+      [0, 3],
+      4,
+      [
+        [0, 1, 2],
+        [1, 2, 2],
+        [2, 3, 2],
+      ],
+    ],
   ];
   for (const [name, range, size, expected] of cases) {
     test(name, () => assert.deepEqual(refit(range, count, size), expected));

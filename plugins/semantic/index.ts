@@ -1,5 +1,15 @@
 import Type from 'typebox';
-import { ChunkSizeField, defineChunker, DelimField, EmbeddingModelField, IncludeDelimField, MinCharactersPerSentenceField, MinSentencesPerChunkField, EMBEDDING_COST, delimCost } from '../../kernel/index.js';
+import {
+  ChunkSizeField,
+  defineChunker,
+  DelimField,
+  EmbeddingModelField,
+  IncludeDelimField,
+  MinCharactersPerSentenceField,
+  MinSentencesPerChunkField,
+  EMBEDDING_COST,
+  delimCost,
+} from '../../kernel/index.js';
 
 export const SemanticConfig = Type.Object({
   embedding_model: EmbeddingModelField(),
@@ -20,7 +30,8 @@ export const SemanticConfig = Type.Object({
   min_chunk_size: Type.Integer({
     default: 2,
     minimum: 1,
-    description: "With threshold 'auto': the fewest tokens a group may have while the threshold is searched (Chonkie's meaning; a numeric threshold does not use it).",
+    description:
+      "With threshold 'auto': the fewest tokens a group may have while the threshold is searched (Chonkie's meaning; a numeric threshold does not use it).",
   }),
   threshold_step: Type.Number({
     default: 0.01,

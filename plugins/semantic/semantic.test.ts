@@ -52,7 +52,10 @@ describe('topic changes (the embedded model)', () => {
         assertTiles(text, chunks);
         const found = topicCuts(text, starts, cuts(chunks));
         const shown = JSON.stringify(chunks.map((c) => c.text));
-        assert.ok(found.every((b) => b !== undefined), `threshold ${threshold}: a topic change was not cut: ${shown}`);
+        assert.ok(
+          found.every((b) => b !== undefined),
+          `threshold ${threshold}: a topic change was not cut: ${shown}`,
+        );
         if (threshold === exact) assert.equal(chunks.length, order.length, `threshold ${threshold}: extra cuts: ${shown}`);
       }
     });
@@ -64,7 +67,11 @@ describe('threshold direction: lower → fewer, larger chunks', () => {
   const texts: [string, string, Record<string, unknown>][] = [
     ['three topics', topicText().text, {}],
     ['six paragraphs, window 1', topicText(['cooking', 'football', 'astronomy', 'cooking', 'astronomy', 'football']).text, { similarity_window: 1 }],
-    ['six paragraphs, min 3 sentences, skip window 2', topicText(['cooking', 'football', 'astronomy', 'cooking', 'astronomy', 'football']).text, { min_sentences_per_chunk: 3, skip_window: 2 }],
+    [
+      'six paragraphs, min 3 sentences, skip window 2',
+      topicText(['cooking', 'football', 'astronomy', 'cooking', 'astronomy', 'football']).text,
+      { min_sentences_per_chunk: 3, skip_window: 2 },
+    ],
     ['one long topic', Object.values(TOPICS).flat().join(' '), { filter_tolerance: 0.5 }],
   ];
   for (const [name, text, config] of texts) {
@@ -122,7 +129,9 @@ describe('each sentence is embedded once', () => {
     for (const config of [{}, { similarity_window: 5, skip_window: 2 }]) {
       const batches: string[][] = [];
       await recording((texts) => batches.push(texts)).chunk(text, config);
-      const sentences = splitSentences(text, { delim: ['\n', '. ', '! ', '? '], includeDelim: 'prev', minCharacters: 12 }).map((s) => text.slice(s.start, s.end));
+      const sentences = splitSentences(text, { delim: ['\n', '. ', '! ', '? '], includeDelim: 'prev', minCharacters: 12 }).map((s) =>
+        text.slice(s.start, s.end),
+      );
       assert.equal(batches.length, 1);
       assert.deepEqual(batches[0], sentences);
     }
@@ -138,7 +147,10 @@ describe('few sentences: one chunk, no embedding', () => {
   for (const [name, text, window] of cases) {
     test(name, async () => {
       const chunks = await chunk(text, { similarity_window: window });
-      assert.deepEqual(chunks.map((c) => [c.text, c.start_index, c.end_index]), [[text, 0, [...text].length]]);
+      assert.deepEqual(
+        chunks.map((c) => [c.text, c.start_index, c.end_index]),
+        [[text, 0, [...text].length]],
+      );
     });
   }
 });

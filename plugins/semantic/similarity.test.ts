@@ -6,7 +6,13 @@ const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
 
 describe('window similarities from unit vectors', () => {
   test('similarity i compares the weighted window i..i+w-1 with unit i+w', () => {
-    const vectors = [[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]];
+    const vectors = [
+      [1, 0],
+      [1, 0],
+      [0, 1],
+      [0, 1],
+      [1, 1],
+    ];
     const weights = [1, 3, 1, 1, 1];
     const sims = windowSimilarities(vectors, weights, 2);
     assert.equal(sims.length, 3);
@@ -16,7 +22,11 @@ describe('window similarities from unit vectors', () => {
   });
 
   test('token weighting: a long unit outweighs a short one in its window', () => {
-    const vectors = [[1, 0], [0, 1], [1, 0]];
+    const vectors = [
+      [1, 0],
+      [0, 1],
+      [1, 0],
+    ];
     const heavyFirst = windowSimilarities(vectors, [9, 1, 1], 2)[0]!;
     const heavySecond = windowSimilarities(vectors, [1, 9, 1], 2)[0]!;
     assert.ok(heavyFirst > heavySecond);
@@ -27,7 +37,13 @@ describe('window similarities from unit vectors', () => {
   });
 
   test('a unit with no known word (zero vector) takes its neighbours’ similarity', () => {
-    const vectors = [[1, 0], [1, 0], [0.8, 0.6], [0, 0], [0.6, 0.8]];
+    const vectors = [
+      [1, 0],
+      [1, 0],
+      [0.8, 0.6],
+      [0, 0],
+      [0.6, 0.8],
+    ];
     const sims = windowSimilarities(vectors, [1, 1, 1, 1, 1], 1);
     assert.ok(sims.every((s) => Number.isFinite(s)));
     assert.ok(close(sims[2]!, (sims[1]! + sims[3]!) / 2));
@@ -36,9 +52,18 @@ describe('window similarities from unit vectors', () => {
 
 describe('fillGaps', () => {
   const cases: [number[], number[]][] = [
-    [[NaN, 0.5, NaN, 0.9, NaN], [0.5, 0.5, 0.7, 0.9, 0.9]],
-    [[NaN, NaN], [1, 1]],
-    [[0.2, 0.4], [0.2, 0.4]],
+    [
+      [NaN, 0.5, NaN, 0.9, NaN],
+      [0.5, 0.5, 0.7, 0.9, 0.9],
+    ],
+    [
+      [NaN, NaN],
+      [1, 1],
+    ],
+    [
+      [0.2, 0.4],
+      [0.2, 0.4],
+    ],
   ];
   for (const [input, expected] of cases) {
     test(JSON.stringify(input.map(String)), () => {

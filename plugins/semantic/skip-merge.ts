@@ -13,7 +13,7 @@ export function skipMerge(
 ): [number, number][] {
   if (skipWindow <= 0 || ranges.length <= 1) return ranges.map(([a, b]) => [a, b]);
   const merged: [number, number][] = [];
-  for (let i = 0; i < ranges.length; ) {
+  for (let i = 0; i < ranges.length;) {
     let best = -1;
     let bestSimilarity = -Infinity;
     for (let j = i + 1; j <= Math.min(i + skipWindow + 1, ranges.length - 1); j++) {

@@ -31,13 +31,29 @@ describe('local minima: flat and convex on the smoothed curve', () => {
   test('each dip of a curve is found near its centre', () => {
     const curve = dips(30, { 8: 0.5, 20: 0.3 });
     const { indices, values } = localMinima(curve, DEFAULTS);
-    for (const centre of [8, 20]) assert.ok(indices.some((i) => Math.abs(i - centre) <= 1), `no minimum near ${centre}: ${indices}`);
+    for (const centre of [8, 20])
+      assert.ok(
+        indices.some((i) => Math.abs(i - centre) <= 1),
+        `no minimum near ${centre}: ${indices}`,
+      );
     assert.equal(values.length, indices.length);
   });
 
   test('no minimum on a straight line, nor on a hill', () => {
-    assert.deepEqual(localMinima(Array.from({ length: 12 }, (_, i) => 0.1 + i * 0.05), DEFAULTS).indices, []);
-    assert.deepEqual(localMinima(Array.from({ length: 12 }, (_, i) => 0.9 - 0.01 * (i - 6) ** 2), DEFAULTS).indices, []);
+    assert.deepEqual(
+      localMinima(
+        Array.from({ length: 12 }, (_, i) => 0.1 + i * 0.05),
+        DEFAULTS,
+      ).indices,
+      [],
+    );
+    assert.deepEqual(
+      localMinima(
+        Array.from({ length: 12 }, (_, i) => 0.9 - 0.01 * (i - 6) ** 2),
+        DEFAULTS,
+      ).indices,
+      [],
+    );
   });
 
   test('a steep slope is not flat enough (tolerance)', () => {
@@ -98,8 +114,23 @@ describe('split points', () => {
 describe('ranges between split points', () => {
   const cases: [number[], number, [number, number][]][] = [
     [[], 5, [[0, 5]]],
-    [[2], 5, [[0, 2], [2, 5]]],
-    [[1, 3], 4, [[0, 1], [1, 3], [3, 4]]],
+    [
+      [2],
+      5,
+      [
+        [0, 2],
+        [2, 5],
+      ],
+    ],
+    [
+      [1, 3],
+      4,
+      [
+        [0, 1],
+        [1, 3],
+        [3, 4],
+      ],
+    ],
   ];
   for (const [splits, units, expected] of cases) {
     test(`${JSON.stringify(splits)} of ${units}`, () => assert.deepEqual(rangesBetween(splits, units), expected));

@@ -1,5 +1,14 @@
 import type { Static } from 'typebox';
-import { checkOverlapStep, configError, loadTokenizer, sentenceSplitter, spanCounter, type ChunkerImpl, type SentenceSpan, type Span } from '../../kernel/index.js';
+import {
+  checkOverlapStep,
+  configError,
+  loadTokenizer,
+  sentenceSplitter,
+  spanCounter,
+  type ChunkerImpl,
+  type SentenceSpan,
+  type Span,
+} from '../../kernel/index.js';
 import type { SentenceConfig } from './index.js';
 
 type Config = Static<typeof SentenceConfig>;
@@ -19,7 +28,12 @@ export async function create(config: Config): Promise<ChunkerImpl> {
     chunk(text) {
       const count = byOffset ? spanCounter(tokenizer, text).count : (start: number, end: number) => tokenizer.count(text.slice(start, end));
       const sentences = split(text);
-      return pack(sentences, sentences.map((s) => count(s.start, s.end)), config, count);
+      return pack(
+        sentences,
+        sentences.map((s) => count(s.start, s.end)),
+        config,
+        count,
+      );
     },
   };
 }
@@ -34,7 +48,7 @@ export function pack(sentences: SentenceSpan[], counts: number[], config: Config
   const sums = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) sums[i + 1] = sums[i]! + counts[i]!;
   const spans: Span[] = [];
-  for (let pos = 0; pos < n; ) {
+  for (let pos = 0; pos < n;) {
     let next = lastWithin(sums, pos, sums[pos]! + config.chunk_size);
     next = Math.max(next, pos + 1);
     if (next - pos < config.min_sentences_per_chunk) next = Math.min(pos + config.min_sentences_per_chunk, n);

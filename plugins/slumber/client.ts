@@ -55,7 +55,10 @@ export async function chatCompletion(llm: LlmConfig, body: Record<string, unknow
     }
     throw new ChunkdError('UPSTREAM', `The LLM at ${llm.baseUrl} refused the request (HTTP ${res.status}: ${apiMessage(text)}); ${hint(res.status)}`);
   }
-  throw new ChunkdError('UPSTREAM', `The LLM at ${llm.baseUrl} failed ${ATTEMPTS} times (last: ${last}); check that it is running and that ${SETTING} points at its OpenAI-compatible root (…/v1), or retry later.`);
+  throw new ChunkdError(
+    'UPSTREAM',
+    `The LLM at ${llm.baseUrl} failed ${ATTEMPTS} times (last: ${last}); check that it is running and that ${SETTING} points at its OpenAI-compatible root (…/v1), or retry later.`,
+  );
 }
 
 function content(text: string, base: string): string {

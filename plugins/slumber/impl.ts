@@ -43,7 +43,7 @@ export async function create(config: Config): Promise<ChunkerImpl> {
       }
       const count = spanCounter(tokenizer, text).count;
       const out: Span[] = [];
-      for (let i = 0; i < cands.length; ) {
+      for (let i = 0; i < cands.length;) {
         const end = windowEnd(cands, i, size);
         let stop = end;
         let how: SplitBy;

@@ -16,14 +16,16 @@ export const SlumberConfig = Type.Object({
     default: 128,
     minimum: 1,
     maximum: 8192,
-    description: 'Maximum tokens per candidate: the recursive chunker cuts the text into candidates this size (at most chunk_size), and the LLM chooses which candidates start a new chunk.',
+    description:
+      'Maximum tokens per candidate: the recursive chunker cuts the text into candidates this size (at most chunk_size), and the LLM chooses which candidates start a new chunk.',
   }),
   min_characters_per_chunk: RecursiveConfig.properties.min_characters_per_chunk,
 });
 
 export default defineChunker({
   name: 'slumber',
-  summary: 'An LLM chooses the split points: recursive candidates are shown in windows of chunk_size tokens to an OpenAI-compatible chat-completions server (--llm-base-url), which names the first candidate of a new topic.',
+  summary:
+    'An LLM chooses the split points: recursive candidates are shown in windows of chunk_size tokens to an OpenAI-compatible chat-completions server (--llm-base-url), which names the first candidate of a new topic.',
   extras: [],
   config: SlumberConfig,
   examples: [

@@ -42,7 +42,10 @@ async function apiKey(env: NodeJS.ProcessEnv): Promise<string> {
   try {
     return (await readFile(file, 'utf8')).trim();
   } catch {
-    throw new ChunkdError('NOT_CONFIGURED', `The LLM key file named by --llm-api-key-file (CHUNKD_LLM_API_KEY_FILE) can no longer be read: restore it or restart chunkd with a readable file.`);
+    throw new ChunkdError(
+      'NOT_CONFIGURED',
+      `The LLM key file named by --llm-api-key-file (CHUNKD_LLM_API_KEY_FILE) can no longer be read: restore it or restart chunkd with a readable file.`,
+    );
   }
 }
 

@@ -5,8 +5,7 @@
  * forced into a JSON object by a JSON schema (structured output).
  */
 
-export const SYSTEM_PROMPT =
-  'You split documents into sections that each keep to one topic. You answer with a JSON object only.';
+export const SYSTEM_PROMPT = 'You split documents into sections that each keep to one topic. You answer with a JSON object only.';
 
 export function userPrompt(passages: readonly string[]): string {
   const k = passages.length;
@@ -77,4 +76,5 @@ function parseObject(content: string): unknown {
   }
 }
 
-const splitIndexOf = (o: unknown): unknown => (o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>).split_index : undefined);
+const splitIndexOf = (o: unknown): unknown =>
+  o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>).split_index : undefined;

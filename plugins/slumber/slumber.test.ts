@@ -75,11 +75,17 @@ describe('split points come from the LLM', () => {
   test('each chunk ends where the LLM says the next topic starts', async () => {
     const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 200 }));
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.deepEqual(
+      res.body.map((c: Chunk) => c.text),
+      SECTIONS,
+    );
     assertTiles(TEXT, res.body);
     assert.deepEqual(splitBy(res.body), ['llm', 'llm', 'llm']);
     // One question per chunk; each window starts at the candidate the last answer named.
-    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [9, 6, 3]);
+    assert.deepEqual(
+      sent.map((r) => passagesOf(r.body.messages[1].content).length),
+      [9, 6, 3],
+    );
   });
 
   test('the request: model, key, structured output, the numbered passages of the window', async () => {
@@ -89,7 +95,10 @@ describe('split points come from the LLM', () => {
     assert.equal(first.headers.authorization, `Bearer ${KEY}`);
     assert.equal(first.body.model, 'tiny-llm');
     assert.equal(first.body.temperature, 0);
-    assert.deepEqual(first.body.messages.map((m: { role: string }) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      first.body.messages.map((m: { role: string }) => m.role),
+      ['system', 'user'],
+    );
     const prompt: string = first.body.messages[1].content;
     assert.deepEqual(passagesOf(prompt), [
       '# Tides',
@@ -168,8 +177,14 @@ describe('answers that cannot be used fall back to the window end', () => {
     llm.script({ content: '{"split_index": oops' }, { content: '{"split_index": 99}' });
     const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 18 }));
     assert.equal(res.status, 200);
-    assert.deepEqual(sent.map((r) => passagesOf(r.body.messages[1].content).length), [3, 3, 3]);
-    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.deepEqual(
+      sent.map((r) => passagesOf(r.body.messages[1].content).length),
+      [3, 3, 3],
+    );
+    assert.deepEqual(
+      res.body.map((c: Chunk) => c.text),
+      SECTIONS,
+    );
     assert.deepEqual(splitBy(res.body), ['fallback', 'fallback', 'llm']);
   });
 
@@ -272,7 +287,10 @@ describe('retries, timeouts and failures', () => {
     const [res, sent] = await withEnv({ CHUNKD_LLM_TIMEOUT_MS: '1000' }, () => recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 200 })));
     assert.equal(res.status, 200);
     assert.equal(sent[0]!.abandoned, true);
-    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.deepEqual(
+      res.body.map((c: Chunk) => c.text),
+      SECTIONS,
+    );
     assert.equal(sent.length, 4);
   });
 
@@ -301,7 +319,10 @@ describe('retries, timeouts and failures', () => {
     llm.script({ status: 400, body: '{"error": {"message": "response_format type json_schema is not supported"}}' });
     const [res, sent] = await recording(() => slumber({ text: TEXT, ...WORDS, chunk_size: 200 }));
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.deepEqual(
+      res.body.map((c: Chunk) => c.text),
+      SECTIONS,
+    );
     assert.equal(sent[0]!.body.response_format.type, 'json_schema');
     assert.deepEqual(sent[1]!.body.response_format, { type: 'json_object' });
     assert.deepEqual({ ...sent[1]!.body, response_format: null }, { ...sent[0]!.body, response_format: null }, 'only the format changes');
@@ -332,7 +353,13 @@ describe('retries, timeouts and failures', () => {
 
   // The LLM timeout is ten minutes: only the request's signal can end the call within the test's limit.
   test('over HTTP: the request deadline (504) aborts the pending LLM call', { timeout: 120_000 }, async () => {
-    const timed = await startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': keyFile, 'llm-max-calls': String(MAX_CALLS), 'llm-timeout-ms': '600000', 'request-timeout-ms': '300' });
+    const timed = await startApp({
+      'llm-base-url': llm.url,
+      'llm-api-key-file': keyFile,
+      'llm-max-calls': String(MAX_CALLS),
+      'llm-timeout-ms': '600000',
+      'request-timeout-ms': '300',
+    });
     try {
       llm.script({ hang: true });
       const from = llm.requests.length;
@@ -374,13 +401,16 @@ describe('the wire', () => {
         }
       }
     }
-    assert.equal((await app.request('GET', '/')).status, 200, "the Python client probes GET / first");
+    assert.equal((await app.request('GET', '/')).status, 200, 'the Python client probes GET / first');
     const errors = await slumber({ text: TEXT, ...body, chunk_size: 0 });
     assert.equal(errors.status, 422);
   });
 
   test('costly parameters have maximums (422 naming the field)', async () => {
-    for (const [field, value] of [['chunk_size', 32_769], ['candidate_size', 8193]] as const) {
+    for (const [field, value] of [
+      ['chunk_size', 32_769],
+      ['candidate_size', 8193],
+    ] as const) {
       const res = await slumber({ text: TEXT, [field]: value });
       assert.equal(res.status, 422, field);
       assert.deepEqual(res.body.detail[0].loc, ['body', field]);
@@ -392,7 +422,10 @@ describe('the wire', () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const res = await app.post(`/v1/pipelines/${created.body.id}/execute`, { text: TEXT });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.map((c: Chunk) => c.text), SECTIONS);
+    assert.deepEqual(
+      res.body.map((c: Chunk) => c.text),
+      SECTIONS,
+    );
   });
 
   test('a large input runs in a worker thread, which reads the LLM settings boot put in its environment', async () => {
@@ -416,7 +449,10 @@ describe('the wire', () => {
 
   test('a bad --llm-base-url or an unreadable key file stops start-up with a message', async () => {
     await assert.rejects(startApp({ 'llm-base-url': 'localhost:8080' }), (e) => isChunkdError(e) && /must be an http:\/\/ or https:\/\/ URL/.test(e.message));
-    await assert.rejects(startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': join(dir, 'missing.key') }), (e) => isChunkdError(e) && /cannot read/.test(e.message));
+    await assert.rejects(
+      startApp({ 'llm-base-url': llm.url, 'llm-api-key-file': join(dir, 'missing.key') }),
+      (e) => isChunkdError(e) && /cannot read/.test(e.message),
+    );
   });
 });
 

@@ -18,7 +18,7 @@ export function windowEnd(candidates: readonly Span[], from: number, size: numbe
  */
 export function leastQuestions(candidates: readonly Span[], size: number): number {
   let n = 0;
-  for (let i = 0; i < candidates.length; ) {
+  for (let i = 0; i < candidates.length;) {
     const end = windowEnd(candidates, i, size);
     if (end - i > 1) n++;
     i = end;

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { checkTextLength, ChunkdError, decodeUtf8, emptyStructure, isChunkdError, markdownStructure, requireExtra, type ChefImpl } from '../../kernel/index.js';
-import manifest, { type TableChefConfig } from './index.js';
+import { CSV_EXTRA } from './extra.js';
+import type { TableChefConfig } from './index.js';
 
 /**
  * Chonkie's TableChef: a CSV or TSV file becomes one markdown table (its first row the header, as
@@ -14,7 +15,7 @@ export function create(_config: Static<typeof TableChefConfig>): ChefImpl {
         const text = doc.text ?? '';
         return { text, structure: markdownStructure(text, { headings: false, code: false, images: false }), metadata: {} };
       }
-      requireExtra(manifest.extras[0]!, "The chef 'table' reading a CSV or TSV file");
+      requireExtra(CSV_EXTRA, "The chef 'table' reading a CSV or TSV file");
       const source = decodeUtf8(doc.bytes);
       const tsv = /\.tsv$/i.test(doc.filename ?? '') || /tab-separated/i.test(doc.mime ?? '');
       const { parse } = await import('csv-parse/sync');
@@ -38,7 +39,10 @@ export function create(_config: Static<typeof TableChefConfig>): ChefImpl {
         rows = parse(source, { delimiter, relax_column_count: true, bom: true, skip_empty_lines: true, quote: tsv ? false : '"', ...guard }) as string[][];
       } catch (e) {
         if (isChunkdError(e)) throw e;
-        throw new ChunkdError('VALIDATION', `The file could not be read as ${tsv ? 'TSV' : 'CSV'} (${(e as Error).message}): check its quoting, save it again as UTF-8 ${tsv ? 'TSV' : 'CSV'}, and upload it again.`);
+        throw new ChunkdError(
+          'VALIDATION',
+          `The file could not be read as ${tsv ? 'TSV' : 'CSV'} (${(e as Error).message}): check its quoting, save it again as UTF-8 ${tsv ? 'TSV' : 'CSV'}, and upload it again.`,
+        );
       }
       const text = markdownTable(rows);
       checkTextLength(text.length, limits);
@@ -53,7 +57,11 @@ export function create(_config: Static<typeof TableChefConfig>): ChefImpl {
 export function markdownTable(rows: string[][]): string {
   if (rows.length === 0) return '';
   const width = tableWidth(rows);
-  const cell = (s: string | undefined) => (s ?? '').replace(/\|/g, '\\|').replace(/\r\n|\n|\r/g, '<br>').trim();
+  const cell = (s: string | undefined) =>
+    (s ?? '')
+      .replace(/\|/g, '\\|')
+      .replace(/\r\n|\n|\r/g, '<br>')
+      .trim();
   const line = (r: string[]) => `| ${Array.from({ length: width }, (_, k) => cell(r[k])).join(' | ')} |`;
   return [line(rows[0]!), `|${' --- |'.repeat(width)}`, ...rows.slice(1).map(line)].join('\n');
 }

@@ -11,7 +11,12 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 describe('table chef', () => {
   const files: [string, string, string, string][] = [
     ['CSV: the first row is the header', 'a.csv', 'col1,col2\n1,2\n3,4\n', '| col1 | col2 |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |'],
-    ['CSV with quotes, a comma and a newline inside a field, CRLF rows', 'q.csv', 'name,note\r\n"Smith, J","two\nlines"\r\n', '| name | note |\n| --- | --- |\n| Smith, J | two<br>lines |'],
+    [
+      'CSV with quotes, a comma and a newline inside a field, CRLF rows',
+      'q.csv',
+      'name,note\r\n"Smith, J","two\nlines"\r\n',
+      '| name | note |\n| --- | --- |\n| Smith, J | two<br>lines |',
+    ],
     ['TSV by extension; a | in a cell is escaped', 't.tsv', 'k\tv\nx|y\t日本\n', '| k | v |\n| --- | --- |\n| x\\|y | 日本 |'],
     ['short rows are padded', 'r.csv', 'a,b,c\n1\n', '| a | b | c |\n| --- | --- | --- |\n| 1 |  |  |'],
   ];
@@ -50,7 +55,8 @@ describe('table chef', () => {
 const chef = (await discover()).get('chef', 'table');
 
 describe('table chef: any CSV within the limits', () => {
-  const run = (csv: string, maxTextChars?: number) => runChef(chef, {}, { bytes: utf8(csv), filename: 'big.csv' }, maxTextChars ? { limits: { maxTextChars } } : {});
+  const run = (csv: string, maxTextChars?: number) =>
+    runChef(chef, {}, { bytes: utf8(csv), filename: 'big.csv' }, maxTextChars ? { limits: { maxTextChars } } : {});
   const rows = 2_000_000;
 
   test('2,000,000 rows fit a text limit that holds their table (no row list spread into arguments)', async () => {
@@ -75,7 +81,11 @@ describe('table chef: any CSV within the limits', () => {
   });
 
   test('fewestTableChars is the length of a table of empty cells', () => {
-    for (const [r, w] of [[1, 1], [3, 2], [5, 7]] as const) {
+    for (const [r, w] of [
+      [1, 1],
+      [3, 2],
+      [5, 7],
+    ] as const) {
       assert.equal(markdownTable(Array.from({ length: r }, () => Array(w).fill(''))).length, fewestTableChars(r, w));
     }
   });

@@ -105,7 +105,7 @@ function textSpans(text: string, from: number, to: number, size: number, m: Meas
   };
   let start = from;
   let cost = 0;
-  for (let ls = from; ls < to; ) {
+  for (let ls = from; ls < to;) {
     const nl = text.indexOf('\n', ls);
     const le = nl < 0 || nl + 1 > to ? to : nl + 1;
     const c = m.rows ? 1 : m.count(ls, le);

@@ -13,18 +13,24 @@ export const TableConfig = Type.Object({
     default: 2048,
     minimum: 1,
     maximum: 10_000_000,
-    description: "Maximum tokens per chunk, the repeated header rows included (with tokenizer 'row': maximum data rows per chunk). A single row larger than this is a chunk of its own.",
+    description:
+      "Maximum tokens per chunk, the repeated header rows included (with tokenizer 'row': maximum data rows per chunk). A single row larger than this is a chunk of its own.",
   }),
 });
 
 export default defineChunker({
   name: 'table',
-  summary: 'Markdown and HTML tables cut into chunks of whole rows that fit chunk_size with their header; the header rows of a continued table come in context.',
+  summary:
+    'Markdown and HTML tables cut into chunks of whole rows that fit chunk_size with their header; the header rows of a continued table come in context.',
   extras: [],
   config: TableConfig,
   examples: [
     { text: '| name | qty |\n|---|---|\n| apple | 3 |\n| pear | 5 |\n| plum | 7 |\n', chunk_size: 40 },
-    { text: 'Stock:\n<table><tr><th>name</th><th>qty</th></tr><tr><td>apple</td><td>3</td></tr><tr><td>pear</td><td>5</td></tr></table>', tokenizer: 'row', chunk_size: 1 },
+    {
+      text: 'Stock:\n<table><tr><th>name</th><th>qty</th></tr><tr><td>apple</td><td>3</td></tr><tr><td>pear</td><td>5</td></tr></table>',
+      tokenizer: 'row',
+      chunk_size: 1,
+    },
   ],
   load: () => import('./impl.js'),
   cost: (config) => (config.tokenizer === 'row' ? 1 : tokenizerCost(config.tokenizer)),

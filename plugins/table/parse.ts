@@ -91,7 +91,15 @@ function htmlTables(text: string): Table[] {
   const tables: Table[] = [];
   TAG.lastIndex = 0;
   let table:
-    | { start: number; depth: number; rows: (Range & { header: boolean })[]; inHead: boolean; sawHead: boolean; onlyHeaders: boolean; row?: { start: number; th: boolean; cells: number; header: boolean } }
+    | {
+        start: number;
+        depth: number;
+        rows: (Range & { header: boolean })[];
+        inHead: boolean;
+        sawHead: boolean;
+        onlyHeaders: boolean;
+        row?: { start: number; th: boolean; cells: number; header: boolean };
+      }
     | undefined;
   const closeRow = (at: number) => {
     if (table?.row) {
@@ -122,8 +130,8 @@ function htmlTables(text: string): Table[] {
     }
     if (!table || table.depth !== 1) continue; // a nested table's rows are inside a cell of this one
     if (name === 'thead') {
-      if (!closing) (table.inHead = true), (table.sawHead = true);
-      else closeRow(at), (table.inHead = false);
+      if (!closing) ((table.inHead = true), (table.sawHead = true));
+      else (closeRow(at), (table.inHead = false));
     } else if (name === 'tbody' || name === 'tfoot') {
       closeRow(at);
       table.inHead = false;

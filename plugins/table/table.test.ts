@@ -23,7 +23,14 @@ describe('markdown tables', () => {
   test('a table that fits is one chunk, the whole table', async () => {
     const chunks = await chunk(MD);
     assert.deepEqual(shape(chunks), [[MD, null, 'table']]);
-    assert.deepEqual(chunks[0]!.metadata, { kind: 'table', format: 'markdown', table: 0, rows: 3, header_token_count: MD_HEAD.length, header: { start_index: 0, end_index: MD_HEAD.length } });
+    assert.deepEqual(chunks[0]!.metadata, {
+      kind: 'table',
+      format: 'markdown',
+      table: 0,
+      rows: 3,
+      header_token_count: MD_HEAD.length,
+      header: { start_index: 0, end_index: MD_HEAD.length },
+    });
     assert.equal(chunks[0]!.token_count, MD.length);
   });
 
@@ -44,19 +51,31 @@ describe('markdown tables', () => {
 
   test('rows are packed while header + rows fit (a group that exactly fits stays whole)', async () => {
     const chunks = await chunk(MD, { chunk_size: MD_HEAD.length + 27 });
-    assert.deepEqual(shape(chunks), [[MD_HEAD + '| apple | 3 |\n| pear | 5 |\n', null, 'table'], ['| plum | 7 |\n', MD_HEAD, 'table']]);
+    assert.deepEqual(shape(chunks), [
+      [MD_HEAD + '| apple | 3 |\n| pear | 5 |\n', null, 'table'],
+      ['| plum | 7 |\n', MD_HEAD, 'table'],
+    ]);
   });
 
   test('a row larger than chunk_size is a chunk of its own, never cut', async () => {
     const big = '| h |\n|---|\n| ' + 'x'.repeat(50) + ' |\n| y |\n';
     const chunks = await chunk(big, { chunk_size: 20 });
-    assert.deepEqual(shape(chunks), [['| h |\n|---|\n| ' + 'x'.repeat(50) + ' |\n', null, 'table'], ['| y |\n', '| h |\n|---|\n', 'table']]);
+    assert.deepEqual(shape(chunks), [
+      ['| h |\n|---|\n| ' + 'x'.repeat(50) + ' |\n', null, 'table'],
+      ['| y |\n', '| h |\n|---|\n', 'table'],
+    ]);
   });
 
   test("tokenizer 'row': chunk_size counts data rows, token_count is the chunk's rows", async () => {
     const chunks = await chunk(MD, { tokenizer: 'row', chunk_size: 2 });
-    assert.deepEqual(shape(chunks), [[MD_HEAD + '| apple | 3 |\n| pear | 5 |\n', null, 'table'], ['| plum | 7 |\n', MD_HEAD, 'table']]);
-    assert.deepEqual(chunks.map((c) => c.token_count), [2, 1]);
+    assert.deepEqual(shape(chunks), [
+      [MD_HEAD + '| apple | 3 |\n| pear | 5 |\n', null, 'table'],
+      ['| plum | 7 |\n', MD_HEAD, 'table'],
+    ]);
+    assert.deepEqual(
+      chunks.map((c) => c.token_count),
+      [2, 1],
+    );
     assert.equal((chunks[0]!.metadata as Record<string, unknown>).header_token_count, undefined);
   });
 
@@ -123,7 +142,16 @@ describe('HTML tables', () => {
     const [t] = findTables(text);
     const row1 = text.indexOf('<tr><td>1');
     const row2 = text.indexOf('<tr><td>2');
-    assert.deepEqual({ header: t!.header, rows: t!.rows }, { header: { start: 2, end: row1 }, rows: [{ start: row1, end: row2 }, { start: row2, end: text.indexOf('</TABLE>') }] });
+    assert.deepEqual(
+      { header: t!.header, rows: t!.rows },
+      {
+        header: { start: 2, end: row1 },
+        rows: [
+          { start: row1, end: row2 },
+          { start: row2, end: text.indexOf('</TABLE>') },
+        ],
+      },
+    );
     assert.equal(t!.end, text.indexOf(' y'));
     const [u] = findTables('<table><tr><td>1</td></tr><tr><td>2</td></tr></table>');
     assert.deepEqual(u!.header, { start: 0, end: 7 });
@@ -132,7 +160,10 @@ describe('HTML tables', () => {
 
   test('tolerant: unclosed rows and an unclosed table; a nested table stays inside its row', () => {
     const [t] = findTables('<table><tr><th>h<tr><td>1<tr><td>2');
-    assert.deepEqual(t!.rows, [{ start: 16, end: 25 }, { start: 25, end: 34 }]);
+    assert.deepEqual(t!.rows, [
+      { start: 16, end: 25 },
+      { start: 25, end: 34 },
+    ]);
     assert.equal(t!.end, 34);
     const nested = '<table><tr><td><table><tr><td>in</td></tr></table></td></tr><tr><td>2</td></tr></table>';
     const [n] = findTables(nested);
@@ -150,16 +181,24 @@ describe('HTML tables', () => {
 
 describe('properties (random documents of markdown and HTML tables and prose)', () => {
   const cell = fc.constantFrom('a', 'bb', '日本', '🦛', 'é', '1', 'x y', '👨‍👩‍👧');
-  const mdTable = fc.record({ cols: fc.integer({ min: 1, max: 3 }), rows: fc.array(fc.array(cell, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }), crlf: fc.boolean() }).map(({ cols, rows, crlf }) => {
-    const nl = crlf ? '\r\n' : '\n';
-    const line = (cells: string[]) => '| ' + cells.slice(0, cols).join(' | ') + ' |' + nl;
-    return line(['h1', 'h2', 'h3']) + '|' + '---|'.repeat(cols) + nl + rows.map(line).join('');
-  });
-  const htmlTable = fc.record({ thead: fc.boolean(), rows: fc.array(fc.array(cell, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 }) }).map(({ thead, rows }) => {
-    const head = '<tr><th>h</th></tr>';
-    const body = rows.map((r) => '<tr>' + r.map((c) => `<td>${c}</td>`).join('') + '</tr>\n').join('');
-    return `<table>${thead ? `<thead>${head}</thead><tbody>` : head}\n${body}${thead ? '</tbody>' : ''}</table>\n`;
-  });
+  const mdTable = fc
+    .record({
+      cols: fc.integer({ min: 1, max: 3 }),
+      rows: fc.array(fc.array(cell, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }),
+      crlf: fc.boolean(),
+    })
+    .map(({ cols, rows, crlf }) => {
+      const nl = crlf ? '\r\n' : '\n';
+      const line = (cells: string[]) => '| ' + cells.slice(0, cols).join(' | ') + ' |' + nl;
+      return line(['h1', 'h2', 'h3']) + '|' + '---|'.repeat(cols) + nl + rows.map(line).join('');
+    });
+  const htmlTable = fc
+    .record({ thead: fc.boolean(), rows: fc.array(fc.array(cell, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 }) })
+    .map(({ thead, rows }) => {
+      const head = '<tr><th>h</th></tr>';
+      const body = rows.map((r) => '<tr>' + r.map((c) => `<td>${c}</td>`).join('') + '</tr>\n').join('');
+      return `<table>${thead ? `<thead>${head}</thead><tbody>` : head}\n${body}${thead ? '</tbody>' : ''}</table>\n`;
+    });
   const prose = fc.constantFrom('Some text.\n', 'Ünïcödé 🦛 line\n', '\n', '日本語の文です。\n', 'a | b not a table\n');
   const doc = fc.array(fc.oneof(mdTable, htmlTable, prose), { minLength: 1, maxLength: 6 }).map((p) => p.join(''));
   const config = fc.oneof(
@@ -211,11 +250,17 @@ describe("on a processed document: the chef's table spans", () => {
     const table = registry.get('chunker', 'table');
     const doc = await runChef(registry.get('chef', 'markdown'), {}, { text: DOC });
     const config = table.validateConfig({});
-    const withSpans = (await chunkWith(table, config, doc.text, 'utf16', { structures: [doc.structure] })) as { text: string; metadata: Record<string, unknown> }[];
+    const withSpans = (await chunkWith(table, config, doc.text, 'utf16', { structures: [doc.structure] })) as {
+      text: string;
+      metadata: Record<string, unknown>;
+    }[];
     const plain = (await chunkWith(table, config, DOC, 'utf16')) as { text: string; metadata: Record<string, unknown> }[];
     assert.equal(plain.filter((c) => c.metadata.kind === 'table').length, 2, 'alone, the chunker takes the code block for a table');
     const tables = withSpans.filter((c) => c.metadata.kind === 'table');
-    assert.deepEqual(tables.map((c) => c.text), ['| a | b |\n|---|---|\n| 1 | 2 |']);
+    assert.deepEqual(
+      tables.map((c) => c.text),
+      ['| a | b |\n|---|---|\n| 1 | 2 |'],
+    );
     assert.deepEqual(tables[0]!.metadata.headings, ['Data']);
   });
 });

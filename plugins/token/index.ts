@@ -7,7 +7,8 @@ export const TokenConfig = Type.Object({
   chunk_overlap: Type.Number({
     default: 0,
     minimum: 0,
-    description: 'Tokens shared by consecutive chunks: a whole number below chunk_size, or a fraction in (0, 1) of chunk_size. It may repeat a token in at most 64 chunks (chunk_overlap ≤ chunk_size − chunk_size/64).',
+    description:
+      'Tokens shared by consecutive chunks: a whole number below chunk_size, or a fraction in (0, 1) of chunk_size. It may repeat a token in at most 64 chunks (chunk_overlap ≤ chunk_size − chunk_size/64).',
   }),
 });
 

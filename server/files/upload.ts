@@ -34,18 +34,33 @@ const EXAMPLE = "curl -F 'file=@notes.md' …/v1/files";
 export function readUpload(req: IncomingMessage, maxBytes: number, signal?: AbortSignal, reservation?: Reservation): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `POST /v1/files takes multipart/form-data with one part named '${FILE_PART}' (got Content-Type '${type || 'none'}'), e.g. ${EXAMPLE}.`));
+    return Promise.reject(
+      new ChunkdError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `POST /v1/files takes multipart/form-data with one part named '${FILE_PART}' (got Content-Type '${type || 'none'}'), e.g. ${EXAMPLE}.`,
+      ),
+    );
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
-    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `POST /v1/files takes an uncompressed body (got Content-Encoding '${encoding}'): send the file as is; compressed formats such as .docx are fine.`));
+    return Promise.reject(
+      new ChunkdError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `POST /v1/files takes an uncompressed body (got Content-Encoding '${encoding}'): send the file as is; compressed formats such as .docx are fine.`,
+      ),
+    );
   }
   let parser: busboy.Busboy;
   try {
     // busboy stops a file as it reaches fileSize: one byte more than the cap tells a file at the cap from one over it.
     parser = busboy({ headers: req.headers, limits: { fileSize: maxBytes + 1, files: 1, fields: 16, fieldSize: 64 * 1024, parts: 17 } });
   } catch (e) {
-    return Promise.reject(new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`));
+    return Promise.reject(
+      new ChunkdError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `The multipart body cannot be read (${(e as Error).message}): send multipart/form-data with a boundary, e.g. ${EXAMPLE}.`,
+      ),
+    );
   }
   const declared = Number(req.headers['content-length'] ?? 0) || 0;
   return new Promise<Upload>((resolve, reject) => {
@@ -86,9 +101,18 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
     });
     parser.on('field', (field, value) => {
       if (field !== FILE_PART) fields[field] = value;
-      if (field === FILE_PART) fail(validationError(['body', FILE_PART], `The '${FILE_PART}' part is a plain field: send it as a file (with a filename in its Content-Disposition), e.g. ${EXAMPLE}.`, 'file_part_not_file'));
+      if (field === FILE_PART)
+        fail(
+          validationError(
+            ['body', FILE_PART],
+            `The '${FILE_PART}' part is a plain field: send it as a file (with a filename in its Content-Disposition), e.g. ${EXAMPLE}.`,
+            'file_part_not_file',
+          ),
+        );
     });
-    parser.on('filesLimit', () => fail(validationError(['body', FILE_PART], `The body holds more than one file: upload one file per request.`, 'file_part_many')));
+    parser.on('filesLimit', () =>
+      fail(validationError(['body', FILE_PART], `The body holds more than one file: upload one file per request.`, 'file_part_many')),
+    );
     parser.on('partsLimit', () => fail(validationError(['body'], `The body holds too many parts: send one part named '${FILE_PART}'.`, 'parts_many')));
     parser.on('error', (e: Error) => fail(malformed(e)));
     parser.on('close', () => {
@@ -107,7 +131,14 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
       if (settled) return;
       read += chunk.length;
       if (read > limit) {
-        return fail(tooLarge(`The multipart body is larger than the file limit plus ${FRAMING_BYTES} bytes for the framing and small fields`, `${limit} bytes`, MAX_FILE_BYTES, 'Upload a smaller file, without large fields or data around it'));
+        return fail(
+          tooLarge(
+            `The multipart body is larger than the file limit plus ${FRAMING_BYTES} bytes for the framing and small fields`,
+            `${limit} bytes`,
+            MAX_FILE_BYTES,
+            'Upload a smaller file, without large fields or data around it',
+          ),
+        );
       }
       try {
         reservation?.cover(read);
@@ -128,7 +159,12 @@ export function readUpload(req: IncomingMessage, maxBytes: number, signal?: Abor
   });
 }
 
-const malformed = (e: Error) => validationError(['body'], `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`, 'multipart_invalid');
+const malformed = (e: Error) =>
+  validationError(
+    ['body'],
+    `The multipart body is malformed (${e.message}): send multipart/form-data with one part named '${FILE_PART}', e.g. ${EXAMPLE}.`,
+    'multipart_invalid',
+  );
 
 /** The 413 of a file over --max-file-bytes, whether its Content-Length says so up front or its bytes do as they arrive. */
 export const fileTooLarge = (max: number) => tooLarge('The file is larger than this server accepts', `${max} bytes`, MAX_FILE_BYTES, 'Upload a smaller file');

@@ -29,7 +29,10 @@ export function bodySource(req: IncomingMessage, settings: Pick<Settings, 'maxJo
   else if (encoding === 'deflate') decoder = createInflate();
   else if (encoding === 'br') decoder = createBrotliDecompress();
   else if (encoding !== 'identity' && encoding !== '') {
-    throw new ChunkdError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}': send the body uncompressed, or compressed with gzip, deflate or br.`);
+    throw new ChunkdError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Unsupported Content-Encoding '${encoding}': send the body uncompressed, or compressed with gzip, deflate or br.`,
+    );
   }
   let failure: Error | undefined;
   let wire = 0;
@@ -43,7 +46,17 @@ export function bodySource(req: IncomingMessage, settings: Pick<Settings, 'maxJo
         req.pause();
       }
     });
-    decoder.on('error', () => (failure ??= new ChunkdError('VALIDATION', [{ loc: ['body'], msg: `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`, type: 'json_invalid' }])));
+    decoder.on(
+      'error',
+      () =>
+        (failure ??= new ChunkdError('VALIDATION', [
+          {
+            loc: ['body'],
+            msg: `The body is not valid ${encoding} data: send it compressed as its Content-Encoding says, or uncompressed without one.`,
+            type: 'json_invalid',
+          },
+        ])),
+    );
     req.pipe(decoder);
   }
   const source: Readable = decoder ?? req;

@@ -3,10 +3,9 @@ import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import { INLINE_MAX_CHARS } from '../../kernel/engine/index.js';
 import { matchedRoute } from '../dispatch.js';
-import { invalidJsonError } from '../../wire/strict-json.js';
+import { invalidJsonError, parseStrictJson } from '../../wire/strict-json.js';
 import { readBody } from '../read-body.js';
 import type { RouteDef } from '../route.js';
-import { parseStrictJson } from '../../wire/strict-json.js';
 import { settingText } from '../../service/settings.js';
 
 /** From this size on a body a worker can parse is handed to one unparsed: the pool's own threshold, in bytes. */
@@ -64,8 +63,15 @@ function parseJson(bytes: Buffer): unknown {
 
 /** The 413 of a body over its limit: a route's own (below --max-body-bytes), or --max-body-bytes, which it then names. */
 export function bodyTooLarge(limit: number | undefined, route?: RouteDef): ChunkdError {
-  if (route) return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit} bytes for ${route.method.toUpperCase()} ${route.path}; send a smaller body.`);
-  return new ChunkdError('TOO_LARGE', `The request body is larger than the limit of ${limit ?? 'the server'} bytes; send less per request or raise ${settingText('maxBodyBytes')}.`);
+  if (route)
+    return new ChunkdError(
+      'TOO_LARGE',
+      `The request body is larger than the limit of ${limit} bytes for ${route.method.toUpperCase()} ${route.path}; send a smaller body.`,
+    );
+  return new ChunkdError(
+    'TOO_LARGE',
+    `The request body is larger than the limit of ${limit ?? 'the server'} bytes; send less per request or raise ${settingText('maxBodyBytes')}.`,
+  );
 }
 
 /**

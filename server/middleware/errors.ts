@@ -1,8 +1,7 @@
-import { bodyTooLarge } from './body.js';
+import { bodyTooLarge, closeIfUnread } from './body.js';
 import type { Context, Next } from 'koa';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
-import { closeIfUnread } from './body.js';
 import { FORBIDDEN_KEY } from '../../wire/strict-json.js';
 
 /**
@@ -33,7 +32,9 @@ function toChunkdError(e: unknown): ChunkdError {
     return new ChunkdError('VALIDATION', [{ loc: ['body', '__proto__'], msg: FORBIDDEN_KEY, type: 'json_forbidden_key' }]);
   }
   if (http.type === 'entity.parse.failed' || (e instanceof SyntaxError && http.status === 400)) {
-    return new ChunkdError('VALIDATION', [{ loc: ['body'], msg: 'The body is not a valid JSON object: send one, e.g. {"text": "..."}.', type: 'json_invalid' }]);
+    return new ChunkdError('VALIDATION', [
+      { loc: ['body'], msg: 'The body is not a valid JSON object: send one, e.g. {"text": "..."}.', type: 'json_invalid' },
+    ]);
   }
   if (http.type === 'entity.too.large' || http.status === 413) {
     return bodyTooLarge(http.limit);

@@ -25,7 +25,14 @@ export function requestLog(logger: Logger) {
     } finally {
       const ms = performance.now() - started;
       const route = matchedRoute(ctx)?.path ?? null;
-      logger.log(ctx.status >= 500 ? 'error' : 'info', 'request', { id, method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(ms * 10) / 10 });
+      logger.log(ctx.status >= 500 ? 'error' : 'info', 'request', {
+        id,
+        method: ctx.method,
+        path: ctx.path,
+        route,
+        status: ctx.status,
+        duration_ms: Math.round(ms * 10) / 10,
+      });
     }
   };
 }

@@ -25,7 +25,8 @@ const SWAGGER_PAGE = page(
 );
 
 /** Swagger UI started from a file of its own, not an inline script: the Content-Security-Policy allows no inline script. */
-const SWAGGER_INIT = 'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: "BaseLayout" });\n';
+const SWAGGER_INIT =
+  'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: "BaseLayout" });\n';
 
 const REDOC_PAGE = page('chunkd — API reference', '', '<redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script>');
 
@@ -42,7 +43,17 @@ const html = (body: string) => (ctx: Context) => {
 
 /** Swagger UI and ReDoc served from the npm packages' own files: no CDN, works offline. */
 export const docsRoutes: RouteModule = () => {
-  const asset = (path: string, summary: string, handler: RouteDef['handler'], page?: string): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, public: true, page, responses: { 200: { description: summary } }, handler });
+  const asset = (path: string, summary: string, handler: RouteDef['handler'], page?: string): RouteDef => ({
+    method: 'get',
+    path,
+    summary,
+    tag: 'docs',
+    hidden: true,
+    public: true,
+    page,
+    responses: { 200: { description: summary } },
+    handler,
+  });
   return [
     asset('/docs', 'Swagger UI', html(SWAGGER_PAGE), 'docs'),
     asset('/redoc', 'ReDoc', html(REDOC_PAGE), 'redoc'),

@@ -31,7 +31,11 @@ export const evaluateRoutes: RouteModule = (deps) => {
     const issues: Issue[] = [];
     docs.forEach((d, i) => {
       if ((d.text === undefined) === (d.file === undefined)) {
-        issues.push({ loc: ['body', 'documents', i], msg: `Document '${d.id}' needs either text or file (an uploaded file's name), not ${d.text === undefined ? 'neither' : 'both'}.`, type: 'value_error' });
+        issues.push({
+          loc: ['body', 'documents', i],
+          msg: `Document '${d.id}' needs either text or file (an uploaded file's name), not ${d.text === undefined ? 'neither' : 'both'}.`,
+          type: 'value_error',
+        });
       }
     });
     if (issues.length) throw new ChunkdError('VALIDATION', issues);
@@ -41,7 +45,10 @@ export const evaluateRoutes: RouteModule = (deps) => {
         if (d.text !== undefined) return { id: d.id, text: d.text };
         const text = await files?.text(d.file!);
         if (text === undefined) {
-          throw new ChunkdError('NOT_FOUND', `Document '${d.id}': no file named '${d.file}'. Upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`);
+          throw new ChunkdError(
+            'NOT_FOUND',
+            `Document '${d.id}': no file named '${d.file}'. Upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`,
+          );
         }
         return { id: d.id, text };
       }),
@@ -88,7 +95,18 @@ export const evaluateRoutes: RouteModule = (deps) => {
       bodyName: 'EvaluateRequest',
       responses: {
         200: { description: 'One result per candidate and k.', schema: EvaluateResponse, ndjson: EvaluateLine },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
+        ...errorResponses(
+          'BAD_REQUEST',
+          'UNAUTHORIZED',
+          'FORBIDDEN',
+          'NOT_FOUND',
+          ...BODY_ERRORS,
+          'MISSING_EXTRA',
+          'NOT_CONFIGURED',
+          'UPSTREAM',
+          'TIMEOUT',
+          'UNAVAILABLE',
+        ),
       },
       // A large body is parsed and checked in a worker (service/evaluation/body.ts): its documents are never decoded or parsed on the event loop.
       rawBody: true,
@@ -99,7 +117,10 @@ export const evaluateRoutes: RouteModule = (deps) => {
           ignored = keys;
           setIgnoredKeys(ctx, keys);
         };
-        const body = ctx.state.rawBody && runsJobs(deps.executor) ? await evaluateBodyPooled({ ...takeRawBody(ctx), onIgnored }, deps.executor) : readEvaluateBody(ctx.request.body, onIgnored);
+        const body =
+          ctx.state.rawBody && runsJobs(deps.executor)
+            ? await evaluateBodyPooled({ ...takeRawBody(ctx), onIgnored }, deps.executor)
+            : readEvaluateBody(ctx.request.body, onIgnored);
         const k = Array.isArray(body.k) ? body.k : [body.k];
         checkBudget(body.documents.length, body.candidates.length, body.questions.length, deps.settings.maxEvalWork);
         const store = storeOf(body.retriever);
@@ -110,8 +131,20 @@ export const evaluateRoutes: RouteModule = (deps) => {
           checkStoreRetriever(stores(), store, k);
         }
         const documents = await readDocuments(body.documents);
-        checkTexts(documents.map((d) => d.text), deps.settings);
-        const spec: EvalSpec = { documents, questions: body.questions, retriever: body.retriever, embeddingModel: body.embedding_model, k, locate: body.locate, unit: body.offset_unit, detail: body.detail };
+        checkTexts(
+          documents.map((d) => d.text),
+          deps.settings,
+        );
+        const spec: EvalSpec = {
+          documents,
+          questions: body.questions,
+          retriever: body.retriever,
+          embeddingModel: body.embedding_model,
+          k,
+          locate: body.locate,
+          unit: body.offset_unit,
+          detail: body.detail,
+        };
         checkSpec(spec);
         checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
@@ -153,7 +186,14 @@ async function stream(
   try {
     line(await run((p) => line({ progress: p }), until));
   } catch (e) {
-    const error = isChunkdError(e) ? e : new ChunkdError(signal?.aborted ? 'TIMEOUT' : 'INTERNAL', signal?.aborted ? `The evaluation did not finish before the request deadline: send less, or raise ${settingText('requestTimeoutMs')}.` : 'The evaluation failed; see the server log.');
+    const error = isChunkdError(e)
+      ? e
+      : new ChunkdError(
+          signal?.aborted ? 'TIMEOUT' : 'INTERNAL',
+          signal?.aborted
+            ? `The evaluation did not finish before the request deadline: send less, or raise ${settingText('requestTimeoutMs')}.`
+            : 'The evaluation failed; see the server log.',
+        );
     if (!isChunkdError(e)) ctx.app.emit('error', e, ctx);
     line({ error: error.toJSON() });
   } finally {

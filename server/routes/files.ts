@@ -14,7 +14,10 @@ import { requestSignal } from '../middleware/deadline.js';
 import { settingOf, settingPairText } from '../../service/settings.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
-const FileName = Type.String({ description: 'The opaque id this server made for the file: send it back as `file.content`.', examples: ['file_0123456789abcdef0123456789abcdef'] });
+const FileName = Type.String({
+  description: 'The opaque id this server made for the file: send it back as `file.content`.',
+  examples: ['file_0123456789abcdef0123456789abcdef'],
+});
 
 /**
  * An uploaded file. `name`, `id` and `document` are one and the same opaque id, under each name
@@ -29,7 +32,10 @@ export const FileInfo = Type.Object({
   filename: Type.Union([Type.String(), Type.Null()], { description: "The client's file name, without directories: informational only." }),
   size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
   format: Type.String({ description: 'The chef that read the file (by the form field `chef`, else by extension, else by media type).' }),
-  text_chars: Type.Integer({ minimum: 0, description: 'Length of the extracted text in code points: the text every offset of a chunk request by file refers to.' }),
+  text_chars: Type.Integer({
+    minimum: 0,
+    description: 'Length of the extracted text in code points: the text every offset of a chunk request by file refers to.',
+  }),
   created_at: Timestamp,
   expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the file is deleted (then 404); null when files do not expire.' }),
 });
@@ -42,7 +48,12 @@ export const FileText = Type.Object({
 const UploadBody = Type.Object(
   {
     [FILE_PART]: Type.String({ format: 'binary', description: 'The file (.txt, .md, source code, and the other formats the chefs read), with a filename.' }),
-    chef: Type.Optional(Type.String({ description: 'The chef that reads the file (GET /v1/plugins lists them); by default, the one for its extension or media type.', examples: ['markdown'] })),
+    chef: Type.Optional(
+      Type.String({
+        description: 'The chef that reads the file (GET /v1/plugins lists them); by default, the one for its extension or media type.',
+        examples: ['markdown'],
+      }),
+    ),
   },
   { required: [FILE_PART] },
 );
@@ -51,12 +62,30 @@ const UploadBody = Type.Object(
 export const FILES_PAGE_MAX = 100;
 
 const FileListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX, default: FILES_PAGE_MAX, description: `Most files on this page (1–${FILES_PAGE_MAX}).` })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Where this page starts: the cursor of the previous answer's Link rel=\"next\" header. Without it, the newest files." })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: FILES_PAGE_MAX, default: FILES_PAGE_MAX, description: `Most files on this page (1–${FILES_PAGE_MAX}).` }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Where this page starts: the cursor of the previous answer\'s Link rel="next" header. Without it, the newest files.',
+    }),
+  ),
 });
 const readListQuery = queryReader<{ limit: number; cursor?: string }>(FileListQuery);
 
-export const fileInfo = (r: FileRecord) => ({ name: r.name, id: r.name, document: r.name, filename: r.filename, size: r.size, format: r.format, text_chars: r.text_chars, created_at: r.created_at, expires_at: r.expires_at });
+export const fileInfo = (r: FileRecord) => ({
+  name: r.name,
+  id: r.name,
+  document: r.name,
+  filename: r.filename,
+  size: r.size,
+  format: r.format,
+  text_chars: r.text_chars,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+});
 
 /** Uploads: POST /v1/files, then their metadata, their extracted text, and delete. */
 export const fileRoutes: RouteModule = ({ settings, services, executor, registry }) => {
@@ -94,7 +123,17 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       streamedBody: { mediaType: 'multipart/form-data', schema: UploadBody },
       responses: {
         201: { description: 'Stored.', schema: FileInfo },
-        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION', 'MISSING_EXTRA', 'INSUFFICIENT_STORAGE', 'TIMEOUT', 'UNAVAILABLE'),
+        ...errorResponses(
+          'UNAUTHORIZED',
+          'FORBIDDEN',
+          'TOO_LARGE',
+          'UNSUPPORTED_MEDIA_TYPE',
+          'VALIDATION',
+          'MISSING_EXTRA',
+          'INSUFFICIENT_STORAGE',
+          'TIMEOUT',
+          'UNAVAILABLE',
+        ),
       },
       async handler(ctx) {
         const length = Number(ctx.get('content-length') || 0);
@@ -129,7 +168,11 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
           .list({ limit: query.limit, after: query.cursor })
           .catch((e: unknown) => {
             if (!(e instanceof InvalidFileCursorError)) throw e;
-            throw validationError(['query', 'cursor'], 'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").', 'cursor_invalid');
+            throw validationError(
+              ['query', 'cursor'],
+              'cursor is not one this server gave: start again without it, then follow the Link header (rel="next").',
+              'cursor_invalid',
+            );
           });
         if (page.next) ctx.set('Link', `</v1/files?limit=${query.limit}&cursor=${page.next}>; rel="next"`);
         ctx.body = page.files.map(fileInfo);
@@ -148,7 +191,8 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
       method: 'get',
       path: '/v1/files/:name/text',
       summary: "An uploaded file's extracted text: the text chunk offsets refer to.",
-      description: 'A chunk request or pipeline run by `file` chunks exactly this text: `text.slice(start_index, end_index)` (in the request\'s offset_unit) is each chunk\'s text.',
+      description:
+        "A chunk request or pipeline run by `file` chunks exactly this text: `text.slice(start_index, end_index)` (in the request's offset_unit) is each chunk's text.",
       responses: { 200: { description: 'The extracted text.', schema: FileText }, ...errorResponses('UNAUTHORIZED', 'NOT_FOUND') },
       async handler(ctx) {
         const name = ctx.params.name!;
@@ -173,9 +217,10 @@ export const fileRoutes: RouteModule = ({ settings, services, executor, registry
 
 function notFound(name: string): ChunkdError {
   if (!isFileName(name)) {
-    return new ChunkdError('NOT_FOUND', `${JSON.stringify(name.slice(0, 80))} is not a file name this server gives (they look like file_<32 hex digits>): use the name POST /v1/files answered.`);
+    return new ChunkdError(
+      'NOT_FOUND',
+      `${JSON.stringify(name.slice(0, 80))} is not a file name this server gives (they look like file_<32 hex digits>): use the name POST /v1/files answered.`,
+    );
   }
   return new ChunkdError('NOT_FOUND', `No file named '${name}': it was never uploaded here, was deleted, or expired. Upload it again with POST /v1/files.`);
 }
-
-

@@ -46,7 +46,10 @@ export const jobRoutes: RouteModule = (deps) => {
       body: JobCreate,
       bodyName: 'JobCreate',
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
-      responses: { 202: { description: 'Queued.', schema: JobAccepted }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE') },
+      responses: {
+        202: { description: 'Queued.', schema: JobAccepted },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
         if (Number(ctx.get('content-length') || 0) > deps.settings.maxJobBytes) throw jobTooLarge(deps.settings);
         const intake = { registry: deps.registry, settings: deps.settings, pipelines: pipelines(), store: store(), stores: deps.services.stores };
@@ -120,5 +123,3 @@ export const jobRoutes: RouteModule = (deps) => {
     }),
   ];
 };
-
-

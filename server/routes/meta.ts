@@ -16,7 +16,10 @@ export const READY_TIMEOUT_MS = 3_000;
 async function answers(what: string, ping: () => Promise<void>, logger: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ChunkdError('UNAVAILABLE', `The ${what} did not answer within ${READY_TIMEOUT_MS} ms: retry in a moment.`, { 'Retry-After': '5' })), READY_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new ChunkdError('UNAVAILABLE', `The ${what} did not answer within ${READY_TIMEOUT_MS} ms: retry in a moment.`, { 'Retry-After': '5' })),
+      READY_TIMEOUT_MS,
+    );
   });
   try {
     await Promise.race([ping(), late]);
@@ -40,11 +43,17 @@ const PluginInfo = Type.Object({
   missing: Type.Array(Type.String(), { description: 'Packages to install for the plugin to work.' }),
   reads: Type.Optional(
     Type.Object(
-      { extensions: Type.Array(Type.String()), media_types: Type.Array(Type.String()), bytes_only: Type.Boolean({ description: 'It reads files only (a text is a 422).' }) },
+      {
+        extensions: Type.Array(Type.String()),
+        media_types: Type.Array(Type.String()),
+        bytes_only: Type.Boolean({ description: 'It reads files only (a text is a 422).' }),
+      },
       { description: 'Chefs only: the files an upload is routed to it by.' },
     ),
   ),
-  capabilities: Type.Optional(Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes only: whether it searches by vector, by text, or both.' })),
+  capabilities: Type.Optional(
+    Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes only: whether it searches by vector, by text, or both.' }),
+  ),
 });
 
 const AuthStatus = Type.Object({
@@ -77,7 +86,12 @@ export const RootIndex = Type.Object(
     refineries: RoutePaths('refinery'),
     pipelines: Type.String({ description: "The pipelines API (Chonkie's key)." }),
   },
-  { additionalProperties: Type.Array(Type.String(), { description: 'A further plugin kind, under the kind in the plural: the route of each plugin of that kind, or its name for a kind with no route of its own (handshakes: reached through the connections GET /v1/stores lists).' }) },
+  {
+    additionalProperties: Type.Array(Type.String(), {
+      description:
+        'A further plugin kind, under the kind in the plural: the route of each plugin of that kind, or its name for a kind with no route of its own (handshakes: reached through the connections GET /v1/stores lists).',
+    }),
+  },
 );
 
 /** The answer of GET /, derived from the registry and the routes served. */
@@ -143,7 +157,8 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
     method: 'get',
     path: '/ready',
     summary: 'Readiness: 200 when the pipelines database and the job queue answer, 503 with the reason when one does not.',
-    description: 'For load balancers and Kubernetes readiness probes: a replica whose database is unreachable is taken out of rotation, while /health (liveness) keeps it alive.',
+    description:
+      'For load balancers and Kubernetes readiness probes: a replica whose database is unreachable is taken out of rotation, while /health (liveness) keeps it alive.',
     tag: 'meta',
     public: true,
     responses: { 200: { description: 'Ready.', schema: Type.Object({ status: Type.Literal('ready') }) }, ...errorResponses('UNAVAILABLE') },
@@ -163,9 +178,23 @@ export const metaRoutes: RouteModule = ({ registry, settings, services, logger }
     handler(ctx) {
       ctx.body = registry.list().map((p) => {
         const missing = p.missing;
-        const reads = p.kind === 'chef' ? { reads: { extensions: p.manifest.extensions ?? [], media_types: p.manifest.mediaTypes ?? [], bytes_only: p.manifest.bytesOnly === true } } : {};
+        const reads =
+          p.kind === 'chef'
+            ? { reads: { extensions: p.manifest.extensions ?? [], media_types: p.manifest.mediaTypes ?? [], bytes_only: p.manifest.bytesOnly === true } }
+            : {};
         const capabilities = p.kind === 'handshake' ? { capabilities: p.manifest.capabilities } : {};
-        return { name: p.name, kind: p.kind, route: p.route, summary: p.manifest.summary, config: p.manifest.config, extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })), available: missing.length === 0, missing, ...reads, ...capabilities };
+        return {
+          name: p.name,
+          kind: p.kind,
+          route: p.route,
+          summary: p.manifest.summary,
+          config: p.manifest.config,
+          extras: p.manifest.extras.map((e) => ({ ...e, installed: e.packages.every(isInstalled) })),
+          available: missing.length === 0,
+          missing,
+          ...reads,
+          ...capabilities,
+        };
       });
     },
   },

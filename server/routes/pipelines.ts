@@ -54,7 +54,10 @@ export const pipelineRoutes: RouteModule = (deps) => {
       body: PipelineCreate,
       bodyName: 'PipelineCreate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 201: { description: 'Created.', schema: Pipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
+      responses: {
+        201: { description: 'Created.', schema: Pipeline },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
         const { name, description, steps } = await readPipeline(ctx.request.body, readCreate(ctx), writer);
         ctx.body = await createPipeline(writeDeps(), { name, description, steps: steps! }, requestSignal(ctx));
@@ -136,7 +139,18 @@ export const pipelineRoutes: RouteModule = (deps) => {
       bodyName: 'PipelineExecuteRequest',
       responses: {
         200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => firstChunkerAnswer(deps.registry) },
-        ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'NOT_CONFIGURED', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
+        ...errorResponses(
+          'BAD_REQUEST',
+          'UNAUTHORIZED',
+          'FORBIDDEN',
+          'NOT_FOUND',
+          ...BODY_ERRORS,
+          'MISSING_EXTRA',
+          'NOT_CONFIGURED',
+          'UPSTREAM',
+          'TIMEOUT',
+          'UNAVAILABLE',
+        ),
       },
       rawBody: true,
       documentInput: true,

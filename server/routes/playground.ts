@@ -23,7 +23,11 @@ interface Assets {
   version: string;
 }
 
-const withVersion = ({ js, css }: { js: string; css: string }): Assets => ({ js, css, version: createHash('sha256').update(js).update('\0').update(css).digest('hex').slice(0, 16) });
+const withVersion = ({ js, css }: { js: string; css: string }): Assets => ({
+  js,
+  css,
+  version: createHash('sha256').update(js).update('\0').update(css).digest('hex').slice(0, 16),
+});
 
 /**
  * The built server serves the bundle the build wrote. A server run from the sources (tests,
@@ -44,7 +48,10 @@ function loadAssets(): Promise<Assets> {
       const [js, css] = await Promise.all(['app.js', 'app.css'].map((f) => readFile(join(PLAYGROUND_DIST, f), 'utf8')));
       return withVersion({ js: js!, css: css! });
     } catch {
-      throw new ChunkdError('NOT_CONFIGURED', `The playground is not built (${PLAYGROUND_DIST} has no app.js or app.css): build the server with npm run build.`);
+      throw new ChunkdError(
+        'NOT_CONFIGURED',
+        `The playground is not built (${PLAYGROUND_DIST} has no app.js or app.css): build the server with npm run build.`,
+      );
     }
   })();
   // A failed build is retried on the next request rather than cached.
@@ -62,7 +69,17 @@ const asset = (key: 'js' | 'css', type: string) => async (ctx: Context) => {
 
 /** The playground page (public like /docs: the page holds no data; its API calls carry the key). */
 export const playgroundRoutes: RouteModule = () => {
-  const route = (path: string, summary: string, handler: RouteDef['handler'], page?: string): RouteDef => ({ method: 'get', path, summary, tag: 'docs', hidden: true, public: true, page, responses: { 200: { description: summary } }, handler });
+  const route = (path: string, summary: string, handler: RouteDef['handler'], page?: string): RouteDef => ({
+    method: 'get',
+    path,
+    summary,
+    tag: 'docs',
+    hidden: true,
+    public: true,
+    page,
+    responses: { 200: { description: summary } },
+    handler,
+  });
   return [
     route(
       '/playground',

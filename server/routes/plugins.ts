@@ -1,10 +1,9 @@
 import type { Context } from 'koa';
 import { isThenable, type Maybe } from '../../kernel/engine/index.js';
 import { KINDS } from '../../kernel/plugin.js';
-import { runsInline, runsJobs } from '../../kernel/engine/index.js';
+import { runsInline, runsJobs, docWeight, recipeCost } from '../../kernel/engine/index.js';
 import type { Plugin, RoutedPlugin } from '../../kernel/registry.js';
 import { parseRequest } from '../../kernel/request.js';
-import { docWeight, recipeCost } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../../service/files/document-input.js';
 import type { FileStore } from '../../service/files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -35,8 +34,22 @@ function pluginRoute(plugin: RoutedPlugin, deps: AppDeps): RouteDef {
     bodyName: `${pascal(plugin.name)}${plugin.kind === 'chunker' ? 'Chunk' : 'Refine'}Request`,
     examples: plugin.manifest.examples,
     responses: {
-      200: { description: `The chunks.${NDJSON_NOTE}`, schema: ChunkResult, ndjson: NdjsonLine, example: () => exampleAnswers(registry).get(`${plugin.kind}:${plugin.name}`) },
-      ...errorResponses('BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', ...(plugin.kind === 'chunker' ? (['NOT_FOUND'] as const) : []), ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT', ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : [])),
+      200: {
+        description: `The chunks.${NDJSON_NOTE}`,
+        schema: ChunkResult,
+        ndjson: NdjsonLine,
+        example: () => exampleAnswers(registry).get(`${plugin.kind}:${plugin.name}`),
+      },
+      ...errorResponses(
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        ...(plugin.kind === 'chunker' ? (['NOT_FOUND'] as const) : []),
+        ...BODY_ERRORS,
+        'MISSING_EXTRA',
+        'TIMEOUT',
+        ...(plugin.manifest.network ? (['NOT_CONFIGURED', 'UPSTREAM'] as const) : []),
+      ),
     },
     rawBody: true,
     documentInput: plugin.kind === 'chunker',

@@ -39,7 +39,11 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
     bodyName: `${pascal(chef.name)}ProcessRequest`,
     examples: chef.manifest.examples,
     responses: {
-      200: { description: 'The processed document: its text, and spans of it (offsets in offset_unit).', schema: ProcessedDocument, example: () => exampleAnswers(registry).get(`chef:${chef.name}`) },
+      200: {
+        description: 'The processed document: its text, and spans of it (offsets in offset_unit).',
+        schema: ProcessedDocument,
+        example: () => exampleAnswers(registry).get(`chef:${chef.name}`),
+      },
       ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'MISSING_EXTRA', 'TIMEOUT'),
     },
     documentInput: true,
@@ -72,6 +76,5 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
     },
   };
 }
-
 
 const pascal = (name: string) => name.replace(/(^|[-_])([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());

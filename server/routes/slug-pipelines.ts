@@ -42,14 +42,22 @@ const VALIDATE_KEYS = new Set(Object.keys(StepsValidate.properties));
 const VALIDATE_EXAMPLE = '{"steps": [{"type": "chunk", "component": "recursive", "chunk_size": 512}]}';
 
 /** A stored pipeline as the slug API shows it. */
-const shownWith = (registry: Registry, stores: StoresService | undefined) => (p: PipelineRecord) => ({ id: p.id, slug: p.name, description: p.description, steps: p.steps.map((s) => toFlat(s, registry, stores)), created_at: p.created_at, updated_at: p.updated_at });
+const shownWith = (registry: Registry, stores: StoresService | undefined) => (p: PipelineRecord) => ({
+  id: p.id,
+  slug: p.name,
+  description: p.description,
+  steps: p.steps.map((s) => toFlat(s, registry, stores)),
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});
 
 /** A 422 of the slug API: each problem names its step (service/pipelines/flat-steps.ts). */
 async function explained<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
-    if (isChunkdError(e) && e.code === 'VALIDATION' && Array.isArray(e.detail)) throw new ChunkdError('VALIDATION', explainIssues(e.detail, ctx.request.body), e.headers);
+    if (isChunkdError(e) && e.code === 'VALIDATION' && Array.isArray(e.detail))
+      throw new ChunkdError('VALIDATION', explainIssues(e.detail, ctx.request.body), e.headers);
     throw e;
   }
 }
@@ -60,7 +68,10 @@ async function slugConflict<T>(slug: string, write: () => Promise<T>): Promise<T
     return await write();
   } catch (e) {
     if (isChunkdError(e) && e.code === 'CONFLICT') {
-      throw new ChunkdError('CONFLICT', `A pipeline with the slug '${slug}' already exists: choose another slug, or update that one (PUT /v1/pipeline/${slug}).`);
+      throw new ChunkdError(
+        'CONFLICT',
+        `A pipeline with the slug '${slug}' already exists: choose another slug, or update that one (PUT /v1/pipeline/${slug}).`,
+      );
     }
     throw e;
   }
@@ -104,11 +115,15 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       method: 'post',
       path: '/v1/pipeline',
       summary: "Create a pipeline by slug, with flat steps (Chonkie's cloud API); 200, as its clients expect.",
-      description: "Checked as POST /v1/pipelines checks; a 422 names each step's problem. A slug that is taken is a 409 (Chonkie's Python client then updates it).",
+      description:
+        "Checked as POST /v1/pipelines checks; a 422 names each step's problem. A slug that is taken is a 409 (Chonkie's Python client then updates it).",
       body: SlugPipelineCreate,
       bodyName: 'SlugPipelineCreate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 200: { description: 'Created.', schema: SlugPipeline }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE') },
+      responses: {
+        200: { description: 'Created.', schema: SlugPipeline },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
         const { slug, description, steps } = await explained(ctx, () => readPipeline(ctx.request.body, readCreate(ctx), writer));
         ctx.body = shown(await slugConflict(slug, () => createPipeline(writeDeps(), { name: slug, description, steps: steps! }, requestSignal(ctx))));
@@ -126,7 +141,12 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         200: {
           description: 'One page of pipelines.',
           schema: SlugPipelineList,
-          headers: { 'X-Chunkd-Omitted': { description: 'Pipelines of this page left out because their names are not slugs, when any are.', schema: Type.Integer({ minimum: 1 }) } },
+          headers: {
+            'X-Chunkd-Omitted': {
+              description: 'Pipelines of this page left out because their names are not slugs, when any are.',
+              schema: Type.Integer({ minimum: 1 }),
+            },
+          },
         },
         ...errorResponses('UNAUTHORIZED', 'VALIDATION', 'UNAVAILABLE'),
       },
@@ -141,11 +161,15 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       method: 'post',
       path: '/v1/pipeline/validate',
       summary: 'Check steps without storing them: 200 with {valid, message, errors}, invalid steps included.',
-      description: "The checks of a create. Invalid steps are this route's answer (valid: false, each error naming its step), never a 422; only a body that is not a JSON object is one.",
+      description:
+        "The checks of a create. Invalid steps are this route's answer (valid: false, each error naming its step), never a 422; only a body that is not a JSON object is one.",
       body: StepsValidate,
       bodyName: 'StepsValidate',
       maxBodyBytes: pipelineBodyLimit,
-      responses: { 200: { description: 'Whether the steps are valid, and why not.', schema: StepsValidation }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', ...BODY_ERRORS, 'TIMEOUT') },
+      responses: {
+        200: { description: 'Whether the steps are valid, and why not.', schema: StepsValidation },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', ...BODY_ERRORS, 'TIMEOUT'),
+      },
       async handler(ctx) {
         const { body, ignored } = readObjectBody(ctx.request.body, VALIDATE_KEYS, VALIDATE_EXAMPLE);
         if (ignored.length) setIgnoredKeys(ctx, ignored);
@@ -187,7 +211,9 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
         if (body.slug !== undefined) changes.name = body.slug;
         if (body.description !== undefined) changes.description = body.description;
         if (body.steps !== undefined) changes.steps = body.steps;
-        const updated = await slugConflict(changes.name ?? stored.name, () => updatePipeline(writeDeps(), stored, changes, 'description, steps and slug', requestSignal(ctx)));
+        const updated = await slugConflict(changes.name ?? stored.name, () =>
+          updatePipeline(writeDeps(), stored, changes, 'description, steps and slug', requestSignal(ctx)),
+        );
         if (!updated) throw new ChunkdError('NOT_FOUND', `Pipeline '${stored.name}' was deleted meanwhile: create it again (POST /v1/pipeline).`);
         ctx.body = shown(updated);
       },
@@ -209,7 +235,8 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
     route({
       method: 'post',
       path: '/v1/pipeline/:slug',
-      summary: 'Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → one flat list in input order, each chunk\'s metadata.document its text\'s index (`nested: true`: one list per text).',
+      summary:
+        "Run a pipeline, by slug: `{text}` → {chunks: [...]}; a list of texts → one flat list in input order, each chunk's metadata.document its text's index (`nested: true`: one list per text).",
       description:
         "The same run as POST /v1/pipelines/{id}/execute (same limits, offset_unit and return_type), its answer under `chunks`. For a list of texts, `chunks` is one flat list, as Chonkie's Python client reads it " +
         '(`Pipeline.run` makes one Chunk of each item, keeping `metadata`): the chunks of text 0, then of text 1, …, each with `metadata.document` set to its text\'s index. `"nested": true` answers one list per text instead.',

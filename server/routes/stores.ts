@@ -38,7 +38,13 @@ export const storeRoutes: RouteModule = (deps) => {
     if (connection.length) throw new ChunkdError('VALIDATION', connection);
     const body = checkSearch(raw, onIgnored);
     if ((body.query === undefined) === (body.embedding === undefined)) {
-      throw new ChunkdError('VALIDATION', [{ loc: ['body'], msg: `Send either query (a text) or embedding (a vector), not ${body.query === undefined ? 'neither' : 'both'}.`, type: 'value_error' }]);
+      throw new ChunkdError('VALIDATION', [
+        {
+          loc: ['body'],
+          msg: `Send either query (a text) or embedding (a vector), not ${body.query === undefined ? 'neither' : 'both'}.`,
+          type: 'value_error',
+        },
+      ]);
     }
     return body;
   });
@@ -48,9 +54,18 @@ export const storeRoutes: RouteModule = (deps) => {
       method: 'get',
       path: '/v1/stores',
       summary: "The server's store connections and their collections (never a URL, path or secret).",
-      responses: { 200: { description: 'Each connection: its handshake, whether it is local to this replica, and its collections.', schema: StoreList }, ...errorResponses('UNAUTHORIZED', 'UNAVAILABLE') },
+      responses: {
+        200: { description: 'Each connection: its handshake, whether it is local to this replica, and its collections.', schema: StoreList },
+        ...errorResponses('UNAUTHORIZED', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
-        ctx.body = (await stores().list()).map(({ name, handshake, local, collections, error }) => ({ name, handshake, local, collections, ...(error === undefined ? {} : { error }) }));
+        ctx.body = (await stores().list()).map(({ name, handshake, local, collections, error }) => ({
+          name,
+          handshake,
+          local,
+          collections,
+          ...(error === undefined ? {} : { error }),
+        }));
       },
     }),
     route({
@@ -60,7 +75,10 @@ export const storeRoutes: RouteModule = (deps) => {
       body: StoreSearch,
       bodyName: 'StoreSearch',
       maxBodyBytes: SEARCH_BODY_BYTES,
-      responses: { 200: { description: 'The chunks, best first.', schema: SearchResult }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'MISSING_EXTRA', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE') },
+      responses: {
+        200: { description: 'The chunks, best first.', schema: SearchResult },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'MISSING_EXTRA', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
         const body = readSearch(ctx)(ctx.request.body);
         const hits = await stores().search(ctx.params.name!, body);
@@ -71,7 +89,10 @@ export const storeRoutes: RouteModule = (deps) => {
       method: 'delete',
       path: '/v1/stores/:name/collections/:collection/documents/:document',
       summary: "Delete a document's chunks from a collection: they are gone from search.",
-      responses: { 204: { description: 'Deleted (also when the collection held none of its chunks); no body.' }, ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE') },
+      responses: {
+        204: { description: 'Deleted (also when the collection held none of its chunks); no body.' },
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'UNAVAILABLE'),
+      },
       async handler(ctx) {
         const { name, collection, document } = ctx.params;
         await stores().deleteDocument(name!, collection!, document!);

@@ -19,4 +19,3 @@ export function sendJsonBytes(ctx: Context, parts: Uint8Array[]): void {
     ctx.length = buffers.reduce((n, b) => n + b.length, 0);
   }
 }
-

@@ -72,7 +72,15 @@ export async function streamDocuments(ctx: Context, docs: Documents, concurrency
   }
 }
 
-async function answer(res: Context['res'], docs: Documents, concurrency: number, signal: AbortSignal, deadline: AbortSignal, gone: AbortSignal, onBug: (e: unknown) => void) {
+async function answer(
+  res: Context['res'],
+  docs: Documents,
+  concurrency: number,
+  signal: AbortSignal,
+  deadline: AbortSignal,
+  gone: AbortSignal,
+  onBug: (e: unknown) => void,
+) {
   let ended = false;
   /** One line, in parts: a document's chunks are the runner's bytes, written as they are (never parsed or stringified here). */
   const write = async (...parts: (string | Uint8Array)[]) => {
@@ -91,7 +99,10 @@ async function answer(res: Context['res'], docs: Documents, concurrency: number,
   if (deadline.aborted && !gone.aborted) {
     // Past the deadline the answer ends now, one TIMEOUT line per document left; work on this
     // thread that cannot be interrupted finishes unseen (pool tasks were cancelled by the signal).
-    const reason = deadline.reason instanceof ChunkdError ? deadline.reason : new ChunkdError('TIMEOUT', 'The request took too long and was abandoned: send less per request.');
+    const reason =
+      deadline.reason instanceof ChunkdError
+        ? deadline.reason
+        : new ChunkdError('TIMEOUT', 'The request took too long and was abandoned: send less per request.');
     for (let index = 0; index < docs.total; index++) if (!answered.has(index)) await json({ index, error: reason.toJSON() });
   }
   ended = true;

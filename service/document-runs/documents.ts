@@ -9,12 +9,10 @@
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import type { Maybe } from '../../kernel/engine/index.js';
+import type { Maybe, Executor, Doc, Recipe, Runner, StructuredDoc } from '../../kernel/engine/index.js';
 import type { Plugin } from '../../kernel/registry.js';
 import { chunkLists, type ParsedRequest } from '../../kernel/request.js';
-import { isBlank } from '../../kernel/engine/index.js';
-import { type Executor } from '../../kernel/engine/index.js';
-import { docWeight, type Doc, type Recipe, type Runner, type StructuredDoc } from '../../kernel/engine/index.js';
+import { isBlank, docWeight } from '../../kernel/engine/index.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
 import { documentIds, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
@@ -44,12 +42,19 @@ export async function preparedDocuments(recipe: Recipe, docs: Doc[], list: boole
 }
 
 /** A chunker request (a single text is a batch of one); `structure`: the single text is a processed document (an uploaded file's). */
-export function chunkerDocuments(plugin: Plugin, req: ParsedRequest, executor: Executor, limits: Limits, structure?: StructuredDoc['structure']): Maybe<Documents> {
+export function chunkerDocuments(
+  plugin: Plugin,
+  req: ParsedRequest,
+  executor: Executor,
+  limits: Limits,
+  structure?: StructuredDoc['structure'],
+): Maybe<Documents> {
   const input = req.input as string | string[];
   checkTexts(input, limits);
   const texts = list(input);
   const docs: Doc[] = structure && texts.length === 1 ? [{ text: texts[0]!, structure }] : texts;
-  const made = () => documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, docs, Array.isArray(input));
+  const made = () =>
+    documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, docs, Array.isArray(input));
   // A config the plugin refuses (a cross-field rule) is the whole request's error, not every document's; a built one is not waited for.
   return texts.every(isBlank) || plugin.builtInstance(req.config) ? made() : plugin.instance(req.config).then(made);
 }
@@ -59,7 +64,8 @@ export function refineryDocuments(plugin: Plugin, req: ParsedRequest, executor: 
   const input = req.input as (Chunk | Chunk[])[];
   checkChunks(input, limits);
   const { lists, nested } = chunkLists(input);
-  const made = () => documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, lists, nested);
+  const made = () =>
+    documents(runnerOf(executor, limits), { steps: [{ plugin, config: req.config }], unit: req.unit, returnType: req.returnType }, lists, nested);
   return lists.every((l) => l.length === 0) || plugin.builtInstance(req.config) ? made() : plugin.instance(req.config).then(made);
 }
 
@@ -100,7 +106,11 @@ export interface EachOptions {
  * the others go on. Resolves once no document is running; a document cancelled by the signal
  * gives no line.
  */
-export async function eachDocument(docs: Documents, onLine: (line: DocumentLine) => void | Promise<void>, { concurrency, signal, onBug }: EachOptions): Promise<void> {
+export async function eachDocument(
+  docs: Documents,
+  onLine: (line: DocumentLine) => void | Promise<void>,
+  { concurrency, signal, onBug }: EachOptions,
+): Promise<void> {
   try {
     await docs.runner.each(
       docs.recipe,

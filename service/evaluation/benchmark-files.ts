@@ -50,7 +50,10 @@ export function readBenchmark(corporaDir: string, questionsFile: string, read: R
       throw new BenchmarkFormatError(`${line}: references must be a JSON list of {"content", "start_index", "end_index"} with whole-number offsets.`);
     }
     if (!ids.includes(corpus)) ids.push(corpus);
-    return { question, references: refs.map((r: { start_index: number; end_index: number }) => ({ document: corpus, start_index: r.start_index, end_index: r.end_index })) };
+    return {
+      question,
+      references: refs.map((r: { start_index: number; end_index: number }) => ({ document: corpus, start_index: r.start_index, end_index: r.end_index })),
+    };
   });
   const root = resolve(corporaDir);
   const documents = ids.map((id) => {
@@ -58,13 +61,16 @@ export function readBenchmark(corporaDir: string, questionsFile: string, read: R
     // A corpus_id names a file in the corpora folder, never one outside it (../../etc/passwd).
     const inside = relative(root, resolve(file));
     if (inside.startsWith('..') || isAbsolute(inside)) {
-      throw new BenchmarkFormatError(`The questions name corpus '${id}', which is outside ${corporaDir}: a corpus_id is the name of a file in that folder, without .md.`);
+      throw new BenchmarkFormatError(
+        `The questions name corpus '${id}', which is outside ${corporaDir}: a corpus_id is the name of a file in that folder, without .md.`,
+      );
     }
     try {
       return { id, text: read(file, `corpus '${id}'`).toString('utf8') };
     } catch (e) {
       // A missing file is most often a corpus_id written with its extension or another name.
-      if (e instanceof Error && / does not exist/.test(e.message)) throw new BenchmarkFormatError(`${e.message.replace(/\.?\s*$/, '')}: the corpus_id is the file name without .md.`);
+      if (e instanceof Error && / does not exist/.test(e.message))
+        throw new BenchmarkFormatError(`${e.message.replace(/\.?\s*$/, '')}: the corpus_id is the file name without .md.`);
       throw e;
     }
   });

@@ -80,7 +80,10 @@ export class Bm25Index {
 /** The indices of the `k` highest scores, highest first; equal scores keep index order. */
 export function topK(scores: ArrayLike<number>, k: number): number[] {
   const n = Math.min(k, scores.length);
-  if (n > 64) return Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b).slice(0, n);
+  if (n > 64)
+    return Array.from({ length: scores.length }, (_, i) => i)
+      .sort((a, b) => scores[b]! - scores[a]! || a - b)
+      .slice(0, n);
   const best: number[] = []; // kept sorted: higher score first, then lower index
   for (let i = 0; i < scores.length; i++) {
     const s = scores[i]!;

@@ -13,8 +13,7 @@ import type { RawRequest } from '../large-bodies/answer.js';
 import { type ErrorData } from '../large-bodies/shared.js';
 import { invalidJsonError } from '../../wire/strict-json.js';
 import type { LocateMode } from './locate.js';
-import type { EvalRetriever } from './spec.js';
-import type { EvalQuestion } from './spec.js';
+import type { EvalRetriever, EvalQuestion } from './spec.js';
 import { EvaluateRequest } from '../../wire/evaluation.js';
 
 export interface EvaluateBody {

@@ -67,7 +67,11 @@ export async function runCandidate(p: CandidatePayload, plugin: (source: string)
   try {
     const runner = new Runner(inline, p.limits);
     const steps = await Promise.all(p.steps.map(async (s) => ({ plugin: await plugin(s.source), config: s.config })));
-    const lists = await runner.chunks({ steps, unit: p.input.unit, returnType: 'chunks' }, p.input.documents.map((d) => d.text), signal);
+    const lists = await runner.chunks(
+      { steps, unit: p.input.unit, returnType: 'chunks' },
+      p.input.documents.map((d) => d.text),
+      signal,
+    );
     const embedding = p.embedding && { plugin: await plugin(p.embedding.source), config: p.embedding.config };
     const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedLists(runner, embedding, texts, signal)));
     if (outcome.rows) checkRowBytes(outcome.rows, p.limits.maxOutputBytes);
@@ -86,7 +90,12 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     const doc = input.documents[d]!;
     const slice = utf16Slicer(doc.text, input.unit);
     const spans = list.map((ch) => slice(ch.start_index, ch.end_index));
-    const located = locateChunks(doc.text, list.map((ch, i) => ({ ...ch, text: spans[i]! })), input.locate, input.unit);
+    const located = locateChunks(
+      doc.text,
+      list.map((ch, i) => ({ ...ch, text: spans[i]! })),
+      input.locate,
+      input.unit,
+    );
     list.forEach((ch, i) => {
       const [start, end] = located.ranges[i]!;
       chunks.push({ range: { doc: doc.id, start, end }, index: retrievable(ch, spans[i]!) });
@@ -100,8 +109,23 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     let at = 0;
     chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();
   }
-  const omega = input.rows ? omegas(chunks.map((c) => c.range), input.questions) : undefined;
-  const scores = scoreCandidate({ retriever: input.retriever, ks: input.ks, chunks, questions: input.questions, chunkVectors, questionVectors: input.questionVectors, detail: input.detail, ...(input.fusion ? { fusion: input.fusion } : {}), ...(omega ? { omega } : {}) });
+  const omega = input.rows
+    ? omegas(
+        chunks.map((c) => c.range),
+        input.questions,
+      )
+    : undefined;
+  const scores = scoreCandidate({
+    retriever: input.retriever,
+    ks: input.ks,
+    chunks,
+    questions: input.questions,
+    chunkVectors,
+    questionVectors: input.questionVectors,
+    detail: input.detail,
+    ...(input.fusion ? { fusion: input.fusion } : {}),
+    ...(omega ? { omega } : {}),
+  });
   if (!input.rows) return { scores, chunks: chunks.length, tokens };
   const ids = new Map(input.documents.map((d, i) => [d.id, i]));
   return { scores, chunks: chunks.length, tokens, rows: evalRows(own, (id) => ids.get(id)!, chunkVectors!), omega: omega! };

@@ -24,7 +24,11 @@ export interface EvalRows {
 }
 
 /** The rows of a candidate's chunks, in scoring order (row i is chunk i of the candidate). */
-export function evalRows(chunks: readonly { range: Range; own: [number, number]; text: string }[], documentIndex: (id: string) => number, vectors: readonly number[][]): EvalRows {
+export function evalRows(
+  chunks: readonly { range: Range; own: [number, number]; text: string }[],
+  documentIndex: (id: string) => number,
+  vectors: readonly number[][],
+): EvalRows {
   const dimension = vectors[0]?.length ?? 0;
   const spans = new Float64Array(chunks.length * SPAN);
   const flat = new Float32Array(chunks.length * dimension);
@@ -48,7 +52,12 @@ export const rowBytes = (rows: EvalRows): number => rows.spans.byteLength + rows
 export function checkRowBytes(rows: EvalRows, limit: number): void {
   const bytes = rowBytes(rows);
   if (bytes > limit) {
-    throw tooLarge(`A candidate's chunks and vectors for the store would take ${bytes.toLocaleString('en')} bytes`, limit, settingOf('maxOutputBytes'), 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+    throw tooLarge(
+      `A candidate's chunks and vectors for the store would take ${bytes.toLocaleString('en')} bytes`,
+      limit,
+      settingOf('maxOutputBytes'),
+      'Evaluate fewer or shorter documents, or candidates with larger chunks',
+    );
   }
 }
 

@@ -11,9 +11,8 @@ import type { CandidateOutcome, SharedInput } from './candidate.js';
 import { rowRange, type EvalRows } from './eval-rows.js';
 import type { Range } from './ranges.js';
 import { maxOf, scoreRankings, type KScores, type QuestionDetail } from './score.js';
-import type { EvalDocument, EvalSpec } from './spec.js';
+import type { EvalDocument, EvalSpec, EvalRetriever } from './spec.js';
 import { storeOf } from './store-retriever.js';
-import type { EvalRetriever } from './spec.js';
 import type { Summary } from './metrics.js';
 
 export interface Candidate {
@@ -66,15 +65,31 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
   const { signal } = services;
   const needsVectors = spec.retriever !== 'bm25';
   if (needsVectors && !services.embed) throw new Error('An embeddings retriever needs an embed service.');
-  const questionVectors = needsVectors ? (await services.embed!(spec.questions.map((q) => [q.question]), signal)).map((l) => l[0]!) : undefined;
+  const questionVectors = needsVectors
+    ? (
+        await services.embed!(
+          spec.questions.map((q) => [q.question]),
+          signal,
+        )
+      ).map((l) => l[0]!)
+    : undefined;
   if (needsVectors) services.progress?.({ done: 0, total: candidates.length, stage: 'embedded questions' });
-  const questions = spec.questions.map((q) => ({ question: q.question, references: q.references.map((r): Range => ({ doc: r.document, start: r.start_index, end: r.end_index })) }));
+  const questions = spec.questions.map((q) => ({
+    question: q.question,
+    references: q.references.map((r): Range => ({ doc: r.document, start: r.start_index, end: r.end_index })),
+  }));
   const store = storeOf(spec.retriever);
   if (store !== undefined && !services.storeRank) throw new Error('A store retriever needs a storeRank service.');
   // A store retriever's candidate task scores exact cosine too (the figure beside the store's) and hands back the rows to write.
   const retriever = store === undefined ? (spec.retriever as SharedInput['retriever']) : 'embeddings';
   const input: SharedInput = {
-    documents: spec.documents, unit: spec.unit, locate: spec.locate, retriever, ks: spec.k, detail: spec.detail, questions,
+    documents: spec.documents,
+    unit: spec.unit,
+    locate: spec.locate,
+    retriever,
+    ks: spec.k,
+    detail: spec.detail,
+    questions,
     ...(questionVectors ? { questionVectors } : {}),
     // hybrid fuses as a store's hybrid mode does for this model
     ...(retriever === 'hybrid' ? { fusion: fusionFor(spec.embeddingModel) } : {}),

@@ -49,13 +49,15 @@ export const candidateLimits = (settings: Limits): RunnerLimits => ({
  */
 export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined, store?: string): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
   const { executor, settings } = deps;
-  if (store !== undefined && (!deps.stores || embeddingModel === undefined)) throw new Error('A store retriever needs the stores service and an embedding model.');
+  if (store !== undefined && (!deps.stores || embeddingModel === undefined))
+    throw new Error('A store retriever needs the stores service and an embedding model.');
   const limits = candidateLimits(settings);
   const runner = runnerOf(executor, settings);
   let embedding: { plugin: Plugin; config: Record<string, unknown> } | undefined;
   if (embeddingModel !== undefined) {
     const plugin = deps.registry.find('refinery', 'embeddings');
-    if (!plugin) throw new ChunkdError('BAD_REQUEST', 'This server has no embeddings refinery, which the embeddings and hybrid retrievers use: use the bm25 retriever.');
+    if (!plugin)
+      throw new ChunkdError('BAD_REQUEST', 'This server has no embeddings refinery, which the embeddings and hybrid retrievers use: use the bm25 retriever.');
     const config = parseConfig(plugin, { embedding_model: embeddingModel }, ['body', 'embedding_model']);
     await plugin.instance(config); // an unknown model or a missing extra answers now, not mid-run
     embedding = { plugin, config };
@@ -68,13 +70,18 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
       limits,
       ...(embedding ? { embedding: { source: embedding.plugin.source, config: embedding.config } } : {}),
     };
-    const outcome = runner.pooled ? runner.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal) : runCandidate(payload, async (source) => bySource.get(source)!, signal);
+    const outcome = runner.pooled
+      ? runner.job<CandidateOutcome>(CANDIDATE_JOB, payload, [], signal)
+      : runCandidate(payload, async (source) => bySource.get(source)!, signal);
     return outcome.catch((e: unknown) => {
       throw chunksRefusal(e);
     });
   };
   if (!embedding) return { run };
-  const storeRank: EvalServices['storeRank'] = store === undefined ? undefined : (rows, documents, vectors, k, signal) => storeRankings(deps.stores!, store, embeddingModel!, rows, documents, vectors, k, signal);
+  const storeRank: EvalServices['storeRank'] =
+    store === undefined
+      ? undefined
+      : (rows, documents, vectors, k, signal) => storeRankings(deps.stores!, store, embeddingModel!, rows, documents, vectors, k, signal);
   // The questions, embedded where the runner places the refinery (their chunks' vectors are made in the candidate's task).
   const embed: EvalServices['embed'] = (lists, signal) => embedLists(runner, embedding!, lists, signal);
   return { run, embed, ...(storeRank ? { storeRank } : {}) };
@@ -86,6 +93,8 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
  */
 function chunksRefusal(e: unknown): unknown {
   if (!isChunkdError(e) || e.code !== 'TOO_LARGE' || typeof e.detail !== 'string' || !e.detail.includes(ANSWER_ADVICE)) return e;
-  const detail = e.detail.replace(/^The answer would take/, "A candidate's chunks would take").replace(ANSWER_ADVICE, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
+  const detail = e.detail
+    .replace(/^The answer would take/, "A candidate's chunks would take")
+    .replace(ANSWER_ADVICE, 'Evaluate fewer or shorter documents, or candidates with larger chunks');
   return new ChunkdError('TOO_LARGE', detail);
 }

@@ -48,7 +48,12 @@ export interface KScores {
 export function scoreCandidate(p: ScorePayload): KScores[] {
   const maxK = maxOf(p.ks);
   const rank = ranker(p);
-  const omega = p.omega ?? omegas(p.chunks.map((c) => c.range), p.questions);
+  const omega =
+    p.omega ??
+    omegas(
+      p.chunks.map((c) => c.range),
+      p.questions,
+    );
   const rankings = p.questions.map((q, i) => rank(q.question, i, maxK));
   return scoreRankings({ ks: p.ks, questions: p.questions, rankings: rankings.map((r) => r.map((c) => p.chunks[c]!.range)), omega, detail: p.detail });
 }
@@ -112,7 +117,9 @@ function ranker(p: ScorePayload): (question: string, i: number, k: number) => nu
     const bm = bm25!.scores(question);
     const cos = cosine(i);
     const depth = Math.max(rule.depth, k);
-    const text = topK(bm, depth).filter((c) => bm[c]! > 0).map((c) => ({ id: c, score: bm[c]! }));
+    const text = topK(bm, depth)
+      .filter((c) => bm[c]! > 0)
+      .map((c) => ({ id: c, score: bm[c]! }));
     const vector = topK(cos, depth).map((c) => ({ id: c, score: cos[c]! }));
     if (rule.rule === 'rerank') for (const h of text) vector.push({ id: h.id, score: cos[h.id]! });
     return fuse(text, vector, rule, k).map((h) => h.id);

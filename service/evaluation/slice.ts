@@ -9,7 +9,7 @@ export function utf16Slicer(text: string, unit: OffsetUnit): (start: number, end
     return (start, end) => text.slice(start, end);
   }
   const at: number[] = []; // UTF-16 position of each unit boundary
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     const units = unit === 'codepoint' ? 1 : cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp > 0xffff ? 4 : 3;

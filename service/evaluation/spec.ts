@@ -39,7 +39,6 @@ export interface EvalSpec {
   detail: boolean;
 }
 
-
 /** An evaluation's retriever: one of service/evaluation/score.ts's, or a store connection's index. */
 export type EvalRetriever = RetrieverName | `store:${string}`;
 
@@ -62,18 +61,32 @@ export function checkSpec(spec: EvalSpec, at: (string | number)[] = ['body']): v
   const issues: Issue[] = [];
   const lengths = new Map<string, number>();
   spec.documents.forEach((d, i) => {
-    if (lengths.has(d.id)) issues.push({ loc: [...at, 'documents', i, 'id'], msg: `Document id '${d.id}' is used twice: give each document its own id.`, type: 'value_error' });
+    if (lengths.has(d.id))
+      issues.push({ loc: [...at, 'documents', i, 'id'], msg: `Document id '${d.id}' is used twice: give each document its own id.`, type: 'value_error' });
     lengths.set(d.id, lengthIn(d.text, spec.unit));
   });
-  const known = () => [...lengths.keys()].slice(0, 10).map((k) => `'${k}'`).join(', ');
+  const known = () =>
+    [...lengths.keys()]
+      .slice(0, 10)
+      .map((k) => `'${k}'`)
+      .join(', ');
   spec.questions.forEach((q, i) => {
     const where = `Question ${i} (${JSON.stringify(q.question.length > 60 ? `${q.question.slice(0, 57)}…` : q.question)})`;
-    if (q.references.length === 0) issues.push({ loc: [...at, 'questions', i, 'references'], msg: `${where} has no references: give it at least one span of a document.`, type: 'value_error' });
+    if (q.references.length === 0)
+      issues.push({
+        loc: [...at, 'questions', i, 'references'],
+        msg: `${where} has no references: give it at least one span of a document.`,
+        type: 'value_error',
+      });
     q.references.forEach((r, j) => {
       const loc = [...at, 'questions', i, 'references', j];
       const length = lengths.get(r.document);
       if (length === undefined) {
-        issues.push({ loc: [...loc, 'document'], msg: `${where} names document '${r.document}', which the request does not have; its documents are ${known()}.`, type: 'value_error' });
+        issues.push({
+          loc: [...loc, 'document'],
+          msg: `${where} names document '${r.document}', which the request does not have; its documents are ${known()}.`,
+          type: 'value_error',
+        });
       } else if (!(r.start_index >= 0 && r.start_index < r.end_index && r.end_index <= length)) {
         issues.push({
           loc,
@@ -84,7 +97,12 @@ export function checkSpec(spec: EvalSpec, at: (string | number)[] = ['body']): v
     });
   });
   spec.k.forEach((k, i) => {
-    if (!Number.isInteger(k) || k < 1) issues.push({ loc: [...at, 'k', i], msg: `k must be a whole number of at least 1 (got ${k}): it is how many chunks each question retrieves.`, type: 'greater_than_equal' });
+    if (!Number.isInteger(k) || k < 1)
+      issues.push({
+        loc: [...at, 'k', i],
+        msg: `k must be a whole number of at least 1 (got ${k}): it is how many chunks each question retrieves.`,
+        type: 'greater_than_equal',
+      });
   });
   if (spec.k.length === 0) issues.push({ loc: [...at, 'k'], msg: 'Give at least one k (chunks retrieved per question), e.g. [5].', type: 'too_short' });
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
@@ -142,6 +160,11 @@ export function checkRetrieval(spec: Pick<EvalSpec, 'documents' | 'questions' | 
   const id = spec.documents.reduce((n, d) => Math.min(n, Buffer.byteLength(JSON.stringify(d.id)) - 2), Infinity);
   const bytes = retrieved * (RETRIEVED_BYTES + id) + spec.questions.length * candidates * spec.k.length * (twice ? 2 : 1) * QUESTION_BYTES;
   if (bytes > caps.maxOutputBytes) {
-    throw tooLarge(`With detail, the answer would take at least ${shown(bytes)} bytes of JSON (each of up to ${shown(retrieved)} retrieved chunks listed)`, caps.maxOutputBytes, OUTPUT, 'Send detail: false, fewer questions or smaller k');
+    throw tooLarge(
+      `With detail, the answer would take at least ${shown(bytes)} bytes of JSON (each of up to ${shown(retrieved)} retrieved chunks listed)`,
+      caps.maxOutputBytes,
+      OUTPUT,
+      'Send detail: false, fewer questions or smaller k',
+    );
   }
 }

@@ -16,7 +16,6 @@ import { MAX_K } from '../../wire/stores.js';
 import { documentChunks, rowCount, type EvalRows } from './eval-rows.js';
 import type { EvalDocument, EvalRetriever } from './spec.js';
 
-
 /** The connection a `store:NAME` retriever names, else undefined. */
 export const storeOf = (retriever: EvalRetriever): string | undefined => (retriever.startsWith('store:') ? retriever.slice('store:'.length) : undefined);
 
@@ -41,11 +40,23 @@ export function checkStoreRetriever(stores: EvalStores | undefined, store: strin
     throw new ChunkdError('VALIDATION', [{ loc: where, msg, type: 'unknown_store' }]);
   }
   if (!stores.capabilities(store).vector) {
-    throw new ChunkdError('VALIDATION', [{ loc: where, msg: `The store '${store}' (${stores.handshakeOf(store)}) searches by text only: a store retriever searches by the questions' vectors. Name a store whose handshake has vector search (GET /v1/plugins lists each handshake's capabilities).`, type: 'value_error' }]);
+    throw new ChunkdError('VALIDATION', [
+      {
+        loc: where,
+        msg: `The store '${store}' (${stores.handshakeOf(store)}) searches by text only: a store retriever searches by the questions' vectors. Name a store whose handshake has vector search (GET /v1/plugins lists each handshake's capabilities).`,
+        type: 'value_error',
+      },
+    ]);
   }
   const over = ks.findIndex((k) => k > MAX_K);
   if (over >= 0) {
-    throw new ChunkdError('VALIDATION', [{ loc: [...at, 'k', over], msg: `k is at most ${MAX_K} with a store retriever (got ${ks[over]}): one store search returns at most ${MAX_K} chunks.`, type: 'less_than_equal' }]);
+    throw new ChunkdError('VALIDATION', [
+      {
+        loc: [...at, 'k', over],
+        msg: `k is at most ${MAX_K} with a store retriever (got ${ks[over]}): one store search returns at most ${MAX_K} chunks.`,
+        type: 'less_than_equal',
+      },
+    ]);
   }
   stores.checkWritable(store);
 }
@@ -106,7 +117,8 @@ export async function storeRankings(
 /** The row a hit is: the index the row was written with. */
 function rowOf(metadata: Record<string, unknown>): number {
   const row = metadata.eval_row;
-  if (typeof row !== 'number' || !Number.isInteger(row)) throw new Error(`A store hit lacks the eval_row its chunk was written with (metadata: ${JSON.stringify(metadata).slice(0, 200)}).`);
+  if (typeof row !== 'number' || !Number.isInteger(row))
+    throw new Error(`A store hit lacks the eval_row its chunk was written with (metadata: ${JSON.stringify(metadata).slice(0, 200)}).`);
   return row;
 }
 

@@ -10,7 +10,9 @@ export function candidateName(candidate: unknown): string {
   if (!Array.isArray(candidate)) return JSON.stringify(candidate);
   return candidate
     .map((s: { chunker?: string; refinery?: string; config?: Record<string, unknown> }) => {
-      const config = Object.entries(s.config ?? {}).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+      const config = Object.entries(s.config ?? {})
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(' ');
       return `${s.chunker ?? s.refinery}${config ? ` ${config}` : ''}`;
     })
     .join(' → ');
@@ -18,9 +20,11 @@ export function candidateName(candidate: unknown): string {
 
 /** The results as a Markdown table, one row per candidate, retriever and k. */
 export function resultsTable(results: readonly CandidateResult[], name: (candidate: unknown) => string = candidateName): string {
-  const head = '| candidate | retriever | k | chunks | mean tokens | recall | precision | IoU | precision Ω | time (ms) |\n|---|---|---|---|---|---|---|---|---|---|';
+  const head =
+    '| candidate | retriever | k | chunks | mean tokens | recall | precision | IoU | precision Ω | time (ms) |\n|---|---|---|---|---|---|---|---|---|---|';
   const rows = results.map(
-    (r) => `| ${name(r.candidate).replaceAll('|', '\\|')} | ${r.retriever} | ${r.k} | ${r.chunks} | ${Math.round(r.mean_tokens)} | ${pm(r.recall, 1)} | ${pm(r.precision, 2)} | ${pm(r.iou, 2)} | ${pm(r.precision_omega, 1)} | ${r.time_ms} |`,
+    (r) =>
+      `| ${name(r.candidate).replaceAll('|', '\\|')} | ${r.retriever} | ${r.k} | ${r.chunks} | ${Math.round(r.mean_tokens)} | ${pm(r.recall, 1)} | ${pm(r.precision, 2)} | ${pm(r.iou, 2)} | ${pm(r.precision_omega, 1)} | ${r.time_ms} |`,
   );
   return [head, ...rows].join('\n');
 }

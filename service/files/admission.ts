@@ -36,10 +36,19 @@ export class UploadAdmission {
   /** @internal */
   take(bytes: number, total: number): void {
     if (total > this.capacity) {
-      throw tooLarge(`The upload is ${total} bytes or more, more than all uploads in flight may hold together`, `${this.capacity} bytes`, IN_FLIGHT, 'Upload a smaller file');
+      throw tooLarge(
+        `The upload is ${total} bytes or more, more than all uploads in flight may hold together`,
+        `${this.capacity} bytes`,
+        IN_FLIGHT,
+        'Upload a smaller file',
+      );
     }
     if (this.#held + bytes > this.capacity) {
-      throw new ChunkdError('UNAVAILABLE', `The server is reading as many uploads as it holds at once (${this.capacity} bytes in flight, ${SETTING}): retry in a moment.`, { 'Retry-After': String(RETRY_AFTER_S) });
+      throw new ChunkdError(
+        'UNAVAILABLE',
+        `The server is reading as many uploads as it holds at once (${this.capacity} bytes in flight, ${SETTING}): retry in a moment.`,
+        { 'Retry-After': String(RETRY_AFTER_S) },
+      );
     }
     this.#held += bytes;
   }

@@ -10,6 +10,7 @@ export const pageCursor = (r: FileRecord): string => Buffer.from(`${Date.parse(r
 export function pageAfter(cursor: string): { at: number; name: string } {
   const m = /^(0|[1-9]\d{0,15}):(file_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   // Decoding base64url forgives stray characters: only a cursor that re-encodes to itself is ours.
-  if (!m || !isFileName(m[2]!) || Buffer.from(`${m[1]}:${m[2]}`).toString('base64url') !== cursor) throw new InvalidFileCursorError('not a cursor of this server');
+  if (!m || !isFileName(m[2]!) || Buffer.from(`${m[1]}:${m[2]}`).toString('base64url') !== cursor)
+    throw new InvalidFileCursorError('not a cursor of this server');
   return { at: Number(m[1]), name: m[2]! };
 }

@@ -1,7 +1,19 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, structureJsonOf, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import {
+  isFileName,
+  QuotaError,
+  structureJsonOf,
+  textBytesOf,
+  type FileContent,
+  type FilePage,
+  type FileQuota,
+  type FileRecord,
+  type FileReservation,
+  type FileStore,
+  type FileUsage,
+} from './store.js';
 
 const META = 'meta.json';
 const ORIGINAL = 'original';

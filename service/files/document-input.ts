@@ -44,13 +44,19 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   const b = body as Record<string, unknown>;
   if (b.text !== undefined) throw validationError(['body'], 'The body has both text and file: send one of them.', 'text_and_file');
   const file = b.file;
-  if (file === null || typeof file !== 'object' || Array.isArray(file)) throw validationError(['body', 'file'], `file must be an object, e.g. ${SHAPE}.`, 'model_type');
+  if (file === null || typeof file !== 'object' || Array.isArray(file))
+    throw validationError(['body', 'file'], `file must be an object, e.g. ${SHAPE}.`, 'model_type');
   const { type, content } = file as Record<string, unknown>;
-  if (type !== 'document') throw validationError(['body', 'file', 'type'], `file.type must be "document" (got ${shown(type)}), e.g. ${SHAPE}.`, 'literal_error');
-  if (typeof content !== 'string') throw validationError(['body', 'file', 'content'], `file.content must be the name POST /v1/files answered (a string), e.g. ${SHAPE}.`, 'string_type');
+  if (type !== 'document')
+    throw validationError(['body', 'file', 'type'], `file.type must be "document" (got ${shown(type)}), e.g. ${SHAPE}.`, 'literal_error');
+  if (typeof content !== 'string')
+    throw validationError(['body', 'file', 'content'], `file.content must be the name POST /v1/files answered (a string), e.g. ${SHAPE}.`, 'string_type');
   const [record, text] = [await store.get(content), await store.text(content)];
   if (text === undefined || record === undefined) {
-    throw new ChunkdError('NOT_FOUND', `No file named ${shown(content)}: upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`);
+    throw new ChunkdError(
+      'NOT_FOUND',
+      `No file named ${shown(content)}: upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`,
+    );
   }
   b.text = text;
   delete b.file;

@@ -2,7 +2,9 @@ import type { ExtractPoolOptions } from '../../kernel/engine/index.js';
 import { settingPairText, type Settings } from '../settings.js';
 
 /** The extraction pool as the server settings size it (kernel/chef/pool.ts), for every route that runs a chef. */
-export function extractPoolSettings(settings: Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {
+export function extractPoolSettings(
+  settings: Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>,
+): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {
   return {
     ...(settings.extractThreads === 'auto' ? {} : { threads: settings.extractThreads }),
     maxMs: settings.maxExtractMs,

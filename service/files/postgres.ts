@@ -4,7 +4,19 @@ import type { Migration } from '../storage/migrations.js';
 import { migratePg } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
 import { pageAfter, pageCursor } from './cursor.js';
-import { isFileName, QuotaError, structureJsonOf, textBytesOf, type FileContent, type FilePage, type FileQuota, type FileRecord, type FileReservation, type FileStore, type FileUsage } from './store.js';
+import {
+  isFileName,
+  QuotaError,
+  structureJsonOf,
+  textBytesOf,
+  type FileContent,
+  type FilePage,
+  type FileQuota,
+  type FileRecord,
+  type FileReservation,
+  type FileStore,
+  type FileUsage,
+} from './store.js';
 
 /**
  * The files schema, as numbered steps (recorded in chunkd_migrations under 'files'; only ever
@@ -172,9 +184,17 @@ export class PgFileStore implements FileStore {
       await this.transaction(async (c) => {
         // The reservation's row first, then the usage row: the order every statement here locks them in.
         const held = await c.query<{ stored_bytes: string }>('SELECT stored_bytes FROM chunkd_files WHERE name = $1 AND NOT stored FOR UPDATE', [name]);
-        if (!held.rows[0]) throw new ChunkdError('UNAVAILABLE', `The upload took longer than its reservation lasts (${this.options.reservationMs / 1000} s), and its room was given back: upload it again.`, { 'Retry-After': '1' });
+        if (!held.rows[0])
+          throw new ChunkdError(
+            'UNAVAILABLE',
+            `The upload took longer than its reservation lasts (${this.options.reservationMs / 1000} s), and its room was given back: upload it again.`,
+            { 'Retry-After': '1' },
+          );
         const delta = size - Number(held.rows[0].stored_bytes);
-        const grown = await c.query('UPDATE chunkd_file_usage SET bytes = bytes + $1 WHERE id = 1 AND ($1 <= 0 OR bytes + $1 <= $2)', [delta, this.quota.maxBytes]);
+        const grown = await c.query('UPDATE chunkd_file_usage SET bytes = bytes + $1 WHERE id = 1 AND ($1 <= 0 OR bytes + $1 <= $2)', [
+          delta,
+          this.quota.maxBytes,
+        ]);
         if (!grown.rowCount) {
           const used = await c.query<{ files: string; bytes: string }>('SELECT files, bytes FROM chunkd_file_usage WHERE id = 1');
           quota = new QuotaError('bytes', { count: Number(used.rows[0]!.files), bytes: Number(used.rows[0]!.bytes) }, this.quota);
@@ -183,7 +203,18 @@ export class PgFileStore implements FileStore {
         await c.query(
           `UPDATE chunkd_files SET stored = true, filename = $2, size = $3, format = $4, text_chars = $5, created_at = $6, expires_at = $7,
              stored_bytes = $8, text = $9, structure = $10::json WHERE name = $1`,
-          [name, record.filename, record.size, record.format, record.text_chars, record.created_at, record.expires_at, size, textBytes, typeof structure === 'string' || structure === null ? structure : structure.toString('utf8')],
+          [
+            name,
+            record.filename,
+            record.size,
+            record.format,
+            record.text_chars,
+            record.created_at,
+            record.expires_at,
+            size,
+            textBytes,
+            typeof structure === 'string' || structure === null ? structure : structure.toString('utf8'),
+          ],
         );
         await this.blobs.put(c, name, bytes);
       });
@@ -213,7 +244,9 @@ export class PgFileStore implements FileStore {
     if (!isFileName(name)) return undefined;
     // As text: the driver would JSON.parse a json column on this thread. The driver decodes every
     // field into a string (it has no binary mode), so the bytes are that string encoded again (native).
-    const { rows } = await this.run(() => this.pool.query<{ structure: string | null }>(`SELECT structure::text AS structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]));
+    const { rows } = await this.run(() =>
+      this.pool.query<{ structure: string | null }>(`SELECT structure::text AS structure FROM chunkd_files WHERE name = $1 AND ${LIVE}`, [name]),
+    );
     if (!rows[0]) return undefined;
     return rows[0].structure === null ? null : Buffer.from(rows[0].structure, 'utf8');
   }
@@ -254,7 +287,9 @@ export class PgFileStore implements FileStore {
     let total = 0;
     for (;;) {
       const { rows } = await this.run(() =>
-        this.pool.query<{ n: string }>(removing(`name IN (SELECT name FROM chunkd_files WHERE expires_at <= now() LIMIT ${SWEEP_GROUP} FOR UPDATE SKIP LOCKED)`)),
+        this.pool.query<{ n: string }>(
+          removing(`name IN (SELECT name FROM chunkd_files WHERE expires_at <= now() LIMIT ${SWEEP_GROUP} FOR UPDATE SKIP LOCKED)`),
+        ),
       );
       const n = Number(rows[0]?.n ?? 0);
       total += n;
@@ -265,7 +300,9 @@ export class PgFileStore implements FileStore {
   /** The timer's sweep: run by the one replica that claims this interval, skipped by the others. */
   async sweepIfDue(): Promise<number> {
     const { rowCount } = await this.run(() =>
-      this.pool.query('UPDATE chunkd_file_sweep SET swept_at = now() WHERE id = 1 AND swept_at <= now() - make_interval(secs => $1)', [(this.options.sweepMs ?? 0) / 1000]),
+      this.pool.query('UPDATE chunkd_file_sweep SET swept_at = now() WHERE id = 1 AND swept_at <= now() - make_interval(secs => $1)', [
+        (this.options.sweepMs ?? 0) / 1000,
+      ]),
     );
     return rowCount ? this.sweep() : 0;
   }

@@ -3,13 +3,10 @@ import type pg from 'pg';
 import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { redactUrl, unreachableReason } from '../storage/pg-pool.js';
-import { UploadAdmission } from './admission.js';
+import { UploadAdmission, uploadLimit } from './admission.js';
 import { DataDirFileStore } from './data-dir.js';
 import { PgFileStore } from './postgres.js';
-import { uploadLimit } from './admission.js';
 import { settingText } from '../settings.js';
-
-
 
 /** Uploads of the largest size that --max-upload-bytes-in-flight=auto admits at once. */
 export const AUTO_UPLOADS_IN_FLIGHT = 4;
@@ -39,12 +36,19 @@ export const fileStore: ServiceFactory<'files'> = async (settings, logger, servi
   if (settings.databaseUrl && pool) {
     const reservationMs = Math.max(RESERVATION_MIN_MS, 2 * settings.requestTimeoutMs);
     try {
-      const store = await PgFileStore.open(pool, quota, { reservationMs, sweepMs, onSweepError: (e) => logger.log('warning', 'expired files not swept; tried again later', { error: e.message }) });
+      const store = await PgFileStore.open(pool, quota, {
+        reservationMs,
+        sweepMs,
+        onSweepError: (e) => logger.log('warning', 'expired files not swept; tried again later', { error: e.message }),
+      });
       logger.log('info', 'file store open', { backend: 'postgresql', database: redactUrl(settings.databaseUrl) });
       return { name: 'files', value: store, close: () => store.close() };
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw e;
-      throw new Error(`Cannot open the files database ${redactUrl(settings.databaseUrl)}: ${unreachableReason(e) ?? (e as Error).message}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
+      throw new Error(
+        `Cannot open the files database ${redactUrl(settings.databaseUrl)}: ${unreachableReason(e) ?? (e as Error).message}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`,
+        { cause: e },
+      );
     }
   }
   const dir = resolve(settings.dataDir, 'files');

@@ -50,7 +50,12 @@ export async function readFile({ registry, runner, settings }: ReadDeps, input: 
   if (!chef) throw unsupportedFile(registry, facts);
   const document = await runner.process({ plugin: chef, config: {} }, { file: input.bytes, keep: true, ...facts }, signal);
   if (document.text.length > settings.maxTextChars) {
-    throw tooLarge(`The file's text is ${document.text.length.toLocaleString('en')} characters`, settings.maxTextChars, settingOf('maxTextChars'), 'Upload a smaller file');
+    throw tooLarge(
+      `The file's text is ${document.text.length.toLocaleString('en')} characters`,
+      settings.maxTextChars,
+      settingOf('maxTextChars'),
+      'Upload a smaller file',
+    );
   }
   return { format: chef.name, document };
 }
@@ -90,6 +95,12 @@ export async function uploadFile(deps: UploadDeps, upload: UploadInput, signal?:
 /** A full quota as the 507 a client can act on; anything else unchanged. */
 function asInsufficientStorage(e: unknown): never {
   if (!(e instanceof QuotaError)) throw e;
-  const what = e.limit === 'count' ? `${e.quota.maxFiles} files (${settingPairText('maxFiles')})` : `${e.quota.maxBytes} bytes (${settingPairText('maxFilesBytes')}; ${e.usage.bytes} in use)`;
-  throw new ChunkdError('INSUFFICIENT_STORAGE', `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`);
+  const what =
+    e.limit === 'count'
+      ? `${e.quota.maxFiles} files (${settingPairText('maxFiles')})`
+      : `${e.quota.maxBytes} bytes (${settingPairText('maxFilesBytes')}; ${e.usage.bytes} in use)`;
+  throw new ChunkdError(
+    'INSUFFICIENT_STORAGE',
+    `The uploaded files are at their quota of ${what}: delete some (DELETE /v1/files/{name}) or wait for them to expire, then upload again.`,
+  );
 }

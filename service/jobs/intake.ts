@@ -98,9 +98,16 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
       if (chunk === null || broken || issues.length >= MAX_ISSUES) break;
     }
     if (!issues.length) {
-      if (ndjson && !header) issues.push({ loc: ['body'], msg: `The NDJSON body is empty: send a header line ({"pipeline_id": …} or {"steps": […]}), then one {"id", "text"} per line.`, type: 'missing' });
-      if (!ndjson && !(splitter as JsonJobSplitter).hasDocuments && !('documents' in fields)) issues.push({ loc: ['body', 'documents'], msg: "Field required: add 'documents'.", type: 'missing' });
-      if (!ndjson && 'documents' in fields) issues.push({ loc: ['body', 'documents'], msg: 'documents must be a list of {"id", "text"} objects.', type: 'list_type' });
+      if (ndjson && !header)
+        issues.push({
+          loc: ['body'],
+          msg: `The NDJSON body is empty: send a header line ({"pipeline_id": …} or {"steps": […]}), then one {"id", "text"} per line.`,
+          type: 'missing',
+        });
+      if (!ndjson && !(splitter as JsonJobSplitter).hasDocuments && !('documents' in fields))
+        issues.push({ loc: ['body', 'documents'], msg: "Field required: add 'documents'.", type: 'missing' });
+      if (!ndjson && 'documents' in fields)
+        issues.push({ loc: ['body', 'documents'], msg: 'documents must be a list of {"id", "text"} objects.', type: 'list_type' });
     }
     const meta = issues.length ? undefined : headerOf(ndjson ? header!.value : fields, ndjson ? header!.loc : ['body'], issues);
     if (issues.length) throw new ChunkdError('VALIDATION', issues.slice(0, MAX_ISSUES));
@@ -134,10 +141,26 @@ function checked(value: unknown, loc: (string | number)[], index: number, issues
   // altered (and the offsets with it), and PostgreSQL text cannot hold U+0000. Refused up front.
   const at = ['body', 'documents', index];
   const before = issues.length;
-  if (!d.text.isWellFormed()) issues.push({ loc: [...at, 'text'], msg: 'The text holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.', type: 'string_unicode' });
-  else if (d.text.includes('\u0000')) issues.push({ loc: [...at, 'text'], msg: 'The text holds a NUL character (U+0000), which a job cannot store: remove it, or chunk this text with POST /v1/chunk/….', type: 'string_unicode' });
-  if (d.id !== undefined && !d.id.isWellFormed()) issues.push({ loc: [...at, 'id'], msg: 'The id holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.', type: 'string_unicode' });
-  else if (d.id?.includes('\u0000')) issues.push({ loc: [...at, 'id'], msg: 'The id holds a NUL character (U+0000), which a job cannot store: remove it.', type: 'string_unicode' });
+  if (!d.text.isWellFormed())
+    issues.push({
+      loc: [...at, 'text'],
+      msg: 'The text holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.',
+      type: 'string_unicode',
+    });
+  else if (d.text.includes('\u0000'))
+    issues.push({
+      loc: [...at, 'text'],
+      msg: 'The text holds a NUL character (U+0000), which a job cannot store: remove it, or chunk this text with POST /v1/chunk/….',
+      type: 'string_unicode',
+    });
+  if (d.id !== undefined && !d.id.isWellFormed())
+    issues.push({
+      loc: [...at, 'id'],
+      msg: 'The id holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.',
+      type: 'string_unicode',
+    });
+  else if (d.id?.includes('\u0000'))
+    issues.push({ loc: [...at, 'id'], msg: 'The id holds a NUL character (U+0000), which a job cannot store: remove it.', type: 'string_unicode' });
   return issues.length > before ? undefined : { id: d.id ?? String(index), text: d.text };
 }
 
@@ -152,14 +175,22 @@ function headerOf(value: unknown, loc: (string | number)[], issues: Issue[]): He
     return undefined;
   }
   if (header.pipeline_id?.includes('\u0000')) {
-    issues.push({ loc: ['body', 'pipeline_id'], msg: 'pipeline_id holds a NUL character (U+0000), which no pipeline id has: send an id from GET /v1/pipelines.', type: 'string_unicode' });
+    issues.push({
+      loc: ['body', 'pipeline_id'],
+      msg: 'pipeline_id holds a NUL character (U+0000), which no pipeline id has: send an id from GET /v1/pipelines.',
+      type: 'string_unicode',
+    });
   }
   return header;
 }
 
 async function stepsOf(header: Header, deps: IntakeDeps): Promise<Step[]> {
   if ((header.pipeline_id === undefined) === (header.steps === undefined)) {
-    throw validationError(['body'], 'Name the steps to run with either pipeline_id (a stored pipeline) or steps (inline), not both and not neither.', 'value_error');
+    throw validationError(
+      ['body'],
+      'Name the steps to run with either pipeline_id (a stored pipeline) or steps (inline), not both and not neither.',
+      'value_error',
+    );
   }
   if (header.pipeline_id !== undefined) {
     const pipeline = await deps.pipelines.get(header.pipeline_id);

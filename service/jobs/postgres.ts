@@ -10,8 +10,22 @@ import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
 import { runBatch, storeWait } from './run.js';
 import { contiguous } from './sqlite.js';
 import {
-  capped, documentBytes, errorLine, FAILURES_MAX, gaveUp, JobQuotaError, quotaReached, RETRY_LIMIT,
-  type JobDocument, type JobIntake, type JobMeta, type JobRun, type JobStore, type JobView, type ResultLine, type StoreLimits,
+  capped,
+  documentBytes,
+  errorLine,
+  FAILURES_MAX,
+  gaveUp,
+  JobQuotaError,
+  quotaReached,
+  RETRY_LIMIT,
+  type JobDocument,
+  type JobIntake,
+  type JobMeta,
+  type JobRun,
+  type JobStore,
+  type JobView,
+  type ResultLine,
+  type StoreLimits,
 } from './store.js';
 import { finalStatus, toView, type JobRow } from './view.js';
 
@@ -151,7 +165,10 @@ export class PgJobStore implements JobStore {
   start(deps: ExecuteDeps): void {
     this.deps = deps;
     for (let i = 0; i < deps.executor.threads + 1; i++) this.loops.push(this.consume());
-    this.sweeper = setInterval(() => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })), SWEEP_MS).unref();
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })),
+      SWEEP_MS,
+    ).unref();
   }
 
   /**
@@ -186,7 +203,10 @@ export class PgJobStore implements JobStore {
         if (!this.closed && message.retryCount >= message.retryLimit) {
           // The last run (and not cut short by this replica stopping): its documents still without a result fail, so the job ends.
           warn('job batch failed on its last retry; its documents without a result fail')(e as Error);
-          const given = await this.giveUp(message.data, message.retryCount + 1).then(() => true, (g: Error) => (warn('job batch could not be given up')(g), false));
+          const given = await this.giveUp(message.data, message.retryCount + 1).then(
+            () => true,
+            (g: Error) => (warn('job batch could not be given up')(g), false),
+          );
           if (given) {
             await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
             continue;
@@ -203,7 +223,12 @@ export class PgJobStore implements JobStore {
   }
 
   async receive(id: string, createdAt: string): Promise<JobIntake> {
-    await this.db((c) => c.query("INSERT INTO chunkd_jobs (id, status, steps, offset_unit, total, created_at) VALUES ($1, 'receiving', '[]', 'codepoint', 0, $2)", [id, createdAt]));
+    await this.db((c) =>
+      c.query("INSERT INTO chunkd_jobs (id, status, steps, offset_unit, total, created_at) VALUES ($1, 'receiving', '[]', 'codepoint', 0, $2)", [
+        id,
+        createdAt,
+      ]),
+    );
     let next = 0;
     const inTransaction = <T>(work: (c: pg.PoolClient) => Promise<T>) =>
       this.db(async (c) => {
@@ -223,7 +248,10 @@ export class PgJobStore implements JobStore {
         await inTransaction(async (c) => {
           await this.reserve(c, bytes);
           await c.query('INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])', [
-            id, documents.map((_, i) => next + i), documents.map((d) => d.id), documents.map((d) => d.text),
+            id,
+            documents.map((_, i) => next + i),
+            documents.map((d) => d.id),
+            documents.map((d) => d.text),
           ]);
           await c.query('UPDATE chunkd_jobs SET bytes = bytes + $2, total = total + $3 WHERE id = $1', [id, bytes, documents.length]);
         });
@@ -232,14 +260,19 @@ export class PgJobStore implements JobStore {
       commit: async (meta: JobMeta) => {
         const total = next;
         await inTransaction(async (c) => {
-          await c.query("UPDATE chunkd_jobs SET status = 'queued', pipeline_id = $2, steps = $3, offset_unit = $4, total = $5 WHERE id = $1 AND status = 'receiving'", [
-            id, meta.pipeline_id, JSON.stringify(meta.steps), meta.offset_unit, total,
-          ]);
+          await c.query(
+            "UPDATE chunkd_jobs SET status = 'queued', pipeline_id = $2, steps = $3, offset_unit = $4, total = $5 WHERE id = $1 AND status = 'receiving'",
+            [id, meta.pipeline_id, JSON.stringify(meta.steps), meta.offset_unit, total],
+          );
           const batches = [];
           for (let from = 0; from < total; from += this.options.batchSize) {
             batches.push({ name: QUEUE, data: { job_id: id, from, to: Math.min(total, from + this.options.batchSize) } });
           }
-          if (batches.length === 0) await c.query("UPDATE chunkd_jobs SET status = 'done', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1", [id, this.options.ttlS]);
+          if (batches.length === 0)
+            await c.query("UPDATE chunkd_jobs SET status = 'done', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1", [
+              id,
+              this.options.ttlS,
+            ]);
           // In the same transaction: the job is queued and its batches exist together or not at all.
           else await this.boss.insert(batches, { db: { executeSql: (text: string, values: unknown[]) => c.query(text, values) } });
         });
@@ -265,11 +298,19 @@ export class PgJobStore implements JobStore {
 
   async get(id: string): Promise<JobView | undefined> {
     return this.db(async (c) => {
-      const { rows } = await c.query<JobRow>("SELECT * FROM chunkd_jobs WHERE id = $1 AND status <> 'receiving' AND (expires_at IS NULL OR expires_at > now())", [id]);
+      const { rows } = await c.query<JobRow>(
+        "SELECT * FROM chunkd_jobs WHERE id = $1 AND status <> 'receiving' AND (expires_at IS NULL OR expires_at > now())",
+        [id],
+      );
       const row = rows[0];
       if (!row) return undefined;
-      const failures = row.failed ? (await c.query<{ line: string }>('SELECT line FROM chunkd_job_results WHERE job_id = $1 AND NOT ok ORDER BY idx LIMIT $2', [id, FAILURES_MAX])).rows : [];
-      return toView(row, failures.map((f) => f.line));
+      const failures = row.failed
+        ? (await c.query<{ line: string }>('SELECT line FROM chunkd_job_results WHERE job_id = $1 AND NOT ok ORDER BY idx LIMIT $2', [id, FAILURES_MAX])).rows
+        : [];
+      return toView(
+        row,
+        failures.map((f) => f.line),
+      );
     });
   }
 
@@ -295,7 +336,10 @@ export class PgJobStore implements JobStore {
       );
       // Batches still queued find the job cancelled and end at once; the documents go now.
       if (!rowCount) return;
-      await c.query(`UPDATE chunkd_jobs SET bytes = bytes - (SELECT coalesce(sum(${DOC_BYTES_SQL}), 0) FROM chunkd_job_documents WHERE job_id = $1) WHERE id = $1`, [id]);
+      await c.query(
+        `UPDATE chunkd_jobs SET bytes = bytes - (SELECT coalesce(sum(${DOC_BYTES_SQL}), 0) FROM chunkd_job_documents WHERE job_id = $1) WHERE id = $1`,
+        [id],
+      );
       await c.query('DELETE FROM chunkd_job_documents WHERE job_id = $1', [id]);
     });
     return this.get(id);
@@ -322,7 +366,9 @@ export class PgJobStore implements JobStore {
   private async sweep(): Promise<void> {
     await this.pool.query("DELETE FROM chunkd_jobs WHERE status = 'receiving' AND created_at < now() - make_interval(secs => $1)", [RECEIVING_TTL_S]);
     for (;;) {
-      const { rowCount } = await this.pool.query('DELETE FROM chunkd_jobs WHERE id IN (SELECT id FROM chunkd_jobs WHERE expires_at < now() LIMIT $1)', [SWEEP_GROUP]);
+      const { rowCount } = await this.pool.query('DELETE FROM chunkd_jobs WHERE id IN (SELECT id FROM chunkd_jobs WHERE expires_at < now() LIMIT $1)', [
+        SWEEP_GROUP,
+      ]);
       if ((rowCount ?? 0) < SWEEP_GROUP || this.closed) return;
     }
   }
@@ -354,7 +400,8 @@ export class PgJobStore implements JobStore {
     const run: JobRun = { id: job_id, status: row.status, steps: JSON.parse(row.steps), offset_unit: row.offset_unit as JobRun['offset_unit'] };
     const lines = await runBatch(run, docs, this.deps!, {
       stopping: () => this.closed,
-      onBug: (d, e) => this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
+      onBug: (d, e) =>
+        this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
       onStoreWait: storeWait(this.options.logger, job_id),
     });
     if (lines.length) await this.store(job_id, lines);
@@ -384,7 +431,9 @@ export class PgJobStore implements JobStore {
         const used = Number((await c.query<{ used: string }>('SELECT coalesce(sum(bytes), 0) AS used FROM chunkd_jobs')).rows[0]!.used);
         if (used + grows > maxJobsBytes) {
           stop = true;
-          const { rows: rest } = await c.query<{ idx: number; doc_id: string }>('SELECT idx, doc_id FROM chunkd_job_documents WHERE job_id = $1 ORDER BY idx', [jobId]);
+          const { rows: rest } = await c.query<{ idx: number; doc_id: string }>('SELECT idx, doc_id FROM chunkd_job_documents WHERE job_id = $1 ORDER BY idx', [
+            jobId,
+          ]);
           lines = rest.map((d) => errorLine(d.idx, d.doc_id, quotaReached(maxJobsBytes)));
         }
       }
@@ -394,12 +443,24 @@ export class PgJobStore implements JobStore {
       );
       const done = added.filter((r) => r.ok).length;
       const addedBytes = added.reduce((n, r) => n + Number(r.bytes), 0);
-      const { rows: gone } = await c.query<{ bytes: string }>(`DELETE FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[]) RETURNING ${DOC_BYTES_SQL} AS bytes`, [jobId, lines.map((l) => l.index)]);
+      const { rows: gone } = await c.query<{ bytes: string }>(
+        `DELETE FROM chunkd_job_documents WHERE job_id = $1 AND idx = ANY($2::int[]) RETURNING ${DOC_BYTES_SQL} AS bytes`,
+        [jobId, lines.map((l) => l.index)],
+      );
       const freed = gone.reduce((n, r) => n + Number(r.bytes), 0);
-      const { rows } = await c.query<JobRow>('UPDATE chunkd_jobs SET done = done + $2, failed = failed + $3, bytes = bytes + $4 WHERE id = $1 RETURNING *', [jobId, done, added.length - done, addedBytes - freed]);
+      const { rows } = await c.query<JobRow>('UPDATE chunkd_jobs SET done = done + $2, failed = failed + $3, bytes = bytes + $4 WHERE id = $1 RETURNING *', [
+        jobId,
+        done,
+        added.length - done,
+        addedBytes - freed,
+      ]);
       const row = rows[0];
       if (row && row.status === 'running' && (stop || row.done + row.failed >= row.total)) {
-        await c.query('UPDATE chunkd_jobs SET status = $2, finished_at = now(), expires_at = now() + make_interval(secs => $3) WHERE id = $1', [jobId, stop ? 'failed' : finalStatus(row), this.options.ttlS]);
+        await c.query('UPDATE chunkd_jobs SET status = $2, finished_at = now(), expires_at = now() + make_interval(secs => $3) WHERE id = $1', [
+          jobId,
+          stop ? 'failed' : finalStatus(row),
+          this.options.ttlS,
+        ]);
       }
       await c.query('COMMIT');
     } catch (e) {

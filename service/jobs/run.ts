@@ -93,11 +93,15 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
 }
 
 /** The log line of a batch waiting for its write step's store (the error is the store's own message: no URL, no secret). */
-export const storeWait = (logger: { log(level: 'warning', msg: string, fields?: Record<string, unknown>): void }, job: string) => (e: unknown, pauseMs: number) =>
-  logger.log('warning', 'job batch waits for its store', { job, retry_in_ms: pauseMs, error: (e as Error)?.message ?? String(e) });
+export const storeWait =
+  (logger: { log(level: 'warning', msg: string, fields?: Record<string, unknown>): void }, job: string) => (e: unknown, pauseMs: number) =>
+    logger.log('warning', 'job batch waits for its store', { job, retry_in_ms: pauseMs, error: (e as Error)?.message ?? String(e) });
 
 /** The line of a document a bug failed: what the client can do, nothing internal. */
-export const BUG = { code: 'INTERNAL', detail: 'A bug in chunkd failed this document (the server log has the details): report it; the other documents are not affected.' };
+export const BUG = {
+  code: 'INTERNAL',
+  detail: 'A bug in chunkd failed this document (the server log has the details): report it; the other documents are not affected.',
+};
 
 /** A document's line, its chunks written from the runner's bytes (decoded once, never parsed). */
 const ok = (d: BatchDocument, chunks: Uint8Array): ResultLine => ({

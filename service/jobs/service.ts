@@ -7,7 +7,6 @@ import { PgJobStore } from './postgres.js';
 import { SqliteJobStore } from './sqlite.js';
 import { settingText } from '../settings.js';
 
-
 /** The jobs database beside the pipelines one, in the data directory (SQLite back-end). */
 export const JOBS_FILE = 'jobs.db';
 
@@ -19,7 +18,10 @@ export const jobStore: ServiceFactory<'jobs'> = async (settings, logger, service
   const limits = { maxJobsBytes: settings.maxJobsBytes, maxDocumentOutputBytes: settings.maxDocumentOutputBytes };
   const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, logger, limits };
   const pool = services.postgres;
-  const store = settings.databaseUrl && pool ? await openPg(pool, settings.databaseUrl, { ...common, expiryS: settings.jobBatchExpiryS }) : await SqliteJobStore.open(resolve(settings.dataDir, JOBS_FILE), common);
+  const store =
+    settings.databaseUrl && pool
+      ? await openPg(pool, settings.databaseUrl, { ...common, expiryS: settings.jobBatchExpiryS })
+      : await SqliteJobStore.open(resolve(settings.dataDir, JOBS_FILE), common);
   logger.log('info', 'job store open', { backend: settings.databaseUrl ? 'postgresql' : 'sqlite' });
   return {
     name: 'jobs',
@@ -35,6 +37,9 @@ async function openPg(pool: pg.Pool, url: string, options: Parameters<typeof PgJ
   } catch (e) {
     if (e instanceof SchemaTooNewError) throw e;
     const reason = unreachableReason(e) ?? (e as Error).message;
-    throw new Error(`Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
+    throw new Error(
+      `Cannot open the jobs database ${redactUrl(url)}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`,
+      { cause: e },
+    );
   }
 }

@@ -6,8 +6,22 @@ import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
 import { runBatch, storeWait } from './run.js';
 import {
-  capped, documentBytes, errorLine, FAILURES_MAX, gaveUp, JobQuotaError, quotaReached, RETRY_LIMIT,
-  type JobDocument, type JobIntake, type JobMeta, type JobRun, type JobStore, type JobView, type ResultLine, type StoreLimits,
+  capped,
+  documentBytes,
+  errorLine,
+  FAILURES_MAX,
+  gaveUp,
+  JobQuotaError,
+  quotaReached,
+  RETRY_LIMIT,
+  type JobDocument,
+  type JobIntake,
+  type JobMeta,
+  type JobRun,
+  type JobStore,
+  type JobView,
+  type ResultLine,
+  type StoreLimits,
 } from './store.js';
 import { finalStatus, toView, type JobRow } from './view.js';
 
@@ -74,12 +88,17 @@ export class SqliteJobStore implements JobStore {
   /** Start consuming (boot calls it once the worker pool exists). */
   start(deps: ExecuteDeps): void {
     this.deps = deps;
-    this.sweeper = setInterval(() => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })), SWEEP_MS).unref();
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((e: Error) => this.options.logger.log('warning', 'expired jobs not deleted; tried again later', { error: e.message })),
+      SWEEP_MS,
+    ).unref();
     this.kick();
   }
 
   async receive(id: string, createdAt: string): Promise<JobIntake> {
-    await this.exclusive(() => this.db.run("INSERT INTO jobs (id, status, steps, offset_unit, total, created_at) VALUES (?, 'receiving', '[]', 'codepoint', 0, ?)", id, createdAt));
+    await this.exclusive(() =>
+      this.db.run("INSERT INTO jobs (id, status, steps, offset_unit, total, created_at) VALUES (?, 'receiving', '[]', 'codepoint', 0, ?)", id, createdAt),
+    );
     let next = 0;
     return {
       add: async (documents: JobDocument[]) => {
@@ -89,7 +108,10 @@ export class SqliteJobStore implements JobStore {
           // Multi-row inserts of bounded size: one statement per few hundred documents.
           for (let at = 0; at < documents.length; at += 200) {
             const part = documents.slice(at, at + 200);
-            await this.db.run(`INSERT INTO job_documents (job_id, idx, doc_id, text) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`, ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text]));
+            await this.db.run(
+              `INSERT INTO job_documents (job_id, idx, doc_id, text) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
+              ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text]),
+            );
           }
           await this.db.run('UPDATE jobs SET bytes = bytes + ?, total = total + ? WHERE id = ?', bytes, documents.length, id);
         });
@@ -97,8 +119,16 @@ export class SqliteJobStore implements JobStore {
       },
       commit: async (meta: JobMeta) => {
         await this.transaction(async () => {
-          await this.db.run("UPDATE jobs SET status = 'queued', pipeline_id = ?, steps = ?, offset_unit = ?, total = ? WHERE id = ? AND status = 'receiving'", meta.pipeline_id, JSON.stringify(meta.steps), meta.offset_unit, next, id);
-          if (next === 0) await this.db.run("UPDATE jobs SET status = 'done', finished_at = ?, expires_at = ? WHERE id = ?", createdAt, this.expiry(createdAt), id);
+          await this.db.run(
+            "UPDATE jobs SET status = 'queued', pipeline_id = ?, steps = ?, offset_unit = ?, total = ? WHERE id = ? AND status = 'receiving'",
+            meta.pipeline_id,
+            JSON.stringify(meta.steps),
+            meta.offset_unit,
+            next,
+            id,
+          );
+          if (next === 0)
+            await this.db.run("UPDATE jobs SET status = 'done', finished_at = ?, expires_at = ? WHERE id = ?", createdAt, this.expiry(createdAt), id);
         });
         this.kick();
         return (await this.get(id))!;
@@ -125,8 +155,13 @@ export class SqliteJobStore implements JobStore {
   async get(id: string): Promise<JobView | undefined> {
     const row = await this.db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', id);
     if (!row || row.status === 'receiving' || (row.expires_at && row.expires_at < new Date().toISOString())) return undefined;
-    const failures = row.failed ? await this.db.all<{ line: string }[]>('SELECT line FROM job_results WHERE job_id = ? AND ok = 0 ORDER BY idx LIMIT ?', id, FAILURES_MAX) : [];
-    return toView(row, failures.map((f) => f.line));
+    const failures = row.failed
+      ? await this.db.all<{ line: string }[]>('SELECT line FROM job_results WHERE job_id = ? AND ok = 0 ORDER BY idx LIMIT ?', id, FAILURES_MAX)
+      : [];
+    return toView(
+      row,
+      failures.map((f) => f.line),
+    );
   }
 
   async results(id: string, after: number, limit: number, maxBytes: number): Promise<ResultLine[]> {
@@ -136,7 +171,10 @@ export class SqliteJobStore implements JobStore {
          SELECT idx, ok, line, row_number() OVER w AS n, sum(length(CAST(line AS BLOB))) OVER w AS total
          FROM job_results WHERE job_id = ? AND idx > ? WINDOW w AS (ORDER BY idx) ORDER BY idx LIMIT ?
        ) WHERE n = 1 OR total <= ? ORDER BY idx`,
-      id, after, limit, maxBytes,
+      id,
+      after,
+      limit,
+      maxBytes,
     );
     return contiguous(rows, after);
   }
@@ -144,7 +182,12 @@ export class SqliteJobStore implements JobStore {
   async cancel(id: string): Promise<JobView | undefined> {
     const now = new Date().toISOString();
     await this.transaction(async () => {
-      const { changes } = await this.db.run("UPDATE jobs SET status = 'cancelled', finished_at = ?, expires_at = ? WHERE id = ? AND status IN ('queued', 'running')", now, this.expiry(now), id);
+      const { changes } = await this.db.run(
+        "UPDATE jobs SET status = 'cancelled', finished_at = ?, expires_at = ? WHERE id = ? AND status IN ('queued', 'running')",
+        now,
+        this.expiry(now),
+        id,
+      );
       if (!changes) return;
       await this.db.run(`UPDATE jobs SET bytes = bytes - (SELECT coalesce(sum(${DOC_BYTES_SQL}), 0) FROM job_documents WHERE job_id = ?) WHERE id = ?`, id, id);
       await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
@@ -224,19 +267,34 @@ export class SqliteJobStore implements JobStore {
   }
 
   private async runNextBatch(): Promise<boolean> {
-    const job = await this.db.get<JobRow & { next_index: number }>("SELECT * FROM jobs WHERE status IN ('queued', 'running') AND next_index < total ORDER BY created_at, id LIMIT 1");
+    const job = await this.db.get<JobRow & { next_index: number }>(
+      "SELECT * FROM jobs WHERE status IN ('queued', 'running') AND next_index < total ORDER BY created_at, id LIMIT 1",
+    );
     if (!job) return false;
     const from = job.next_index;
     const to = from + this.options.batchSize;
     const now = new Date().toISOString();
-    await this.exclusive(() => this.db.run("UPDATE jobs SET next_index = ?, status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status IN ('queued', 'running')", to, now, job.id));
+    await this.exclusive(() =>
+      this.db.run(
+        "UPDATE jobs SET next_index = ?, status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status IN ('queued', 'running')",
+        to,
+        now,
+        job.id,
+      ),
+    );
     try {
       const docs = await this.db.all<{ index: number; id: string; text: string }[]>(
         'SELECT idx AS "index", doc_id AS id, text FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
-        job.id, from, to,
+        job.id,
+        from,
+        to,
       );
       const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
-      const lines = await runBatch(run, docs, this.deps!, { stopping: () => this.closed, onBug: this.onBug, onStoreWait: storeWait(this.options.logger, job.id) });
+      const lines = await runBatch(run, docs, this.deps!, {
+        stopping: () => this.closed,
+        onBug: this.onBug,
+        onStoreWait: storeWait(this.options.logger, job.id),
+      });
       await this.store(job.id, lines);
       this.failedRuns.delete(`${job.id}:${from}`);
     } catch (e) {
@@ -245,7 +303,11 @@ export class SqliteJobStore implements JobStore {
       if (!this.closed && runs >= RETRY_LIMIT) {
         // It failed the same way every time: its documents without a result fail, so the job ends.
         this.failedRuns.delete(key);
-        this.options.logger.log('warning', 'job batch failed on its last retry; its documents without a result fail', { job: job.id, from, error: (e as Error)?.message });
+        this.options.logger.log('warning', 'job batch failed on its last retry; its documents without a result fail', {
+          job: job.id,
+          from,
+          error: (e as Error)?.message,
+        });
         await this.giveUp(job.id, from, to, runs);
         return true;
       }
@@ -259,8 +321,16 @@ export class SqliteJobStore implements JobStore {
 
   /** A batch that failed on every run: each of its documents still without a result gets the reason. */
   private async giveUp(jobId: string, from: number, to: number, runs: number): Promise<void> {
-    const docs = await this.db.all<{ idx: number; doc_id: string }[]>('SELECT idx, doc_id FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx', jobId, from, to);
-    await this.store(jobId, docs.map((d) => errorLine(d.idx, d.doc_id, gaveUp(runs))));
+    const docs = await this.db.all<{ idx: number; doc_id: string }[]>(
+      'SELECT idx, doc_id FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+      jobId,
+      from,
+      to,
+    );
+    await this.store(
+      jobId,
+      docs.map((d) => errorLine(d.idx, d.doc_id, gaveUp(runs))),
+    );
   }
 
   /**
@@ -277,7 +347,8 @@ export class SqliteJobStore implements JobStore {
         const part = batch.slice(at, at + 500);
         const rows = await this.db.all<{ idx: number; doc_id: string; bytes: number }[]>(
           `SELECT idx, doc_id, ${DOC_BYTES_SQL} AS bytes FROM job_documents WHERE job_id = ? AND idx IN (${part.map(() => '?').join(', ')})`,
-          jobId, ...part.map((r) => r.index),
+          jobId,
+          ...part.map((r) => r.index),
         );
         for (const r of rows) docs.set(r.idx, r);
       }
@@ -310,7 +381,8 @@ export class SqliteJobStore implements JobStore {
         added += inserted.reduce((n, r) => n + r.bytes, 0);
         const gone = await this.db.all<{ bytes: number }[]>(
           `DELETE FROM job_documents WHERE job_id = ? AND idx IN (${part.map(() => '?').join(', ')}) RETURNING ${DOC_BYTES_SQL} AS bytes`,
-          jobId, ...part.map((r) => r.index),
+          jobId,
+          ...part.map((r) => r.index),
         );
         freed += gone.reduce((n, r) => n + r.bytes, 0);
       }
@@ -318,7 +390,13 @@ export class SqliteJobStore implements JobStore {
       const row = (await this.db.get<JobRow>('SELECT * FROM jobs WHERE id = ?', jobId))!;
       if (row.status === 'running' && (stop || row.done + row.failed >= row.total)) {
         const now = new Date().toISOString();
-        await this.db.run('UPDATE jobs SET status = ?, finished_at = ?, expires_at = ? WHERE id = ?', stop ? 'failed' : finalStatus(row), now, this.expiry(now), jobId);
+        await this.db.run(
+          'UPDATE jobs SET status = ?, finished_at = ?, expires_at = ? WHERE id = ?',
+          stop ? 'failed' : finalStatus(row),
+          now,
+          this.expiry(now),
+          jobId,
+        );
       }
     });
   }

@@ -30,12 +30,29 @@ export interface RawRequest {
 }
 
 /** A plugin route's large body, in a worker. */
-export function pluginPooled(raw: RawRequest, plugin: Plugin, pool: WorkerPool, limits: Limits, mode: PooledPayload['mode'], documentInput: boolean): Promise<Pooled> {
-  return runPooled(raw, pool, POOLED_JOB, (body) => ({ source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads, mode, documentInput }) satisfies RequestPayload);
+export function pluginPooled(
+  raw: RawRequest,
+  plugin: Plugin,
+  pool: WorkerPool,
+  limits: Limits,
+  mode: PooledPayload['mode'],
+  documentInput: boolean,
+): Promise<Pooled> {
+  return runPooled(
+    raw,
+    pool,
+    POOLED_JOB,
+    (body) => ({ source: plugin.source, body, limits: limitsOf(limits), threads: pool.threads, mode, documentInput }) satisfies RequestPayload,
+  );
 }
 
 /** Move the raw body to a worker running `module`, and read its answer: an error of the body or request is thrown as the inline route would. */
-export async function runPooled({ body, signal, onIgnored }: RawRequest, pool: WorkerPool, module: string, payload: (body: Uint8Array) => PooledPayload): Promise<Pooled> {
+export async function runPooled(
+  { body, signal, onIgnored }: RawRequest,
+  pool: WorkerPool,
+  module: string,
+  payload: (body: Uint8Array) => PooledPayload,
+): Promise<Pooled> {
   const result = await pool.job<PooledResult>(module, payload(body), [body.buffer as ArrayBuffer], signal);
   if ('invalidJson' in result) throw invalidJsonError(result.invalidJson);
   if ('file' in result) return { body: result.file };

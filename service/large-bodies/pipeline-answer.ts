@@ -20,7 +20,15 @@ import { pipelineDocuments, preparedDocuments, type Documents } from '../documen
 export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
 /** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
-export async function pipelinePooled(raw: RawRequest, pool: WorkerPool, find: () => Promise<PipelineRecord>, registry: Registry, limits: Limits, mode: PooledPayload['mode'], slug = false): Promise<Pooled> {
+export async function pipelinePooled(
+  raw: RawRequest,
+  pool: WorkerPool,
+  find: () => Promise<PipelineRecord>,
+  registry: Registry,
+  limits: Limits,
+  mode: PooledPayload['mode'],
+  slug = false,
+): Promise<Pooled> {
   let pipeline: PipelinePayload['pipeline'];
   try {
     pipeline = await find();
@@ -34,7 +42,12 @@ export async function pipelinePooled(raw: RawRequest, pool: WorkerPool, find: ()
     const plugin = named && registry.find(named.kind, named.name);
     if (named && plugin) sources[`${named.kind}:${plugin.name}`] = plugin.source;
   }
-  return runPooled(raw, pool, PIPELINE_JOB, (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true, slug }) satisfies PipelinePayload);
+  return runPooled(
+    raw,
+    pool,
+    PIPELINE_JOB,
+    (body) => ({ body, pipeline, sources, limits: limitsOf(limits), threads: pool.threads, mode, documentInput: true, slug }) satisfies PipelinePayload,
+  );
 }
 
 /** A pipeline run's request, as the route has it. */
@@ -59,7 +72,12 @@ export type PipelineRun = { bytes: Uint8Array } | { docs: Documents; flat: boole
  * runner (kernel/runner.ts). A slug run (`slug`) reads its own body, and a list of texts answers
  * one flat list unless `nested`.
  */
-export async function runPipeline(req: RunRequest, deps: AppDeps, find: () => Promise<PipelineRecord>, { ndjson, slug = false }: { ndjson: boolean; slug?: boolean }): Promise<PipelineRun> {
+export async function runPipeline(
+  req: RunRequest,
+  deps: AppDeps,
+  find: () => Promise<PipelineRecord>,
+  { ndjson, slug = false }: { ndjson: boolean; slug?: boolean },
+): Promise<PipelineRun> {
   const { executor, settings } = deps;
   let { body, document } = req;
   if (req.raw && runsJobs(executor)) {

@@ -2,9 +2,7 @@
 import type { ErrorCode, Issue } from '../../kernel/errors.js';
 import { isChunkdError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
-import { split } from '../../kernel/engine/index.js';
-import { inline } from '../../kernel/engine/index.js';
-import { docBuffers } from '../../kernel/engine/index.js';
+import { split, inline, docBuffers } from '../../kernel/engine/index.js';
 import { docWeight, recipeCost, utf16Doc, type Doc, type Recipe } from '../../kernel/engine/index.js';
 import { runnerOf, type Limits } from '../limits.js';
 
@@ -23,7 +21,14 @@ export function errorData(e: unknown): ErrorData {
 export const moved = <T>(value: T, buffers: Uint8Array[] = []) => ({ value, transfer: buffers.map((b) => b.buffer as ArrayBuffer) });
 
 /** Only the limits, from the settings: what a worker needs to check them. */
-export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans }: Limits): Limits => ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans });
+export const limitsOf = ({ maxTexts, maxTextChars, maxChunks, maxOutputBytes, maxDocumentOutputBytes, maxStructureSpans }: Limits): Limits => ({
+  maxTexts,
+  maxTextChars,
+  maxChunks,
+  maxOutputBytes,
+  maxDocumentOutputBytes,
+  maxStructureSpans,
+});
 
 /** What both pooled jobs (service/large-bodies/job.ts, pipeline-job.ts) are given. */
 export interface PooledPayload {

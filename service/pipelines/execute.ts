@@ -4,8 +4,7 @@ import { emptyStructure } from '../../kernel/chef/document.js';
 import type { Registry } from '../../kernel/registry.js';
 import { isBlank } from '../../kernel/engine/index.js';
 import { parseConfig } from '../../kernel/request.js';
-import { type Executor } from '../../kernel/engine/index.js';
-import type { Doc, Recipe, RunnerStep, StructuredDoc } from '../../kernel/engine/index.js';
+import type { Doc, Recipe, RunnerStep, StructuredDoc, Executor } from '../../kernel/engine/index.js';
 import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { type StoresService } from '../stores/service.js';
@@ -79,7 +78,9 @@ export async function pipelineRecipe(
   const w = pipeline.steps.findIndex((s) => s.type === 'write');
   if (w >= 0) {
     const stores = deps.services?.stores;
-    steps.push(...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })));
+    steps.push(
+      ...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })),
+    );
   }
   if (build) for (const { plugin, config, target } of steps) if (!target && plugin.kind !== 'chef') await plugin.instance(config);
   return { steps, unit, returnType };
@@ -98,7 +99,10 @@ export function pipelineDocs(texts: string[], file?: StoredDocument): Doc[] {
 
 /** A step that no longer fits this server: a 400 that says to update the pipeline. */
 const staleStep = (pipeline: RunPipeline, i: number) => (why: string) =>
-  new ChunkdError('BAD_REQUEST', `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`);
+  new ChunkdError(
+    'BAD_REQUEST',
+    `Step ${i} of pipeline '${pipeline.name}' ${why}: ${pipeline.staleAdvice ?? `update the pipeline's steps (PUT /v1/pipelines/${pipeline.id})`}.`,
+  );
 
 /** A stored file as a run by `file` sees it: its id, the chef that read it, and the structure it found. */
 export interface StoredDocument {

@@ -20,7 +20,9 @@ const COLLECTION_NAME = 'collection_name';
 const collectionKeyOf = (registry: Registry, handshake: string): string => registry.find('handshake', handshake)?.manifest.collectionKey ?? COLLECTION_NAME;
 
 /** Every field a flat write step may name its collection under, whatever its handshake: the manifests' first, then collection_name. */
-const collectionKeys = (registry: Registry): string[] => [...new Set([...registry.list().flatMap((p) => (p.kind === 'handshake' && p.manifest.collectionKey ? [p.manifest.collectionKey] : [])), COLLECTION_NAME])];
+const collectionKeys = (registry: Registry): string[] => [
+  ...new Set([...registry.list().flatMap((p) => (p.kind === 'handshake' && p.manifest.collectionKey ? [p.manifest.collectionKey] : [])), COLLECTION_NAME]),
+];
 
 /**
  * The one place where the slug API's flat steps (`{type, component, ...params}`, as Chonkie's
@@ -57,13 +59,24 @@ export function toFlat(step: Step, registry: Registry, stores?: StoresService): 
  * returned as stored (defaults filled in). A problem's loc is moved to where it is in the flat
  * step: `config.<field>` → `<field>`, `chunker`/`refinery`/`store` → `component`.
  */
-export async function checkFlatSteps(registry: Registry, steps: readonly Flat[], loc: (string | number)[] = ['body', 'steps'], stores?: StoresService): Promise<Step[]> {
+export async function checkFlatSteps(
+  registry: Registry,
+  steps: readonly Flat[],
+  loc: (string | number)[] = ['body', 'steps'],
+  stores?: StoresService,
+): Promise<Step[]> {
   const issues: Issue[] = [];
   for (const [i, step] of steps.entries()) {
-    if (step.type === 'write' && !stores?.byHandshake(step.component)) issues.push({ loc: [...loc, i, 'component'], msg: noConnection(step.component, stores), type: 'unknown_store' });
+    if (step.type === 'write' && !stores?.byHandshake(step.component))
+      issues.push({ loc: [...loc, i, 'component'], msg: noConnection(step.component, stores), type: 'unknown_store' });
   }
   try {
-    const stored = await validateSteps(registry, steps.map((s) => toStored(s, registry, stores)), loc, stores);
+    const stored = await validateSteps(
+      registry,
+      steps.map((s) => toStored(s, registry, stores)),
+      loc,
+      stores,
+    );
     if (issues.length) throw new ChunkdError('VALIDATION', issues);
     return stored;
   } catch (e) {
@@ -71,7 +84,10 @@ export async function checkFlatSteps(registry: Registry, steps: readonly Flat[],
     // A write step with no connection of its handshake has one problem: that one (not the empty store name it was given).
     const mine = new Set(issues.map((x) => x.loc[loc.length]));
     const theirs = e.detail.filter((x) => !(mine.has(x.loc[loc.length]) && x.loc[loc.length + 1] === 'store'));
-    throw new ChunkdError('VALIDATION', [...issues, ...theirs.filter((x) => !issues.includes(x))].map((issue) => ({ ...issue, loc: flatLoc(issue.loc, loc.length) })));
+    throw new ChunkdError(
+      'VALIDATION',
+      [...issues, ...theirs.filter((x) => !issues.includes(x))].map((issue) => ({ ...issue, loc: flatLoc(issue.loc, loc.length) })),
+    );
   }
 }
 
@@ -104,8 +120,10 @@ export function explainIssues(issues: readonly Issue[], body: unknown, at = 2): 
     if (loc[at - 1] !== 'steps' || typeof i !== 'number' || !Array.isArray(steps)) return { ...issue, msg };
     const step = steps[i] as Record<string, unknown> | undefined;
     const field = loc[at + 1];
-    if (issue.type === 'extra_forbidden' && field === 'config') msg = "Parameters sit beside type and component in this API, not under 'config': move them up a level (/v1/pipelines takes them under config).";
-    if (issue.type === 'extra_forbidden' && (field === 'chunker' || field === 'refinery' || field === 'chef')) msg = `This API names the plugin in 'component': remove '${field}'.`;
+    if (issue.type === 'extra_forbidden' && field === 'config')
+      msg = "Parameters sit beside type and component in this API, not under 'config': move them up a level (/v1/pipelines takes them under config).";
+    if (issue.type === 'extra_forbidden' && (field === 'chunker' || field === 'refinery' || field === 'chef'))
+      msg = `This API names the plugin in 'component': remove '${field}'.`;
     const label = typeof step?.type === 'string' && typeof step.component === 'string' ? ` (${step.type} '${step.component}')` : '';
     return { ...issue, msg: `Step ${i}${label}: ${msg}` };
   });

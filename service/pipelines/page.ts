@@ -7,7 +7,12 @@ import { PAGE_MAX } from '../../wire/pipelines.js';
  * under a higher one) may be larger: a page is never more than a full page of pipelines at the cap.
  * A cursor the store did not make is a 422 on the query; `howToPage` tells the client what to send.
  */
-export async function listPage(store: PipelineStore, page: { limit: number; cursor?: string }, maxPipelineBytes: number, howToPage: string): Promise<PipelinePage> {
+export async function listPage(
+  store: PipelineStore,
+  page: { limit: number; cursor?: string },
+  maxPipelineBytes: number,
+  howToPage: string,
+): Promise<PipelinePage> {
   try {
     return await store.list({ limit: page.limit, after: page.cursor, maxBytes: PAGE_MAX * maxPipelineBytes });
   } catch (e) {

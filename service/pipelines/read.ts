@@ -16,7 +16,11 @@ export interface PipelineWriter<S> {
  * come in one 422: the steps are checked whenever their own shape is right, even if the name is not.
  * Both pipeline APIs write through here, so a pipeline passes the same checks whichever made it.
  */
-export async function readPipeline<T extends { steps?: S }, S>(raw: unknown, read: (body: unknown) => T, writer: PipelineWriter<S>): Promise<Omit<T, 'steps'> & { steps?: Step[] }> {
+export async function readPipeline<T extends { steps?: S }, S>(
+  raw: unknown,
+  read: (body: unknown) => T,
+  writer: PipelineWriter<S>,
+): Promise<Omit<T, 'steps'> & { steps?: Step[] }> {
   let body: T;
   let issues: Issue[] = [];
   try {
@@ -33,7 +37,11 @@ export async function readPipeline<T extends { steps?: S }, S>(raw: unknown, rea
     // SQLite stores text as UTF-8, which cannot hold a lone surrogate: it would come back altered.
     const value = shaped ? (body as Record<string, unknown>)[key] : undefined;
     if (typeof value === 'string' && !value.isWellFormed()) {
-      issues.push({ loc: ['body', key], msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`, type: 'string_unicode' });
+      issues.push({
+        loc: ['body', key],
+        msg: `${key} holds a lone UTF-16 surrogate, which cannot be stored as is: send well-formed Unicode.`,
+        type: 'string_unicode',
+      });
     } else if (typeof value === 'string' && value.includes('\u0000')) {
       // PostgreSQL text cannot hold U+0000: refused on both back-ends, so they answer alike.
       issues.push({ loc: ['body', key], msg: `${key} holds a NUL character (U+0000), which cannot be stored: remove it.`, type: 'string_unicode' });

@@ -35,5 +35,7 @@ export const flattens = (body: Pick<SlugRunBody, 'text' | 'nested'>): boolean =>
  * list of texts.
  */
 export function flatRun(lists: readonly (Chunk[] | string[])[], from = 0): (Chunk | string)[] {
-  return lists.flatMap((list, i) => (list as (Chunk | string)[]).map((c) => (typeof c === 'string' ? c : orderChunk({ ...c, metadata: { ...c.metadata, document: from + i } }))));
+  return lists.flatMap((list, i) =>
+    (list as (Chunk | string)[]).map((c) => (typeof c === 'string' ? c : orderChunk({ ...c, metadata: { ...c.metadata, document: from + i } }))),
+  );
 }

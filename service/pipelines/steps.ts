@@ -24,7 +24,12 @@ export const namedPlugin = (step: Step): { kind: Kind; name: string } | undefine
  * Returns the steps as stored: the plugin's name and its config with the defaults filled in.
  * Every problem of every step is reported at once, each with its loc.
  */
-export async function validateSteps(registry: Registry, steps: readonly Step[], loc: (string | number)[] = ['body', 'steps'], stores?: StoresService): Promise<Step[]> {
+export async function validateSteps(
+  registry: Registry,
+  steps: readonly Step[],
+  loc: (string | number)[] = ['body', 'steps'],
+  stores?: StoresService,
+): Promise<Step[]> {
   const issues: Issue[] = [];
   const out: Step[] = [];
   let chunkAt = -1;
@@ -33,18 +38,26 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
     const at = (...rest: (string | number)[]) => [...loc, i, ...rest];
     if (step.type === 'write') {
       for (const other of Object.values(STEP_KINDS)) {
-        if (step[other] !== undefined) issues.push({ loc: at(other), msg: `A write step names a store connection, not a ${other}: remove '${other}'.`, type: 'extra_forbidden' });
+        if (step[other] !== undefined)
+          issues.push({ loc: at(other), msg: `A write step names a store connection, not a ${other}: remove '${other}'.`, type: 'extra_forbidden' });
       }
-      if (i !== steps.length - 1) issues.push({ loc: at('type'), msg: 'A write step is the last step: move it to the end (a pipeline writes to one store).', type: 'value_error' });
+      if (i !== steps.length - 1)
+        issues.push({ loc: at('type'), msg: 'A write step is the last step: move it to the end (a pipeline writes to one store).', type: 'value_error' });
       if (chunkAt < 0) issues.push({ loc: at('type'), msg: 'A write step needs a chunk step before it: add one.', type: 'value_error' });
       const checked = checkWriteStep(step as WriteStepShape & Record<string, unknown>, at, stores, issues);
       if (checked) out.push(checked as Step);
       continue;
     }
-    if (step.store !== undefined) issues.push({ loc: at('store'), msg: `Only a write step names a store: remove 'store' or make this a write step.`, type: 'extra_forbidden' });
+    if (step.store !== undefined)
+      issues.push({ loc: at('store'), msg: `Only a write step names a store: remove 'store' or make this a write step.`, type: 'extra_forbidden' });
     const kind = STEP_KINDS[step.type];
     for (const other of Object.values(STEP_KINDS)) {
-      if (other !== kind && step[other] !== undefined) issues.push({ loc: at(other), msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`, type: 'extra_forbidden' });
+      if (other !== kind && step[other] !== undefined)
+        issues.push({
+          loc: at(other),
+          msg: `A ${step.type} step names a ${kind}, not a ${other}: remove '${other}' or change the type.`,
+          type: 'extra_forbidden',
+        });
     }
     if (step.type === 'process' && processAt >= 0) {
       issues.push({ loc: at('type'), msg: `A pipeline has at most one process step, and step ${processAt} is one: remove this one.`, type: 'value_error' });
@@ -53,7 +66,11 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
     }
     if (step.type === 'process' && processAt < 0) processAt = i;
     if (step.type === 'chunk' && chunkAt >= 0) {
-      issues.push({ loc: at('type'), msg: `A pipeline has one chunk step, and step ${chunkAt} is one: make this a refine step or remove it.`, type: 'value_error' });
+      issues.push({
+        loc: at('type'),
+        msg: `A pipeline has one chunk step, and step ${chunkAt} is one: make this a refine step or remove it.`,
+        type: 'value_error',
+      });
     }
     if (step.type === 'refine' && chunkAt < 0) {
       issues.push({ loc: at('type'), msg: 'A refine step needs a chunk step before it: put the chunk step first.', type: 'value_error' });
@@ -70,7 +87,8 @@ export async function validateSteps(registry: Registry, steps: readonly Step[], 
       gatherIssues(issues, e);
     }
   }
-  if (processAt >= 0 && chunkAt < 0) issues.push({ loc: [...loc, processAt, 'type'], msg: 'A process step needs a chunk step after it: add one.', type: 'value_error' });
+  if (processAt >= 0 && chunkAt < 0)
+    issues.push({ loc: [...loc, processAt, 'type'], msg: 'A process step needs a chunk step after it: add one.', type: 'value_error' });
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
   return out;
 }

@@ -10,8 +10,7 @@ import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/request.js';
-import type { RunnerStep } from '../../kernel/engine/index.js';
-import type { StoreTarget } from '../../kernel/engine/index.js';
+import type { RunnerStep, StoreTarget } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
@@ -27,7 +26,8 @@ export const WriteConfig = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 400,
-        description: 'Used only when no step before this one embeds the chunks: the model to embed them with. Without it, the model the collection was written with (the built-in one for a new collection).',
+        description:
+          'Used only when no step before this one embeds the chunks: the model to embed them with. Without it, the model the collection was written with (the built-in one for a new collection).',
       }),
     ),
   },
@@ -47,15 +47,26 @@ export interface WriteStepShape {
 const noStores = 'This server has no store connections here';
 
 /** Check a write step: a connection this server has, a valid config, no connection field anywhere; issues at `at`. Returns it as stored. */
-export function checkWriteStep(step: WriteStepShape & Record<string, unknown>, at: (...rest: (string | number)[]) => (string | number)[], stores: StoresService | undefined, issues: Issue[]): WriteStepShape | undefined {
+export function checkWriteStep(
+  step: WriteStepShape & Record<string, unknown>,
+  at: (...rest: (string | number)[]) => (string | number)[],
+  stores: StoresService | undefined,
+  issues: Issue[],
+): WriteStepShape | undefined {
   const before = issues.length;
   issues.push(...connectionFieldIssues(step, undefined, at()));
   if (issues.length > before) return undefined;
   const names = stores?.names() ?? [];
   if (step.store === undefined) {
-    issues.push({ loc: at('store'), msg: `Field required: add 'store', one of the server's store connections (${names.join(', ') || 'none'}; GET /v1/stores lists them).`, type: 'missing' });
+    issues.push({
+      loc: at('store'),
+      msg: `Field required: add 'store', one of the server's store connections (${names.join(', ') || 'none'}; GET /v1/stores lists them).`,
+      type: 'missing',
+    });
   } else if (!names.includes(step.store)) {
-    const msg = names.length ? unknownNameMessage('store', step.store, names) + ` Connections are server settings (${storesSettingText()}).` : `${noStores}: a write step cannot run. Connections are server settings (${storesSettingText()}).`;
+    const msg = names.length
+      ? unknownNameMessage('store', step.store, names) + ` Connections are server settings (${storesSettingText()}).`
+      : `${noStores}: a write step cannot run. Connections are server settings (${storesSettingText()}).`;
     issues.push({ loc: at('store'), msg, type: 'unknown_store' });
   }
   let config: Record<string, unknown> | undefined;
@@ -99,7 +110,17 @@ export const modelConflict = (store: string, collection: string, recorded: strin
 export async function writeSteps(
   step: WriteStepShape,
   steps: readonly RunnerStep[],
-  { registry, stores, documentId, stale }: { registry: Pick<Registry, 'find'>; stores: StoresService | undefined; documentId: (index: number) => string | undefined; stale: (why: string) => ChunkdError },
+  {
+    registry,
+    stores,
+    documentId,
+    stale,
+  }: {
+    registry: Pick<Registry, 'find'>;
+    stores: StoresService | undefined;
+    documentId: (index: number) => string | undefined;
+    stale: (why: string) => ChunkdError;
+  },
 ): Promise<RunnerStep[]> {
   const store = step.store ?? '';
   const { collection, embedding_model } = (step.config ?? {}) as { collection: string; embedding_model?: string };
@@ -120,12 +141,22 @@ export async function writeSteps(
 }
 
 /** Where a write step's chunks go: this connection's collection, each document under its id (else its text's digest). */
-export const storeTarget = (stores: StoresService, store: string, collection: string, model: string, documentId: (index: number) => string | undefined): StoreTarget => ({
+export const storeTarget = (
+  stores: StoresService,
+  store: string,
+  collection: string,
+  model: string,
+  documentId: (index: number) => string | undefined,
+): StoreTarget => ({
   write: (index: number, digest: string, chunks: Chunk[]) => stores.write(store, collection, documentId(index) ?? digest, chunks, model),
 });
 
 function embeddingStep(registry: Pick<Registry, 'find'>, model: string): RunnerStep {
   const plugin: Plugin | undefined = registry.find('refinery', 'embeddings');
-  if (!plugin) throw new ChunkdError('BAD_REQUEST', "A write step embeds the chunks with the 'embeddings' refinery, which this server does not have: add an embedding step before it.");
+  if (!plugin)
+    throw new ChunkdError(
+      'BAD_REQUEST',
+      "A write step embeds the chunks with the 'embeddings' refinery, which this server does not have: add an embedding step before it.",
+    );
   return { plugin, config: parseConfig(plugin, { embedding_model: model }, ['steps']) };
 }

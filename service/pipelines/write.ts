@@ -28,7 +28,13 @@ export function createPipeline({ store, maxPipelineBytes }: PipelineWriteDeps, i
  * Apply `changes` to a stored pipeline: undefined when it was deleted meanwhile. No change at all
  * is a 422 that names the fields the caller's API takes (`fields`).
  */
-export function updatePipeline({ store, maxPipelineBytes }: PipelineWriteDeps, stored: PipelineRecord, changes: Omit<PipelinePatch, 'updated_at'>, fields: string, signal?: AbortSignal): Promise<PipelineRecord | undefined> {
+export function updatePipeline(
+  { store, maxPipelineBytes }: PipelineWriteDeps,
+  stored: PipelineRecord,
+  changes: Omit<PipelinePatch, 'updated_at'>,
+  fields: string,
+  signal?: AbortSignal,
+): Promise<PipelineRecord | undefined> {
   if (Object.keys(changes).length === 0) throw validationError(['body'], `Nothing to update: send any of ${fields}.`, 'missing');
   checkStoredSize({ ...stored, ...changes }, maxPipelineBytes);
   signal?.throwIfAborted();

@@ -32,12 +32,16 @@ export async function migratePg(pool: pg.Pool, component: string, migrations: re
       Number((await client.query<{ v: string | null }>('SELECT max(version) AS v FROM chunkd_migrations WHERE component = $1', [component])).rows[0]!.v ?? 0);
     // Even IF NOT EXISTS races in PostgreSQL (two creators collide on the catalog): under the lock too.
     const found = await inLock(async () => {
-      await client.query('CREATE TABLE IF NOT EXISTS chunkd_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS chunkd_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version))',
+      );
       return applied();
     });
     const latest = migrations.at(-1)?.version ?? 0;
     if (found > latest) {
-      throw new SchemaTooNewError(`The ${component} tables in the PostgreSQL database have schema version ${found}, newer than this chunkd knows (${latest}): upgrade chunkd, or point --database-url at another database.`);
+      throw new SchemaTooNewError(
+        `The ${component} tables in the PostgreSQL database have schema version ${found}, newer than this chunkd knows (${latest}): upgrade chunkd, or point --database-url at another database.`,
+      );
     }
     for (const m of migrations.filter((x) => x.version > found)) {
       await inLock(async () => {

@@ -74,7 +74,11 @@ export function unreachableReason(e: unknown): string | undefined {
 export function asUnavailable(e: unknown, what = 'The pipelines database'): unknown {
   const reason = unreachableReason(e);
   if (reason === undefined) return e;
-  return new ChunkdError('UNAVAILABLE', `${what} is unreachable (${reason}): retry in a moment. If it lasts, the operator should check the PostgreSQL server --database-url names.`, { 'Retry-After': '5' });
+  return new ChunkdError(
+    'UNAVAILABLE',
+    `${what} is unreachable (${reason}): retry in a moment. If it lasts, the operator should check the PostgreSQL server --database-url names.`,
+    { 'Retry-After': '5' },
+  );
 }
 
 /**

@@ -77,7 +77,9 @@ export class PgPipelineStore implements PipelineStore {
       ), chosen AS (
         SELECT seq FROM ranked WHERE n <= $1 AND (n = 1 OR $2::bigint IS NULL OR total <= $2)
       )
-      SELECT p.seq, ${COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}, (SELECT count(*) FROM candidates) AS candidates
+      SELECT p.seq, ${COLUMNS.split(', ')
+        .map((c) => `p.${c}`)
+        .join(', ')}, (SELECT count(*) FROM candidates) AS candidates
       FROM chosen JOIN pipelines p USING (seq) ORDER BY p.seq DESC`;
     const { rows } = await this.run(() => this.pool.query<Row & { seq: string; candidates: string }>(sql, params));
     if (rows.length === 0) return { pipelines: [], next: null };
@@ -107,7 +109,15 @@ export class PgPipelineStore implements PipelineStore {
     const size = storedSizeOf(steps, r.name, r.description);
     const { rows } = await this.run(
       () =>
-        this.pool.query<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES ($1, $2, $3, $4::json, $5, $6, $7) RETURNING ${COLUMNS}`, [r.id, r.name, r.description, steps, r.created_at, r.updated_at, size]),
+        this.pool.query<Row>(`INSERT INTO pipelines (${COLUMNS}, size) VALUES ($1, $2, $3, $4::json, $5, $6, $7) RETURNING ${COLUMNS}`, [
+          r.id,
+          r.name,
+          r.description,
+          steps,
+          r.created_at,
+          r.updated_at,
+          size,
+        ]),
       r.name,
     );
     return toRecord(rows[0]!);

@@ -10,7 +10,6 @@ import { settingText } from '../settings.js';
 /** The database file inside the data directory. */
 export const DATABASE_FILE = 'chunkd.db';
 
-
 /**
  * Opens the pipeline store at start-up; boot closes it at shutdown. With --database-url it lives
  * in PostgreSQL, on the shared pool (opened before it, see postgres-pool), else in SQLite in the
@@ -27,7 +26,10 @@ export const pipelineStore: ServiceFactory<'pipelines'> = async (settings, logge
     } catch (e) {
       if (e instanceof SchemaTooNewError) throw new StoreOpenError(e.message);
       const reason = unreachableReason(e) ?? (e as Error).message;
-      throw new StoreOpenError(`Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`, { cause: e });
+      throw new StoreOpenError(
+        `Cannot open the pipelines database ${where}: ${reason}. Check that PostgreSQL runs there and that ${settingText('databaseUrl')} is right.`,
+        { cause: e },
+      );
     }
   }
   const file = resolve(settings.dataDir, DATABASE_FILE);

@@ -54,7 +54,9 @@ export class SqliteStore implements PipelineStore {
     } catch (e) {
       await db?.close().catch(() => {});
       if (e instanceof StoreOpenError) throw e;
-      throw new StoreOpenError(`Cannot open the pipelines database ${file}: ${(e as Error).message}. Choose a writable directory with ${settingText('dataDir')}.`);
+      throw new StoreOpenError(
+        `Cannot open the pipelines database ${file}: ${(e as Error).message}. Choose a writable directory with ${settingText('dataDir')}.`,
+      );
     }
   }
 
@@ -65,7 +67,11 @@ export class SqliteStore implements PipelineStore {
     const below = after === undefined ? undefined : seqOf(after);
     const where = below === undefined ? '' : 'WHERE seq < ?';
     const sizes = await this.run(() =>
-      this.db.all<{ seq: number; size: number }[]>(`SELECT seq, size FROM pipelines INDEXED BY pipelines_page ${where} ORDER BY seq DESC LIMIT ?`, ...(below === undefined ? [] : [below]), limit + 1),
+      this.db.all<{ seq: number; size: number }[]>(
+        `SELECT seq, size FROM pipelines INDEXED BY pipelines_page ${where} ORDER BY seq DESC LIMIT ?`,
+        ...(below === undefined ? [] : [below]),
+        limit + 1,
+      ),
     );
     let take = 0;
     for (let bytes = 0; take < Math.min(limit, sizes.length); take++) {
@@ -97,7 +103,17 @@ export class SqliteStore implements PipelineStore {
     const steps = JSON.stringify(r.steps);
     const size = storedSizeOf(steps, r.name, r.description);
     const row = await this.run(
-      () => this.returning(`INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, r.id, r.name, r.description, steps, r.created_at, r.updated_at, size),
+      () =>
+        this.returning(
+          `INSERT INTO pipelines (${COLUMNS}, size) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+          r.id,
+          r.name,
+          r.description,
+          steps,
+          r.created_at,
+          r.updated_at,
+          size,
+        ),
       r.name,
     );
     return toRecord(row!);
@@ -143,7 +159,8 @@ export class SqliteStore implements PipelineStore {
       if (code === 'SQLITE_CONSTRAINT' && /pipelines\.name/.test(message ?? '')) {
         throw new ChunkdError('CONFLICT', `A pipeline named '${name}' already exists: choose another name, or update that one (GET /v1/pipelines lists them).`);
       }
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw new ChunkdError('UNAVAILABLE', 'The pipelines database is busy: retry in a moment.', { 'Retry-After': '1' });
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+        throw new ChunkdError('UNAVAILABLE', 'The pipelines database is busy: retry in a moment.', { 'Retry-After': '1' });
       if (code === 'SQLITE_FULL') throw new ChunkdError('UNAVAILABLE', 'The disk holding the pipelines database is full: free space in the data directory.');
       throw e;
     }
@@ -155,7 +172,9 @@ async function migrate(db: Database, migrations: readonly Migration[]): Promise<
   const latest = migrations.at(-1)?.version ?? 0;
   const found = await version();
   if (found > latest) {
-    throw new StoreOpenError(`The pipelines database has schema version ${found}, newer than this chunkd knows (${latest}): upgrade chunkd, or point --data-dir elsewhere.`);
+    throw new StoreOpenError(
+      `The pipelines database has schema version ${found}, newer than this chunkd knows (${latest}): upgrade chunkd, or point --data-dir elsewhere.`,
+    );
   }
   for (const m of migrations.filter((x) => x.version > found)) {
     // IMMEDIATE takes the write lock first, and the version is read again under it: of two

@@ -35,7 +35,9 @@ export function readConnections(setting: string, dataDir: string, registry: Regi
     try {
       text = readFileSync(setting, 'utf8');
     } catch (e) {
-      throw new StoresConfigError(`${where} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give the path of a JSON file, or the JSON array itself.`);
+      throw new StoresConfigError(
+        `${where} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give the path of a JSON file, or the JSON array itself.`,
+      );
     }
   }
   let entries: unknown;
@@ -44,11 +46,13 @@ export function readConnections(setting: string, dataDir: string, registry: Regi
   } catch (e) {
     throw new StoresConfigError(`${where} is not valid JSON (${(e as Error).message}): it holds an array of {"name", "handshake", ...connection settings}.`);
   }
-  if (!Array.isArray(entries) || entries.length === 0) throw new StoresConfigError(`${where} must hold a non-empty JSON array of {"name", "handshake", ...connection settings}.`);
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new StoresConfigError(`${where} must hold a non-empty JSON array of {"name", "handshake", ...connection settings}.`);
   const seen = new Set<string>();
   return entries.map((entry, i) => {
     const connection = parseEntry(entry, `${where}, entry ${i}`, registry, env);
-    if (seen.has(connection.name)) throw new StoresConfigError(`${where}, entry ${i}: a second connection is named '${connection.name}': connection names are unique.`);
+    if (seen.has(connection.name))
+      throw new StoresConfigError(`${where}, entry ${i}: a second connection is named '${connection.name}': connection names are unique.`);
     seen.add(connection.name);
     return connection;
   });
@@ -63,9 +67,11 @@ function defaultConnection(dataDir: string, registry: Registry): Connection {
 }
 
 function parseEntry(entry: unknown, where: string, registry: Registry, env: NodeJS.ProcessEnv): Connection {
-  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new StoresConfigError(`${where} must be an object {"name", "handshake", ...connection settings}.`);
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry))
+    throw new StoresConfigError(`${where} must be an object {"name", "handshake", ...connection settings}.`);
   const { name, handshake, ...rest } = entry as Record<string, unknown>;
-  if (typeof name !== 'string' || !CONNECTION_NAME.test(name)) throw new StoresConfigError(`${where}: "name" must be lower-case letters, digits, _ and - (at most 63), e.g. "docs".`);
+  if (typeof name !== 'string' || !CONNECTION_NAME.test(name))
+    throw new StoresConfigError(`${where}: "name" must be lower-case letters, digits, _ and - (at most 63), e.g. "docs".`);
   const at = `${where} ("${name}")`;
   if (typeof handshake !== 'string') throw new StoresConfigError(`${at}: "handshake" names the kind of store, e.g. "lancedb".`);
   const plugin = registry.find('handshake', handshake);
@@ -92,7 +98,8 @@ function fromEnv(value: unknown, where: string, env: NodeJS.ProcessEnv): unknown
   if (typeof value !== 'string' || !value.startsWith('env:')) return value;
   const name = value.slice(4);
   const found = env[name];
-  if (found === undefined || found === '') throw new StoresConfigError(`${where} is "${value}", but the environment variable ${name} is not set: set it, or give the value itself.`);
+  if (found === undefined || found === '')
+    throw new StoresConfigError(`${where} is "${value}", but the environment variable ${name} is not set: set it, or give the value itself.`);
   return found;
 }
 

@@ -3,7 +3,27 @@ import type { Registry } from '../../kernel/registry.js';
 import { flagOf } from '../settings.js';
 
 /** Keys that carry where or as whom to connect: a request that holds one is refused, whatever the handshake. */
-const CONNECTION_KEYS = ['url', 'uri', 'dsn', 'host', 'hostname', 'port', 'path', 'connection', 'connection_string', 'database_url', 'endpoint', 'api_key', 'apikey', 'password', 'user', 'username', 'token', 'secret', 'credentials'];
+const CONNECTION_KEYS = [
+  'url',
+  'uri',
+  'dsn',
+  'host',
+  'hostname',
+  'port',
+  'path',
+  'connection',
+  'connection_string',
+  'database_url',
+  'endpoint',
+  'api_key',
+  'apikey',
+  'password',
+  'user',
+  'username',
+  'token',
+  'secret',
+  'credentials',
+];
 
 /**
  * For the surfaces: a request body (or a write step's config) that tries to say where to connect
@@ -18,7 +38,11 @@ export function connectionFieldIssues(body: unknown, registry?: Registry, loc: (
     if (!value || typeof value !== 'object' || depth > 4) return;
     for (const [key, inner] of Object.entries(value)) {
       if (forbidden.has(key.toLowerCase())) {
-        issues.push({ loc: [...at, key], msg: `${key}: a request names a store connection ("store", listed by GET /v1/stores) and a collection, never a URL, host, path or credential; connections are set by the operator (${flagOf('stores')}).`, type: 'connection_field' });
+        issues.push({
+          loc: [...at, key],
+          msg: `${key}: a request names a store connection ("store", listed by GET /v1/stores) and a collection, never a URL, host, path or credential; connections are set by the operator (${flagOf('stores')}).`,
+          type: 'connection_field',
+        });
       } else walk(inner, [...at, Array.isArray(value) ? Number(key) : key], depth + 1); // an index is a number in a loc, as the validator gives it
     }
   };

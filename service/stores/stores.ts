@@ -80,8 +80,18 @@ export class Stores {
   }
 
   /** Stores from the settings (`--stores`, or the default under the data directory); a bad entry throws StoresConfigError. */
-  static fromSettings(registry: Registry, settings: { stores: string; dataDir: string; databaseUrl: string }, logger?: StoreLogger, env: NodeJS.ProcessEnv = process.env, runner?: Runner): Stores {
-    const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), { replicaSet: settings.databaseUrl !== '', logger, ...(runner ? { runner } : {}) });
+  static fromSettings(
+    registry: Registry,
+    settings: { stores: string; dataDir: string; databaseUrl: string },
+    logger?: StoreLogger,
+    env: NodeJS.ProcessEnv = process.env,
+    runner?: Runner,
+  ): Stores {
+    const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), {
+      replicaSet: settings.databaseUrl !== '',
+      logger,
+      ...(runner ? { runner } : {}),
+    });
     for (const warning of stores.warnings()) logger?.log('warning', warning);
     return stores;
   }
@@ -145,29 +155,49 @@ export class Stores {
       meta = { model: info.model ?? model, dimension: info.dimension ?? 0 };
     } else await this.checkModel(o, collection, model, dimension);
     this.known.delete(key(store, collection));
-    await this.call(o, (impl) => (impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta))));
+    await this.call(o, (impl) =>
+      impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta)),
+    );
   }
 
   async search(store: string, req: SearchRequest): Promise<StoreHit[]> {
     const o = this.get(store);
     checkCollection(req.collection);
-    if (!Number.isInteger(req.k) || req.k < 1 || req.k > MAX_K) throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
-    if ((req.query === undefined) === (req.embedding === undefined)) throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
+    if (!Number.isInteger(req.k) || req.k < 1 || req.k > MAX_K)
+      throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
+    if ((req.query === undefined) === (req.embedding === undefined))
+      throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
     const info = this.known.get(key(store, req.collection)) ?? (await this.existing(o, req.collection));
     if (info.model) this.known.set(key(store, req.collection), info);
     const caps = o.plugin.manifest.capabilities!;
     const filter = req.filter?.document === undefined ? undefined : { document: checkDocument(req.filter.document) };
     if (req.embedding) {
-      if (!caps.vector) throw new ChunkdError('BAD_REQUEST', `The store '${o.connection.name}' (${o.connection.handshake}) searches by text only: send query instead of embedding.`);
-      if (req.embedding.length !== info.dimension) throw validationError(['body', 'embedding'], `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`);
+      if (!caps.vector)
+        throw new ChunkdError(
+          'BAD_REQUEST',
+          `The store '${o.connection.name}' (${o.connection.handshake}) searches by text only: send query instead of embedding.`,
+        );
+      if (req.embedding.length !== info.dimension)
+        throw validationError(
+          ['body', 'embedding'],
+          `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`,
+        );
       return this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter }));
     }
     if (caps.vector && info.model) {
       const embedding = await this.embed(info.model, req.query!);
-      if (embedding.length !== info.dimension) throw new ChunkdError('CONFLICT', `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`);
+      if (embedding.length !== info.dimension)
+        throw new ChunkdError(
+          'CONFLICT',
+          `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`,
+        );
       return this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter }));
     }
-    if (!caps.text) throw new ChunkdError('BAD_REQUEST', `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`);
+    if (!caps.text)
+      throw new ChunkdError(
+        'BAD_REQUEST',
+        `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`,
+      );
     return this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter }));
   }
 
@@ -203,7 +233,11 @@ export class Stores {
 
   private get(store: string): Open {
     const o = this.open.get(store);
-    if (!o) throw new ChunkdError('NOT_FOUND', `${unknownNameMessage('store', store, this.names())} This server's stores: ${this.names().join(', ')} (GET /v1/stores).`);
+    if (!o)
+      throw new ChunkdError(
+        'NOT_FOUND',
+        `${unknownNameMessage('store', store, this.names())} This server's stores: ${this.names().join(', ')} (GET /v1/stores).`,
+      );
     return o;
   }
 
@@ -226,7 +260,11 @@ export class Stores {
 
   private async existing(o: Open, collection: string): Promise<CollectionInfo> {
     const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
-    if (!info) throw new ChunkdError('NOT_FOUND', `The store '${o.connection.name}' has no collection '${collection}': write documents to it first (GET /v1/stores lists the collections).`);
+    if (!info)
+      throw new ChunkdError(
+        'NOT_FOUND',
+        `The store '${o.connection.name}' has no collection '${collection}': write documents to it first (GET /v1/stores lists the collections).`,
+      );
     return info;
   }
 
@@ -234,8 +272,16 @@ export class Stores {
   private async checkModel(o: Open, collection: string, model: string, dimension: number): Promise<void> {
     const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
     if (!info?.model) return;
-    if (info.model !== model) throw new ChunkdError('CONFLICT', `The collection '${collection}' of store '${o.connection.name}' holds vectors of the model '${info.model}'; these chunks were embedded with '${model}'. Embed with '${info.model}', or write to another collection.`);
-    if (info.dimension !== dimension) throw new ChunkdError('CONFLICT', `The collection '${collection}' of store '${o.connection.name}' holds vectors of ${info.dimension} dimensions (model '${info.model}'); these have ${dimension}.`);
+    if (info.model !== model)
+      throw new ChunkdError(
+        'CONFLICT',
+        `The collection '${collection}' of store '${o.connection.name}' holds vectors of the model '${info.model}'; these chunks were embedded with '${model}'. Embed with '${info.model}', or write to another collection.`,
+      );
+    if (info.dimension !== dimension)
+      throw new ChunkdError(
+        'CONFLICT',
+        `The collection '${collection}' of store '${o.connection.name}' holds vectors of ${info.dimension} dimensions (model '${info.model}'); these have ${dimension}.`,
+      );
   }
 
   /** The query's vector, by the embeddings refinery through the runner: the same path, loader, cache and providers as the chunks' vectors. */
@@ -258,7 +304,9 @@ export class Stores {
       if (isChunkdError(e)) throw e;
       const { name, handshake } = o.connection;
       this.options.logger?.log('error', 'store call failed', { store: name, handshake, error: redact(String((e as Error)?.stack ?? e), o.connection.secrets) });
-      throw new ChunkdError('UNAVAILABLE', `The store '${name}' (${handshake}) did not complete the call: retry later; the server log has the details.`, { 'Retry-After': '5' });
+      throw new ChunkdError('UNAVAILABLE', `The store '${name}' (${handshake}) did not complete the call: retry later; the server log has the details.`, {
+        'Retry-After': '5',
+      });
     }
   }
 }
@@ -269,11 +317,13 @@ const localMessage = (store: string) =>
 const key = (store: string, collection: string) => `${store}\u0000${collection}`;
 
 function checkCollection(collection: string): void {
-  if (typeof collection !== 'string' || !COLLECTION.test(collection)) throw validationError(['body', 'collection'], 'collection must be letters, digits, _ and - (at most 63), starting with a letter or digit');
+  if (typeof collection !== 'string' || !COLLECTION.test(collection))
+    throw validationError(['body', 'collection'], 'collection must be letters, digits, _ and - (at most 63), starting with a letter or digit');
 }
 
 function checkDocument(document: string): string {
-  if (typeof document !== 'string' || document.length === 0 || document.length > 1024) throw validationError(['body', 'document'], 'document must be a non-empty string of at most 1024 characters');
+  if (typeof document !== 'string' || document.length === 0 || document.length > 1024)
+    throw validationError(['body', 'document'], 'document must be a non-empty string of at most 1024 characters');
   return document;
 }
 
@@ -281,8 +331,10 @@ function checkDocument(document: string): string {
 function dimensionOf(chunks: readonly Chunk[]): number | undefined {
   let dimension: number | undefined;
   for (const [i, c] of chunks.entries()) {
-    if (!Array.isArray(c.embedding) || c.embedding.length === 0) throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
-    if (dimension !== undefined && c.embedding.length !== dimension) throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
+    if (!Array.isArray(c.embedding) || c.embedding.length === 0)
+      throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
+    if (dimension !== undefined && c.embedding.length !== dimension)
+      throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
     dimension = c.embedding.length;
   }
   return dimension;
@@ -291,7 +343,16 @@ function dimensionOf(chunks: readonly Chunk[]): number | undefined {
 function toRow(document: string, c: Chunk): StoreRow {
   // context (overlap, table headers) is kept with the chunk: a reader of a hit wants it.
   const metadata = { ...(c.metadata ?? {}), ...(c.context === undefined ? {} : { context: c.context }) };
-  return { id: storeChunkId(document, c), document, text: c.text, start_index: c.start_index, end_index: c.end_index, token_count: c.token_count, metadata, embedding: c.embedding! };
+  return {
+    id: storeChunkId(document, c),
+    document,
+    text: c.text,
+    start_index: c.start_index,
+    end_index: c.end_index,
+    token_count: c.token_count,
+    metadata,
+    embedding: c.embedding!,
+  };
 }
 
 async function sequential<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {

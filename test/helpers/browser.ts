@@ -10,7 +10,9 @@ export const CHROMIUM = process.env.CHUNKD_CHROMIUM || '/usr/bin/chromium';
  */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: on Debian install it with \`apt-get install chromium\`; elsewhere (on Ubuntu it is a snap) set CHUNKD_CHROMIUM to a Chromium or Chrome binary.`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: on Debian install it with \`apt-get install chromium\`; elsewhere (on Ubuntu it is a snap) set CHUNKD_CHROMIUM to a Chromium or Chrome binary.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,

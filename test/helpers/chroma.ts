@@ -38,7 +38,9 @@ export async function chromaEngine(): Promise<Engine & { url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'chunkd-chroma-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [chromaCli(), 'run', '--path', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [chromaCli(), 'run', '--path', join(dir, 'data'), '--host', '127.0.0.1', '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
   child.stdout.on('data', keep);
@@ -61,7 +63,10 @@ export async function chromaEngine(): Promise<Engine & { url: string }> {
   };
 
   for (let poll = 0; poll < POLLS && !exited; poll++) {
-    const ok = await fetch(`${url}/api/v2/heartbeat`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/v2/heartbeat`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url, config: { url }, stop };
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

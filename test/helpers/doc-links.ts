@@ -18,7 +18,11 @@ export function slug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
     .replace(/[`*]/g, '');
-  return rendered.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return rendered
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every anchor a page offers: heading slugs (a repeated one as slug-1, slug-2…, as GitHub does) and HTML ids. */
@@ -61,7 +65,12 @@ export function deadLinks(file: string, root: string): string[] {
 
 /** Every page the link check covers, relative to `root`. */
 export function docPages(root: string, list: (dir: string) => string[]): string[] {
-  const md = (dir: string) => list(join(root, dir)).filter((f) => f.endsWith('.md')).map((f) => join(dir, f));
-  const plugins = list(join(root, 'plugins')).map((d) => join('plugins', d, 'README.md')).filter((f) => existsSync(join(root, f)));
+  const md = (dir: string) =>
+    list(join(root, dir))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(dir, f));
+  const plugins = list(join(root, 'plugins'))
+    .map((d) => join('plugins', d, 'README.md'))
+    .filter((f) => existsSync(join(root, f)));
   return ['README.md', ...md('docs'), ...['plugins/README.md'].filter((f) => existsSync(join(root, f))), ...plugins];
 }

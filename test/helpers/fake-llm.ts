@@ -33,7 +33,10 @@ export interface FakeLlm {
 
 export function passagesOf(prompt: string): string[] {
   const inner = /<passages>\n([\s\S]*)\n<\/passages>/.exec(prompt)?.[1] ?? '';
-  return inner.split(/^ID \d+: /m).slice(1).map((p) => p.replace(/\n$/, ''));
+  return inner
+    .split(/^ID \d+: /m)
+    .slice(1)
+    .map((p) => p.replace(/\n$/, ''));
 }
 
 /** The split index the default rule answers for a window of passages. */
@@ -42,7 +45,8 @@ export function headingRule(passages: string[]): number {
   return i > 0 ? i : passages.length;
 }
 
-export const completion = (content: string) => JSON.stringify({ id: 'cmpl-test', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+export const completion = (content: string) =>
+  JSON.stringify({ id: 'cmpl-test', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
 
 export async function startFakeLlm(rule: (passages: string[]) => number = headingRule): Promise<FakeLlm> {
   const requests: Recorded[] = [];

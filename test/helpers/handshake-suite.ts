@@ -29,7 +29,14 @@ function rows(document: string, text = TEXT): StoreRow[] {
     const start = text.indexOf(part, at);
     at = start + part.length;
     const chunk = { text: part, start_index: start, end_index: at };
-    return { id: storeChunkId(document, chunk), document, ...chunk, token_count: part.split(/\s+/).filter(Boolean).length, metadata: { n: i, heading: ['Intro', 'Ünïcode 🦛'] }, embedding: vector(part) };
+    return {
+      id: storeChunkId(document, chunk),
+      document,
+      ...chunk,
+      token_count: part.split(/\s+/).filter(Boolean).length,
+      metadata: { n: i, heading: ['Intro', 'Ünïcode 🦛'] },
+      embedding: vector(part),
+    };
   });
 }
 
@@ -145,8 +152,22 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
 
     test('writeMany (when offered) replaces each document of the batch', async () => {
       if (!impl.writeMany) return;
-      await impl.writeMany('many', [{ document: 'a', rows: rows('a') }, { document: 'b', rows: rows('b') }], META);
-      await impl.writeMany('many', [{ document: 'a', rows: rows('a') }, { document: 'b', rows: rows('b', 'The hippo swims.') }], META);
+      await impl.writeMany(
+        'many',
+        [
+          { document: 'a', rows: rows('a') },
+          { document: 'b', rows: rows('b') },
+        ],
+        META,
+      );
+      await impl.writeMany(
+        'many',
+        [
+          { document: 'a', rows: rows('a') },
+          { document: 'b', rows: rows('b', 'The hippo swims.') },
+        ],
+        META,
+      );
       assert.equal(await countOf(impl, 'many'), rows('a').length + 1);
     });
 
@@ -159,8 +180,16 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
       const names = (await impl.collections()).map((c) => c.name);
       assert.ok(!names.includes('scratch') && names.includes('kept'), names.join(', '));
       // Written again, it is a new collection: another model is no conflict, the old rows are gone.
-      await impl.write('scratch', 'doc-2', rows('doc-2').map((r) => ({ ...r, embedding: [...r.embedding, 0] })), { model: 'other-model', dimension: DIM + 1 });
-      assert.deepEqual((await impl.collections()).find((c) => c.name === 'scratch'), { name: 'scratch', count: rows('doc-2').length, model: 'other-model', dimension: DIM + 1 });
+      await impl.write(
+        'scratch',
+        'doc-2',
+        rows('doc-2').map((r) => ({ ...r, embedding: [...r.embedding, 0] })),
+        { model: 'other-model', dimension: DIM + 1 },
+      );
+      assert.deepEqual(
+        (await impl.collections()).find((c) => c.name === 'scratch'),
+        { name: 'scratch', count: rows('doc-2').length, model: 'other-model', dimension: DIM + 1 },
+      );
     });
 
     test('a connection opened again with the same config reads what the last one wrote, model and dimension included', async () => {

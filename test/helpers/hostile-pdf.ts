@@ -32,7 +32,11 @@ export function hostilePdf(streams: HostileStream[], extraObjects: string[] = []
   ];
   streams.forEach((s, i) => {
     const pad = s.pad ? `%${'x'.repeat(s.pad)}\n` : '';
-    parts.push(Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >>\n${pad}stream\n`), Buffer.from(s.data), Buffer.from('\nendstream endobj\n'));
+    parts.push(
+      Buffer.from(`${10 + i} 0 obj << /Length ${s.data.length} ${s.dict} >>\n${pad}stream\n`),
+      Buffer.from(s.data),
+      Buffer.from('\nendstream endobj\n'),
+    );
   });
   if (!compressed.length) {
     parts.push(Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'));
@@ -88,7 +92,8 @@ export function ascii85(b: Uint8Array): Buffer {
 }
 
 /** /RunLengthDecode data: `count` repeats of a 128-byte run of `byte` (2 bytes each). */
-export const runLength = (byte: number, count: number): Buffer => Buffer.concat([Buffer.from(Array.from({ length: count }, () => [129, byte]).flat()), Buffer.from([128])]);
+export const runLength = (byte: number, count: number): Buffer =>
+  Buffer.concat([Buffer.from(Array.from({ length: count }, () => [129, byte]).flat()), Buffer.from([128])]);
 
 /** /RunLengthDecode data that copies bytes as they are (literal runs). */
 export function runLengthLiteral(b: Uint8Array): Buffer {
@@ -139,7 +144,9 @@ export function manyPagesPdf(pages: number, pad = 0): Uint8Array {
   ];
   for (let i = 0; i < pages; i++) {
     const content = `BT /F1 12 Tf 72 700 Td (Page ${i + 1}) Tj ET`;
-    lines.push(`${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`);
+    lines.push(
+      `${10 + 2 * i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents ${11 + 2 * i} 0 R >> endobj`,
+    );
     lines.push(`${11 + 2 * i} 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`);
   }
   if (pad) lines.push(`%${'x'.repeat(pad)}`);

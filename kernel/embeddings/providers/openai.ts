@@ -76,7 +76,10 @@ export async function loadOpenAI(name: string): Promise<Embedder> {
 function parse(json: unknown, expected: number, base: string): Float32Array[] {
   const data = (json as { data?: { embedding?: unknown; index?: number }[] })?.data;
   if (!Array.isArray(data) || data.length !== expected || !data.every((d) => Array.isArray(d.embedding))) {
-    throw new ChunkdError('UNAVAILABLE', `The embeddings API at ${base} answered without one embedding per input; check that it speaks the OpenAI embeddings protocol.`);
+    throw new ChunkdError(
+      'UNAVAILABLE',
+      `The embeddings API at ${base} answered without one embedding per input; check that it speaks the OpenAI embeddings protocol.`,
+    );
   }
   return [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => Float32Array.from(d.embedding as number[]));
 }

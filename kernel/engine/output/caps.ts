@@ -50,7 +50,8 @@ export const countGuard = (maxChunks: number): SpanGuard => ({
   },
 });
 
-export const chunksError = (n: number, max: number, atLeast = false): ChunkdError => tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, chunksSetting());
+export const chunksError = (n: number, max: number, atLeast = false): ChunkdError =>
+  tooLarge(`The request has ${atLeast ? 'at least ' : ''}${n.toLocaleString('en')} chunks`, max, chunksSetting());
 
 /** What a 413 for an answer over --max-output-bytes tells its sender to do (evaluation, which does not answer chunks, says otherwise). */
 export const ANSWER_ADVICE = 'Send less per request, use larger chunks, or stream it (Accept: application/x-ndjson)';

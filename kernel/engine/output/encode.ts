@@ -46,7 +46,8 @@ export function encodeVectors(chunks: Chunk[]): Uint8Array {
   const dimension = chunks[0]?.embedding?.length ?? 0;
   const out = new Float64Array(chunks.length * dimension);
   chunks.forEach((c, i) => {
-    if (c.embedding?.length !== dimension) throw new ChunkdError('BAD_REQUEST', `Chunk ${i} has no embedding of ${dimension} numbers: a vectors recipe ends with an embedding step.`);
+    if (c.embedding?.length !== dimension)
+      throw new ChunkdError('BAD_REQUEST', `Chunk ${i} has no embedding of ${dimension} numbers: a vectors recipe ends with an embedding step.`);
     out.set(c.embedding, i * dimension);
   });
   return new Uint8Array(out.buffer);

@@ -19,7 +19,17 @@ export const isPlain = (list: readonly Chunk[]): boolean => PLAIN.has(list);
 
 /** JSON.stringify(chunk) of a chunk of a plain list. */
 export const plainChunkJson = (c: Chunk): string =>
-  '{"id":' + JSON.stringify(c.id) + ',"text":' + JSON.stringify(c.text) + ',"start_index":' + c.start_index + ',"end_index":' + c.end_index + ',"token_count":' + c.token_count + '}';
+  '{"id":' +
+  JSON.stringify(c.id) +
+  ',"text":' +
+  JSON.stringify(c.text) +
+  ',"start_index":' +
+  c.start_index +
+  ',"end_index":' +
+  c.end_index +
+  ',"token_count":' +
+  c.token_count +
+  '}';
 
 const ID = ascii('{"id":');
 const TEXT = ascii(',"text":');

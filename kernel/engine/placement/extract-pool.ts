@@ -132,7 +132,10 @@ class ExtractPool {
 
   private tooSlow(): ChunkdError {
     const name = this.options.names?.maxMs ?? 'maxExtractMs';
-    return new ChunkdError('TOO_LARGE', `The file takes longer to extract than this server spends on one file (${this.options.maxMs} ms, limit ${name}): ${FILE_ADVICE}`);
+    return new ChunkdError(
+      'TOO_LARGE',
+      `The file takes longer to extract than this server spends on one file (${this.options.maxMs} ms, limit ${name}): ${FILE_ADVICE}`,
+    );
   }
 
   private queueFull(): ChunkdError {
@@ -223,9 +226,13 @@ export function inlineGate(options: ExtractPoolOptions): InlineGate {
 /** The 503 past the queue: it names the setting, and when to retry. */
 function queueFull(options: ExtractPoolOptions): ChunkdError {
   const name = options.names?.maxQueue ?? 'maxExtractQueue';
-  return new ChunkdError('UNAVAILABLE', `The server is extracting as many files as it can, with ${options.maxQueue} more waiting (limit ${name}): retry in a few seconds.`, {
-    'Retry-After': String(Math.max(1, Math.ceil(options.maxMs / 1000 / 4))),
-  });
+  return new ChunkdError(
+    'UNAVAILABLE',
+    `The server is extracting as many files as it can, with ${options.maxQueue} more waiting (limit ${name}): retry in a few seconds.`,
+    {
+      'Retry-After': String(Math.max(1, Math.ceil(options.maxMs / 1000 / 4))),
+    },
+  );
 }
 
 const pools = new Map<string, ExtractPool>();
@@ -251,7 +258,10 @@ export async function runExtractTask(task: Task, bytes: number, options: Extract
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       const name = options.names?.memoryMb ? `, limit ${options.names.memoryMb}` : '';
-      throw new ChunkdError('TOO_LARGE', `Extracting the file's text needs more memory than this server allows one file (${options.memoryMb} MB${name}): ${FILE_ADVICE}`);
+      throw new ChunkdError(
+        'TOO_LARGE',
+        `Extracting the file's text needs more memory than this server allows one file (${options.memoryMb} MB${name}): ${FILE_ADVICE}`,
+      );
     }
     throw e;
   }

@@ -17,7 +17,9 @@ const plugins = new Map<string, Promise<Plugin>>();
 function plugin(source: string): Promise<Plugin> {
   let p = plugins.get(source);
   if (!p) {
-    p = typescriptLoader().then(() => loadManifest(source)).then((m) => new Plugin(m, source));
+    p = typescriptLoader()
+      .then(() => loadManifest(source))
+      .then((m) => new Plugin(m, source));
     plugins.set(source, p);
   }
   return p;

@@ -92,21 +92,30 @@ function chunksOf(plugin: Plugin, text: string, spans: Span[], unit: OffsetUnit,
   const { plain, ordered } = checkSpans(plugin, text, spans);
   const found = context.structure ? structureMetadata(text, context.structure, spans) : undefined;
   const ids = chunkIds(unit === 'codepoint' ? keyAndPairs(text) : sourceKey(text), spans); // one hash of the whole input; each id mixes it with the span
-  if (plain && ordered && found === undefined && unit !== 'utf8') return markPlain(plainChunks(text, spans, ids, unit === 'codepoint' ? surrogatePairs(text) : NO_PAIRS));
+  if (plain && ordered && found === undefined && unit !== 'utf8')
+    return markPlain(plainChunks(text, spans, ids, unit === 'codepoint' ? surrogatePairs(text) : NO_PAIRS));
   // The general case: every bound (and named reference) converted in one pass over the text.
   const bounds: number[] = [];
   for (const s of spans) bounds.push(s.start, s.end);
-  const refsAt: number[] = plain ? [] : spans.map((s) => {
-    if (s.refs === undefined) return -1;
-    const at = bounds.length;
-    for (const r of Object.values(s.refs)) bounds.push(r.start, r.end);
-    return at;
-  });
+  const refsAt: number[] = plain
+    ? []
+    : spans.map((s) => {
+        if (s.refs === undefined) return -1;
+        const at = bounds.length;
+        for (const r of Object.values(s.refs)) bounds.push(r.start, r.end);
+        return at;
+      });
   const offsets = convertOffsets(text, bounds, unit);
   const out = new Array<Chunk>(spans.length);
   for (let i = 0; i < spans.length; i++) {
     const s = spans[i]!;
-    const chunk: Chunk = { id: ids[i]!, text: text.slice(s.start, s.end), start_index: offsets[2 * i]!, end_index: offsets[2 * i + 1]!, token_count: s.tokenCount };
+    const chunk: Chunk = {
+      id: ids[i]!,
+      text: text.slice(s.start, s.end),
+      start_index: offsets[2 * i]!,
+      end_index: offsets[2 * i + 1]!,
+      token_count: s.tokenCount,
+    };
     if (!plain || found?.[i]) addExtras(chunk, s, text, offsets, refsAt[i] ?? -1, found?.[i]);
     out[i] = chunk;
   }
@@ -165,7 +174,8 @@ function checkSpans(plugin: Plugin, text: string, spans: readonly Span[]): { pla
 
 /** The optional fields of a chunk, in wire order after token_count: context, embedding, metadata. */
 function addExtras(chunk: Chunk, s: Span, text: string, offsets: number[], refsAt: number, found: Record<string, unknown> | undefined): void {
-  if (s.context !== undefined) chunk.context = Array.isArray(s.context) ? s.context.map((r) => text.slice(r.start, r.end)).join('\n') : text.slice(s.context.start, s.context.end);
+  if (s.context !== undefined)
+    chunk.context = Array.isArray(s.context) ? s.context.map((r) => text.slice(r.start, r.end)).join('\n') : text.slice(s.context.start, s.context.end);
   if (s.embedding !== undefined) chunk.embedding = s.embedding;
   if (s.metadata !== undefined || s.refs !== undefined || found) chunk.metadata = { ...s.metadata, ...refsIn(s.refs, offsets, refsAt), ...found };
 }
@@ -184,15 +194,28 @@ function refsIn(refs: Record<string, SpanRef> | undefined, offsets: number[], at
 /** A span that is empty, out of range or splits a surrogate pair is a plugin bug, never sent. */
 function checkSpan(plugin: Plugin, text: string, s: Span): void {
   const ok =
-    Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start < s.end && s.end <= text.length &&
-    !splitsPair(text, s.start) && !splitsPair(text, s.end) && Number.isInteger(s.tokenCount) && s.tokenCount >= 0 &&
+    Number.isInteger(s.start) &&
+    Number.isInteger(s.end) &&
+    s.start >= 0 &&
+    s.start < s.end &&
+    s.end <= text.length &&
+    !splitsPair(text, s.start) &&
+    !splitsPair(text, s.end) &&
+    Number.isInteger(s.tokenCount) &&
+    s.tokenCount >= 0 &&
     // Most spans have neither: no lists are built for them.
     ((s.context === undefined && s.refs === undefined) || [...[s.context ?? []].flat(), ...Object.values(s.refs ?? {})].every((r) => validRef(text, r)));
   if (!ok) throw new Error(`Plugin '${plugin.name}' returned an invalid span ${JSON.stringify(s)} for a text of length ${text.length}.`);
 }
 
 const validRef = (text: string, r: SpanRef) =>
-  Number.isInteger(r.start) && Number.isInteger(r.end) && r.start >= 0 && r.start <= r.end && r.end <= text.length && !splitsPair(text, r.start) && !splitsPair(text, r.end);
+  Number.isInteger(r.start) &&
+  Number.isInteger(r.end) &&
+  r.start >= 0 &&
+  r.start <= r.end &&
+  r.end <= text.length &&
+  !splitsPair(text, r.start) &&
+  !splitsPair(text, r.end);
 
 function splitsPair(text: string, i: number): boolean {
   if (i <= 0 || i >= text.length) return false;

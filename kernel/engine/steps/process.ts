@@ -17,7 +17,10 @@ export function checkChef(plugin: Plugin, doc: { bytes?: Uint8Array }): void {
   const missing = plugin.missing;
   if (missing.length) throw missingExtraError(`The chef '${plugin.name}'`, missing);
   if (doc.bytes === undefined && plugin.manifest.bytesOnly) {
-    throw new ChunkdError('VALIDATION', `The chef '${plugin.name}' reads files, not text: upload the file (POST /v1/files, or multipart to POST ${plugin.route}).`);
+    throw new ChunkdError(
+      'VALIDATION',
+      `The chef '${plugin.name}' reads files, not text: upload the file (POST /v1/files, or multipart to POST ${plugin.route}).`,
+    );
   }
 }
 
@@ -27,7 +30,13 @@ export function checkChef(plugin: Plugin, doc: { bytes?: Uint8Array }): void {
  * held to maxTextChars, and the structure to maxStructureSpans per kind (the spans past it are
  * dropped and counted in metadata.dropped_spans), so what leaves here is bounded by the limits.
  */
-export async function processHere(plugin: Plugin, config: Record<string, unknown>, doc: ChefDocument, limits: ExtractLimits, signal?: AbortSignal): Promise<Processed> {
+export async function processHere(
+  plugin: Plugin,
+  config: Record<string, unknown>,
+  doc: ChefDocument,
+  limits: ExtractLimits,
+  signal?: AbortSignal,
+): Promise<Processed> {
   const impl = (await plugin.instance(config)) as ChefImpl;
   let out: Processed;
   try {
@@ -53,18 +62,35 @@ const asRefusalOf = (doc: ChefDocument, e: unknown): unknown => (doc.bytes === u
 /** A span outside the text, reversed, or splitting a surrogate pair is a chef bug, never sent. */
 function checkProcessed(plugin: Plugin, out: Processed): void {
   const { text } = out;
-  const ok = (s: Span) => Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0 && s.start <= s.end && s.end <= text.length && !splits(text, s.start) && !splits(text, s.end);
+  const ok = (s: Span) =>
+    Number.isInteger(s.start) &&
+    Number.isInteger(s.end) &&
+    s.start >= 0 &&
+    s.start <= s.end &&
+    s.end <= text.length &&
+    !splits(text, s.start) &&
+    !splits(text, s.end);
   if (typeof text !== 'string' || !out.structure || !allSpans(out.structure).every(ok)) {
     throw new Error(`Chef '${plugin.name}' returned a document whose structure does not fit its text.`);
   }
 }
 
-const splits = (text: string, i: number) => i > 0 && i < text.length && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff && text.charCodeAt(i) >= 0xdc00 && text.charCodeAt(i) <= 0xdfff;
+const splits = (text: string, i: number) =>
+  i > 0 &&
+  i < text.length &&
+  text.charCodeAt(i - 1) >= 0xd800 &&
+  text.charCodeAt(i - 1) <= 0xdbff &&
+  text.charCodeAt(i) >= 0xdc00 &&
+  text.charCodeAt(i) <= 0xdfff;
 
 /** A processed document on the wire: every span's offsets in the request's unit (one pass over the text). */
 export function toWire(doc: Processed, unit: OffsetUnit): WireDocument {
   const spans = allSpans(doc.structure);
-  const offsets = convertOffsets(doc.text, spans.flatMap((s) => [s.start, s.end]), unit);
+  const offsets = convertOffsets(
+    doc.text,
+    spans.flatMap((s) => [s.start, s.end]),
+    unit,
+  );
   let k = 0;
   const at = <T extends Span>(s: T) => {
     const { start: _s, end: _e, ...rest } = s;
@@ -77,4 +103,3 @@ export function toWire(doc: Processed, unit: OffsetUnit): WireDocument {
   const structure = { headings: s.headings.map(at), tables: s.tables.map(at), code: s.code.map(at), images: s.images.map(at), pages: s.pages.map(at) };
   return { text: doc.text, structure, metadata: doc.metadata };
 }
-

@@ -117,7 +117,14 @@ function failed({ options, signal }: HereWork, e: unknown): WireResult {
 type StepsResult = { chunks: Chunk[]; source: string | Chunk[] } | { document: Processed };
 
 /** A document's steps: the usual one chunker over a text without a promise when it can, any other recipe through stepsInOrder. */
-function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Maybe<StepsResult> {
+function runSteps(
+  steps: RunnerStep[],
+  doc: Doc,
+  options: RunOptions,
+  budget: { used: number },
+  context: ChunkContext,
+  signal?: AbortSignal,
+): Maybe<StepsResult> {
   const only = steps.length === 1 ? steps[0]! : undefined;
   if (only?.plugin.kind === 'chunker' && typeof doc === 'string') {
     // The usual request, one chunker over a text: no promise when the chunker answers at once (the loop below does the same, as a promise).
@@ -128,7 +135,14 @@ function runSteps(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { 
 }
 
 /** Each step by its plugin's kind: a chef processes (first only), a chunker chunks, a refinery refines; a write step (last) is the caller's. */
-async function stepsInOrder(steps: RunnerStep[], doc: Doc, options: RunOptions, budget: { used: number }, context: ChunkContext, signal?: AbortSignal): Promise<StepsResult> {
+async function stepsInOrder(
+  steps: RunnerStep[],
+  doc: Doc,
+  options: RunOptions,
+  budget: { used: number },
+  context: ChunkContext,
+  signal?: AbortSignal,
+): Promise<StepsResult> {
   let input = docValue(doc);
   const stored = typeof doc === 'object' && !Array.isArray(doc) && 'structure' in doc ? structureOf(doc.structure) : undefined;
   let structure = stored && [stored];
@@ -143,16 +157,22 @@ async function stepsInOrder(steps: RunnerStep[], doc: Doc, options: RunOptions, 
       const given: ChefDocument = typeof input === 'string' ? { text: input } : input;
       const made = typeof doc === 'object' && 'chef' in doc && doc.chef === plugin.name ? doc : undefined;
       if (!made) checkChef(plugin, given);
-      const processed: Processed = made ? { text: made.text, structure: stored!, metadata: {} } : await processHere(plugin, config, given, options.chef.limits, signal);
+      const processed: Processed = made
+        ? { text: made.text, structure: stored!, metadata: {} }
+        : await processHere(plugin, config, given, options.chef.limits, signal);
       if (last) return { document: processed };
       input = processed.text;
       structure = [processed.structure];
     } else if (plugin.kind === 'chunker') {
       if (i > 0 && steps[i - 1]!.plugin.kind !== 'chef') throw new Error(`The chunker '${plugin.name}' can only follow a chef, given a text.`);
-      if (typeof input !== 'string') throw new Error(`The chunker '${plugin.name}' is given a text, not ${Array.isArray(input) ? 'chunks' : 'a file'}: put a chef before it.`);
-      chunks = (await chunkTexts(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context))[0]!;
+      if (typeof input !== 'string')
+        throw new Error(`The chunker '${plugin.name}' is given a text, not ${Array.isArray(input) ? 'chunks' : 'a file'}: put a chef before it.`);
+      chunks = (
+        await chunkTexts(plugin, config, [input], options.unit, signal, structure, last ? outputGuard(options, budget) : countGuard(options.maxChunks), context)
+      )[0]!;
     } else {
-      if (i > 0 && steps[i - 1]!.plugin.kind === 'chef') throw new Error(`The refinery '${plugin.name}' is given chunks, not a chef's document: put a chunker between them.`);
+      if (i > 0 && steps[i - 1]!.plugin.kind === 'chef')
+        throw new Error(`The refinery '${plugin.name}' is given chunks, not a chef's document: put a chunker between them.`);
       const list = i === 0 ? (input as Chunk[]) : chunks;
       if (i > 0 && list.length > options.maxChunks) throw chunksError(list.length, options.maxChunks);
       chunks = (await refineLists(plugin, config, [list]))[0]!;

@@ -23,7 +23,11 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
   const vectors = new Float32Array(chunks.length * dimension);
   const out: Chunk[] = [];
   for (const [i, { embedding, ...chunk }] of chunks.entries()) {
-    if (!embedding || embedding.length !== dimension) throw new ChunkdError('BAD_REQUEST', `Chunk ${i} has ${embedding ? `an embedding of ${embedding.length} numbers, not ${dimension}` : 'no embedding'}: a write step needs every chunk embedded by one model.`);
+    if (!embedding || embedding.length !== dimension)
+      throw new ChunkdError(
+        'BAD_REQUEST',
+        `Chunk ${i} has ${embedding ? `an embedding of ${embedding.length} numbers, not ${dimension}` : 'no embedding'}: a write step needs every chunk embedded by one model.`,
+      );
     vectors.set(embedding, i * dimension);
     out.push(chunk);
   }

@@ -1,0 +1,34 @@
+/**
+ * `npm test`'s runner: one PostgreSQL for the whole run (each test file makes its own databases on
+ * it; a file that stops the server starts its own), then Node's test runner over every test file,
+ * two files at a time (this machine's cores). Arguments name test files to run instead of all.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT } from '../kernel/paths.js';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+
+const testFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (dir === 'plugins' ? testFiles(join(dir, e.name)) : []) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
+
+const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => relative(ROOT, f)) : [...testFiles('test'), ...testFiles('plugins')];
+const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '2';
+
+let postgres: TestPostgres | undefined;
+if (!process.env.CHUNKD_TEST_DATABASE_URL) {
+  postgres = await startPostgres();
+  process.env.CHUNKD_TEST_DATABASE_URL = postgres.url;
+}
+
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: process.env,
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+await postgres?.close();
+process.exit(code);
