@@ -1,5 +1,5 @@
 // The plan of the tree, checked on every import (npm run lint; npm test runs it first).
-// Floors read bottom up: kernel → plugins → wire → service → server | cli. A plugin stands on
+// Floors read bottom up: kernel → plugins | wire → service → server | cli (wire stands on the kernel alone). A plugin stands on
 // kernel/index.ts alone; no import circle anywhere. Tests may import anything.
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';

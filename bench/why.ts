@@ -91,7 +91,7 @@ export const WHY: Record<string, { met?: string; missed?: string }> = {
   },
 
   'batch of 2 large documents: 2 workers ≥ 1.7× 1 worker': {
-    met: 'Judged by the CPU time of the busiest thread (per-thread figures from /proc/self/task), paired per round, the wall-clock speed-up beside it. Each document goes to its own worker; the main thread only hands over and collects. (The first runs of this bench found ~1.0×: the batch splitter put two near-equal documents into one task whenever the first was the smaller; fixed in kernel/pool.ts.)',
+    met: 'Judged by the CPU time of the busiest thread (per-thread figures from /proc/self/task), paired per round, the wall-clock speed-up beside it. Each document goes to its own worker; the main thread only hands over and collects. (The first runs of this bench found ~1.0×: the batch splitter put two near-equal documents into one task whenever the first was the smaller; fixed in kernel/engine/placement/pool.ts.)',
     missed: `Judged by the CPU time of the busiest thread (per-thread figures from /proc/self/task), paired per round, the wall-clock speed-up beside it. The pool splits the batch into one task per thread, one document each. The wall-clock figure moves from run to run on this machine: full and pool-only runs on one day gave 2.08×, 1.90×, 1.70×, 1.64× and 1.43× (rounds alternate 1 and 2 threads, so a neighbour slows both sides of a round). Since the piece cache, a warm token chunk of these documents is mostly map lookups rather than BPE, ~3× less work per document; whether that memory-bound work shares the two cores worse than the WASM encode did (1.9–2.0× before) is not verified. ${SHARED}`,
   },
   '/health answers in < 50 ms while a 10 MB job runs': {

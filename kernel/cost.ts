@@ -1,7 +1,7 @@
 import { configError } from './errors.js';
 
 /**
- * What a request costs, for the pool to decide where it runs (kernel/pool.ts). A plugin's manifest
+ * What a request costs, for the pool to decide where it runs (kernel/engine/placement/pool.ts). A plugin's manifest
  * may declare `cost(config)`: its work per character of input, relative to the cheapest chunkers
  * (the token chunker counting characters: 1). The pool runs work on the event loop only while
  * characters × cost stays under INLINE_MAX_CHARS; anything costlier goes to a worker, where the

@@ -26,6 +26,12 @@ export interface Host {
   /** An OpenAI-compatible embeddings server ('' for OpenAI's own) and its key ('' for none). */
   openaiBaseUrl: string;
   openaiApiKey: string;
+  /**
+   * The OpenAI-compatible chat server the slumber chunker asks, as the operator set it (raw text:
+   * the plugin checks and defaults each value); the key is the key file's path or the key itself,
+   * from the variable `apiKeyVariable` names.
+   */
+  llm: { baseUrl: string; model: string; apiKeyFile: string; apiKey: string; apiKeyVariable: string; timeoutMs: string; maxCalls: string };
   /** How the operator sets each setting, by its name (`models-dir` → `--models-dir`, `CHUNKD_MODELS_DIR`), for messages that name one. */
   settings: Readonly<Record<string, Setting>>;
 }
@@ -40,6 +46,7 @@ export const BARE_HOST: Host = {
   hubEndpoint: '',
   openaiBaseUrl: '',
   openaiApiKey: '',
+  llm: { baseUrl: '', model: '', apiKeyFile: '', apiKey: '', apiKeyVariable: '', timeoutMs: '', maxCalls: '' },
   settings: {},
 };
 

@@ -26,6 +26,8 @@ export { BPE_COST, checkOverlapStep, delimCost, EMBEDDING_COST, MAX_TOKEN_REPEAT
 export { ChunkdError, configError, isChunkdError, validationError } from './errors.js';
 export { requireExtra } from './extras.js';
 export type { Extra } from './plugin.js';
+export { host, settingOf, type Host } from './host.js';
+export { settingName } from './caps.js';
 export { closest, unknownNameMessage } from './suggest.js';
 
 // Small shared tools.

@@ -73,7 +73,7 @@ export interface ChunkContext {
    */
   structure?: Structure;
   /**
-   * The most spans the caller can use (an output cap, kernel/runner.ts): a chunker may stop once
+   * The most spans the caller can use (an output cap, kernel/engine/runner.ts): a chunker may stop once
    * it has more than this many, since the text is then refused whole. Ignoring it is always correct.
    */
   maxSpans?: number;

@@ -21,7 +21,7 @@ function scanPairs(text: string): Uint32Array {
 
 /**
  * The scan of one text, fed its UTF-16LE pieces by whoever writes them (forEachUtf16Piece): the
- * id key's hash takes the same pieces (kernel/run.ts), so one pass over the text serves both.
+ * id key's hash takes the same pieces (kernel/engine/steps/chunk.ts), so one pass over the text serves both.
  */
 function pairScan(text: string): { piece(bytes: Buffer, at: number): void; found(): Uint32Array } {
   const found: number[] = [];

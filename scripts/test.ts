@@ -16,6 +16,8 @@ const testFiles = (dir: string): string[] =>
 
 const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => relative(ROOT, f)) : [...testFiles('test'), ...testFiles('plugins')];
 const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '2';
+/** A test that hangs fails after this long (ms), so a run always ends and names it. */
+const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';
 
 let postgres: TestPostgres | undefined;
 if (!process.env.CHUNKD_TEST_DATABASE_URL) {
@@ -23,11 +25,15 @@ if (!process.env.CHUNKD_TEST_DATABASE_URL) {
   process.env.CHUNKD_TEST_DATABASE_URL = postgres.url;
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
-  cwd: ROOT,
-  stdio: 'inherit',
-  env: process.env,
-});
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', `--test-timeout=${timeout}`, ...files],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: process.env,
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
 await postgres?.close();

@@ -58,7 +58,7 @@ async function run(registry: Registry, executor: Executor, limits: Limits): Prom
   return out;
 }
 
-/** A plugin's answer to its example body, made as its route makes it: through the document runner (kernel/runner.ts). */
+/** A plugin's answer to its example body, made as its route makes it: through the document runner (kernel/engine/runner.ts). */
 async function answerOf(plugin: Plugin, body: Record<string, unknown>, executor: Executor, limits: Limits): Promise<unknown> {
   if (plugin.kind === 'refinery' && !('chunks' in body)) return undefined;
   const req = parseRequest(plugin, body);

@@ -9,11 +9,15 @@ import { SETTINGS, type Settings } from './settings.js';
  * variable, this module does. From the settings: the model roots, the model map and the recipes
  * folder. From the environment, read at each use (so a change takes effect while the server runs,
  * as the tests rely on): packages to treat as absent, the Hugging Face cache and endpoint (the
- * variables huggingface_hub reads), and the OpenAI-compatible embeddings API.
+ * variables huggingface_hub reads), the OpenAI-compatible embeddings API, and the LLM settings
+ * (service/llm-settings.ts puts them there at boot, so worker threads see them too).
  */
 
 /** Packages chunkd treats as not installed (comma-separated): see the server without an optional package, without uninstalling it. */
 export const HIDE_PACKAGES_ENV = 'CHUNKD_HIDE_PACKAGES';
+
+/** The LLM server's key itself, for operators who keep it in the environment rather than a file (--llm-api-key-file wins). */
+export const LLM_API_KEY_ENV = 'CHUNKD_LLM_API_KEY';
 
 /** The settings the kernel is given. */
 export type KernelSettings = Pick<Settings, 'modelsDir' | 'modelMap' | 'recipesDir'>;
@@ -43,6 +47,15 @@ export function hostOf(env: NodeJS.ProcessEnv, settings?: KernelSettings): Host 
     hubEndpoint: env.HF_ENDPOINT ?? '',
     openaiBaseUrl: env.OPENAI_BASE_URL ?? '',
     openaiApiKey: env.OPENAI_API_KEY ?? '',
+    llm: {
+      baseUrl: variable('llm-base-url') ?? '',
+      model: variable('llm-model') ?? '',
+      apiKeyFile: variable('llm-api-key-file') ?? '',
+      apiKey: env[LLM_API_KEY_ENV] ?? '',
+      apiKeyVariable: LLM_API_KEY_ENV,
+      timeoutMs: variable('llm-timeout-ms') ?? '',
+      maxCalls: variable('llm-max-calls') ?? '',
+    },
     settings: NAMES,
   };
 }

@@ -12,7 +12,7 @@ export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 
   Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue' | 'maxPdfDecodedBytes'>>;
 
 /**
- * The document runner (kernel/runner.ts) on this executor, under these limits' output caps; its
+ * The document runner (kernel/engine/runner.ts) on this executor, under these limits' output caps; its
  * chef steps under the chefs' limits. Made once per executor and limits object, not per request:
  * the runner holds no state of its own, and copying the whole settings object into a new one on
  * every small request was a tenth of the server's CPU per request in a profile.
@@ -66,5 +66,5 @@ function checkChunkCount(count: number, settings: Limits): void {
   if (count > settings.maxChunks) throw capped(`The request has ${count.toLocaleString('en')} chunks`, settings.maxChunks, settingOf('maxChunks'));
 }
 
-/** The server settings behind the chefs' limits, as a 413 names them (kernel/chef/run.ts). */
+/** The server settings behind the chefs' limits, as a 413 names them (kernel/engine/steps/process.ts). */
 export const LIMIT_NAMES = { maxTextChars: settingPairText('maxTextChars'), maxPdfDecodedBytes: settingPairText('maxPdfDecodedBytes') };

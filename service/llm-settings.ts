@@ -4,8 +4,9 @@ import { ChunkdError } from '../kernel/errors.js';
 import { envOf, settingText, type Settings } from './settings.js';
 
 /**
- * The LLM settings reach the slumber plugin through the environment (a plugin cannot read the
- * service's settings): worker threads copy process.env when they start. Each variable is set or removed, so one app's
+ * The LLM settings reach the slumber plugin through the environment, which the kernel's host reads
+ * (service/kernel-host.ts; a plugin cannot read the service's settings), and worker threads get
+ * the host as their pool starts them. Each variable is set or removed, so one app's
  * LLM never leaks into the next app booted in this process. CHUNKD_LLM_API_KEY is the operator's
  * own variable and is left alone; a key file is checked here so a wrong path stops start-up.
  */

@@ -1,6 +1,6 @@
 /**
  * The bytes of a JSON answer made on the calling thread: a chunker's plain chunks are written field
- * by field (kernel/plain-json.ts) and carved from a shared slab (kernel/utf8-slab.ts); both must
+ * by field (kernel/engine/output/plain-json.ts) and carved from a shared slab (kernel/engine/output/utf8-slab.ts); both must
  * give exactly the bytes of JSON.stringify of the chunks, whatever the text holds.
  */
 import assert from 'node:assert/strict';

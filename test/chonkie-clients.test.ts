@@ -508,7 +508,7 @@ describe("Python's Pipeline.run on a slug pipeline with a list of texts", () => 
         assert.equal((await app.post('/v1/pipeline', create)).status, 200);
       });
       after(() => app.close());
-      // Large enough to leave the event loop and be split over both workers (kernel/pool.ts).
+      // Large enough to leave the event loop and be split over both workers (kernel/engine/placement/pool.ts).
       const texts = workers === '0' ? TEXTS : TEXTS.map((t) => Array(300).fill(t).join('\n\n'));
 
       test('chunks is one flat list in input order, each chunk marked with its text, the nested run regrouped', async () => {

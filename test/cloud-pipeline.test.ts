@@ -512,7 +512,7 @@ describe('pooled', () => {
 
   test('a large body runs in a worker and answers {chunks}, as the inline run and /execute do', async () => {
     const { id } = (await pooled.post('/v1/pipeline', pyCreate('big', [token({ chunk_size: 4096 })]))).body;
-    const text = 'lorem ipsum dolor sit amet '.repeat(4000); // past the size a worker takes (kernel/pool.ts)
+    const text = 'lorem ipsum dolor sit amet '.repeat(4000); // past the size a worker takes (kernel/engine/placement/pool.ts)
     const res = await pooled.request('POST', '/v1/pipeline/big', { text });
     assert.equal(res.status, 200);
     const direct = await pooled.post(`/v1/pipelines/${id}/execute`, { text });

@@ -1,5 +1,5 @@
 /**
- * The extraction pool (kernel/chef/pool.ts): a time budget per file (413 naming it, the
+ * The extraction pool (kernel/engine/placement/extract-pool.ts): a time budget per file (413 naming it, the
  * worker stopped and the next file read), a bounded queue (503 with Retry-After), and a lane kept
  * for small files so that one never waits behind slow large ones. Judged by statuses and by which
  * file is answered first; the slow file is a 1,999-page PDF (seconds to read) against budgets and

@@ -1,6 +1,6 @@
 /**
  * Without worker threads (with them see text-upload-bytes.test.ts) txt and md are decoded on the event loop, but no more than the extraction threads' count of
- * large files at once, with the same bounded queue as the extraction pool (kernel/chef/pool.ts):
+ * large files at once, with the same bounded queue as the extraction pool (kernel/engine/placement/extract-pool.ts):
  * judged by how many of a burst of 16 MiB uploads are read, refused with 503, and decoding at once.
  */
 import assert from 'node:assert/strict';

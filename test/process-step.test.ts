@@ -1,5 +1,5 @@
 /**
- * A chef on every surface runs as the runner's first step (kernel/runner.ts): the process route,
+ * A chef on every surface runs as the runner's first step (kernel/engine/runner.ts): the process route,
  * jobs and NDJSON pipeline runs. Judged by counts: the pool's tasks by kind, the extraction pool's
  * starts, the spans kept and dropped, and the bytes answered.
  */

@@ -1,5 +1,5 @@
 /**
- * A chef is a runner step (kernel/runner.ts): processed where the runner places it, its document
+ * A chef is a runner step (kernel/engine/runner.ts): processed where the runner places it, its document
  * serialised there under the output caps, its structure capped per kind (maxStructureSpans, the
  * rest counted in metadata.dropped_spans). Judged by counts: pool tasks, extraction starts, bytes.
  */

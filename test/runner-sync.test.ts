@@ -1,5 +1,5 @@
 /**
- * The runner's inner steps (kernel/runner.ts, kernel/run.ts) run without a promise when the work is
+ * The runner's inner steps (kernel/engine/steps/run-here.ts, kernel/engine/steps/chunk.ts) run without a promise when the work is
  * synchronous and as a promise when it is not: a chunker that answers with a promise, for some
  * texts of a batch or all of them, gives the very bytes a synchronous one gives, its failures and
  * aborts land where a synchronous one's do, and a plugin built once is handed out without waiting.

@@ -1,5 +1,5 @@
 /**
- * The runner's write step (kernel/runner.ts, kernel/store-rows.ts): the steps before it run as
+ * The runner's write step (kernel/engine/runner.ts, kernel/engine/steps/write.ts): the steps before it run as
  * without it, and each document's chunks, with their embeddings, reach the step's target once,
  * before the document's result is given; a target's refusal is that document's result.
  */

@@ -1,5 +1,5 @@
 /**
- * The document runner (kernel/runner.ts) on every path: output caps (JSON answers, NDJSON lines,
+ * The document runner (kernel/engine/runner.ts) on every path: output caps (JSON answers, NDJSON lines,
  * job results), serialization in the worker, yields between documents, and large bodies parsed in
  * a worker whatever they hold or the client accepts. Judged by counts (the pool's task counter,
  * bytes, lines), never by timing.

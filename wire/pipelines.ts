@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { CHUNKER_REQUEST_FIELDS } from '../kernel/body-schema.js';
 
-/** Wire shapes of the pipeline routes; named once in the OpenAPI document (server/schemas.ts). */
+/** Wire shapes of the pipeline routes; named once in the OpenAPI document (wire/responses.ts). */
 
 export const PipelineStep = Type.Object(
   {

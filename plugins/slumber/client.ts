@@ -1,4 +1,4 @@
-import { ChunkdError } from '../../kernel/index.js';
+import { ChunkdError, host, settingName, settingOf } from '../../kernel/index.js';
 import type { LlmConfig } from './llm-config.js';
 
 /** Tries per question: the first call and up to three retries. */
@@ -7,7 +7,9 @@ const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 4000;
 const RETRY_AFTER_MAX_MS = 10_000;
 
-const SETTING = '--llm-base-url (CHUNKD_LLM_BASE_URL)';
+/** A setting as the operator writes it: `--flag (ENV)`. */
+const named = (name: string) => settingName(settingOf(name));
+const flag = (name: string) => `--${settingOf(name).flag}`;
 
 /**
  * POST one chat-completions request and return the first choice's message content. Network
@@ -36,7 +38,7 @@ export async function chatCompletion(llm: LlmConfig, body: Record<string, unknow
       text = await res.text();
     } catch (e) {
       signal?.throwIfAborted();
-      last = timeout.aborted ? `no answer within ${llm.timeoutMs} ms (--llm-timeout-ms)` : networkReason(e);
+      last = timeout.aborted ? `no answer within ${llm.timeoutMs} ms (${flag('llm-timeout-ms')})` : networkReason(e);
       continue;
     }
     if (res.ok) return content(text, llm.baseUrl);
@@ -57,7 +59,7 @@ export async function chatCompletion(llm: LlmConfig, body: Record<string, unknow
   }
   throw new ChunkdError(
     'UPSTREAM',
-    `The LLM at ${llm.baseUrl} failed ${ATTEMPTS} times (last: ${last}); check that it is running and that ${SETTING} points at its OpenAI-compatible root (…/v1), or retry later.`,
+    `The LLM at ${llm.baseUrl} failed ${ATTEMPTS} times (last: ${last}); check that it is running and that ${named('llm-base-url')} points at its OpenAI-compatible root (…/v1), or retry later.`,
   );
 }
 
@@ -72,14 +74,15 @@ function content(text: string, base: string): string {
   if (typeof message?.content === 'string') return message.content;
   throw new ChunkdError(
     'UPSTREAM',
-    `The LLM at ${base} answered without choices[0].message.content; ${SETTING} must point at an OpenAI-compatible chat-completions server (llama.cpp, Ollama and vLLM serve one under /v1).`,
+    `The LLM at ${base} answered without choices[0].message.content; ${named('llm-base-url')} must point at an OpenAI-compatible chat-completions server (llama.cpp, Ollama and vLLM serve one under /v1).`,
   );
 }
 
 function hint(status: number): string {
-  if (status === 401 || status === 403) return 'check the key in --llm-api-key-file or CHUNKD_LLM_API_KEY.';
-  if (status === 404) return `check that ${SETTING} ends at the API root (…/v1) and that --llm-model names a model the server has.`;
-  return `check --llm-model and that the server supports structured output (response_format json_schema).`;
+  if (status === 401 || status === 403)
+    return `check the key in ${flag('llm-api-key-file')}${host().llm.apiKeyVariable ? ` or ${host().llm.apiKeyVariable}` : ''}.`;
+  if (status === 404) return `check that ${named('llm-base-url')} ends at the API root (…/v1) and that ${flag('llm-model')} names a model the server has.`;
+  return `check ${flag('llm-model')} and that the server supports structured output (response_format json_schema).`;
 }
 
 function networkReason(e: unknown): string {

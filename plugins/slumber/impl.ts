@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { ChunkdError, createRecursive, loadTokenizer, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
+import { ChunkdError, createRecursive, loadTokenizer, settingName, settingOf, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { budgetFor } from './budget.js';
 import { chatCompletion } from './client.js';
 import type { SlumberConfig } from './index.js';
@@ -38,7 +38,7 @@ export async function create(config: Config): Promise<ChunkerImpl> {
       if (least > budget.left) {
         throw new ChunkdError(
           'TOO_LARGE',
-          `This text needs at least ${least} LLM questions (${cands.length} candidates in windows of chunk_size ${size} tokens) and slumber asks at most ${llm.maxCalls} per request (${budget.left} left): send less text per request, raise chunk_size, or raise --llm-max-calls (CHUNKD_LLM_MAX_CALLS).`,
+          `This text needs at least ${least} LLM questions (${cands.length} candidates in windows of chunk_size ${size} tokens) and slumber asks at most ${llm.maxCalls} per request (${budget.left} left): send less text per request, raise chunk_size, or raise ${settingName(settingOf('llm-max-calls'))}.`,
         );
       }
       const count = spanCounter(tokenizer, text).count;

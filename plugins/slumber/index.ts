@@ -25,7 +25,7 @@ export const SlumberConfig = Type.Object({
 export default defineChunker({
   name: 'slumber',
   summary:
-    'An LLM chooses the split points: recursive candidates are shown in windows of chunk_size tokens to an OpenAI-compatible chat-completions server (--llm-base-url), which names the first candidate of a new topic.',
+    'An LLM chooses the split points: recursive candidates are shown in windows of chunk_size tokens to the OpenAI-compatible chat-completions server the operator configured, which names the first candidate of a new topic.',
   extras: [],
   config: SlumberConfig,
   examples: [

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { ChunkdError } from '../../kernel/index.js';
+import { ChunkdError, host, settingName, settingOf, type Host } from '../../kernel/index.js';
 
-/** How to reach the LLM, read from the environment service/llm-settings.ts fills in at boot. */
+/** How to reach the LLM, from the settings the host carries (service/llm-settings.ts sets them at boot). */
 export interface LlmConfig {
   /** The chat-completions root, without a trailing slash: requests go to `${baseUrl}/chat/completions`. */
   baseUrl: string;
@@ -15,36 +15,39 @@ export interface LlmConfig {
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_CALLS = 50;
 
+/** A setting as the operator writes it: `--flag (ENV)`. */
+const named = (name: string) => settingName(settingOf(name));
+
 /**
  * Read for every text rather than once per instance: instances are cached per request config,
- * and a rotated key file takes effect without a restart.
+ * and a rotated key file takes effect without a restart. The values are the host's (the service
+ * fills them from the LLM settings; kernel/host.ts).
  */
-export async function llmConfig(env: NodeJS.ProcessEnv = process.env): Promise<LlmConfig> {
-  const baseUrl = env.CHUNKD_LLM_BASE_URL?.trim().replace(/\/+$/, '');
+export async function llmConfig(llm: Host['llm'] = host().llm): Promise<LlmConfig> {
+  const baseUrl = llm.baseUrl.trim().replace(/\/+$/, '');
   if (!baseUrl) {
     throw new ChunkdError(
       'NOT_CONFIGURED',
-      'The slumber chunker needs an LLM and none is configured: start chunkd with --llm-base-url (CHUNKD_LLM_BASE_URL) pointing at an OpenAI-compatible chat-completions server, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama), with --llm-model for servers that need a model name.',
+      `The slumber chunker needs an LLM and none is configured: start chunkd with ${named('llm-base-url')} pointing at an OpenAI-compatible chat-completions server, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama), with --${settingOf('llm-model').flag} for servers that need a model name.`,
     );
   }
   return {
     baseUrl,
-    model: env.CHUNKD_LLM_MODEL?.trim() ?? '',
-    key: await apiKey(env),
-    timeoutMs: positive(env.CHUNKD_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
-    maxCalls: positive(env.CHUNKD_LLM_MAX_CALLS, DEFAULT_MAX_CALLS),
+    model: llm.model.trim(),
+    key: await apiKey(llm),
+    timeoutMs: positive(llm.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxCalls: positive(llm.maxCalls, DEFAULT_MAX_CALLS),
   };
 }
 
-async function apiKey(env: NodeJS.ProcessEnv): Promise<string> {
-  const file = env.CHUNKD_LLM_API_KEY_FILE;
-  if (!file) return env.CHUNKD_LLM_API_KEY?.trim() ?? '';
+async function apiKey(llm: Host['llm']): Promise<string> {
+  if (!llm.apiKeyFile) return llm.apiKey.trim();
   try {
-    return (await readFile(file, 'utf8')).trim();
+    return (await readFile(llm.apiKeyFile, 'utf8')).trim();
   } catch {
     throw new ChunkdError(
       'NOT_CONFIGURED',
-      `The LLM key file named by --llm-api-key-file (CHUNKD_LLM_API_KEY_FILE) can no longer be read: restore it or restart chunkd with a readable file.`,
+      `The LLM key file named by ${named('llm-api-key-file')} can no longer be read: restore it or restart chunkd with a readable file.`,
     );
   }
 }

@@ -89,7 +89,7 @@ function madeDocuments(plugin: Plugin, body: unknown, ctx: Context, { executor, 
 }
 
 /**
- * The deadline's signal, for work the pool may take: kernel/pool.ts runs cheap work (characters ×
+ * The deadline's signal, for work the pool may take: kernel/engine/placement/pool.ts runs cheap work (characters ×
  * cost under INLINE_MAX_CHARS) on this thread, where no signal can stop it. Reading
  * requestSignal makes an AbortController (server/middleware/deadline.ts), a visible cost on
  * every small request.

@@ -68,7 +68,7 @@ function processRoute(chef: RoutedPlugin, deps: AppDeps): RouteDef {
       setIgnoredKeys(ctx, req.ignored);
       const text = req.input as string;
       checkTexts(text, settings);
-      // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again (kernel/runner.ts).
+      // A file this chef read at upload: its stored document (a PDF's pages too), not its text read again (kernel/engine/runner.ts).
       const doc: Doc = stored?.format === chef.name ? { text, structure: storedStructure(stored), chef: chef.name } : text;
       // The chef is the recipe's one step: run where the runner places it, its document serialised there under --max-output-bytes.
       const recipe: Recipe = { steps: [{ plugin: chef, config: req.config }], unit: req.unit, returnType: 'chunks' };

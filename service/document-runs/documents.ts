@@ -3,7 +3,7 @@
  * and `chunkd chunk` (cli/chunk.ts) share. Everything that can be wrong with the whole
  * request (its body, its limits, a config the plugin refuses) is checked when the documents are
  * made, before anything is answered; each document then runs through the document runner
- * (kernel/runner.ts) the JSON answer uses, so a line holds what the JSON answer holds at that
+ * (kernel/engine/runner.ts) the JSON answer uses, so a line holds what the JSON answer holds at that
  * index, as the bytes the runner serialized. Free of Koa.
  */
 import type { Chunk } from '../../kernel/chunk.js';
@@ -17,7 +17,7 @@ import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
 import { documentIds, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 
-/** A batch split into documents, each run by the document runner (kernel/runner.ts) with `recipe`. */
+/** A batch split into documents, each run by the document runner (kernel/engine/runner.ts) with `recipe`. */
 export interface Documents {
   total: number;
   /** Characters of document i (for progress in bytes per second). */

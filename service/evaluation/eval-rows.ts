@@ -3,7 +3,7 @@ import { settingOf } from '../settings.js';
  * A candidate's chunks as a store retriever needs them on the calling thread: compact rows (where
  * each chunk is scored, its own offsets, its text) and every vector in one Float32Array that is
  * moved, not copied, out of the candidate's pool task, as a write step's rows are
- * (kernel/store-rows.ts). No chunk object crosses; the calling thread makes the store's rows from
+ * (kernel/engine/steps/write.ts). No chunk object crosses; the calling thread makes the store's rows from
  * these, one document at a time.
  */
 import { tooLarge } from '../../kernel/caps.js';

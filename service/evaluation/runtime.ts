@@ -1,5 +1,5 @@
 /**
- * The one place evaluation calls the plugin runner (kernel/runner.ts, kernel/pool.ts): resolving a
+ * The one place evaluation calls the plugin runner (kernel/engine/runner.ts, kernel/engine/placement/pool.ts): resolving a
  * candidate's steps as a pipeline run does, embedding the questions through the embeddings
  * refinery, and running each candidate whole (chunking and scoring, evaluation/candidate.ts) in
  * one pool task when the executor has workers; a store retriever's rows then go to the store from

@@ -1,7 +1,7 @@
 import type { ExtractPoolOptions } from '../../kernel/engine/index.js';
 import { settingPairText, type Settings } from '../settings.js';
 
-/** The extraction pool as the server settings size it (kernel/chef/pool.ts), for every route that runs a chef. */
+/** The extraction pool as the server settings size it (kernel/engine/placement/extract-pool.ts), for every route that runs a chef. */
 export function extractPoolSettings(
   settings: Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue'>,
 ): Partial<Omit<ExtractPoolOptions, 'memoryMb'>> {

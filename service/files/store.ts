@@ -102,7 +102,7 @@ export interface FileStore {
   /**
    * The structure stored beside the text, as the JSON bytes it was stored as (null when none was;
    * undefined for an unknown file). Bytes, not a value: a structure can be many megabytes, and the
-   * document runner parses it where the work runs (kernel/runner.ts StructuredDoc), off the event
+   * document runner parses it where the work runs (kernel/engine/runner.ts StructuredDoc), off the event
    * loop, rather than the store parsing it here.
    */
   structureJson(name: string): Promise<Uint8Array | null | undefined>;

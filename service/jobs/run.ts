@@ -25,7 +25,7 @@ export interface RunOptions {
 
 /**
  * Run one batch of a job's documents through its steps with the document runner
- * (kernel/runner.ts) a pipeline execute uses: each document on its own, the large ones in the
+ * (kernel/engine/runner.ts) a pipeline execute uses: each document on its own, the large ones in the
  * worker pool (as many at a time as it has threads), each result serialized there and capped by
  * --max-document-output-bytes. A document that fails, fails alone with its reason: a bug is an
  * INTERNAL line, since running it again would fail again and the job would never end. Only an

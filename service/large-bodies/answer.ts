@@ -2,7 +2,7 @@
  * The main-thread side of a pooled request: a large raw body (server/middleware/body.ts) is moved
  * to a worker, which parses and checks it (service/large-bodies/job.ts, pipeline-job.ts) and answers
  * with the response bytes, or with the request's documents for the document runner
- * (kernel/runner.ts) to spread over the pool or stream. Whatever the body holds and whatever the
+ * (kernel/engine/runner.ts) to spread over the pool or stream. Whatever the body holds and whatever the
  * Accept header, it is never parsed on this thread; only a body naming an uploaded file comes
  * back parsed, for its file to be resolved here.
  */

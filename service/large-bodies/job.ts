@@ -2,8 +2,8 @@
  * The worker side of a pooled plugin request (service/large-bodies/answer.ts is the main-thread side): a
  * large body arrives as bytes and is parsed, validated and limit-checked here, so the main thread
  * never parses it. A chef's text always goes back as its documents (the main thread's runner
- * places a chef: kernel/runner.ts). Other work that fits one worker is run here through the document runner
- * (kernel/runner.ts) and answered as bytes; a batch worth spreading over the pool, or a stream
+ * places a chef: kernel/engine/runner.ts). Other work that fits one worker is run here through the document runner
+ * (kernel/engine/runner.ts) and answered as bytes; a batch worth spreading over the pool, or a stream
  * (NDJSON), comes back as its documents, for the runner on the main thread to hand to workers.
  */
 import type { Chunk } from '../../kernel/chunk.js';

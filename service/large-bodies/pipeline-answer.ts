@@ -69,7 +69,7 @@ export type PipelineRun = { bytes: Uint8Array } | { docs: Documents; flat: boole
 /**
  * A pipeline run, for both pipeline APIs. A large body is parsed in a worker, which answers it
  * whole when it can (`ndjson` false); else the documents come back to run through the document
- * runner (kernel/runner.ts). A slug run (`slug`) reads its own body, and a list of texts answers
+ * runner (kernel/engine/runner.ts). A slug run (`slug`) reads its own body, and a list of texts answers
  * one flat list unless `nested`.
  */
 export async function runPipeline(

@@ -1,7 +1,7 @@
 /**
  * The worker side of a pooled pipeline run (service/large-bodies/pipeline-answer.ts is the main-thread
  * side): a large body arrives as bytes and is parsed and checked here, then run through the
- * pipeline's steps by the document runner (kernel/runner.ts) when it fits one worker, or handed back as its documents for the runner on
+ * pipeline's steps by the document runner (kernel/engine/runner.ts) when it fits one worker, or handed back as its documents for the runner on
  * the main thread to spread over the pool (or stream).
  */
 import type { Kind } from '../../kernel/plugin.js';

@@ -45,7 +45,7 @@ export const writes = (pipeline: Pick<PipelineRecord, 'steps'>): boolean => pipe
 
 /**
  * A pipeline run's JSON answer, as bytes: the steps in order through the document runner
- * (kernel/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
+ * (kernel/engine/runner.ts) and the limits the plugin endpoints use. A string gives the chunks of that
  * text, a list one list of chunks per text.
  */
 export async function answerPipeline(
@@ -64,7 +64,7 @@ export async function answerPipeline(
 /**
  * A pipeline's steps as a recipe, every step resolved and (when `build`) built once: a stale step
  * or a refused config is the whole request's 400. A process step is the recipe's first step: the
- * runner runs its chef where it places the work (kernel/runner.ts).
+ * runner runs its chef where it places the work (kernel/engine/runner.ts).
  */
 export async function pipelineRecipe(
   pipeline: RunPipeline,
@@ -112,7 +112,7 @@ export interface StoredDocument {
   structureJson?: Uint8Array;
 }
 
-/** A stored file's structure as the runner takes it (kernel/runner.ts StructuredDoc): its JSON, or none found. */
+/** A stored file's structure as the runner takes it (kernel/engine/runner.ts StructuredDoc): its JSON, or none found. */
 export const storedStructure = (file: StoredDocument): StructuredDoc['structure'] => (file.structureJson ? { json: file.structureJson } : emptyStructure());
 
 /**

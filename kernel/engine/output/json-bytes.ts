@@ -2,7 +2,7 @@
  * JSON values written straight into UTF-8 bytes, exactly as JSON.stringify then a UTF-8 encoding
  * give them, without making the strings in between: for small answers, where building and
  * joining those strings (and flattening them to encode) is most of the serializer's work and
- * memory (kernel/plain-json.ts). The caller gives room enough: see JSON_UNIT_BYTES.
+ * memory (kernel/engine/output/plain-json.ts). The caller gives room enough: see JSON_UNIT_BYTES.
  */
 
 /** The most bytes one UTF-16 unit of a string takes in JSON: `\u00XX` for a control, `\uDXXX` for a lone surrogate. */

@@ -3,7 +3,7 @@ import { ascii, JSON_INTEGER_BYTES, JSON_UNIT_BYTES, writeAscii, writeJsonIntege
 
 /**
  * Lists of chunks the kernel built with exactly the keys id, text, start_index, end_index and
- * token_count, in that order, integers for the three numbers (kernel/run.ts, plainChunks), and that
+ * token_count, in that order, integers for the three numbers (kernel/engine/steps/chunk.ts, plainChunks), and that
  * nothing has changed since (a refinery's, a marked or a stripped list is a new list): their JSON is
  * written field by field, about twice as fast as JSON.stringify of each object (0.8 against 1.8 µs
  * for five chunks, measured), the same bytes; a small list's straight into bytes (writePlainList).

@@ -75,7 +75,7 @@ export class WorkerPool implements Executor {
   }
 
   /**
-   * Run a job module's default export (a Job, kernel/worker.ts) in a worker: `transfer` lists the
+   * Run a job module's default export (a Job, kernel/engine/placement/worker.ts) in a worker: `transfer` lists the
    * payload's buffers to move there (no copy), and the buffers the job names come back moved too.
    */
   async job<R>(module: string, payload: unknown, transfer: ArrayBuffer[] = [], signal?: AbortSignal): Promise<R> {
