@@ -38,8 +38,9 @@ async function assertLinear(chef: string, make: (n: number) => string | Uint8Arr
   assert.ok(first < SMALL_INPUT_MS, `${chef}: ${small.length.toLocaleString('en')} units took ${first.toFixed(0)} ms`);
   const a = await fastest(() => processWith(chef, small, {}, filename));
   const b = await fastest(() => processWith(chef, large, {}, filename));
-  // A floor of 2 ms for the small run: below it the clock's resolution and a GC pause dominate.
-  assert.ok(b < MAX_RATIO * Math.max(a, 2), `${chef}: 10× the input took ${(b / a).toFixed(1)}× the time (${a.toFixed(1)} → ${b.toFixed(1)} ms)`);
+  // A floor of 5 ms for the small run: below it the clock's resolution, a GC pause or a busy
+  // machine's scheduling dominate (a quadratic scan of 100 KB takes seconds, not milliseconds).
+  assert.ok(b < MAX_RATIO * Math.max(a, 5), `${chef}: 10× the input took ${(b / a).toFixed(1)}× the time (${a.toFixed(1)} → ${b.toFixed(1)} ms)`);
 }
 
 const KB100 = 100_000;
