@@ -12,6 +12,7 @@ import { PIPELINE_JOB } from './large-bodies/pipeline-answer.js';
 import type { AppDeps, Service, ServiceFactory } from './deps.js';
 import type { Services } from './services.js';
 import { lockDataDir } from './storage/data-dir-lock.js';
+import { sweepScratch } from './evaluation/scratch.js';
 import { postgresPool, unreachableReason } from './storage/pg-pool.js';
 import { pipelineStore } from './storage/service.js';
 import { fileStore, uploadAdmission } from './files/service.js';
@@ -117,7 +118,15 @@ async function assembleLocked(settings: Settings, logger: Logger, unlock: () => 
     await pool.close();
     throw e;
   }
-  const opened: Service[] = [{ name: 'stores', value: stores, close: async () => void (await Promise.allSettled([stores.close(), pool.close()])) }];
+  const opened: Service[] = [
+    {
+      name: 'stores',
+      value: stores,
+      close: async () => void (await Promise.allSettled([stores.close(), pool.close()])),
+      // Scratch collections a crashed evaluation left: removed in the background (a store that does not answer is skipped).
+      start: () => void sweepScratch(stores, logger).catch((e: Error) => logger.log('warning', 'scratch collections not swept', { error: e.message })),
+    },
+  ];
   const services = () => servicesOf(opened);
   /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
   const openDatabase = async (): Promise<Service[]> => {
