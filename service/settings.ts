@@ -21,7 +21,7 @@ export const SETTINGS = {
     env: 'CHUNKD_DATA_DIR',
     type: 'string',
     default: './data',
-    help: 'Directory holding the pipelines database and uploaded files (created on first start).',
+    help: 'Directory holding the pipelines database and uploaded files (created on first start). One process writes it at a time: a second server or chunkd ingest on it refuses to start, naming the process holding its chunkd.lock (a lock left by a process that no longer runs is taken over; not taken with --database-url).',
   },
   'database-url': {
     env: 'CHUNKD_DATABASE_URL',
