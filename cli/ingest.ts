@@ -19,6 +19,7 @@ import { validateSteps, type Step } from '../service/pipelines/steps.js';
 import { envOf, type Settings } from '../service/settings.js';
 import { eachDocument, pipelineDocuments } from '../service/document-runs/documents.js';
 import { Stores } from '../service/stores/stores.js';
+import { DataDirInUseError, lockDataDir } from '../service/storage/data-dir-lock.js';
 import { readFile } from '../service/files/upload.js';
 import { runnerOf } from '../service/limits.js';
 import { readSettings, Usage } from './chunk.js';
@@ -35,6 +36,7 @@ run picks up where it stopped. Stores are the server's settings (${envOf('stores
 
 export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;
+  let unlock = () => {};
   try {
     const { positional, flags } = cliArgs(args, ['pipeline'], ['help'], 'chunkd ingest --help');
     if (flags.help) {
@@ -45,6 +47,7 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     if (dir === undefined || extra.length) throw new Usage('Name one directory to ingest. Run: chunkd ingest --help');
     if (flags.pipeline === undefined) throw new Usage('--pipeline is required: a JSON file with the steps, the last a write step. Run: chunkd ingest --help');
     const settings = readSettings(env);
+    unlock = lockIngest(settings.dataDir);
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
     stores = Stores.fromSettings(registry, settings);
@@ -114,6 +117,17 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     throw e;
   } finally {
     await stores?.close();
+    unlock();
+  }
+}
+
+/** The data directory's lock (one writer at a time: a running server holds it); held, a usage error naming the holder. */
+function lockIngest(dataDir: string): () => void {
+  try {
+    return lockDataDir(dataDir, 'chunkd ingest');
+  } catch (e) {
+    if (e instanceof DataDirInUseError) throw new Usage(e.message);
+    throw e;
   }
 }
 

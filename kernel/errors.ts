@@ -46,7 +46,7 @@ export const ERRORS = {
   INSUFFICIENT_STORAGE: {
     status: 507,
     meaning:
-      'A storage quota is reached (uploaded files: --max-files, --max-files-bytes; jobs: --max-jobs-bytes): delete or cancel some, or wait for them to expire.',
+      'A storage quota is reached (uploaded files: --max-files, --max-files-bytes; jobs: --max-jobs-bytes; collections of one store: --max-collections-per-store): delete or cancel some, or wait for them to expire.',
   },
 } as const;
 

@@ -11,6 +11,8 @@ import { POOLED_JOB } from './large-bodies/answer.js';
 import { PIPELINE_JOB } from './large-bodies/pipeline-answer.js';
 import type { AppDeps, Service, ServiceFactory } from './deps.js';
 import type { Services } from './services.js';
+import { lockDataDir } from './storage/data-dir-lock.js';
+import { sweepScratch } from './evaluation/scratch.js';
 import { postgresPool, unreachableReason } from './storage/pg-pool.js';
 import { pipelineStore } from './storage/service.js';
 import { fileStore, uploadAdmission } from './files/service.js';
@@ -89,6 +91,17 @@ const servicesOf = (opened: readonly Service[]): Partial<Services> => {
 export async function assemble(settings: Settings, logger: Logger): Promise<Assembled> {
   exportPluginSettings(settings);
   await checkModelMap(settings, logger);
+  // One writer per data directory (its embedded stores and databases); replicas share PostgreSQL, and refuse writes to a local store.
+  const unlock = settings.databaseUrl ? () => {} : lockDataDir(settings.dataDir, 'chunkd serve');
+  try {
+    return await assembleLocked(settings, logger, unlock);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+}
+
+async function assembleLocked(settings: Settings, logger: Logger, unlock: () => void): Promise<Assembled> {
   const registry = await discover(settings.pluginsDir);
   const threads = settings.workers === 'auto' ? defaultThreads() : settings.workers;
   const pool = new WorkerPool({
@@ -105,7 +118,15 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
     await pool.close();
     throw e;
   }
-  const opened: Service[] = [{ name: 'stores', value: stores, close: async () => void (await Promise.allSettled([stores.close(), pool.close()])) }];
+  const opened: Service[] = [
+    {
+      name: 'stores',
+      value: stores,
+      close: async () => void (await Promise.allSettled([stores.close(), pool.close()])),
+      // Scratch collections a crashed evaluation left: removed in the background (a store that does not answer is skipped).
+      start: () => void sweepScratch(stores, logger).catch((e: Error) => logger.log('warning', 'scratch collections not swept', { error: e.message })),
+    },
+  ];
   const services = () => servicesOf(opened);
   /** Opens the database services, all or none: what one attempt opened is closed when a later one fails. */
   const openDatabase = async (): Promise<Service[]> => {
@@ -178,6 +199,7 @@ export async function assemble(settings: Settings, logger: Logger): Promise<Asse
       wake?.();
       await ready.catch(() => {});
       await closeAll(opened);
+      unlock();
     },
   };
 }

@@ -8,7 +8,14 @@ import { createMeta, createRows, tables, textSearch, upsert, vectorSearch } from
 const UNDEFINED_TABLE = '42P01';
 
 export async function create(config: Static<typeof PgVectorConfig>): Promise<HandshakeImpl> {
-  const pool = new pg.Pool({ connectionString: config.url, max: config.pool_size });
+  // Timeouts: a database that accepts connections and never answers fails each call in bounded time, never holds it.
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.pool_size,
+    connectionTimeoutMillis: config.connect_timeout_ms,
+    statement_timeout: config.query_timeout_ms,
+    query_timeout: config.query_timeout_ms + 1_000,
+  });
   // An idle connection the server drops must not crash the process: the next query fails and is reported by its caller.
   pool.on('error', () => {});
   return new PgVectorStore(pool, config.table_prefix);

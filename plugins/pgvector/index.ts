@@ -13,6 +13,18 @@ export const PgVectorConfig = Type.Object({
     description: "Prefix of the tables: one per collection (prefix + collection name), and prefix + _meta for each collection's model and dimension.",
   }),
   pool_size: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'Most connections this server opens to the database.' }),
+  connect_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 600_000,
+    default: 5_000,
+    description: 'Longest wait for a connection to open: a database that does not answer fails the call instead of holding it.',
+  }),
+  query_timeout_ms: Type.Integer({
+    minimum: 1,
+    maximum: 3_600_000,
+    default: 60_000,
+    description: 'Longest one statement may run (statement_timeout), and a reply may take to arrive: past it the call fails.',
+  }),
 });
 
 export default defineHandshake({

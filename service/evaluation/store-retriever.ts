@@ -7,13 +7,13 @@
  * are those of the store's real index (approximate where the store's index is), next to the
  * exact-cosine ones of the same candidate.
  */
-import { randomUUID } from 'node:crypto';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import type { Stores } from '../stores/stores.js';
 import { MAX_K } from '../../wire/stores.js';
 import { documentChunks, rowCount, type EvalRows } from './eval-rows.js';
+import { scratchCollection } from './scratch.js';
 import type { EvalDocument, EvalRetriever } from './spec.js';
 
 /** The connection a `store:NAME` retriever names, else undefined. */
@@ -61,8 +61,7 @@ export function checkStoreRetriever(stores: EvalStores | undefined, store: strin
   stores.checkWritable(store);
 }
 
-/** A fresh collection name (kernel/handshake.ts CollectionName), one per candidate. */
-export const scratchCollection = (): string => `eval-${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+export { scratchCollection } from './scratch.js';
 
 /**
  * Each question's best rows (their indices, best first, up to `k`) through the store's index: the

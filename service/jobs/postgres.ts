@@ -7,7 +7,9 @@ import type { ExecuteDeps } from '../pipelines/execute.js';
 import type { Migration } from '../storage/migrations.js';
 import { migratePg, withMigrationLock } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
-import { runBatch, storeWait } from './run.js';
+import { logStoreWait, runBatch } from './run.js';
+import { nextTry, type WaitState } from './store-wait.js';
+import { StoreWait } from '../stores/write-batch.js';
 import { contiguous } from './sqlite.js';
 import {
   capped,
@@ -90,7 +92,12 @@ interface Batch {
   job_id: string;
   from: number;
   to: number;
+  /** Set on a batch queued again because its write step's store did not take its writes (store-wait.ts). */
+  wait?: WaitState;
 }
+
+/** Default of --job-store-wait-s, for a store opened without it. */
+const STORE_WAIT_S = 600;
 
 interface PgOptions {
   batchSize: number;
@@ -98,6 +105,8 @@ interface PgOptions {
   expiryS: number;
   logger: Logger;
   limits: StoreLimits;
+  /** --job-store-wait-s */
+  storeWaitS?: number;
 }
 
 /**
@@ -113,6 +122,8 @@ export class PgJobStore implements JobStore {
   private closed = false;
   private readonly loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
+  /** Batches in flight on this replica, by job: aborted when the job is cancelled here. */
+  private readonly inFlight = new Map<string, Set<AbortController>>();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -200,6 +211,17 @@ export class PgJobStore implements JobStore {
         this.options.logger.log('debug', 'job batch stored', { batch: message.id });
         await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
       } catch (e) {
+        if (!this.closed && e instanceof StoreWait) {
+          // Not held here: queued again after a pause (or its documents failed), and this consumer takes the next batch.
+          const handled = await this.storeWaited(message.data, e).then(
+            () => true,
+            (g: Error) => (warn('job batch could not be queued again after its store did not answer')(g), false),
+          );
+          if (handled) {
+            await this.boss.complete(QUEUE, message.id).catch(warn('job batch not marked complete; it will run again and store nothing twice'));
+            continue;
+          }
+        }
         if (!this.closed && message.retryCount >= message.retryLimit) {
           // The last run (and not cut short by this replica stopping): its documents still without a result fail, so the job ends.
           warn('job batch failed on its last retry; its documents without a result fail')(e as Error);
@@ -216,6 +238,18 @@ export class PgJobStore implements JobStore {
         await this.boss.fail(QUEUE, message.id, { message: (e as Error).message }).catch(warn('job batch not marked failed; it expires and is retried'));
       }
     }
+  }
+
+  /** The batch's store did not take its writes: the batch is queued again after a pause, or its documents fail with the reason. */
+  private async storeWaited(batch: Batch, wait: StoreWait): Promise<void> {
+    const step = nextTry(batch.wait, wait, Date.now(), this.options.storeWaitS ?? STORE_WAIT_S);
+    if ('fail' in step) {
+      logStoreWait(this.options.logger, batch.job_id, wait, undefined);
+      await this.giveUp(batch, 0, step.fail);
+      return;
+    }
+    logStoreWait(this.options.logger, batch.job_id, wait, step.pauseMs);
+    await this.boss.send(QUEUE, { ...batch, wait: step.state }, { startAfter: Math.max(1, Math.ceil(step.pauseMs / 1000)) });
   }
 
   private wakeAll(): void {
@@ -329,6 +363,7 @@ export class PgJobStore implements JobStore {
   }
 
   async cancel(id: string): Promise<JobView | undefined> {
+    for (const c of this.inFlight.get(id) ?? []) c.abort(new Error('the job was cancelled'));
     await this.db(async (c) => {
       const { rowCount } = await c.query(
         "UPDATE chunkd_jobs SET status = 'cancelled', finished_at = now(), expires_at = now() + make_interval(secs => $2) WHERE id = $1 AND status IN ('queued', 'running')",
@@ -374,14 +409,14 @@ export class PgJobStore implements JobStore {
   }
 
   /** A batch that failed on every retry: each of its documents still without a result gets the reason. */
-  private async giveUp({ job_id, from, to }: Batch, runs: number): Promise<void> {
+  private async giveUp({ job_id, from, to }: Batch, runs: number, error = gaveUp(runs)): Promise<void> {
     const { rows: docs } = await this.pool.query<{ index: number; id: string }>(
       `SELECT d.idx AS "index", d.doc_id AS id FROM chunkd_job_documents d
        WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
          AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)`,
       [job_id, from, to],
     );
-    const lines = docs.map((d) => errorLine(d.index, d.id, gaveUp(runs)));
+    const lines = docs.map((d) => errorLine(d.index, d.id, error));
     if (lines.length) await this.store(job_id, lines);
   }
 
@@ -398,12 +433,24 @@ export class PgJobStore implements JobStore {
       [job_id, from, to],
     );
     const run: JobRun = { id: job_id, status: row.status, steps: JSON.parse(row.steps), offset_unit: row.offset_unit as JobRun['offset_unit'] };
-    const lines = await runBatch(run, docs, this.deps!, {
-      stopping: () => this.closed,
-      onBug: (d, e) =>
-        this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
-      onStoreWait: storeWait(this.options.logger, job_id),
-    });
+    const abort = new AbortController();
+    const mine = this.inFlight.get(job_id) ?? new Set();
+    this.inFlight.set(job_id, mine.add(abort));
+    let lines;
+    try {
+      lines = await runBatch(run, docs, this.deps!, {
+        signal: abort.signal,
+        stopping: () => this.closed,
+        onBug: (d, e) =>
+          this.options.logger.log('error', 'a bug failed a job document', { job: job_id, index: d.index, error: (e as Error)?.stack ?? String(e) }),
+      });
+    } catch (e) {
+      if (abort.signal.aborted && !this.closed) return; // cancelled here: nothing to retry
+      throw e;
+    } finally {
+      mine.delete(abort);
+      if (mine.size === 0) this.inFlight.delete(job_id);
+    }
     if (lines.length) await this.store(job_id, lines);
   }
 

@@ -3,7 +3,8 @@ import { isInterruption, type Doc } from '../../kernel/engine/index.js';
 import { checkTexts, runnerOf } from '../limits.js';
 import { pipelineRecipe, writes, type ExecuteDeps, type RunPipeline } from '../pipelines/execute.js';
 import { type StoresService } from '../stores/service.js';
-import { WriteBatch } from '../stores/write-batch.js';
+import { asStoreWait, WriteBatch, type StoreWait } from '../stores/write-batch.js';
+import { isStoreCallError } from '../stores/stores.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
 
@@ -19,8 +20,6 @@ export interface RunOptions {
   stopping?: () => boolean;
   /** Told of each document a bug failed (for the server log; nothing internal goes on the wire). */
   onBug?: (document: BatchDocument, error: unknown) => void;
-  /** Told each time a write step's store was found down and the batch waits for it (for the server log). */
-  onStoreWait?: (error: unknown, pauseMs: number) => void;
 }
 
 /**
@@ -29,8 +28,9 @@ export interface RunOptions {
  * worker pool (as many at a time as it has threads), each result serialized there and capped by
  * --max-document-output-bytes. A document that fails, fails alone with its reason: a bug is an
  * INTERNAL line, since running it again would fail again and the job would never end. Only an
- * interruption (this process stopping, the pool closing, an abort) is thrown: the batch is not
- * done and is retried.
+ * interruption (this process stopping, the pool closing, an abort: the job cancelled) is thrown, and
+ * a StoreWait (service/stores/write-batch.ts): a write step's store did not take the writes, and the
+ * consumer schedules the batch again (service/jobs/store-wait.ts).
  */
 export async function runBatch(job: JobRun, docs: BatchDocument[], deps: ExecuteDeps, options: RunOptions = {}): Promise<ResultLine[]> {
   const { signal } = options;
@@ -54,6 +54,8 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
     const services = batch ? { ...deps.services, stores: batch.service } : deps.services;
     recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', { ...deps, services }, true, (i) => fit[i]?.id);
   } catch (e) {
+    // A write step's store that did not answer while the steps were made (its collection's model): the batch waits for it.
+    if (isStoreCallError(e)) throw asStoreWait(e, e.store);
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
     return out;
   }
@@ -82,8 +84,8 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
   );
   if (batch) {
     // Nothing of this batch is recorded done before the store has confirmed its writes.
-    const stopping = () => signal?.aborted === true || options.stopping?.() === true;
-    const refused = await batch.flush(stopping, options.onStoreWait);
+    if (signal?.aborted) throw signal.reason;
+    const refused = await batch.flush();
     for (const [i, line] of out.entries()) {
       const e = line.ok ? refused.get(fit.find((d) => d.index === line.index)!.id) : undefined;
       if (e) out[i] = failed({ index: line.index, id: fit.find((d) => d.index === line.index)!.id, text: '' }, e);
@@ -92,10 +94,19 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
   return out.sort((a, b) => a.index - b.index);
 }
 
-/** The log line of a batch waiting for its write step's store (the error is the store's own message: no URL, no secret). */
-export const storeWait =
-  (logger: { log(level: 'warning', msg: string, fields?: Record<string, unknown>): void }, job: string) => (e: unknown, pauseMs: number) =>
-    logger.log('warning', 'job batch waits for its store', { job, retry_in_ms: pauseMs, error: (e as Error)?.message ?? String(e) });
+/** The log line of a batch waiting for its write step's store (the reason is the store's own message, redacted: no URL, no secret). */
+export const logStoreWait = (
+  logger: { log(level: 'warning', msg: string, fields?: Record<string, unknown>): void },
+  job: string,
+  wait: StoreWait,
+  pauseMs: number | undefined,
+) =>
+  logger.log('warning', pauseMs === undefined ? 'job batch given up: its store did not take the writes' : 'job batch waits for its store', {
+    job,
+    store: wait.store,
+    ...(pauseMs === undefined ? {} : { retry_in_ms: pauseMs }),
+    error: wait.unreachable ?? wait.reason,
+  });
 
 /** The line of a document a bug failed: what the client can do, nothing internal. */
 export const BUG = {

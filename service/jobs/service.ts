@@ -16,7 +16,7 @@ export const JOBS_FILE = 'jobs.db';
  */
 export const jobStore: ServiceFactory<'jobs'> = async (settings, logger, services) => {
   const limits = { maxJobsBytes: settings.maxJobsBytes, maxDocumentOutputBytes: settings.maxDocumentOutputBytes };
-  const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, logger, limits };
+  const common = { batchSize: settings.jobBatchSize, ttlS: settings.jobResultTtlS, storeWaitS: settings.jobStoreWaitS, logger, limits };
   const pool = services.postgres;
   const store =
     settings.databaseUrl && pool

@@ -4,7 +4,9 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
-import { runBatch, storeWait } from './run.js';
+import { logStoreWait, runBatch } from './run.js';
+import { nextTry, type WaitState } from './store-wait.js';
+import { StoreWait } from '../stores/write-batch.js';
 import {
   capped,
   documentBytes,
@@ -42,13 +44,19 @@ const SWEEP_MS = 60_000;
 /** Bytes a document takes in job_documents, as documentBytes counts them. */
 const DOC_BYTES_SQL = 'length(CAST(text AS BLOB)) + length(CAST(doc_id AS BLOB))';
 
-type Options = { batchSize: number; ttlS: number; logger: Logger; limits: StoreLimits };
+type Options = { batchSize: number; ttlS: number; logger: Logger; limits: StoreLimits; /** --job-store-wait-s */ storeWaitS?: number };
+
+/** Default of --job-store-wait-s, for a store opened without it. */
+const STORE_WAIT_S = 600;
 
 /**
  * Jobs in a SQLite file of their own (<data-dir>/jobs.db, beside the pipelines database), run in
  * this process: one consumer claims the next batch of the oldest unfinished job, runs it on the
  * worker pool (service/jobs/run.ts) and stores each result once (INSERT OR IGNORE on (job, index)).
- * A job interrupted by a restart resumes at its first document without a result.
+ * A job interrupted by a restart resumes at its first document without a result. A batch whose
+ * write step's store did not take its writes rests (store-wait.ts): its job is passed over until
+ * the pause is up, so a store never holds up the jobs to other stores. Cancel aborts a job's batch
+ * in flight and ends its waits at once.
  */
 export class SqliteJobStore implements JobStore {
   private deps: ExecuteDeps | undefined;
@@ -63,6 +71,13 @@ export class SqliteJobStore implements JobStore {
   private writes: Promise<unknown> = Promise.resolve();
   /** Failed runs of a batch (job id and first index), for RETRY_LIMIT. */
   private readonly failedRuns = new Map<string, number>();
+  /** Waits of batches whose store did not take their writes (job id and first index). */
+  private readonly waits = new Map<string, WaitState>();
+  /** Jobs passed over until this time (ms): their batch waits for its store. */
+  private readonly resting = new Map<string, number>();
+  private restTimer: NodeJS.Timeout | undefined;
+  /** The batch in flight of each job, to abort when the job is cancelled. */
+  private readonly inFlight = new Map<string, AbortController>();
 
   private constructor(
     private readonly db: Database,
@@ -180,6 +195,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async cancel(id: string): Promise<JobView | undefined> {
+    this.stopJob(id);
     const now = new Date().toISOString();
     await this.transaction(async () => {
       const { changes } = await this.db.run(
@@ -192,7 +208,15 @@ export class SqliteJobStore implements JobStore {
       await this.db.run(`UPDATE jobs SET bytes = bytes - (SELECT coalesce(sum(${DOC_BYTES_SQL}), 0) FROM job_documents WHERE job_id = ?) WHERE id = ?`, id, id);
       await this.db.run('DELETE FROM job_documents WHERE job_id = ?', id);
     });
+    this.stopJob(id);
     return this.get(id);
+  }
+
+  /** A cancelled job: its batch in flight aborted, its waits forgotten. */
+  private stopJob(id: string): void {
+    this.inFlight.get(id)?.abort(new Error('the job was cancelled'));
+    this.resting.delete(id);
+    for (const k of this.waits.keys()) if (k.startsWith(`${id}:`)) this.waits.delete(k);
   }
 
   async ping(): Promise<void> {
@@ -203,6 +227,8 @@ export class SqliteJobStore implements JobStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
+    clearTimeout(this.restTimer);
+    for (const c of this.inFlight.values()) c.abort(new Error('the server is stopping'));
     await this.running?.catch(() => {});
     await this.writes;
     await this.db.close();
@@ -266,9 +292,24 @@ export class SqliteJobStore implements JobStore {
     }
   }
 
+  /** Jobs whose batch rests (waits for its store) until a time still to come; the consumer is kicked when the first rest ends. */
+  private restingNow(): string[] {
+    const now = Date.now();
+    let first = Infinity;
+    for (const [id, until] of this.resting) {
+      if (until <= now) this.resting.delete(id);
+      else first = Math.min(first, until);
+    }
+    clearTimeout(this.restTimer);
+    if (first < Infinity) this.restTimer = setTimeout(() => this.kick(), first - now + 5).unref();
+    return [...this.resting.keys()];
+  }
+
   private async runNextBatch(): Promise<boolean> {
+    const resting = this.restingNow();
     const job = await this.db.get<JobRow & { next_index: number }>(
-      "SELECT * FROM jobs WHERE status IN ('queued', 'running') AND next_index < total ORDER BY created_at, id LIMIT 1",
+      `SELECT * FROM jobs WHERE status IN ('queued', 'running') AND next_index < total AND id NOT IN (${resting.map(() => '?').join(', ')}) ORDER BY created_at, id LIMIT 1`,
+      ...resting,
     );
     if (!job) return false;
     const from = job.next_index;
@@ -290,15 +331,24 @@ export class SqliteJobStore implements JobStore {
         to,
       );
       const run: JobRun = { id: job.id, status: job.status, steps: JSON.parse(job.steps), offset_unit: job.offset_unit as JobRun['offset_unit'] };
-      const lines = await runBatch(run, docs, this.deps!, {
-        stopping: () => this.closed,
-        onBug: this.onBug,
-        onStoreWait: storeWait(this.options.logger, job.id),
-      });
+      const abort = new AbortController();
+      this.inFlight.set(job.id, abort);
+      let lines;
+      try {
+        lines = await runBatch(run, docs, this.deps!, { signal: abort.signal, stopping: () => this.closed, onBug: this.onBug });
+      } finally {
+        this.inFlight.delete(job.id);
+      }
       await this.store(job.id, lines);
       this.failedRuns.delete(`${job.id}:${from}`);
+      this.waits.delete(`${job.id}:${from}`);
     } catch (e) {
       const key = `${job.id}:${from}`;
+      if (!this.closed && (await this.cancelled(job.id))) return true; // cancelled meanwhile: nothing to retry
+      if (!this.closed && e instanceof StoreWait) {
+        await this.storeWaited(job.id, from, to, e);
+        return true;
+      }
       const runs = (this.failedRuns.get(key) ?? 0) + 1;
       if (!this.closed && runs >= RETRY_LIMIT) {
         // It failed the same way every time: its documents without a result fail, so the job ends.
@@ -319,8 +369,30 @@ export class SqliteJobStore implements JobStore {
     return true;
   }
 
+  private async cancelled(jobId: string): Promise<boolean> {
+    const row = await this.db.get<{ status: string }>('SELECT status FROM jobs WHERE id = ?', jobId);
+    return !row || row.status === 'cancelled';
+  }
+
+  /** The batch's store did not take its writes: the job rests until the next try, or the batch's documents fail with the reason. */
+  private async storeWaited(jobId: string, from: number, to: number, wait: StoreWait): Promise<void> {
+    const key = `${jobId}:${from}`;
+    const step = nextTry(this.waits.get(key), wait, Date.now(), this.options.storeWaitS ?? STORE_WAIT_S);
+    if ('fail' in step) {
+      this.waits.delete(key);
+      logStoreWait(this.options.logger, jobId, wait, undefined);
+      await this.giveUp(jobId, from, to, 0, step.fail);
+      return;
+    }
+    this.waits.set(key, step.state);
+    logStoreWait(this.options.logger, jobId, wait, step.pauseMs);
+    this.resting.set(jobId, Date.now() + step.pauseMs);
+    // The claim moved past this batch before it ran: moved back, so the batch runs again after the rest.
+    await this.exclusive(() => this.db.run('UPDATE jobs SET next_index = min(next_index, ?) WHERE id = ?', from, jobId));
+  }
+
   /** A batch that failed on every run: each of its documents still without a result gets the reason. */
-  private async giveUp(jobId: string, from: number, to: number, runs: number): Promise<void> {
+  private async giveUp(jobId: string, from: number, to: number, runs: number, error = gaveUp(runs)): Promise<void> {
     const docs = await this.db.all<{ idx: number; doc_id: string }[]>(
       'SELECT idx, doc_id FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
       jobId,
@@ -329,7 +401,7 @@ export class SqliteJobStore implements JobStore {
     );
     await this.store(
       jobId,
-      docs.map((d) => errorLine(d.idx, d.doc_id, gaveUp(runs))),
+      docs.map((d) => errorLine(d.idx, d.doc_id, error)),
     );
   }
 

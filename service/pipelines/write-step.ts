@@ -90,6 +90,8 @@ export function embeddingModelOf(steps: readonly RunnerStep[]): string | undefin
 
 /** The collection's recorded model, or null for a collection not yet written (or a store that says none). */
 async function recordedModel(stores: StoresService, store: string, collection: string): Promise<string | null> {
+  // This store alone: listing every store would wait on one that does not answer.
+  if (stores.model) return stores.model(store, collection);
   const listing = (await stores.list()).find((s) => s.name === store);
   return listing?.collections.find((c) => c.name === collection)?.model ?? null;
 }

@@ -7,7 +7,9 @@ import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
 import { CollectionName } from '../../kernel/handshake.js';
-import { flagOf, settingText } from '../settings.js';
+import { flagOf, settingPairText, settingText, type Settings } from '../settings.js';
+import { deadline, storeReason, StoreTimeout, storeUnreachable } from './reach.js';
+import { SearchGate } from './search-gate.js';
 
 /** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
 const COLLECTION = new RegExp((CollectionName as unknown as { pattern: string }).pattern);
@@ -42,7 +44,38 @@ export interface StoresOptions {
   logger?: StoreLogger;
   /** Runs a query's embedding (the embeddings refinery), placed as the server places work; by default on this thread. */
   runner?: Runner;
+  /** --store-connect-timeout-ms: opening a connection, and a listing (GET /v1/stores). */
+  connectTimeoutMs?: number;
+  /** --store-query-timeout-ms: one call on an open connection. */
+  queryTimeoutMs?: number;
+  /** --max-concurrent-searches. */
+  maxConcurrentSearches?: number;
+  /** --max-collections-per-store. */
+  maxCollections?: number;
 }
+
+/** The settings the stores read. */
+export type StoresSettings = Pick<Settings, 'stores' | 'dataDir' | 'databaseUrl'> &
+  Partial<Pick<Settings, 'storeConnectTimeoutMs' | 'storeQueryTimeoutMs' | 'maxConcurrentSearches' | 'maxCollectionsPerStore'>>;
+
+/**
+ * A store call that did not complete: the 503 a client sees (naming the store, never its URL), and
+ * for a job's wait whether the store could be reached at all and, when it answered, its reason.
+ */
+export class StoreCallError extends ChunkdError {
+  constructor(
+    readonly store: string,
+    message: string,
+    /** Why it could not be reached (safe to show); undefined: it answered with an error of its own. */
+    readonly unreachable: string | undefined,
+    /** The store's own message, redacted (no secret, no URL), one line. */
+    readonly reason: string,
+  ) {
+    super('UNAVAILABLE', message, { 'Retry-After': '5' });
+  }
+}
+
+export const isStoreCallError = (e: unknown): e is StoreCallError => e instanceof StoreCallError;
 
 /** Embeddings of one query, on this thread: no output cap applies to them. */
 const HERE = new Runner(inline, { maxOutputBytes: Infinity, maxDocumentOutputBytes: Infinity, maxChunks: Infinity });
@@ -67,6 +100,9 @@ export class Stores {
    * this process writes or drops the collection; another process's drop shows as no hits.
    */
   private readonly known = new Map<string, CollectionInfo>();
+  /** Collections each store held at its last listing, plus those this process made since (for --max-collections-per-store). */
+  private readonly counts = new Map<string, number>();
+  private readonly searches: SearchGate;
 
   constructor(
     private readonly registry: Registry,
@@ -77,19 +113,18 @@ export class Stores {
       const plugin = registry.get('handshake', connection.handshake);
       this.open.set(connection.name, { connection, plugin, local: plugin.manifest.local?.(connection.config) ?? false });
     }
+    this.searches = new SearchGate(options.maxConcurrentSearches ?? Infinity);
   }
 
   /** Stores from the settings (`--stores`, or the default under the data directory); a bad entry throws StoresConfigError. */
-  static fromSettings(
-    registry: Registry,
-    settings: { stores: string; dataDir: string; databaseUrl: string },
-    logger?: StoreLogger,
-    env: NodeJS.ProcessEnv = process.env,
-    runner?: Runner,
-  ): Stores {
+  static fromSettings(registry: Registry, settings: StoresSettings, logger?: StoreLogger, env: NodeJS.ProcessEnv = process.env, runner?: Runner): Stores {
     const stores = new Stores(registry, readConnections(settings.stores, settings.dataDir, registry, env), {
       replicaSet: settings.databaseUrl !== '',
       logger,
+      connectTimeoutMs: settings.storeConnectTimeoutMs,
+      queryTimeoutMs: settings.storeQueryTimeoutMs,
+      maxConcurrentSearches: settings.maxConcurrentSearches,
+      maxCollections: settings.maxCollectionsPerStore,
       ...(runner ? { runner } : {}),
     });
     for (const warning of stores.warnings()) logger?.log('warning', warning);
@@ -121,7 +156,10 @@ export class Stores {
       [...this.open.values()].map(async (o) => {
         const base = { name: o.connection.name, handshake: o.connection.handshake, local: o.local };
         try {
-          return { ...base, collections: await this.call(o, (impl) => impl.collections()) };
+          // A listing is quick or the store is marked: one store that hangs never holds up the answer.
+          const collections = await this.call(o, (impl) => impl.collections(), this.options.connectTimeoutMs);
+          this.remember(o, collections);
+          return { ...base, collections };
         } catch (e) {
           return { ...base, collections: [], error: isChunkdError(e) ? e.message : String(e) };
         }
@@ -148,16 +186,27 @@ export class Stores {
     const batch = docs.map(({ document, chunks }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c)) }));
     const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
     let meta = { model, dimension: dimension ?? 0 };
+    const info = await this.meta(o, collection);
     if (dimension === undefined) {
       // Documents with no chunks (blank texts): their old rows go; a collection that does not exist stays so.
-      const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
       if (!info) return;
       meta = { model: info.model ?? model, dimension: info.dimension ?? 0 };
-    } else await this.checkModel(o, collection, model, dimension);
-    this.known.delete(key(store, collection));
+    } else if (info) this.checkModel(o, info, model, dimension);
+    else this.checkRoom(o);
     await this.call(o, (impl) =>
       impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta)),
     );
+    if (!info) {
+      this.known.set(key(store, collection), { name: collection, count: 0, model: meta.model, dimension: meta.dimension });
+      this.counts.set(store, (this.counts.get(store) ?? 0) + 1);
+    }
+  }
+
+  /** The model a collection's vectors were written with; null for a collection not yet written (or a store that records none). */
+  async model(store: string, collection: string): Promise<string | null> {
+    const o = this.get(store);
+    checkCollection(collection);
+    return (await this.meta(o, collection))?.model ?? null;
   }
 
   async search(store: string, req: SearchRequest): Promise<StoreHit[]> {
@@ -167,8 +216,7 @@ export class Stores {
       throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
     if ((req.query === undefined) === (req.embedding === undefined))
       throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
-    const info = this.known.get(key(store, req.collection)) ?? (await this.existing(o, req.collection));
-    if (info.model) this.known.set(key(store, req.collection), info);
+    const info = await this.existing(o, req.collection);
     const caps = o.plugin.manifest.capabilities!;
     const filter = req.filter?.document === undefined ? undefined : { document: checkDocument(req.filter.document) };
     if (req.embedding) {
@@ -182,7 +230,7 @@ export class Stores {
           ['body', 'embedding'],
           `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`,
         );
-      return this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter }));
+      return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter })));
     }
     if (caps.vector && info.model) {
       const embedding = await this.embed(info.model, req.query!);
@@ -191,14 +239,14 @@ export class Stores {
           'CONFLICT',
           `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`,
         );
-      return this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter }));
+      return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter })));
     }
     if (!caps.text)
       throw new ChunkdError(
         'BAD_REQUEST',
         `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`,
       );
-    return this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter }));
+    return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter })));
   }
 
   /** Remove a document's chunks; the number of rows removed. */
@@ -217,12 +265,15 @@ export class Stores {
   async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
-    this.known.delete(key(store, collection));
+    const forget = () => {
+      if (this.known.delete(key(store, collection))) this.counts.set(store, Math.max(0, (this.counts.get(store) ?? 1) - 1));
+    };
+    forget();
     const dropped = await this.call(o, async (impl) => {
       if (!impl.drop) return false;
       await impl.drop(collection);
       return true;
-    });
+    }).finally(forget);
     if (dropped) return;
     for (const document of documents) await this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
   }
@@ -259,7 +310,7 @@ export class Stores {
   }
 
   private async existing(o: Open, collection: string): Promise<CollectionInfo> {
-    const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
+    const info = await this.meta(o, collection);
     if (!info)
       throw new ChunkdError(
         'NOT_FOUND',
@@ -268,10 +319,40 @@ export class Stores {
     return info;
   }
 
+  /**
+   * A collection's model and dimension (they never change while it exists): kept from the last
+   * listing or this process's writes, so a write, search or delete does not list every collection
+   * (which counts each one's rows). A collection not known is looked for in a fresh listing.
+   * Forgotten when this process drops the collection; another process's drop shows as no hits.
+   */
+  private async meta(o: Open, collection: string): Promise<CollectionInfo | undefined> {
+    const known = this.known.get(key(o.connection.name, collection));
+    if (known) return known;
+    const listed = await this.call(o, (impl) => impl.collections());
+    this.remember(o, listed);
+    return listed.find((c) => c.name === collection);
+  }
+
+  private remember(o: Open, listed: readonly CollectionInfo[]): void {
+    this.counts.set(o.connection.name, listed.length);
+    for (const c of listed) if (c.model) this.known.set(key(o.connection.name, c.name), { ...c });
+  }
+
+  /** A new collection fits --max-collections-per-store, or a 507 naming the store. */
+  private checkRoom(o: Open): void {
+    const max = this.options.maxCollections ?? Infinity;
+    const held = this.counts.get(o.connection.name) ?? 0;
+    if (held >= max)
+      throw new ChunkdError(
+        'INSUFFICIENT_STORAGE',
+        `The store '${o.connection.name}' holds ${held} collections, the most one store may hold (${settingPairText('maxCollectionsPerStore')}): write to an existing collection (GET /v1/stores lists them), drop collections you no longer need, or raise the limit.`,
+      );
+  }
+
   /** A collection keeps the model and dimension of its first write: another is a 409 naming both. */
-  private async checkModel(o: Open, collection: string, model: string, dimension: number): Promise<void> {
-    const info = (await this.call(o, (impl) => impl.collections())).find((c) => c.name === collection);
-    if (!info?.model) return;
+  private checkModel(o: Open, info: CollectionInfo, model: string, dimension: number): void {
+    const collection = info.name;
+    if (!info.model) return;
     if (info.model !== model)
       throw new ChunkdError(
         'CONFLICT',
@@ -292,22 +373,51 @@ export class Stores {
     return Array.from(vector!);
   }
 
-  /** Run one call on a store's connection (opened on first use); its failures become a 503 that names the store, never its URL. */
-  private async call<T>(o: Open, work: (impl: HandshakeImpl) => Promise<T>): Promise<T> {
-    if (!o.impl) {
-      o.impl = o.plugin.connect(o.connection.config, ['stores', o.connection.name]);
-      o.impl.catch(() => (o.impl = undefined)); // retried on the next call
-    }
+  /**
+   * Run one call on a store's connection (opened on first use, within --store-connect-timeout-ms;
+   * the call within `ms`, by default --store-query-timeout-ms); its failures become a 503 that
+   * names the store, never its URL. A call past its deadline is abandoned: nothing waits on a
+   * store that hangs.
+   */
+  private async call<T>(o: Open, work: (impl: HandshakeImpl) => Promise<T>, ms = this.options.queryTimeoutMs ?? 0): Promise<T> {
+    const started = Date.now();
     try {
-      return await work(await o.impl);
+      const impl = await this.connection(o, Math.min(ms || Infinity, this.options.connectTimeoutMs ?? Infinity));
+      const left = ms ? Math.max(1, ms - (Date.now() - started)) : 0;
+      return await deadline(work(impl), left);
     } catch (e) {
       if (isChunkdError(e)) throw e;
       const { name, handshake } = o.connection;
-      this.options.logger?.log('error', 'store call failed', { store: name, handshake, error: redact(String((e as Error)?.stack ?? e), o.connection.secrets) });
-      throw new ChunkdError('UNAVAILABLE', `The store '${name}' (${handshake}) did not complete the call: retry later; the server log has the details.`, {
-        'Retry-After': '5',
+      const hide = (text: string) => redact(text, o.connection.secrets);
+      this.options.logger?.log('error', 'store call failed', { store: name, handshake, error: hide(String((e as Error)?.stack ?? e)) });
+      const unreachable = storeUnreachable(e);
+      const what = unreachable ? `could not be reached (${unreachable})` : 'did not complete the call';
+      throw new StoreCallError(
+        name,
+        `The store '${name}' (${handshake}) ${what}: retry later; the server log has the details.`,
+        unreachable,
+        storeReason(e, hide),
+      );
+    }
+  }
+
+  /** The store's connection, opened on first use; one that does not open within `ms` is dropped (closed if it opens later) and tried again on the next call. */
+  private connection(o: Open, ms: number): Promise<HandshakeImpl> {
+    if (!o.impl) {
+      const opening = o.plugin.connect(o.connection.config, ['stores', o.connection.name]);
+      o.impl = opening;
+      opening.catch(() => {
+        if (o.impl === opening) o.impl = undefined; // retried on the next call
       });
     }
+    const opening = o.impl;
+    return deadline(opening, Number.isFinite(ms) ? ms : 0).catch((e: unknown) => {
+      if (e instanceof StoreTimeout && o.impl === opening) {
+        o.impl = undefined;
+        void opening.then((impl) => impl.close()).catch(() => {});
+      }
+      throw e;
+    });
   }
 }
 

@@ -1,13 +1,15 @@
 /**
  * A job's writes, held until its batch has run and then written together (one call per
  * collection when the handshake takes many documents at once), so a batch's documents are
- * recorded done only after the store confirmed them. A store that is down is waited for: the
- * batch retries its writes with growing pauses until the store answers or the server stops.
+ * recorded done only after the store confirmed them. Each flush tries the store once: a store
+ * that cannot take the writes (down, hanging, failing) is a StoreWait for the job's consumer,
+ * which schedules the batch again later (service/jobs/store-wait.ts) and runs other jobs
+ * meanwhile: no consumer is held by a store.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Chunk } from '../../kernel/chunk.js';
 import { isChunkdError, type ChunkdError } from '../../kernel/errors.js';
 import type { StoresService } from './service.js';
+import { isStoreCallError } from './stores.js';
 
 interface Pending {
   store: string;
@@ -16,13 +18,29 @@ interface Pending {
   docs: Map<string, { index: number; chunks: readonly Chunk[] }>;
 }
 
-/** Longest pause between two tries of a store that is down. */
-const MAX_PAUSE_MS = 30_000;
+/** A write step's store did not take a batch's writes: the batch is to be tried again later, or given up. */
+export class StoreWait extends Error {
+  constructor(
+    readonly store: string,
+    /** Why it could not be reached; undefined when it answered with an error of its own. */
+    readonly unreachable: string | undefined,
+    /** Its own message (redacted, one line): the same one again and again means it will never take these writes. */
+    readonly reason: string,
+    override readonly cause: unknown,
+  ) {
+    super(`the store '${store}' did not take the writes: ${unreachable ?? reason}`);
+  }
+}
+
+/** A store's failure as the wait of a job's batch: a 503 of another kind (a stopping server) is taken as the store out of reach. */
+export function asStoreWait(e: unknown, store: string): StoreWait {
+  if (isStoreCallError(e)) return new StoreWait(e.store, e.unreachable, e.reason, e);
+  const message = (e as Error)?.message ?? String(e);
+  return new StoreWait(store, message, message, e);
+}
 
 export class WriteBatch {
   private readonly pending = new Map<string, Pending>();
-  /** Tries that found the store down (what tests count). */
-  retries = 0;
 
   constructor(private readonly stores: StoresService) {}
 
@@ -34,6 +52,7 @@ export class WriteBatch {
       names: () => stores.names(),
       byHandshake: (h) => stores.byHandshake(h),
       handshakeOf: (s) => stores.handshakeOf(s),
+      ...(stores.model ? { model: (s: string, c: string) => stores.model!(s, c) } : {}),
       search: (s, q) => stores.search(s, q),
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
@@ -55,31 +74,24 @@ export class WriteBatch {
   }
 
   /**
-   * Write everything held. Resolves with the store's refusal of each document it refused (a 409:
-   * another model), by id; waits out a store that is down (any other failure) until it answers,
-   * and throws only once `stopping()` says the process is going away (the batch is then retried
-   * on the next start).
+   * Write everything held, one try. Resolves with the store's refusal of each document it refused
+   * (a 409: another model; a 422: input it cannot keep), by id. A store that did not take the writes
+   * (a 503, or a failure of its own) is a StoreWait: nothing of the batch is recorded, and it runs
+   * again later (writes replace by document, so what went in before the failure is not doubled).
    */
-  async flush(stopping: () => boolean, onWait?: (error: unknown, pauseMs: number) => void): Promise<Map<string, ChunkdError>> {
+  async flush(): Promise<Map<string, ChunkdError>> {
     const refused = new Map<string, ChunkdError>();
     for (const p of this.pending.values()) {
       const docs = [...p.docs.entries()].map(([document, { chunks }]) => ({ document, chunks }));
-      for (let pause = 500; ; pause = Math.min(MAX_PAUSE_MS, pause * 2)) {
-        try {
-          if (this.stores.writeMany) await this.stores.writeMany(p.store, p.collection, docs, p.model);
-          else for (const d of docs) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model);
-          break;
-        } catch (e) {
-          if (isChunkdError(e) && e.code !== 'UNAVAILABLE' && e.code !== 'UPSTREAM') {
-            for (const d of docs) refused.set(d.document, e);
-            break;
-          }
-          if (stopping()) throw e;
-          this.retries++;
-          onWait?.(e, pause);
-          await sleep(pause);
-          if (stopping()) throw e;
+      try {
+        if (this.stores.writeMany) await this.stores.writeMany(p.store, p.collection, docs, p.model);
+        else for (const d of docs) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model);
+      } catch (e) {
+        if (isChunkdError(e) && e.code !== 'UNAVAILABLE' && e.code !== 'UPSTREAM') {
+          for (const d of docs) refused.set(d.document, e);
+          continue;
         }
+        throw asStoreWait(e, p.store);
       }
     }
     this.pending.clear();
