@@ -6,11 +6,14 @@ import { type StoresService } from '../stores/service.js';
 import { WriteBatch } from '../stores/write-batch.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
+import { documentMeta } from './doc-meta.js';
 
 export interface BatchDocument {
   index: number;
   id: string;
   text: string;
+  /** Its name and the user's metadata, as the job stored them (JSON), or null. */
+  meta?: string | null;
 }
 
 export interface RunOptions {
@@ -52,7 +55,15 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
   let recipe;
   try {
     const services = batch ? { ...deps.services, stores: batch.service } : deps.services;
-    recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', { ...deps, services }, true, (i) => fit[i]?.id);
+    recipe = await pipelineRecipe(
+      pipeline,
+      job.offset_unit,
+      'chunks',
+      { ...deps, services },
+      true,
+      (i) => fit[i]?.id,
+      (i) => documentMeta(fit[i]?.meta),
+    );
   } catch (e) {
     for (const d of docs) fail(d, e); // a stale step fails every document with the same reason
     return out;
