@@ -294,11 +294,11 @@ async function pgvector(
     const vec = (q: Query) => `[${Array.from(q.vector).join(',')}]`;
     await client.query('BEGIN');
     await client.query('SET LOCAL enable_indexscan = off');
-    const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, false), [vec(q), K])).rows.map((r) => r.id as string));
+    const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
     await client.query('COMMIT');
     const efSearch = Number((await client.query('SHOW hnsw.ef_search')).rows[0]['hnsw.ef_search']);
     const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
-    const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, false), [vec(q), K])).rows.map((r) => r.id as string));
+    const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
     row({
       what: 'vector search p50, ms (HNSW; raw: the same SQL on one connection)',
       chunkd: mine.p50,
@@ -319,7 +319,7 @@ async function pgvector(
     row({ what: 'exact vector search p50 / p99, ms: the server, index scans off', raw: exact.p50, unit: 'ms', note: `p99 ${num(exact.p99)} ms` });
     for (const ef of [100, 200, 400]) {
       await client.query(`SET hnsw.ef_search = ${ef}`);
-      const tuned = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, false), [vec(q), K])).rows.map((r) => r.id as string));
+      const tuned = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
       row({
         what: `vector search p50, ms: the engine with hnsw.ef_search ${ef}`,
         raw: tuned.p50,

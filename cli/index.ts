@@ -16,12 +16,25 @@ import { envOf, flagOf, helpText, resolveSettings, SETTINGS } from '../service/s
 
 const COMMANDS = ['serve', 'chunk', 'eval', 'process', 'ingest', 'search'];
 
+/** `chunkd --help`: the commands first, one line each; each command's own --help has its flags (serve's settings under chunkd serve --help). */
+export const OVERVIEW = `Usage: chunkd COMMAND [options]   (from a clone or an install: npx chunkd COMMAND)
+
+Commands:
+  serve     Run the HTTP server (chunking, pipelines, files, jobs, stores, playground)
+  ingest    Write every file of a folder to a store: chunkd ingest ./docs
+  search    Search a store's collection: chunkd search "a question"
+  chunk     Chunk a text or file on the command line: chunkd chunk notes.txt
+  process   Read a file with a chef (PDF, DOCX, HTML…) and print its text
+  eval      Score chunking candidates on a benchmark
+
+chunkd COMMAND --help shows a command's options; chunkd serve --help lists every server setting.
+chunkd --version prints the version.
+Start here: docs/from-a-folder-to-answers.md (a folder of files to search results in two commands).`;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(
-      `${helpText()}\n\n${CHUNK_HELP}\n\n${EVAL_HELP}\n\n${PROCESS_HELP}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\nchunkd --version prints the version.`,
-    );
+    console.log(`${OVERVIEW}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\n${CHUNK_HELP}\n\n${PROCESS_HELP}\n\n${EVAL_HELP}`);
     return command ? 0 : 1;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -35,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'search') return searchCommand(rest);
   if (command !== 'serve') {
     const guess = closest(command, [...COMMANDS, '--version', '--help']);
-    console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd serve --help`);
+    console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd --help (the commands), or chunkd serve --help`);
     return 2;
   }
   const options = Object.fromEntries(

@@ -1,6 +1,6 @@
 /**
- * `chunkd ingest DIR --pipeline FILE`: every file under DIR through a pipeline whose last step
- * writes to a store (a connection of this server's settings), without a server, through the very
+ * `chunkd ingest DIR [--pipeline FILE]`: every file under DIR through a pipeline (the default
+ * preset's, cli/ingest-defaults.ts, when none is named) whose last step writes to a store (a connection of this server's settings), without a server, through the very
  * runner and Stores service the HTTP routes use. A document's id is its path under DIR.
  * Resumable: each document written is recorded with its content's SHA-256 in the data directory
  * (ingest/<store>/<collection>.ndjson, appended once the store confirmed), and a later run skips a
@@ -23,39 +23,63 @@ import { DataDirInUseError, lockDataDir } from '../service/storage/data-dir-lock
 import { readFile } from '../service/files/upload.js';
 import { runnerOf } from '../service/limits.js';
 import { readSettings, Usage } from './chunk.js';
+import { collectionOf, defaultSteps, defaultStore, rememberIngest } from './ingest-defaults.js';
+import { DEFAULT_STORE } from '../service/stores/connections.js';
+import { checkUserMetadata } from '../wire/metadata.js';
+import { MAX_DOCUMENTS_PAGE } from '../wire/stores.js';
 import { cliArgs } from './cli-args.js';
 import { Progress } from './progress.js';
 
-export const INGEST_HELP = `Usage: chunkd ingest DIR --pipeline FILE.json
+export const INGEST_HELP = `Usage: chunkd ingest DIR [--collection NAME] [--store NAME] [--metadata FILE.json] [--pipeline FILE.json]
 
 Write every file under DIR to a store, each read by the chef its type needs (PDF, DOCX, HTML,
-markdown, CSV, text), as an upload is: FILE holds the pipeline's "steps", the last a
-write step ({"type": "write", "store": "default", "config": {"collection": "docs"}}). A document's
-id is its path under DIR; a file whose content was already written is skipped, so an interrupted
-run picks up where it stopped. Stores are the server's settings (${envOf('stores')}, ${envOf('dataDir')}).`;
+markdown, CSV, text), as an upload is, under the same limits; a file that fails is reported by its
+path and skipped, and the run goes on (exit code 1 at the end when any failed).
+Without --pipeline: the default preset ("chef": "auto", then passage chunks of at most 400
+tokens), the default store, and a collection named after DIR (--collection, --store override).
+--pipeline FILE holds "steps", the last a write step ({"type": "write", "store": "default",
+"config": {"collection": "docs"}}). A document's id and metadata.name are its path under DIR;
+--metadata FILE.json gives metadata for every file ("*") and by path: {"*": {"team": "docs"},
+"guide/intro.pdf": {"lang": "en"}}. A file whose content and metadata were already written is
+skipped, so an interrupted run picks up where it stopped. Stores are the server's settings
+(${envOf('stores')}, the data directory ${envOf('dataDir')}); then: chunkd search "a question".`;
 
 export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;
   let unlock = () => {};
   try {
-    const { positional, flags } = cliArgs(args, ['pipeline'], ['help'], 'chunkd ingest --help');
+    const { positional, flags } = cliArgs(args, ['pipeline', 'collection', 'store', 'metadata'], ['help'], 'chunkd ingest --help');
     if (flags.help) {
       process.stdout.write(`${INGEST_HELP}\n`);
       return 0;
     }
     const [dir, ...extra] = positional;
     if (dir === undefined || extra.length) throw new Usage('Name one directory to ingest. Run: chunkd ingest --help');
-    if (flags.pipeline === undefined) throw new Usage('--pipeline is required: a JSON file with the steps, the last a write step. Run: chunkd ingest --help');
+    const files = listFiles(dir);
+    const metadata = flags.metadata === undefined ? undefined : readMetadata(String(flags.metadata), new Set(files.map((f) => f.id)));
     const settings = readSettings(env);
     unlock = lockIngest(settings.dataDir);
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
     stores = Stores.fromSettings(registry, settings);
-    const steps = await readPipeline(String(flags.pipeline), registry, stores);
+    const named = {
+      store: flags.store === undefined ? undefined : String(flags.store),
+      collection: flags.collection === undefined ? undefined : String(flags.collection),
+    };
+    const steps =
+      flags.pipeline === undefined
+        ? await validateSteps(
+            registry,
+            defaultSteps(named.store ?? defaultStore(stores.names()) ?? DEFAULT_STORE, named.collection ?? collectionOf(dir)),
+            ['steps'],
+            stores,
+          )
+        : await readPipeline(String(flags.pipeline), registry, stores, named);
     const write = steps.at(-1)!;
-    const files = listFiles(dir);
-    const record = new IngestLog(settings, write.store!, (write.config as { collection: string }).collection);
-    const pipeline = { id: String(flags.pipeline), name: basename(String(flags.pipeline)), description: null, steps, created_at: '', updated_at: '' };
+    const target = { store: write.store!, collection: (write.config as { collection: string }).collection };
+    const record = new IngestLog(settings, target.store, target.collection, await storedDocuments(stores, target.store, target.collection));
+    const pipelineName = flags.pipeline === undefined ? 'default preset' : String(flags.pipeline);
+    const pipeline = { id: pipelineName, name: basename(pipelineName), description: null, steps, created_at: '', updated_at: '' };
     const deps = { registry, executor: inline, settings, services: { stores }, isolate: true };
     const reader = { registry, runner: runnerOf(inline, settings, true), settings };
     const progress = process.stderr.isTTY
@@ -72,8 +96,9 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
         progress?.clear();
         process.stderr.write(`${file.id}: ${why}\n`);
       };
+      const meta = metadata?.(file.id);
       const bytes = readFileSync(file.path);
-      const digest = hash('sha256', bytes, 'hex');
+      const digest = hash('sha256', bytes, 'hex') + (meta ? `:${hash('sha256', JSON.stringify(meta), 'hex')}` : '');
       if (record.has(file.id, digest)) {
         counts.skipped++;
       } else {
@@ -83,10 +108,10 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
           const { format, document } = await readFile(reader, { bytes, filename: basename(file.path) });
           const docs = await pipelineDocuments(
             pipeline,
-            { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id] },
+            { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id], ...(meta ? { metadata: meta } : {}) },
             deps,
             undefined,
-            { format, ...(document.structureJson ? { structureJson: document.structureJson } : {}) },
+            { format, name: file.id, ...(document.structureJson ? { structureJson: document.structureJson } : {}) },
           );
           await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
         } catch (e) {
@@ -101,9 +126,9 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
       progress?.done(i);
     }
     progress?.finish();
-    process.stdout.write(
-      `${JSON.stringify({ files: files.length, ...counts, store: write.store, collection: (write.config as { collection: string }).collection })}\n`,
-    );
+    if (counts.written + counts.skipped > 0) rememberIngest(settings.dataDir, target.store, target.collection);
+    process.stdout.write(`${JSON.stringify({ files: files.length, ...counts, ...target })}\n`);
+    if (counts.failed) process.stderr.write(`${counts.failed} of ${files.length} files failed (each named above); the others were written.\n`);
     return counts.failed ? 1 : 0;
   } catch (e) {
     if (e instanceof Usage) {
@@ -131,9 +156,70 @@ function lockIngest(dataDir: string): () => void {
   }
 }
 
+/** The documents the collection holds now (a document deleted or a collection dropped since a run is written again); undefined when the store cannot list them. */
+async function storedDocuments(stores: Stores, store: string, collection: string): Promise<Set<string> | undefined> {
+  const found = new Set<string>();
+  let cursor: string | undefined;
+  try {
+    do {
+      const page = await stores.documents(store, collection, { limit: MAX_DOCUMENTS_PAGE, ...(cursor ? { cursor } : {}) });
+      for (const d of page.documents) found.add(d.document);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  } catch (e) {
+    if (isChunkdError(e) && e.code === 'NOT_FOUND') return found; // no collection yet
+    if (isChunkdError(e) && e.code === 'BAD_REQUEST') return undefined;
+    throw e;
+  }
+  return found;
+}
+
+/**
+ * The metadata sidecar: {"*": {...}, "<path under DIR>": {...}}, each checked as a request's
+ * metadata is (wire/metadata.ts); a file's metadata is "*"'s with its own over it.
+ */
+function readMetadata(file: string, paths: Set<string>): (path: string) => Record<string, unknown> | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Usage(
+      `Cannot read the metadata ${file}: ${(e as Error).message}. It must be a JSON object: {"*": {"team": "docs"}, "guide/intro.pdf": {"lang": "en"}}.`,
+    );
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new Usage(`The metadata ${file} must be a JSON object: {"*": {...for every file}, "<path under DIR>": {...}}.`);
+  const byPath = new Map<string, Record<string, unknown>>();
+  for (const [path, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (path !== '*' && !paths.has(path))
+      throw new Usage(`The metadata ${file} names '${path}', which is no file under the directory: use paths as they are under it, with /.`);
+    try {
+      byPath.set(path, checkUserMetadata(value, [path]));
+    } catch (e) {
+      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${message(e)}`);
+      throw e;
+    }
+  }
+  return (path) => {
+    const meta = { ...byPath.get('*'), ...byPath.get(path) };
+    if (!Object.keys(meta).length) return undefined;
+    try {
+      return checkUserMetadata(meta, [path]);
+    } catch (e) {
+      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${message(e)}`);
+      throw e;
+    }
+  };
+}
+
 const message = (e: ChunkdError) => (typeof e.detail === 'string' ? e.detail : e.detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n'));
 
-async function readPipeline(file: string, registry: Awaited<ReturnType<typeof discover>>, stores: Stores): Promise<Step[]> {
+async function readPipeline(
+  file: string,
+  registry: Awaited<ReturnType<typeof discover>>,
+  stores: Stores,
+  named: { store?: string; collection?: string },
+): Promise<Step[]> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -142,6 +228,14 @@ async function readPipeline(file: string, registry: Awaited<ReturnType<typeof di
   }
   const body = bodyCheck<{ steps?: Step[] }>(PipelineUpdate)(raw, () => {});
   if (!body.steps) throw new Usage(`The pipeline ${file} has no "steps": add them, as POST /v1/pipelines takes them.`);
+  const last = body.steps.at(-1);
+  // --store and --collection name the write step's store and collection.
+  if (last?.type === 'write' && (named.store || named.collection))
+    body.steps[body.steps.length - 1] = {
+      ...last,
+      ...(named.store ? { store: named.store } : {}),
+      config: { ...last.config, ...(named.collection ? { collection: named.collection } : {}) },
+    };
   const steps = await validateSteps(registry, body.steps, ['steps'], stores);
   if (steps.at(-1)?.type !== 'write')
     throw new Usage(`The pipeline ${file} does not end in a write step: add {"type": "write", "store": "default", "config": {"collection": "docs"}}.`);
@@ -171,7 +265,13 @@ class IngestLog {
   private readonly file: string;
   private readonly seen = new Map<string, string>();
 
-  constructor(settings: Settings, store: string, collection: string) {
+  /** `stored`: the documents the collection holds, when the store lists them: one recorded but gone since (deleted, dropped) is written again. */
+  constructor(
+    settings: Settings,
+    store: string,
+    collection: string,
+    private readonly stored?: Set<string>,
+  ) {
     const dir = join(settings.dataDir, 'ingest', store);
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, `${collection}.ndjson`);
@@ -192,7 +292,7 @@ class IngestLog {
   }
 
   has(document: string, digest: string): boolean {
-    return this.seen.get(document) === digest;
+    return this.seen.get(document) === digest && (this.stored?.has(document) ?? true);
   }
 
   add(document: string, digest: string): void {

@@ -1,6 +1,7 @@
 import Type, { type TObject, type TSchema } from 'typebox';
 import type { Chunk } from './chunk.js';
 import { sourceKey, chunkId } from './ids.js';
+import type { StoreFilter } from './store-filter.js';
 
 /**
  * The handshake contract: a vector store chunkd writes chunks to and searches. A handshake's config
@@ -52,7 +53,15 @@ export interface StoreQuery {
   embedding?: number[];
   text?: string;
   k: number;
-  filter?: { document?: string };
+  /** Only chunks that hold every condition (kernel/store-filter.ts): push it down, binding or escaping each value. */
+  filter?: StoreFilter;
+}
+
+/** A document of a collection as its documents listing has it: its id, its name (metadata.name of its chunks) and how many chunks it has. */
+export interface DocumentInfo {
+  document: string;
+  name: string | null;
+  chunks: number;
 }
 
 export interface HandshakeImpl {
@@ -65,6 +74,8 @@ export interface HandshakeImpl {
   delete(collection: string, document: string): Promise<number>;
   /** Remove the collection itself, its rows and its recorded model (a scratch collection, e.g. an evaluation's); a missing one is no error. Optional: without it, a caller deletes the documents. */
   drop?(collection: string): Promise<void>;
+  /** Documents of the collection by id, ascending, those after `after` (a page's last id), at most `limit`. Optional: without it the listing is refused. */
+  documents?(collection: string, page: { after?: string; limit: number }): Promise<DocumentInfo[]>;
   /** Best first; a `text` query needs the text capability, an `embedding` one the vector capability. */
   search(collection: string, q: StoreQuery): Promise<StoreHit[]>;
   close(): Promise<void>;

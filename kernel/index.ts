@@ -7,7 +7,17 @@
 
 // Contracts and manifests.
 export { defineChef, defineChunker, defineHandshake, defineRefinery, type ChefImpl, type ChunkContext, type ChunkerImpl, type RefineryImpl } from './plugin.js';
-export { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from './handshake.js';
+export {
+  storeChunkId,
+  type CollectionInfo,
+  type DocumentInfo,
+  type HandshakeImpl,
+  type StoreHit,
+  type StoreQuery,
+  type StoreRow,
+  type WriteMeta,
+} from './handshake.js';
+export { acceptedValues, matchesFilter, filtersMetadata, type FieldFilter, type FilterValue, type StoreFilter } from './store-filter.js';
 export { Chunk, type Span, type SpanRef } from './chunk.js';
 export {
   ChunkSizeField,

@@ -39,6 +39,15 @@ describe('arguments', () => {
     }
   });
 
+  test('chunkd --help lists every command within its first 20 lines; the server settings are under chunkd serve --help', () => {
+    const res = run(['--help']);
+    assert.equal(res.status, 0);
+    const first = res.stdout.split('\n').slice(0, 20).join('\n');
+    for (const command of ['serve', 'ingest', 'search', 'chunk', 'process', 'eval']) assert.match(first, new RegExp(`^  ${command} `, 'm'), command);
+    assert.match(first, /npx chunkd/);
+    assert.doesNotMatch(res.stdout, /--max-extract-ms/, 'no server flag before chunkd serve --help');
+  });
+
   test('an empty default shows as "none" in --help, never as "." or ""', () => {
     const res = run(['serve', '--help']);
     assert.match(res.stdout, /--database-url <string>\n.*Default: none\./);
@@ -50,7 +59,7 @@ describe('arguments', () => {
     [['serve', '--log-level', 'verbose'], /--log-level \(CHUNKD_LOG_LEVEL\) must be one of debug, info, warning, error; got 'verbose'/],
     [['serve', '--port', 'eighty'], /--port \(CHUNKD_PORT\) must be a whole number/],
     [['serve', '--colour'], /Unknown option '--colour'[\s\S]*chunkd serve --help/],
-    [['launch'], /Unknown command 'launch'\. Run: chunkd serve --help/],
+    [['launch'], /Unknown command 'launch'\. Run: chunkd --help \(the commands\), or chunkd serve --help/],
     [['serve', '--prot', '80'], /Unknown option '--prot'\. Did you mean '--port'\?/],
     [['serve', '--data_dir', 'x'], /Unknown option '--data_dir'\. Did you mean '--data-dir'\?/],
     [['serv'], /Unknown command 'serv'\. Did you mean 'serve'\?/],

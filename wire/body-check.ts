@@ -3,6 +3,7 @@ import type { OffsetUnit } from '../kernel/offsets.js';
 import { readObjectBody } from '../kernel/request.js';
 import { compileValidator } from '../kernel/validation.js';
 import { PipelineExecute } from './pipelines.js';
+import { checkUserMetadata } from './metadata.js';
 
 /**
  * A body check for a pipeline route: read as the plugin routes read theirs (kernel/request.ts
@@ -21,5 +22,18 @@ export function bodyCheck<T>(schema: TObject) {
   };
 }
 
-export type ExecuteBody = { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] };
-export const checkExecute = bodyCheck<ExecuteBody>(PipelineExecute);
+export type ExecuteBody = {
+  text: string | string[];
+  offset_unit: OffsetUnit;
+  return_type: 'chunks' | 'texts';
+  document?: string | string[];
+  /** The user's metadata, on every row a write step stores (wire/metadata.ts). */
+  metadata?: Record<string, unknown>;
+};
+const checkExecuteShape = bodyCheck<ExecuteBody>(PipelineExecute);
+/** An execute body: its shape, then its metadata's rules a schema cannot state (chunkd's own keys refused by name, its size). */
+export const checkExecute = (raw: unknown, onIgnored: (keys: string[]) => void): ExecuteBody => {
+  const body = checkExecuteShape(raw, onIgnored);
+  if (body.metadata !== undefined) checkUserMetadata(body.metadata, ['body', 'metadata']);
+  return body;
+};

@@ -1,3 +1,4 @@
+import { UserMetadata } from './metadata.js';
 import Type from 'typebox';
 import { OffsetUnitField } from '../kernel/fields.js';
 import { PipelineStep } from './pipelines.js';
@@ -9,7 +10,17 @@ export const JobDocumentInput = Type.Object(
     id: Type.Optional(
       Type.String({ maxLength: 1024, description: "The client's id for the document, echoed as document_id on its result; default: its index." }),
     ),
-    text: Type.String({ description: 'The text to chunk.' }),
+    text: Type.Optional(Type.String({ description: 'The text to chunk; or `file`.' })),
+    file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "An uploaded file instead of `text`, by the name POST /v1/files answered: its extracted text (and its name, as metadata.name) is read when the job is submitted, under the jobs' quota.",
+        examples: ['file_0123456789abcdef0123456789abcdef'],
+      }),
+    ),
+    metadata: Type.Optional(UserMetadata),
   },
   { additionalProperties: true },
 );

@@ -1,3 +1,4 @@
+import { UserMetadata } from './metadata.js';
 import Type from 'typebox';
 import { CHUNKER_REQUEST_FIELDS } from '../kernel/body-schema.js';
 
@@ -10,7 +11,13 @@ export const PipelineStep = Type.Object(
         "'process' runs a chef on the text (at most one, before the chunk step); 'chunk' runs a chunker on the text; 'refine' runs a refinery on the chunks so far; " +
         "'write' (last) writes the chunks to a collection of one of the server's store connections, each document's replacing what it held (embedding them first when no step before does).",
     }),
-    chef: Type.Optional(Type.String({ description: 'For a process step: the chef (GET /v1/plugins lists them).', examples: ['markdown'] })),
+    chef: Type.Optional(
+      Type.String({
+        description:
+          'For a process step: the chef (GET /v1/plugins lists them), or "auto": each document read by the chef its type needs, as an upload is (an uploaded or ingested file by its type, a text as text).',
+        examples: ['markdown', 'auto'],
+      }),
+    ),
     chunker: Type.Optional(Type.String({ description: 'For a chunk step: the chunker (GET /v1/plugins lists them).', examples: ['token'] })),
     refinery: Type.Optional(Type.String({ description: 'For a refine step: the refinery.' })),
     store: Type.Optional(
@@ -81,7 +88,7 @@ export const DocumentField = Type.Optional(
 );
 
 export const PipelineExecute = Type.Object(
-  { ...CHUNKER_REQUEST_FIELDS, document: DocumentField },
+  { ...CHUNKER_REQUEST_FIELDS, document: DocumentField, metadata: Type.Optional(UserMetadata) },
   { required: ['text'], additionalProperties: true, examples: [{ text: 'First sentence. Second sentence.' }] },
 );
 

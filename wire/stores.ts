@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { CollectionName } from '../kernel/handshake.js';
+import { SearchFilter } from './metadata.js';
 
 /** A connection's name: what a request, a pipeline step or a CLI flag names. */
 export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -40,12 +41,7 @@ export const StoreSearch = Type.Object(
       Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536, description: "A vector of the collection's dimension, instead of query." }),
     ),
     k: Type.Integer({ minimum: 1, maximum: MAX_K, default: 5, description: `How many chunks to answer (1–${MAX_K}).` }),
-    filter: Type.Optional(
-      Type.Object(
-        { document: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Only chunks of this document.' })) },
-        { additionalProperties: false },
-      ),
-    ),
+    filter: Type.Optional(SearchFilter),
   },
   { additionalProperties: true, examples: [{ collection: 'docs', query: 'How do I install it?', k: 5 }] },
 );
@@ -57,10 +53,32 @@ export const StoreHit = Type.Object(
     start_index: Type.Integer({ minimum: 0, description: "Offsets into the document's text, in the unit the write step's pipeline ran with." }),
     end_index: Type.Integer({ minimum: 0 }),
     token_count: Type.Integer({ minimum: 0 }),
-    metadata: Type.Record(Type.String(), Type.Unknown(), { description: "The chunk's metadata, with `document`: the id it was written under." }),
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "The chunk's metadata: `document` (the id it was written under), `name` (the uploaded file's name, or the path under the ingested folder), the document's own metadata, and what its chef and chunker found.",
+    }),
     score: Type.Number({ description: 'Similarity to the query: higher is closer.' }),
   },
   { additionalProperties: true },
 );
 
 export const SearchResult = Type.Array(StoreHit, { description: 'Best first.' });
+
+/** Most documents one page of a collection's documents listing holds. */
+export const MAX_DOCUMENTS_PAGE = 1000;
+
+export const DocumentInfo = Type.Object({
+  document: Type.String({ description: 'The id its chunks were written under.' }),
+  name: Type.Union([Type.String(), Type.Null()], {
+    description: "Its chunks' metadata.name: the uploaded file's name, or the path under the ingested folder.",
+  }),
+  chunks: Type.Integer({ minimum: 0, description: 'Chunks (rows) it has in the collection.' }),
+});
+
+export const DocumentPage = Type.Object(
+  {
+    documents: Type.Array(DocumentInfo, { description: 'By id, ascending.' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last.' }),
+  },
+  { examples: [{ documents: [{ document: 'notes/a.md', name: 'notes/a.md', chunks: 3 }], next_cursor: null }] },
+);

@@ -1,8 +1,19 @@
-import { AdminClient, ChromaClient, ChromaNotFoundError, knownEmbeddingFunctions, registerEmbeddingFunction, type Collection, type Metadata } from 'chromadb';
+import {
+  AdminClient,
+  ChromaClient,
+  ChromaNotFoundError,
+  knownEmbeddingFunctions,
+  registerEmbeddingFunction,
+  type Collection,
+  type Metadata,
+  type Where,
+} from 'chromadb';
 import type { Static } from 'typebox';
 import {
+  acceptedValues,
   ChunkdError,
   KeyedQueue,
+  type StoreFilter,
   type CollectionInfo,
   type HandshakeImpl,
   type StoreHit,
@@ -86,14 +97,34 @@ function toHit(id: string, text: string | null, meta: Metadata | null, distance:
   };
 }
 
-/** Chroma metadata holds only scalars: the chunk's own metadata (lists, objects) travels as JSON. */
+/** Where a row's scalar metadata field `key` is kept beside the JSON, for Chroma's `where` to filter on. */
+const FIELD = (key: string) => `m.${key}`;
+
+/**
+ * Chroma metadata holds only scalars: the chunk's own metadata (lists, objects) travels as JSON,
+ * and each of its top-level string, number or boolean fields also as a field of its own, for filters.
+ */
 const toMetadata = (row: StoreRow): Metadata => ({
   document: row.document,
   start_index: row.start_index,
   end_index: row.end_index,
   token_count: row.token_count,
   metadata: JSON.stringify(row.metadata),
+  ...Object.fromEntries(
+    Object.entries(row.metadata).flatMap(([k, v]) =>
+      typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? [[FIELD(k), v]] : [],
+    ),
+  ),
 });
+
+/** A search's filter as Chroma's `where` (values are data in its JSON, never query text), or undefined for none. */
+function whereOf(filter: StoreFilter | undefined): Where | undefined {
+  const terms: Where[] = [
+    ...(filter?.document === undefined ? [] : [{ document: filter.document }]),
+    ...Object.entries(filter?.metadata ?? {}).map(([key, c]) => ({ [FIELD(key)]: { $in: acceptedValues(c) } }) as Where),
+  ];
+  return terms.length === 0 ? undefined : terms.length === 1 ? terms[0] : { $and: terms };
+}
 
 class ChromaStore implements HandshakeImpl {
   /** Writes to one collection, one at a time in this process: a write deletes the document's rows it did not just upsert, which two interleaved writes of one document would do to each other. */
@@ -222,7 +253,7 @@ class ChromaStore implements HandshakeImpl {
     const found = await target.query({
       queryEmbeddings: [q.embedding],
       nResults: q.k,
-      ...(q.filter?.document !== undefined ? { where: { document: q.filter.document } } : {}),
+      ...(whereOf(q.filter) ? { where: whereOf(q.filter)! } : {}),
       include: ['documents', 'metadatas', 'distances'],
     });
     const ids = found.ids[0] ?? [];

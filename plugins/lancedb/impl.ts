@@ -1,9 +1,20 @@
 import { connect, Index, type Connection, type Table } from '@lancedb/lancedb';
-import { KeyedQueue, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreQuery, type StoreRow, type WriteMeta } from '../../kernel/index.js';
+import {
+  acceptedValues,
+  KeyedQueue,
+  type CollectionInfo,
+  type DocumentInfo,
+  type HandshakeImpl,
+  type StoreFilter,
+  type StoreHit,
+  type StoreQuery,
+  type StoreRow,
+  type WriteMeta,
+} from '../../kernel/index.js';
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
 import { rowSchema, toArrow } from './arrow.js';
-import { documentIn, documentIs, literal } from './sql.js';
+import { documentIn, documentIs, literal, metadataIn } from './sql.js';
 import { Upkeep, VECTOR_SEARCH } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
@@ -232,7 +243,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     return this.on(
       collection,
       async (table) => {
-        const where = q.filter?.document === undefined ? undefined : documentIs(q.filter.document);
+        const where = whereOf(q.filter);
         if (q.embedding) {
           let query = table.vectorSearch(q.embedding).distanceType('cosine').limit(q.k);
           // One document's rows are few: they are compared exactly (the scalar index finds them), never through partitions that may miss them.
@@ -249,11 +260,50 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     );
   }
 
+  /** A scan of the document and metadata columns, counted here: LanceDB's query has no GROUP BY. */
+  documents(collection: string, page: { after?: string; limit: number }): Promise<DocumentInfo[]> {
+    return this.on(
+      collection,
+      async (table) => {
+        let query = table.query().select(['document', 'metadata']);
+        if (page.after !== undefined) query = query.where(`document > ${literal(page.after)}`);
+        const found = new Map<string, DocumentInfo>();
+        for await (const batch of query) {
+          const documents = batch.getChild('document')!;
+          const metadata = batch.getChild('metadata')!;
+          for (let i = 0; i < batch.numRows; i++) {
+            const document = documents.get(i) as string;
+            const seen = found.get(document);
+            if (seen) seen.chunks++;
+            else found.set(document, { document, name: nameOf(metadata.get(i) as string), chunks: 1 });
+          }
+        }
+        return [...found.values()].sort((a, b) => (a.document < b.document ? -1 : a.document > b.document ? 1 : 0)).slice(0, page.limit);
+      },
+      [],
+    );
+  }
+
   async close(): Promise<void> {
     await this.upkeep.close();
     for (const name of [...this.tables.keys()]) this.forget(name);
     this.db.close();
   }
+}
+
+/** A row's metadata.name, or null. */
+function nameOf(metadata: string): string | null {
+  const name = (JSON.parse(metadata) as { name?: unknown }).name;
+  return typeof name === 'string' ? name : null;
+}
+
+/** A search's filter as one LanceDB where clause (every literal escaped), or undefined for none. */
+function whereOf(filter: StoreFilter | undefined): string | undefined {
+  const terms = [
+    ...(filter?.document === undefined ? [] : [documentIs(filter.document)]),
+    ...Object.entries(filter?.metadata ?? {}).map(([key, condition]) => metadataIn(key, acceptedValues(condition))),
+  ];
+  return terms.length ? terms.join(' AND ') : undefined;
 }
 
 const schemas = new WeakMap<Table, Promise<Awaited<ReturnType<Table['schema']>>>>();

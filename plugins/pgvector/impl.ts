@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { toSql } from 'pgvector';
 import type { Static } from 'typebox';
-import type { CollectionInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
+import type { CollectionInfo, DocumentInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
 import type { PgVectorConfig } from './index.js';
-import { createMeta, createRows, tables, textSearch, upsert, vectorSearch } from './sql.js';
+import { createMeta, createRows, documentsPage, filterSql, tables, textSearch, upsert, vectorSearch } from './sql.js';
 
 const UNDEFINED_TABLE = '42P01';
 
@@ -160,11 +160,20 @@ class PgVectorStore implements HandshakeImpl {
 
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
     const { rows } = tables(this.prefix, collection);
-    const filtered = q.filter?.document !== undefined;
-    const params: unknown[] = [q.embedding ? toSql(q.embedding) : (q.text ?? ''), q.k, ...(filtered ? [q.filter!.document] : [])];
+    const filter = filterSql(q.filter, 3);
+    const params: unknown[] = [q.embedding ? toSql(q.embedding) : (q.text ?? ''), q.k, ...filter.params];
     try {
-      const res = await this.pool.query(q.embedding ? vectorSearch(rows, filtered) : textSearch(rows, filtered), params);
+      const res = await this.pool.query(q.embedding ? vectorSearch(rows, filter.conditions) : textSearch(rows, filter.conditions), params);
       return res.rows.map(toHit);
+    } catch (e) {
+      if (isUndefinedTable(e)) return [];
+      throw e;
+    }
+  }
+
+  async documents(collection: string, page: { after?: string; limit: number }): Promise<DocumentInfo[]> {
+    try {
+      return (await this.pool.query(documentsPage(tables(this.prefix, collection).rows), [page.after ?? null, page.limit])).rows as DocumentInfo[];
     } catch (e) {
       if (isUndefinedTable(e)) return [];
       throw e;

@@ -1,4 +1,5 @@
 import { escapeIdentifier } from 'pg';
+import { acceptedValues, type StoreFilter } from '../../kernel/index.js';
 
 /** The quoted table of a collection and of the meta rows: collection names never start with `_`, so they cannot meet `<prefix>_meta`. */
 export const tables = (prefix: string, collection?: string) => ({
@@ -31,8 +32,30 @@ export const upsert = (rows: string) =>
 
 const COLUMNS = 'id, document, text, start_index, end_index, token_count, metadata';
 
-export const vectorSearch = (rows: string, filtered: boolean) =>
-  `SELECT ${COLUMNS}, 1 - (embedding <=> $1::vector) AS score FROM ${rows} ${filtered ? 'WHERE document = $3' : ''} ORDER BY embedding <=> $1::vector LIMIT $2`;
+/**
+ * A search's filter as SQL conditions on bound parameters, numbered from `from`: the document, and
+ * each metadata field equal to one of its values (compared as JSON: "3" is not 3). Keys and values
+ * are parameters, never SQL text.
+ */
+export function filterSql(filter: StoreFilter | undefined, from: number): { conditions: string[]; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${from + params.length - 1}`;
+  };
+  if (filter?.document !== undefined) conditions.push(`document = ${param(filter.document)}`);
+  for (const [key, condition] of Object.entries(filter?.metadata ?? {}))
+    conditions.push(`metadata -> ${param(key)}::text = ANY(${param(acceptedValues(condition).map((v) => JSON.stringify(v)))}::jsonb[])`);
+  return { conditions, params };
+}
 
-export const textSearch = (rows: string, filtered: boolean) =>
-  `SELECT ${COLUMNS}, ts_rank(tsv, q) AS score FROM ${rows}, plainto_tsquery('simple', $1) q WHERE tsv @@ q ${filtered ? 'AND document = $3' : ''} ORDER BY score DESC, id LIMIT $2`;
+export const vectorSearch = (rows: string, conditions: string[]) =>
+  `SELECT ${COLUMNS}, 1 - (embedding <=> $1::vector) AS score FROM ${rows} ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY embedding <=> $1::vector LIMIT $2`;
+
+export const textSearch = (rows: string, conditions: string[]) =>
+  `SELECT ${COLUMNS}, ts_rank(tsv, q) AS score FROM ${rows}, plainto_tsquery('simple', $1) q WHERE tsv @@ q ${conditions.map((c) => `AND ${c}`).join(' ')} ORDER BY score DESC, id LIMIT $2`;
+
+/** A page of a collection's documents: each with its name (its rows' metadata.name) and chunk count, after $1 (or from the first when null). */
+export const documentsPage = (rows: string) =>
+  `SELECT document, min(metadata ->> 'name') AS name, count(*)::int AS chunks FROM ${rows} WHERE $1::text IS NULL OR document > $1 GROUP BY document ORDER BY document LIMIT $2`;

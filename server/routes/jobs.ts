@@ -52,7 +52,14 @@ export const jobRoutes: RouteModule = (deps) => {
       },
       async handler(ctx) {
         if (Number(ctx.get('content-length') || 0) > deps.settings.maxJobBytes) throw jobTooLarge(deps.settings);
-        const intake = { registry: deps.registry, settings: deps.settings, pipelines: pipelines(), store: store(), stores: deps.services.stores };
+        const intake = {
+          registry: deps.registry,
+          settings: deps.settings,
+          pipelines: pipelines(),
+          store: store(),
+          stores: deps.services.stores,
+          files: deps.services.files,
+        };
         const view = await receiveJob(bodySource(ctx.req, deps.settings), Boolean(ctx.is(NDJSON)), intake);
         ctx.status = 202;
         ctx.set('Location', `/v1/jobs/${view.id}`);

@@ -5,6 +5,7 @@ import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../../wire/responses.js';
 import { connectionFieldIssues } from '../../service/stores/refuse.js';
 import { SearchResult, StoreList, StoreSearch } from '../../wire/stores.js';
+import { collectionRoutes } from './store-collections.js';
 import { type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
 import { storesSettingText } from '../../service/settings.js';
 
@@ -99,5 +100,6 @@ export const storeRoutes: RouteModule = (deps) => {
         ctx.status = 204;
       },
     }),
+    ...collectionRoutes(stores).map(route),
   ];
 };

@@ -63,7 +63,7 @@ export async function resolveDocument(body: unknown, store: FileStore): Promise<
   // The chef's structure, stored beside the text by the upload (null for a file stored without one):
   // its JSON bytes, parsed by the runner where the document runs (a worker, for a large one), never here.
   const json = await store.structureJson(content);
-  return { id: content, format: record.format, ...(json ? { structureJson: movable(json) } : {}) };
+  return { id: content, format: record.format, ...(record.filename ? { name: record.filename } : {}), ...(json ? { structureJson: movable(json) } : {}) };
 }
 
 const shown = (v: unknown) => {

@@ -17,10 +17,13 @@ import type { PipelineStore } from '../storage/store.js';
 import type { StoresService } from '../stores/service.js';
 import { JsonJobSplitter, NdjsonJobSplitter, type JobPiece } from '../../wire/job-split.js';
 import { JobHeader, JobDocumentInput } from '../../wire/jobs.js';
+import { checkUserMetadata } from '../../wire/metadata.js';
+import type { FileStore } from '../files/store.js';
+import { storedMeta } from './doc-meta.js';
 import { documentBytes, JobQuotaError, type JobDocument, type JobIntake, type JobStore, type JobView } from './store.js';
 
 type Header = { pipeline_id?: string; steps?: Step[]; offset_unit: OffsetUnit };
-type DocIn = { id?: string; text: string };
+type DocIn = { id?: string; text?: string; file?: string; metadata?: Record<string, unknown> };
 const checkHeader = compileValidator<Header>(JobHeader);
 const checkDocument = compileValidator<DocIn>(JobDocumentInput);
 
@@ -41,6 +44,8 @@ export interface IntakeDeps {
   store: JobStore;
   /** The store connections a write step names. */
   stores?: StoresService;
+  /** The uploaded files a document may name (`file`). */
+  files?: Pick<FileStore, 'get' | 'text'>;
 }
 
 /**
@@ -87,7 +92,8 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
           if (++documents > settings.maxJobDocuments) {
             throw tooLarge('The job has too many documents', settings.maxJobDocuments, settingOf('maxJobDocuments'), 'Split them over several jobs');
           }
-          const doc = checked(p.value, p.loc, p.index, issues);
+          const found = checked(p.value, p.loc, p.index, issues);
+          const doc = found && 'file' in found ? await fileDocument(found, p.index, deps, issues) : found;
           if (doc && !issues.length) {
             batch.push(doc);
             batchBytes += documentBytes(doc);
@@ -128,26 +134,60 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
   }
 }
 
+/** A document naming an uploaded file, its text still to read. */
+type FileDoc = { id: string; file: string; metadata?: Record<string, unknown> };
+
+/** A document naming an uploaded file: its extracted text read now (the job holds it under its quota), its file name as metadata.name. */
+async function fileDocument(d: FileDoc, index: number, deps: IntakeDeps, issues: Issue[]): Promise<JobDocument | undefined> {
+  const at = ['body', 'documents', index, 'file'];
+  const [record, text] = deps.files ? [await deps.files.get(d.file), await deps.files.text(d.file)] : [undefined, undefined];
+  if (!record || text === undefined) {
+    issues.push({
+      loc: at,
+      msg: `No uploaded file named ${JSON.stringify(d.file).slice(0, 80)}: upload it first with POST /v1/files and send the name it answers (files expire; GET /v1/files/{name} shows when).`,
+      type: 'file_not_found',
+    });
+    return undefined;
+  }
+  const meta = storedMeta(record.filename ?? undefined, d.metadata);
+  return { id: d.id, text, ...(meta ? { meta } : {}) };
+}
+
 /** A document checked as the schema says, and storable as UTF-8 text; its problems go to `issues`. */
-function checked(value: unknown, loc: (string | number)[], index: number, issues: Issue[]): JobDocument | undefined {
+function checked(value: unknown, loc: (string | number)[], index: number, issues: Issue[]): JobDocument | FileDoc | undefined {
   let d: DocIn;
   try {
     d = checkDocument(value, loc);
+    if (d.metadata !== undefined) checkUserMetadata(d.metadata, [...loc, 'metadata']);
   } catch (e) {
     gatherIssues(issues, e);
     return undefined;
   }
+  if (d.text === undefined && d.file === undefined) {
+    issues.push({ loc: [...loc, 'text'], msg: "Field required: add 'text', or 'file' (the name POST /v1/files answered).", type: 'missing' });
+    return undefined;
+  }
+  if (d.text !== undefined && d.file !== undefined) {
+    issues.push({
+      loc,
+      msg: 'A document has either text or file (an uploaded file\'s name), not both: {"id": "…", "text": "…"} or {"id": "…", "file": "file_…"}.',
+      type: 'value_error',
+    });
+    return undefined;
+  }
+  if (d.file !== undefined) return { id: d.id ?? d.file, file: d.file, ...(d.metadata ? { metadata: d.metadata } : {}) };
+  const text = d.text!;
   // Documents are stored as UTF-8 text until they run: a lone UTF-16 surrogate would come back
   // altered (and the offsets with it), and PostgreSQL text cannot hold U+0000. Refused up front.
   const at = ['body', 'documents', index];
   const before = issues.length;
-  if (!d.text.isWellFormed())
+  if (!text.isWellFormed())
     issues.push({
       loc: [...at, 'text'],
       msg: 'The text holds a lone UTF-16 surrogate, which a job cannot store as is: send well-formed Unicode.',
       type: 'string_unicode',
     });
-  else if (d.text.includes('\u0000'))
+  else if (text.includes('\u0000'))
     issues.push({
       loc: [...at, 'text'],
       msg: 'The text holds a NUL character (U+0000), which a job cannot store: remove it, or chunk this text with POST /v1/chunk/….',
@@ -161,7 +201,8 @@ function checked(value: unknown, loc: (string | number)[], index: number, issues
     });
   else if (d.id?.includes('\u0000'))
     issues.push({ loc: [...at, 'id'], msg: 'The id holds a NUL character (U+0000), which a job cannot store: remove it.', type: 'string_unicode' });
-  return issues.length > before ? undefined : { id: d.id ?? String(index), text: d.text };
+  const meta = storedMeta(undefined, d.metadata);
+  return issues.length > before ? undefined : { id: d.id ?? String(index), text, ...(meta ? { meta } : {}) };
 }
 
 function headerOf(value: unknown, loc: (string | number)[], issues: Issue[]): Header | undefined {

@@ -63,10 +63,15 @@ export const JOB_MIGRATIONS: readonly Migration[] = [
     version: 2,
     sql: 'ALTER TABLE chunkd_jobs ADD COLUMN IF NOT EXISTS bytes bigint NOT NULL DEFAULT 0',
   },
+  {
+    // A document's name and the user's metadata (JSON), for a write step's rows.
+    version: 3,
+    sql: 'ALTER TABLE chunkd_job_documents ADD COLUMN IF NOT EXISTS meta text',
+  },
 ];
 
 /** Bytes a document takes in chunkd_job_documents, as documentBytes counts them. */
-const DOC_BYTES_SQL = 'octet_length(text) + octet_length(doc_id)';
+const DOC_BYTES_SQL = 'octet_length(text) + octet_length(doc_id) + coalesce(octet_length(meta), 0)';
 
 /** The transaction lock every growth of the jobs' bytes takes: the quota is reserved atomically across replicas. */
 const QUOTA_LOCK = "SELECT pg_advisory_xact_lock(hashtext('chunkd_jobs_bytes'))";
@@ -281,12 +286,10 @@ export class PgJobStore implements JobStore {
         const bytes = documents.reduce((n, d) => n + documentBytes(d), 0);
         await inTransaction(async (c) => {
           await this.reserve(c, bytes);
-          await c.query('INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])', [
-            id,
-            documents.map((_, i) => next + i),
-            documents.map((d) => d.id),
-            documents.map((d) => d.text),
-          ]);
+          await c.query(
+            'INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text, meta) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])',
+            [id, documents.map((_, i) => next + i), documents.map((d) => d.id), documents.map((d) => d.text), documents.map((d) => d.meta ?? null)],
+          );
           await c.query('UPDATE chunkd_jobs SET bytes = bytes + $2, total = total + $3 WHERE id = $1', [id, bytes, documents.length]);
         });
         next += documents.length;
@@ -425,8 +428,8 @@ export class PgJobStore implements JobStore {
     const row = (await this.pool.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1', [job_id])).rows[0];
     if (!row || !['queued', 'running'].includes(row.status)) return; // cancelled, expired or finished: nothing to do
     await this.pool.query("UPDATE chunkd_jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'", [job_id]);
-    const { rows: docs } = await this.pool.query<{ index: number; id: string; text: string }>(
-      `SELECT d.idx AS "index", d.doc_id AS id, d.text FROM chunkd_job_documents d
+    const { rows: docs } = await this.pool.query<{ index: number; id: string; text: string; meta: string | null }>(
+      `SELECT d.idx AS "index", d.doc_id AS id, d.text, d.meta FROM chunkd_job_documents d
        WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
          AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)
        ORDER BY d.idx`,

@@ -7,11 +7,14 @@ import { asStoreWait, WriteBatch, type StoreWait } from '../stores/write-batch.j
 import { isStoreCallError } from '../stores/stores.js';
 import type { PipelineRecord } from '../storage/store.js';
 import type { JobRun, ResultLine } from './store.js';
+import { documentMeta } from './doc-meta.js';
 
 export interface BatchDocument {
   index: number;
   id: string;
   text: string;
+  /** Its name and the user's metadata, as the job stored them (JSON), or null. */
+  meta?: string | null;
 }
 
 export interface RunOptions {
@@ -52,7 +55,15 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
   let recipe;
   try {
     const services = batch ? { ...deps.services, stores: batch.service } : deps.services;
-    recipe = await pipelineRecipe(pipeline, job.offset_unit, 'chunks', { ...deps, services }, true, (i) => fit[i]?.id);
+    recipe = await pipelineRecipe(
+      pipeline,
+      job.offset_unit,
+      'chunks',
+      { ...deps, services },
+      true,
+      (i) => fit[i]?.id,
+      (i) => documentMeta(fit[i]?.meta),
+    );
   } catch (e) {
     // A write step's store that did not answer while the steps were made (its collection's model): the batch waits for it.
     if (isStoreCallError(e)) throw asStoreWait(e, e.store);

@@ -42,7 +42,7 @@ const SCHEMA = `
 const SWEEP_MS = 60_000;
 
 /** Bytes a document takes in job_documents, as documentBytes counts them. */
-const DOC_BYTES_SQL = 'length(CAST(text AS BLOB)) + length(CAST(doc_id AS BLOB))';
+const DOC_BYTES_SQL = 'length(CAST(text AS BLOB)) + length(CAST(doc_id AS BLOB)) + ifnull(length(CAST(meta AS BLOB)), 0)';
 
 type Options = { batchSize: number; ttlS: number; logger: Logger; limits: StoreLimits; /** --job-store-wait-s */ storeWaitS?: number };
 
@@ -93,6 +93,9 @@ export class SqliteJobStore implements JobStore {
     // A jobs database made before the quota: its jobs count from their next write on.
     const columns = await db.all<{ name: string }[]>('PRAGMA table_info(jobs)');
     if (!columns.some((c) => c.name === 'bytes')) await db.exec('ALTER TABLE jobs ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0');
+    // A documents table made before documents carried a name and metadata.
+    const docColumns = await db.all<{ name: string }[]>('PRAGMA table_info(job_documents)');
+    if (!docColumns.some((c) => c.name === 'meta')) await db.exec('ALTER TABLE job_documents ADD COLUMN meta TEXT');
     // Jobs whose body was still arriving when the process stopped: never committed, never to be.
     await db.exec("DELETE FROM job_documents WHERE job_id IN (SELECT id FROM jobs WHERE status = 'receiving'); DELETE FROM jobs WHERE status = 'receiving'");
     // Batches claimed before a restart but never stored: claimed again from the first missing result.
@@ -124,8 +127,8 @@ export class SqliteJobStore implements JobStore {
           for (let at = 0; at < documents.length; at += 200) {
             const part = documents.slice(at, at + 200);
             await this.db.run(
-              `INSERT INTO job_documents (job_id, idx, doc_id, text) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-              ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text]),
+              `INSERT INTO job_documents (job_id, idx, doc_id, text, meta) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+              ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text, d.meta ?? null]),
             );
           }
           await this.db.run('UPDATE jobs SET bytes = bytes + ?, total = total + ? WHERE id = ?', bytes, documents.length, id);
@@ -324,8 +327,8 @@ export class SqliteJobStore implements JobStore {
       ),
     );
     try {
-      const docs = await this.db.all<{ index: number; id: string; text: string }[]>(
-        'SELECT idx AS "index", doc_id AS id, text FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+      const docs = await this.db.all<{ index: number; id: string; text: string; meta: string | null }[]>(
+        'SELECT idx AS "index", doc_id AS id, text, meta FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
         job.id,
         from,
         to,

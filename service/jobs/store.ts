@@ -9,6 +9,8 @@ export type JobStatus = 'receiving' | 'queued' | 'running' | 'done' | 'failed' |
 export interface JobDocument {
   id: string;
   text: string;
+  /** Its name and the user's metadata, as JSON (service/jobs/doc-meta.ts), for a write step's rows; absent for none. */
+  meta?: string;
 }
 
 /** What runs a job: the steps are a snapshot (a stored pipeline's, or inline), validated; later edits of the pipeline do not reach it. */
@@ -44,7 +46,7 @@ export class JobQuotaError extends Error {
 }
 
 /** Bytes a document takes in the store: its text and id, in UTF-8. */
-export const documentBytes = (d: JobDocument): number => Buffer.byteLength(d.text) + Buffer.byteLength(d.id);
+export const documentBytes = (d: JobDocument): number => Buffer.byteLength(d.text) + Buffer.byteLength(d.id) + (d.meta ? Buffer.byteLength(d.meta) : 0);
 
 /** The line of a document that failed for `error`. */
 export const errorLine = (index: number, documentId: string, error: { code: string; detail: unknown }): ResultLine => ({

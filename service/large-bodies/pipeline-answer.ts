@@ -12,7 +12,7 @@ import { runsJobs } from '../../kernel/engine/index.js';
 import { resolveDocument } from '../files/document-input.js';
 import type { FileStore } from '../files/store.js';
 import { checkExecute } from '../../wire/body-check.js';
-import { documentIds, pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
+import { documentIds, documentMetas, pipelineRecipe, type StoredDocument } from '../pipelines/execute.js';
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { AppDeps } from '../deps.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../document-runs/documents.js';
@@ -86,7 +86,8 @@ export async function runPipeline(
     if ('prepared' in pooled) {
       const { unit, returnType, list, docs: texts } = pooled.prepared;
       const ids = documentIds({ document: pooled.prepared.document }, document);
-      const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false, ids), texts, list, executor, settings);
+      const metas = documentMetas({ ...(pooled.prepared.metadata ? { metadata: pooled.prepared.metadata } : {}) }, document);
+      const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false, ids, metas), texts, list, executor, settings);
       return { docs, flat: pooled.prepared.flat === true };
     }
     document = await resolveDocument(pooled.body, deps.services.files); // a body naming an uploaded file

@@ -40,7 +40,14 @@ const job: Job<PipelinePayload, PooledResult> = async (payload, load) => {
     const texts = Array.isArray(req.text) ? req.text : [req.text];
     const list = Array.isArray(req.text);
     const registry = await pluginsOf(sources, load);
-    const ready = { unit: req.offset_unit, returnType: req.return_type, list, flat, ...(req.document === undefined ? {} : { document: req.document }) };
+    const ready = {
+      unit: req.offset_unit,
+      returnType: req.return_type,
+      list,
+      flat,
+      ...(req.document === undefined ? {} : { document: req.document }),
+      ...(req.metadata === undefined ? {} : { metadata: req.metadata }),
+    };
     // A write step writes through the store connections, which live on the main thread: its runner runs these documents.
     if (writes(pipeline)) return prepared(ready, texts, ignored);
     const recipe = await pipelineRecipe(pipeline, req.offset_unit, req.return_type, { registry }, !texts.every(isBlank));

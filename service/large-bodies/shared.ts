@@ -54,6 +54,8 @@ export interface Prepared {
   flat?: boolean;
   /** A pipeline run's `document` (the ids its write step writes the documents under). */
   document?: string | string[];
+  /** A pipeline run's `metadata` (the user's keys its write step stores on every row). */
+  metadata?: Record<string, unknown>;
   docs: Doc[];
 }
 

@@ -8,7 +8,7 @@ import type { Doc, Recipe, RunnerStep, StructuredDoc, Executor } from '../../ker
 import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { type StoresService } from '../stores/service.js';
-import { namedPlugin, type Step } from './steps.js';
+import { isAutoChef, namedPlugin, type Step } from './steps.js';
 import { writeSteps, type WriteStepShape } from './write-step.js';
 
 /**
@@ -32,6 +32,18 @@ export interface ExecuteDeps {
 export type DocumentIds = (index: number) => string | undefined;
 export const noDocumentIds: DocumentIds = () => undefined;
 
+/** Document i's name and user metadata (service/stores/stores.ts DocumentMeta), or undefined for none. */
+export type DocumentMetas = (index: number) => Record<string, unknown> | undefined;
+
+/**
+ * The metadata a run's body gives its documents: `metadata` (the user's keys, wire/metadata.ts)
+ * on every one, and an uploaded file's name as `name` on it.
+ */
+export function documentMetas(body: { metadata?: Record<string, unknown> }, file?: StoredDocument): DocumentMetas {
+  const meta = { ...body.metadata, ...(file?.name ? { name: file.name } : {}) };
+  return Object.keys(meta).length ? () => meta : () => undefined;
+}
+
 /** The ids a run's body gives its documents: `document` (a string for one text, a list for a list), else an uploaded file's id. */
 export function documentIds(body: { document?: string | string[] }, file?: StoredDocument): DocumentIds {
   const { document } = body;
@@ -50,14 +62,22 @@ export const writes = (pipeline: Pick<PipelineRecord, 'steps'>): boolean => pipe
  */
 export async function answerPipeline(
   pipeline: PipelineRecord,
-  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[] },
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[]; metadata?: Record<string, unknown> },
   deps: ExecuteDeps,
   signal?: AbortSignal,
   file?: StoredDocument,
 ): Promise<Uint8Array[]> {
   checkTexts(body.text, deps.settings);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
-  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
+  const recipe = await pipelineRecipe(
+    pipeline,
+    body.offset_unit,
+    body.return_type,
+    deps,
+    !texts.every(isBlank),
+    documentIds(body, file),
+    documentMetas(body, file),
+  );
   return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
 }
 
@@ -73,13 +93,23 @@ export async function pipelineRecipe(
   deps: Pick<ExecuteDeps, 'registry' | 'services'>,
   build = true,
   documentId: DocumentIds = noDocumentIds,
+  documentMeta?: DocumentMetas,
 ): Promise<Recipe> {
-  const steps = pipeline.steps.flatMap((step, i) => (step.type === 'write' ? [] : [resolveStep(deps.registry, pipeline, step, i)])) as RunnerStep[];
+  // An auto process step runs nothing: each document was read by its type's chef when it came in (steps.ts AUTO_CHEF).
+  const steps = pipeline.steps.flatMap((step, i) =>
+    step.type === 'write' || isAutoChef(step) ? [] : [resolveStep(deps.registry, pipeline, step, i)],
+  ) as RunnerStep[];
   const w = pipeline.steps.findIndex((s) => s.type === 'write');
   if (w >= 0) {
     const stores = deps.services?.stores;
     steps.push(
-      ...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, { registry: deps.registry, stores, documentId, stale: staleStep(pipeline, w) })),
+      ...(await writeSteps(pipeline.steps[w] as WriteStepShape, steps, {
+        registry: deps.registry,
+        stores,
+        documentId,
+        ...(documentMeta ? { documentMeta } : {}),
+        stale: staleStep(pipeline, w),
+      })),
     );
   }
   if (build) for (const { plugin, config, target } of steps) if (!target && plugin.kind !== 'chef') await plugin.instance(config);
@@ -107,6 +137,8 @@ const staleStep = (pipeline: RunPipeline, i: number) => (why: string) =>
 /** A stored file as a run by `file` sees it: its id, the chef that read it, and the structure it found. */
 export interface StoredDocument {
   id?: string;
+  /** The file's name as uploaded (or its path under an ingested folder): its rows' metadata.name. */
+  name?: string;
   format: string;
   /** The structure's JSON bytes as stored (in a buffer of their own: moved to a worker), parsed by the runner where the document runs. */
   structureJson?: Uint8Array;

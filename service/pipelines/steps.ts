@@ -12,9 +12,20 @@ export type Step = Static<typeof PipelineStep>;
 /** What each step type that runs a plugin named in the step runs, and the step field naming it (a write step names a store connection instead). */
 export const STEP_KINDS = { process: 'chef', chunk: 'chunker', refine: 'refinery' } as const satisfies Record<Exclude<Step['type'], 'write'>, Kind>;
 
-/** A step's plugin kind and name, for the steps that name one (not a write step). */
+/**
+ * The chef a process step names to have each document read by the chef its type needs, as an
+ * upload is (kernel/chef/select.ts: its extension, media type, then a sniff of its bytes). An
+ * uploaded file or an ingested one was read so when it came in; a text is text. So the step runs
+ * nothing more: the chunker gets the document's text and the structure its chef found.
+ */
+export const AUTO_CHEF = 'auto';
+
+/** Whether a step is a process step whose chef is chosen by each document's type. */
+export const isAutoChef = (step: Pick<Step, 'type' | 'chef'>): boolean => step.type === 'process' && step.chef === AUTO_CHEF;
+
+/** A step's plugin kind and name, for the steps that name one (not a write step, not an auto process step). */
 export const namedPlugin = (step: Step): { kind: Kind; name: string } | undefined =>
-  step.type === 'write' ? undefined : { kind: STEP_KINDS[step.type], name: step[STEP_KINDS[step.type]] ?? '' };
+  step.type === 'write' || isAutoChef(step) ? undefined : { kind: STEP_KINDS[step.type], name: step[STEP_KINDS[step.type]] ?? '' };
 
 /**
  * Check steps (already of the right shape) against the registry, so a pipeline that was stored
@@ -76,6 +87,16 @@ export async function validateSteps(
       issues.push({ loc: at('type'), msg: 'A refine step needs a chunk step before it: put the chunk step first.', type: 'value_error' });
     }
     if (step.type === 'chunk' && chunkAt < 0) chunkAt = i;
+    if (isAutoChef(step)) {
+      if (step.config !== undefined && Object.keys(step.config).length)
+        issues.push({
+          loc: at('config'),
+          msg: `"chef": "${AUTO_CHEF}" picks each document's chef by its type and takes no config: remove 'config', or name one chef.`,
+          type: 'extra_forbidden',
+        });
+      else out.push({ type: 'process', chef: AUTO_CHEF, config: {} });
+      continue;
+    }
     const plugin = findPlugin(registry, kind, step[kind], at(kind), issues);
     if (!plugin) continue;
     try {

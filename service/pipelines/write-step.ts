@@ -14,7 +14,7 @@ import type { RunnerStep, StoreTarget } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
-import type { StoresService } from '../stores/service.js';
+import type { DocumentMeta, StoresService } from '../stores/service.js';
 import { storesSettingText } from '../settings.js';
 
 export { CollectionName };
@@ -116,11 +116,14 @@ export async function writeSteps(
     registry,
     stores,
     documentId,
+    documentMeta,
     stale,
   }: {
     registry: Pick<Registry, 'find'>;
     stores: StoresService | undefined;
     documentId: (index: number) => string | undefined;
+    /** Document i's name and user metadata, written on each of its rows. */
+    documentMeta?: (index: number) => DocumentMeta | undefined;
     stale: (why: string) => ChunkdError;
   },
 ): Promise<RunnerStep[]> {
@@ -138,7 +141,7 @@ export async function writeSteps(
     out.push(embeddingStep(registry, model));
   }
   if (recorded !== null && recorded !== model) throw modelConflict(store, collection, recorded, model);
-  out.push({ plugin, config: { answer_embeddings: out.length === 0 }, target: storeTarget(stores, store, collection, model, documentId) });
+  out.push({ plugin, config: { answer_embeddings: out.length === 0 }, target: storeTarget(stores, store, collection, model, documentId, documentMeta) });
   return out;
 }
 
@@ -149,8 +152,9 @@ export const storeTarget = (
   collection: string,
   model: string,
   documentId: (index: number) => string | undefined,
+  documentMeta?: (index: number) => DocumentMeta | undefined,
 ): StoreTarget => ({
-  write: (index: number, digest: string, chunks: Chunk[]) => stores.write(store, collection, documentId(index) ?? digest, chunks, model),
+  write: (index: number, digest: string, chunks: Chunk[]) => stores.write(store, collection, documentId(index) ?? digest, chunks, model, documentMeta?.(index)),
 });
 
 function embeddingStep(registry: Pick<Registry, 'find'>, model: string): RunnerStep {

@@ -1,7 +1,10 @@
-import { MAX_K } from '../../wire/stores.js';
+import { MAX_DOCUMENTS_PAGE, MAX_K } from '../../wire/stores.js';
+import { checkFilterKeys, SearchFilter } from '../../wire/metadata.js';
+import { compileValidator } from '../../kernel/validation.js';
+import { matchesFilter, type StoreFilter } from '../../kernel/store-filter.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
-import { storeChunkId, type CollectionInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
+import { storeChunkId, type CollectionInfo, type DocumentInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
@@ -35,8 +38,19 @@ export interface SearchRequest {
   query?: string;
   embedding?: number[];
   k: number;
-  filter?: { document?: string };
+  filter?: StoreFilter;
 }
+
+/** A document's metadata beyond its chunks' own: its name, and the user's keys (wire/metadata.ts), on every row it writes. */
+export type DocumentMeta = Record<string, unknown>;
+
+/** One page of a collection's documents. */
+export interface DocumentPage {
+  documents: DocumentInfo[];
+  next_cursor: string | null;
+}
+
+const checkFilter = compileValidator<StoreFilter>(SearchFilter);
 
 export interface StoresOptions {
   /** The server runs as one replica of several (--database-url): a local store is refused writes. */
@@ -175,15 +189,20 @@ export class Stores {
   }
 
   /** Replace `document`'s chunks in the collection; the chunks carry embeddings of `model`. */
-  async write(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string): Promise<void> {
-    await this.writeMany(store, collection, [{ document, chunks }], model);
+  async write(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string, meta?: DocumentMeta): Promise<void> {
+    await this.writeMany(store, collection, [{ document, chunks, ...(meta ? { meta } : {}) }], model);
   }
 
-  /** Many documents in one batch (jobs), each replaced. */
-  async writeMany(store: string, collection: string, docs: readonly { document: string; chunks: readonly Chunk[] }[], model: string): Promise<void> {
+  /** Many documents in one batch (jobs), each replaced; `meta` (its name, the user's keys) goes on every row of its document. */
+  async writeMany(
+    store: string,
+    collection: string,
+    docs: readonly { document: string; chunks: readonly Chunk[]; meta?: DocumentMeta }[],
+    model: string,
+  ): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
-    const batch = docs.map(({ document, chunks }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c)) }));
+    const batch = docs.map(({ document, chunks, meta }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c, meta)) }));
     const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
     let meta = { model, dimension: dimension ?? 0 };
     const info = await this.meta(o, collection);
@@ -218,7 +237,10 @@ export class Stores {
       throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
     const info = await this.existing(o, req.collection);
     const caps = o.plugin.manifest.capabilities!;
-    const filter = req.filter?.document === undefined ? undefined : { document: checkDocument(req.filter.document) };
+    if (req.filter !== undefined) checkFilterKeys(req.filter, ['body', 'filter']);
+    const filter = req.filter === undefined ? undefined : checkFilter(structuredClone(req.filter), ['body', 'filter']);
+    // Every hit is checked against the filter too: a handshake that cannot push a metadata field down still answers only what holds.
+    const kept = (hits: StoreHit[]) => (filter ? hits.filter((h) => matchesFilter(h, filter)) : hits);
     if (req.embedding) {
       if (!caps.vector)
         throw new ChunkdError(
@@ -230,7 +252,7 @@ export class Stores {
           ['body', 'embedding'],
           `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`,
         );
-      return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter })));
+      return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter }))));
     }
     if (caps.vector && info.model) {
       const embedding = await this.embed(info.model, req.query!);
@@ -239,14 +261,14 @@ export class Stores {
           'CONFLICT',
           `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`,
         );
-      return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter })));
+      return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter }))));
     }
     if (!caps.text)
       throw new ChunkdError(
         'BAD_REQUEST',
         `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`,
       );
-    return this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter })));
+    return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter }))));
   }
 
   /** Remove a document's chunks; the number of rows removed. */
@@ -255,6 +277,37 @@ export class Stores {
     checkCollection(collection);
     await this.existing(o, collection);
     return this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
+  }
+
+  /** Remove a collection whole, its rows and its recorded model (DELETE /v1/stores/{name}/collections/{c}): 404 when it does not exist. */
+  async deleteCollection(store: string, collection: string): Promise<void> {
+    const o = this.writable(store);
+    checkCollection(collection);
+    await this.existing(o, collection);
+    if (!(await this.call(o, async (impl) => impl.drop !== undefined)))
+      throw new ChunkdError(
+        'BAD_REQUEST',
+        `The store '${store}' (${o.connection.handshake}) cannot drop a collection: delete its documents one by one (DELETE /v1/stores/${store}/collections/${collection}/documents/{id}).`,
+      );
+    this.known.delete(key(store, collection));
+    await this.call(o, (impl) => impl.drop!(collection));
+  }
+
+  /** A page of a collection's documents, by id, with their names and chunk counts; `cursor` is the last page's next_cursor. */
+  async documents(store: string, collection: string, page: { cursor?: string; limit: number }): Promise<DocumentPage> {
+    const o = this.get(store);
+    checkCollection(collection);
+    if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_DOCUMENTS_PAGE)
+      throw validationError(['query', 'limit'], `limit must be a whole number from 1 to ${MAX_DOCUMENTS_PAGE} (got ${page.limit})`);
+    await this.existing(o, collection);
+    const documents = await this.call(o, async (impl) => {
+      if (!impl.documents) throw new ChunkdError('BAD_REQUEST', `The store '${store}' (${o.connection.handshake}) cannot list a collection's documents.`);
+      // One more than asked: whether there is a next page.
+      return impl.documents(collection, { ...(page.cursor ? { after: page.cursor } : {}), limit: page.limit + 1 });
+    });
+    const more = documents.length > page.limit;
+    const shown = documents.slice(0, page.limit);
+    return { documents: shown, next_cursor: more ? shown.at(-1)!.document : null };
   }
 
   /**
@@ -450,9 +503,10 @@ function dimensionOf(chunks: readonly Chunk[]): number | undefined {
   return dimension;
 }
 
-function toRow(document: string, c: Chunk): StoreRow {
-  // context (overlap, table headers) is kept with the chunk: a reader of a hit wants it.
-  const metadata = { ...(c.metadata ?? {}), ...(c.context === undefined ? {} : { context: c.context }) };
+function toRow(document: string, c: Chunk, meta?: DocumentMeta): StoreRow {
+  // context (overlap, table headers) is kept with the chunk: a reader of a hit wants it. The document's
+  // own metadata (its name, the user's keys) follows; a user key never takes one of chunkd's (wire/metadata.ts).
+  const metadata = { ...(c.metadata ?? {}), ...(c.context === undefined ? {} : { context: c.context }), ...meta };
   return {
     id: storeChunkId(document, c),
     document,

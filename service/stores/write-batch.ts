@@ -8,14 +8,14 @@
  */
 import type { Chunk } from '../../kernel/chunk.js';
 import { isChunkdError, type ChunkdError } from '../../kernel/errors.js';
-import type { StoresService } from './service.js';
+import type { DocumentMeta, StoresService } from './service.js';
 import { isStoreCallError } from './stores.js';
 
 interface Pending {
   store: string;
   collection: string;
   model: string;
-  docs: Map<string, { index: number; chunks: readonly Chunk[] }>;
+  docs: Map<string, { index: number; chunks: readonly Chunk[]; meta?: DocumentMeta }>;
 }
 
 /** A write step's store did not take a batch's writes: the batch is to be tried again later, or given up. */
@@ -56,16 +56,16 @@ export class WriteBatch {
       search: (s, q) => stores.search(s, q),
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
-      write: async (store, collection, document, chunks, model) => this.hold(store, collection, document, chunks, model),
+      write: async (store, collection, document, chunks, model, meta) => this.hold(store, collection, document, chunks, model, meta),
       writeMany: undefined,
     };
   }
 
-  private hold(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string): void {
+  private hold(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string, meta?: DocumentMeta): void {
     const key = JSON.stringify([store, collection, model]);
     let p = this.pending.get(key);
     if (!p) this.pending.set(key, (p = { store, collection, model, docs: new Map() }));
-    p.docs.set(document, { index: p.docs.size, chunks });
+    p.docs.set(document, { index: p.docs.size, chunks, ...(meta ? { meta } : {}) });
   }
 
   /** Documents held, by id. */
@@ -82,10 +82,10 @@ export class WriteBatch {
   async flush(): Promise<Map<string, ChunkdError>> {
     const refused = new Map<string, ChunkdError>();
     for (const p of this.pending.values()) {
-      const docs = [...p.docs.entries()].map(([document, { chunks }]) => ({ document, chunks }));
+      const docs = [...p.docs.entries()].map(([document, { chunks, meta }]) => ({ document, chunks, ...(meta ? { meta } : {}) }));
       try {
         if (this.stores.writeMany) await this.stores.writeMany(p.store, p.collection, docs, p.model);
-        else for (const d of docs) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model);
+        else for (const d of docs) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model, d.meta);
       } catch (e) {
         if (isChunkdError(e) && e.code !== 'UNAVAILABLE' && e.code !== 'UPSTREAM') {
           for (const d of docs) refused.set(d.document, e);

@@ -192,6 +192,69 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
       );
     });
 
+    /** Rows of `document` carrying the document's name and the user's metadata, as the stores service writes them. */
+    const tagged = (document: string, meta: Record<string, unknown>) =>
+      rows(document).map((r) => ({ ...r, metadata: { ...r.metadata, name: `${document}.pdf`, ...meta } }));
+
+    test('a metadata filter keeps the chunks whose fields are equal to a value or in a list, every field holding; a hit carries name and metadata', async () => {
+      await impl.write('meta', 'en-docs', tagged('en-docs', { team: 'docs', lang: 'en', year: 2024, draft: false }), META);
+      await impl.write('meta', 'fr-docs', tagged('fr-docs', { team: 'docs', lang: 'fr', year: 2025, draft: true }), META);
+      await impl.write('meta', 'de-ops', tagged('de-ops', { team: 'ops', lang: 'de', year: 2024, draft: false }), META);
+      const query = caps.vector ? { embedding: vector('hippo') } : { text: 'hippo' };
+      const search = async (metadata: Record<string, unknown>, document?: string) =>
+        new Set(
+          (await impl.search('meta', { ...query, k: 50, filter: { ...(document ? { document } : {}), metadata: metadata as never } })).map((h) => h.document),
+        );
+      assert.deepEqual(await search({ team: 'docs' }), new Set(['en-docs', 'fr-docs']));
+      assert.deepEqual(await search({ team: 'docs', lang: 'fr' }), new Set(['fr-docs']), 'every field must hold');
+      assert.deepEqual(await search({ lang: { in: ['en', 'de'] } }), new Set(['en-docs', 'de-ops']));
+      assert.deepEqual(await search({ year: 2024 }), new Set(['en-docs', 'de-ops']), 'a number');
+      assert.deepEqual(await search({ year: '2024' }), new Set(), 'a string is not the number');
+      assert.deepEqual(await search({ draft: true }), new Set(['fr-docs']), 'a boolean');
+      assert.deepEqual(await search({ name: 'de-ops.pdf' }), new Set(['de-ops']), 'the name chunkd writes');
+      assert.deepEqual(await search({ team: 'docs' }, 'en-docs'), new Set(['en-docs']), 'with the document');
+      assert.deepEqual(await search({ team: 'nobody' }), new Set());
+      const [hit] = await impl.search('meta', { ...query, k: 1, filter: { metadata: { team: 'ops' } } });
+      assert.equal(hit!.metadata.name, 'de-ops.pdf');
+      assert.equal(hit!.metadata.lang, 'de');
+      assert.equal(hit!.metadata.year, 2024);
+    });
+
+    test('a filter value is a literal: quotes, wildcards and SQL in it match only the same text', async () => {
+      const odd = ["o'brien", '50%', 'a_b', 'back\\slash', 'q"uote', "x' OR '1'='1", 'docs"} OR 1=1 --'];
+      for (const [i, team] of odd.entries()) await impl.write('odd', `odd-${i}`, tagged(`odd-${i}`, { team }), META);
+      await impl.write('odd', 'plain', tagged('plain', { team: 'docs', note: '50x aXb' }), META);
+      const query = caps.vector ? { embedding: vector('hippo') } : { text: 'hippo' };
+      for (const [i, team] of odd.entries()) {
+        const hits = await impl.search('odd', { ...query, k: 50, filter: { metadata: { team } } });
+        assert.deepEqual([...new Set(hits.map((h) => h.document))], [`odd-${i}`], JSON.stringify(team));
+      }
+      const none = await impl.search('odd', { ...query, k: 50, filter: { metadata: { team: "' OR 1=1 --" } } });
+      assert.deepEqual(none, []);
+      const wild = await impl.search('odd', { ...query, k: 50, filter: { metadata: { team: '%' } } });
+      assert.deepEqual(wild, [], 'a % matches only a %');
+    });
+
+    test('documents (when offered) lists each document by id with its name and chunk count, page after page', async () => {
+      // The stores the project ships for collections it manages (and the drop-in memory) offer both; another may not.
+      if (['lancedb', 'pgvector', 'memory'].includes(plugin.name))
+        assert.ok(impl.documents && impl.drop, `${plugin.name} lists documents and drops collections`);
+      if (!impl.documents) return;
+      for (const d of ['d-a', 'd-b', 'd-c']) await impl.write('listing', d, tagged(d, {}), META);
+      await impl.write('listing', 'd-d', rows('d-d').slice(0, 1), META);
+      const first = await impl.documents('listing', { limit: 2 });
+      assert.deepEqual(first, [
+        { document: 'd-a', name: 'd-a.pdf', chunks: rows('d-a').length },
+        { document: 'd-b', name: 'd-b.pdf', chunks: rows('d-b').length },
+      ]);
+      const next = await impl.documents('listing', { after: 'd-b', limit: 10 });
+      assert.deepEqual(next, [
+        { document: 'd-c', name: 'd-c.pdf', chunks: rows('d-c').length },
+        { document: 'd-d', name: null, chunks: 1 },
+      ]);
+      assert.deepEqual(await impl.documents('nothing-here', { limit: 5 }), []);
+    });
+
     test('a connection opened again with the same config reads what the last one wrote, model and dimension included', async () => {
       await impl.write('shared', 'doc-1', rows('doc-1'), META);
       // Closed first: some engines (PGlite's socket server) take one client at a time.

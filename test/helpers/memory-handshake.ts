@@ -27,6 +27,9 @@ export function memoryHandshakeDir(): string {
 const MEMORY_IMPL = `
 const spaces = globalThis.__chunkdMemorySpaces ??= new Map();
 const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; x += a[i] * a[i]; y += b[i] * b[i]; } return x && y ? d / Math.sqrt(x * y) : 0; };
+// The filter contract (kernel/store-filter.ts), written again as a drop-in would: no import from chunkd.
+const holds = (r, filter) => (filter?.document === undefined || r.document === filter.document) &&
+  Object.entries(filter?.metadata ?? {}).every(([key, c]) => (c !== null && typeof c === 'object' ? c.in : [c]).some((v) => v === r.metadata[key]));
 const words = (s) => s.toLowerCase().match(/[\\p{L}\\p{N}]+/gu) ?? [];
 export function create({ space }) {
   if (!spaces.has(space)) spaces.set(space, new Map());
@@ -48,11 +51,22 @@ export function create({ space }) {
     },
     async search(collection, q) {
       const col = cols.get(collection); if (!col) return [];
-      const rows = [...col.rows.values()].filter((r) => !q.filter?.document || r.document === q.filter.document);
+      const rows = [...col.rows.values()].filter((r) => holds(r, q.filter));
       const want = q.text ? new Set(words(q.text)) : undefined;
       const scored = rows.map((r) => ({ r, score: q.embedding ? cosine(q.embedding, r.embedding) : words(r.text).filter((w) => want.has(w)).length }));
       return scored.filter((s) => q.embedding || s.score > 0).sort((a, b) => b.score - a.score).slice(0, q.k)
         .map(({ r, score }) => ({ id: r.id, document: r.document, text: r.text, start_index: r.start_index, end_index: r.end_index, token_count: r.token_count, metadata: { ...r.metadata, document: r.document }, score }));
+    },
+    async drop(collection) { cols.delete(collection); },
+    async documents(collection, { after, limit }) {
+      const col = cols.get(collection); if (!col) return [];
+      const found = new Map();
+      for (const r of col.rows.values()) {
+        if (after !== undefined && r.document <= after) continue;
+        const d = found.get(r.document) ?? { document: r.document, name: typeof r.metadata.name === 'string' ? r.metadata.name : null, chunks: 0 };
+        d.chunks++; found.set(r.document, d);
+      }
+      return [...found.values()].sort((a, b) => (a.document < b.document ? -1 : a.document > b.document ? 1 : 0)).slice(0, limit);
     },
     async close() {},
   };
