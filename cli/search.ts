@@ -10,16 +10,20 @@ import { Stores } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';
 import { envOf } from '../service/settings.js';
+import { SEARCH_MODES } from '../kernel/search-mode.js';
 
-export const SEARCH_HELP = `Usage: chunkd search STORE --collection NAME (--query TEXT | --embedding JSON) [--k 5] [--document ID]
+export const SEARCH_HELP = `Usage: chunkd search STORE --collection NAME (--query TEXT | --embedding JSON) [--k 5] [--document ID] [--mode ${SEARCH_MODES.join('|')}]
 
 Search a collection of one of the server's store connections (${envOf('stores')}, or the default
-LanceDB store under ${envOf('dataDir')}): one JSON line per chunk, best first, each with its score.`;
+LanceDB store under ${envOf('dataDir')}): one JSON line per chunk, best first, each with its score.
+--mode: text (the store's full-text index), vector (the query's embedding), hybrid (both, fused);
+by default the collection's, the mode measured best for its model (text for the built-in model).
+The mode that ran is written to stderr ("mode: text").`;
 
 export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;
   try {
-    const { positional, flags } = cliArgs(args, ['collection', 'query', 'embedding', 'k', 'document'], ['help'], 'chunkd search --help');
+    const { positional, flags } = cliArgs(args, ['collection', 'query', 'embedding', 'k', 'document', 'mode'], ['help'], 'chunkd search --help');
     if (flags.help) {
       process.stdout.write(`${SEARCH_HELP}\n`);
       return 0;
@@ -43,13 +47,15 @@ export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = pro
     exportPluginSettings(settings);
     const registry = await discover(settings.pluginsDir);
     stores = Stores.fromSettings(registry, settings);
-    const hits = await stores.search(store, {
+    const { mode, hits } = await stores.searchWithMode(store, {
       collection: String(flags.collection),
       ...(flags.query === undefined ? {} : { query: String(flags.query) }),
       ...(embedding === undefined ? {} : { embedding }),
       k,
       ...(flags.document === undefined ? {} : { filter: { document: String(flags.document) } }),
+      ...(flags.mode === undefined ? {} : { mode: String(flags.mode) }),
     });
+    process.stderr.write(`mode: ${mode}\n`);
     for (const h of hits)
       process.stdout.write(
         `${JSON.stringify({ id: h.id, text: h.text, start_index: h.start_index, end_index: h.end_index, token_count: h.token_count, metadata: { ...h.metadata, document: h.document }, score: h.score })}\n`,

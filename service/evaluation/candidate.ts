@@ -31,7 +31,7 @@ export interface SharedInput {
   questionVectors?: number[][];
   /** How `hybrid` fuses BM25 and the vectors: the embedding model's rule, as a store's hybrid mode (kernel/fusion.ts). */
   fusion?: FusionRule;
-  /** A store retriever follows (`retriever` is then `embeddings`): hand back the rows it writes, and each question's precision Ω. */
+  /** A store retriever follows (`retriever` is then the exact one of its mode): hand back the rows it writes, and each question's precision Ω. */
   rows?: boolean;
 }
 
@@ -104,7 +104,8 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     });
   });
   let chunkVectors: number[][] | undefined;
-  if (input.retriever !== 'bm25') {
+  // vectors for the retriever, or for a store retriever's rows (a store's row carries one, whatever its search mode)
+  if (input.retriever !== 'bm25' || input.rows) {
     if (!embed) throw new Error('An embeddings retriever needs an embed service.');
     let at = 0;
     chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();

@@ -35,6 +35,7 @@ export class WriteBatch {
       byHandshake: (h) => stores.byHandshake(h),
       handshakeOf: (s) => stores.handshakeOf(s),
       search: (s, q) => stores.search(s, q),
+      searchWithMode: (s, q) => stores.searchWithMode(s, q),
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
       write: async (store, collection, document, chunks, model) => this.hold(store, collection, document, chunks, model),
