@@ -10,6 +10,7 @@ import { CollectionName } from '../../kernel/handshake.js';
 import { flagOf, settingText } from '../settings.js';
 import { defaultModeFor, isSearchMode, modesOf, SEARCH_MODES, type SearchMode } from '../../kernel/search-mode.js';
 import { fuse, fusionFor } from '../../kernel/fusion.js';
+import { indexText } from '../../kernel/index-text.js';
 
 /** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
 const COLLECTION = new RegExp((CollectionName as unknown as { pattern: string }).pattern);
@@ -407,6 +408,8 @@ function toRow(document: string, c: Chunk): StoreRow {
     token_count: c.token_count,
     metadata,
     embedding: c.embedding!,
+    // what the full-text index reads, as the embedding refinery embeds and evaluation indexes it
+    index_text: indexText(c),
   };
 }
 
