@@ -24,7 +24,7 @@ import { readRegularFile, UnreadableFile } from './read-file.js';
 import { evaluate, type Candidate, type CandidateResult } from '../service/evaluation/evaluate.js';
 import type { LocateMode } from '../service/evaluation/locate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../service/evaluation/runtime.js';
-import { checkStoreRetriever, storeOf } from '../service/evaluation/store-retriever.js';
+import { checkStoreRetriever, storeModeOf, storeOf } from '../service/evaluation/store-retriever.js';
 import type { EvalRetriever, EvalSpec } from '../service/evaluation/spec.js';
 import { Stores } from '../service/stores/stores.js';
 import { StoresConfigError } from '../service/stores/connections.js';
@@ -37,7 +37,7 @@ const LOCATES = ['text', 'offsets'] as const;
 const FORMATS = ['table', 'json'] as const;
 export const DEFAULT_CANDIDATE = '[{"type": "chunk", "chunker": "recursive"}]';
 
-export const EVAL_HELP = `Usage: chunkd eval --corpora DIR --questions FILE.csv [--candidate STEPS|ID]… [--retriever bm25|embeddings|hybrid|store:NAME] [--k N]… [--locate text|offsets] [--format table|json]
+export const EVAL_HELP = `Usage: chunkd eval --corpora DIR --questions FILE.csv [--candidate STEPS|ID]… [--retriever bm25|embeddings|hybrid|store:NAME[:MODE]] [--k N]… [--locate text|offsets] [--format table|json]
 
 Measure how well chunks retrieve, with the metrics of Chroma's chunking evaluation (recall,
 precision, IoU, precision Ω: mean ± standard deviation over the questions, in %).
@@ -52,10 +52,13 @@ Options:
   --retriever R        bm25 (default), embeddings (exact cosine), hybrid (both fused as a store's hybrid
                        search fuses them for the model: BM25's order then the vector hits for the
                        built-in model, equal-weight reciprocal rank (k = 60) for others),
-                       or store:NAME: through the real index of that store connection (${envOf('stores')}, or
-                       the default LanceDB store under the data directory). Each candidate's chunks are
-                       written to a scratch collection, searched by each question's vector and deleted
-                       afterwards; the exact-cosine rows (retriever embeddings) are shown beside them.
+                       or store:NAME[:MODE]: through the real index of that store connection (${envOf('stores')},
+                       or the default LanceDB store under the data directory), in the search mode MODE
+                       (text, vector or hybrid; default: the collection's, text for the built-in model).
+                       Each candidate's chunks are written to a scratch collection, searched with each
+                       question and deleted afterwards; rows store:NAME:MODE name the mode that ran, and
+                       the exact retriever of that mode (text: bm25, vector: embeddings, hybrid: hybrid)
+                       is shown beside them.
   --embedding-model M  The model of embeddings, hybrid and store:NAME (default ${EMBEDDED_MODEL}).
   --k N                Chunks retrieved per question, repeatable or comma-separated (default 5).
   --locate L           text (default): score a chunk where its text first occurs in the corpus, as the
@@ -98,7 +101,7 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     }
     const retriever: EvalRetriever = values.retriever!.startsWith('store:')
       ? (values.retriever as EvalRetriever)
-      : oneOf(values.retriever!, RETRIEVERS, '--retriever', ', or store:NAME (a store connection)');
+      : oneOf(values.retriever!, RETRIEVERS, '--retriever', ', or store:NAME[:MODE] (a store connection, a search mode)');
     const locate = oneOf(values.locate!, LOCATES, '--locate');
     const format = oneOf(values.format!, FORMATS, '--format');
     if (!values.corpora || !values.questions)
@@ -122,11 +125,11 @@ export async function evalCommand(args: string[], env: NodeJS.ProcessEnv = proce
     const store = storeOf(retriever);
     if (store !== undefined) {
       stores = Stores.fromSettings(registry, settings);
-      checkStoreRetriever(stores, store, k, []);
+      checkStoreRetriever(stores, store, k, [], storeModeOf(retriever));
     }
     const deps: RuntimeDeps = { registry, executor: inline, settings, ...(stores ? { stores } : {}) };
     const candidates = await readCandidates(raw, registry, settings, deps);
-    const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel, store);
+    const services = await evalServices(deps, retriever === 'bm25' ? undefined : spec.embeddingModel, store, storeModeOf(retriever));
     // Each candidate chunks every document: the rate is of document bytes through chunking and scoring.
     const bytes = documents.reduce((n, d) => n + Buffer.byteLength(d.text), 0);
     const bar = process.stderr.isTTY

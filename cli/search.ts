@@ -11,23 +11,27 @@ import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';
 import { envOf } from '../service/settings.js';
 import { resolve } from 'node:path';
+import { SEARCH_MODES } from '../kernel/search-mode.js';
 import type { StoreFilter } from '../kernel/store-filter.js';
 import { defaultStore, lastIngest } from './ingest-defaults.js';
 
-export const SEARCH_HELP = `Usage: chunkd search "QUESTION" [--collection NAME] [--k 5] [--filter JSON]
-       chunkd search [STORE] --collection NAME (--query TEXT | --embedding JSON) [--k 5] [--document ID] [--filter JSON]
+export const SEARCH_HELP = `Usage: chunkd search "QUESTION" [--collection NAME] [--k 5] [--filter JSON] [--mode ${SEARCH_MODES.join('|')}]
+       chunkd search [STORE] --collection NAME (--query TEXT | --embedding JSON) [--k 5] [--document ID] [--filter JSON] [--mode ${SEARCH_MODES.join('|')}]
 
 Search a collection of one of the server's store connections (${envOf('stores')}, or the default
 LanceDB store under the data directory ${envOf('dataDir')}): one JSON line per chunk, best first,
 each with its score and metadata (document, name, the document's own keys). Without STORE, the
 default store; without --collection, the collection the last chunkd ingest wrote. --filter keeps
-chunks whose metadata fields hold: '{"team": "docs", "lang": {"in": ["en", "fr"]}}'.`;
+chunks whose metadata fields hold: '{"team": "docs", "lang": {"in": ["en", "fr"]}}'.
+--mode: text (the store's full-text index), vector (the query's embedding), hybrid (both, fused);
+by default the collection's, the mode measured best for its model (text for the built-in model).
+The mode that ran is written to stderr ("mode: text").`;
 
 export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let stores: Stores | undefined;
   let dataDir = '';
   try {
-    const { positional, flags } = cliArgs(args, ['collection', 'query', 'embedding', 'k', 'document', 'filter'], ['help'], 'chunkd search --help');
+    const { positional, flags } = cliArgs(args, ['collection', 'query', 'embedding', 'k', 'document', 'filter', 'mode'], ['help'], 'chunkd search --help');
     if (flags.help) {
       process.stdout.write(`${SEARCH_HELP}\n`);
       return 0;
@@ -59,13 +63,15 @@ export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const store = (asks ? positional[0] : undefined) ?? defaultStore(stores.names());
     if (store === undefined) throw new Usage(`This server has no store connections (${envOf('stores')}).`);
     const collection = flags.collection === undefined ? await pickCollection(stores, store, last, dataDir) : String(flags.collection);
-    const hits = await stores.search(store, {
+    const { mode, hits } = await stores.searchWithMode(store, {
       collection,
       ...(query === undefined ? {} : { query: String(query) }),
       ...(embedding === undefined ? {} : { embedding }),
       k,
       ...(filter ? { filter } : {}),
+      ...(flags.mode === undefined ? {} : { mode: String(flags.mode) }),
     });
+    process.stderr.write(`mode: ${mode}\n`);
     for (const h of hits)
       process.stdout.write(
         `${JSON.stringify({ id: h.id, text: h.text, start_index: h.start_index, end_index: h.end_index, token_count: h.token_count, metadata: { ...h.metadata, document: h.document }, score: h.score })}\n`,

@@ -28,6 +28,12 @@ export interface StoreRow {
   token_count: number;
   metadata: Record<string, unknown>;
   embedding: number[] | Float32Array;
+  /**
+   * What the store's full-text index reads (kernel/index-text.ts indexText: the chunk's context, then
+   * its text), the text its embedding was made from too; `text` stays the span. A handshake that
+   * keeps no such column indexes `text`.
+   */
+  index_text?: string;
 }
 
 /** A collection as its store records it: the model its vectors came from and their dimension. */
@@ -39,7 +45,7 @@ export interface CollectionInfo {
 }
 
 /** A search result, best first; `metadata.document` names the document it came from. */
-export interface StoreHit extends Omit<StoreRow, 'embedding' | 'id'> {
+export interface StoreHit extends Omit<StoreRow, 'embedding' | 'id' | 'index_text'> {
   id: string;
   score: number;
 }

@@ -56,8 +56,10 @@ describe('chunkd ingest and search', () => {
     const res = run(['ingest', join(dir, 'corpus'), '--pipeline', join(dir, 'pipeline.json')]);
     assert.equal(res.status, 0, res.stderr);
     assert.deepEqual(summary(res.stdout), { files: 3, written: 3, skipped: 0, failed: 0, store: 'default', collection: 'corpus' });
-    const found = run(['search', 'default', '--collection', 'corpus', '--query', 'honey harvest', '--k', '10']);
+    // by vector: every chunk is a hit, the river's too
+    const found = run(['search', 'default', '--collection', 'corpus', '--query', 'honey harvest', '--k', '10', '--mode', 'vector']);
     assert.equal(found.status, 0, found.stderr);
+    assert.equal(found.stderr, 'mode: vector\n');
     const list = hits(found.stdout);
     assert.deepEqual(new Set(list.map((h) => h.metadata.document)), new Set(Object.keys(DOCS)));
     for (const h of list) assert.equal(Array.from(DOCS[h.metadata.document]!).slice(h.start_index, h.end_index).join(''), h.text);
@@ -78,6 +80,20 @@ describe('chunkd ingest and search', () => {
     const all = hits(run(['search', 'default', '--collection', 'corpus', '--query', 'the', '--k', '1000']).stdout);
     const ids = all.map((h) => `${h.metadata.document}:${h.start_index}`);
     assert.equal(new Set(ids).size, ids.length, 'no chunk stored twice');
+  });
+
+  test("search without --mode runs the built-in model's default, text, and says so; --mode names another; a bad one exits 2 naming the modes", () => {
+    const plain = run(['search', 'default', '--collection', 'corpus', '--query', 'beeswax candles', '--k', '3']);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.equal(plain.stderr, 'mode: text\n');
+    assert.equal(hits(plain.stdout)[0]!.metadata.document, 'bees/wax.txt');
+    const hybrid = run(['search', 'default', '--collection', 'corpus', '--query', 'beeswax candles', '--k', '3', '--mode', 'hybrid']);
+    assert.equal(hybrid.status, 0, hybrid.stderr);
+    assert.equal(hybrid.stderr, 'mode: hybrid\n');
+    assert.equal(hits(hybrid.stdout)[0]!.metadata.document, 'bees/wax.txt');
+    const bad = run(['search', 'default', '--collection', 'corpus', '--query', 'x', '--mode', 'keyword']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /mode must be one of vector, text, hybrid.*serves: vector, text, hybrid/);
   });
 
   test('bad input: exit 2 with what to do', () => {

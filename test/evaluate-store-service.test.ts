@@ -52,14 +52,15 @@ const spec = (retriever: EvalRetriever, k = [1, 3]): EvalSpec => ({
 async function run(
   stores: EvalStores,
   store: string,
-  { signal, maxOutputBytes }: { signal?: AbortSignal; maxOutputBytes?: number } = {},
+  { signal, maxOutputBytes, mode = 'vector' }: { signal?: AbortSignal; maxOutputBytes?: number; mode?: string } = {},
 ): Promise<CandidateResult[]> {
   const settings = resolveSettings({ 'data-dir': dir, ...(maxOutputBytes ? { 'max-output-bytes': String(maxOutputBytes) } : {}) }, {});
   const deps: RuntimeDeps = { registry, executor: inline, settings, stores };
-  const s = spec(`store:${store}`);
-  checkStoreRetriever(stores, store, s.k);
+  // vector unless asked: a flat vector scan ranks as exact cosine does, so the two sets of rows can be compared whole
+  const s = spec(mode === 'default' ? `store:${store}` : `store:${store}:${mode}`);
+  checkStoreRetriever(stores, store, s.k, ['body'], mode === 'default' ? undefined : mode);
   const candidate = await stepsCandidate(STEPS, await validateSteps(registry, STEPS, ['candidate']), 'codepoint', deps);
-  const services = await evalServices(deps, EMBEDDED_MODEL, store);
+  const services = await evalServices(deps, EMBEDDED_MODEL, store, mode === 'default' ? undefined : mode);
   return (await evaluate(s, [candidate], { ...services, ...(signal ? { signal } : {}) })).results;
 }
 
@@ -69,7 +70,7 @@ function hooked(real: Stores, hook: (call: 'write' | 'search', n: number) => voi
   return {
     names: () => real.names(),
     handshakeOf: (s) => real.handshakeOf(s),
-    capabilities: (s) => real.capabilities(s),
+    modes: (s) => real.modes(s),
     checkWritable: (s) => real.checkWritable(s),
     dropCollection: (s, c, d) => real.dropCollection(s, c, d),
     writeMany: async (...args) => {
@@ -95,8 +96,8 @@ describe('LanceDB (the embedded default)', () => {
     assert.deepEqual(
       rows.map((r) => [r.retriever, r.k]),
       [
-        ['store:default', 1],
-        ['store:default', 3],
+        ['store:default:vector', 1],
+        ['store:default:vector', 3],
         ['embeddings', 1],
         ['embeddings', 3],
       ],
@@ -176,8 +177,8 @@ describe('pgvector on a real PostgreSQL engine (PGlite over the wire protocol)',
     assert.deepEqual(
       rows.map((r) => [r.retriever, r.k]),
       [
-        ['store:pg', 1],
-        ['store:pg', 3],
+        ['store:pg:vector', 1],
+        ['store:pg:vector', 3],
         ['embeddings', 1],
         ['embeddings', 3],
       ],

@@ -79,7 +79,7 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
       documents: DOCS,
       questions,
       candidates: [sentence, token],
-      retriever: 'store:default',
+      retriever: 'store:default:vector',
       k: [1, 3],
       detail: true,
     });
@@ -88,12 +88,12 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     assert.deepEqual(
       rows.map((r) => [r.candidate === sentence || JSON.stringify(r.candidate) === JSON.stringify(sentence) ? 'sentence' : 'token', r.retriever, r.k]),
       [
-        ['sentence', 'store:default', 1],
-        ['sentence', 'store:default', 3],
+        ['sentence', 'store:default:vector', 1],
+        ['sentence', 'store:default:vector', 3],
         ['sentence', 'embeddings', 1],
         ['sentence', 'embeddings', 3],
-        ['token', 'store:default', 1],
-        ['token', 'store:default', 3],
+        ['token', 'store:default:vector', 1],
+        ['token', 'store:default:vector', 3],
         ['token', 'embeddings', 1],
         ['token', 'embeddings', 3],
       ],
@@ -145,7 +145,8 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     );
     assert.deepEqual(
       lines.at(-1).results.map((r: Row) => r.retriever),
-      ['store:default', 'embeddings'],
+      // no mode named: the built-in model's default, text, beside BM25
+      ['store:default:text', 'bm25'],
     );
   });
 
@@ -169,6 +170,8 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     assert.match(k.body.detail[0].msg, /at most 1000/);
     const shape = await app.post('/v1/evaluate', { ...body, retriever: 'store:' });
     assert.equal(shape.status, 422);
+    const mode = await app.post('/v1/evaluate', { ...body, retriever: 'store:default:keyword' });
+    assert.equal(mode.status, 422, JSON.stringify(mode.body));
     assert.equal(pool.tasksRun, tasks, 'refused before any pool task');
   });
 
@@ -208,11 +211,30 @@ describe('POST /v1/evaluate with a store that searches by text only', () => {
     rmSync(plugins, { recursive: true, force: true });
   });
 
-  test('422 saying the store cannot search by vector', async () => {
-    const res = await app.post('/v1/evaluate', { documents: DOCS, questions, candidates: [sentence], retriever: 'store:words' });
-    assert.equal(res.status, 422, JSON.stringify(res.body));
-    assert.deepEqual(res.body.detail[0].loc, ['body', 'retriever']);
-    assert.match(res.body.detail[0].msg, /'words' \(memory\) searches by text only.*vector search/);
+  test('store:words:vector and :hybrid: 422 naming the one mode it serves; store:words runs text, beside BM25', async () => {
+    for (const mode of ['vector', 'hybrid']) {
+      const res = await app.post('/v1/evaluate', { documents: DOCS, questions, candidates: [sentence], retriever: `store:words:${mode}` });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(res.body.detail[0].loc, ['body', 'retriever']);
+      assert.match(
+        res.body.detail[0].msg,
+        new RegExp(`'words' \\(memory\\) cannot search in the ${mode} mode: the store 'words' serves text \\(store:words:text`),
+      );
+    }
+    const res = await app.post('/v1/evaluate', { documents: DOCS, questions, candidates: [sentence], retriever: 'store:words', k: [1, 3] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const rows = res.body.results as Row[];
+    assert.deepEqual(
+      rows.map((r) => [r.retriever, r.k]),
+      [
+        ['store:words:text', 1],
+        ['store:words:text', 3],
+        ['bm25', 1],
+        ['bm25', 3],
+      ],
+    );
+    // the memory handshake's BM25 over the rows' index text, the evaluation's BM25 over the same text: the same figures
+    assert.deepEqual([rows[0]!.recall, rows[1]!.recall], [rows[2]!.recall, rows[3]!.recall]);
   });
 });
 
@@ -236,14 +258,14 @@ describe('chunkd eval --retriever store:default', () => {
     );
 
   test('store rows and exact-cosine rows, equal on the flat index; the data directory store left empty', async () => {
-    const out = await cli('--retriever', 'store:default', '--candidate', JSON.stringify(sentence), '--k', '1,3', '--format', 'json');
+    const out = await cli('--retriever', 'store:default:vector', '--candidate', JSON.stringify(sentence), '--k', '1,3', '--format', 'json');
     assert.equal(out.code, 0, out.stderr);
     const { results } = JSON.parse(out.stdout) as { results: Row[] };
     assert.deepEqual(
       results.map((r) => [r.retriever, r.k]),
       [
-        ['store:default', 1],
-        ['store:default', 3],
+        ['store:default:vector', 1],
+        ['store:default:vector', 3],
         ['embeddings', 1],
         ['embeddings', 3],
       ],
@@ -259,6 +281,22 @@ describe('chunkd eval --retriever store:default', () => {
     } finally {
       await stores.close();
     }
+  });
+
+  test('store:default:text: the LanceDB full-text index beside BM25 on the same index text', async () => {
+    const out = await cli('--retriever', 'store:default:text', '--candidate', JSON.stringify(sentence), '--k', '1,3', '--format', 'json');
+    assert.equal(out.code, 0, out.stderr);
+    const { results } = JSON.parse(out.stdout) as { results: Row[] };
+    assert.deepEqual(
+      results.map((r) => [r.retriever, r.k]),
+      [
+        ['store:default:text', 1],
+        ['store:default:text', 3],
+        ['bm25', 1],
+        ['bm25', 3],
+      ],
+    );
+    assert.ok(results[0]!.recall.mean > 0, 'the full-text index finds evidence');
   });
 
   test('an unknown store: exit 2 naming the connections', async () => {

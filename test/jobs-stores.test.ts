@@ -52,7 +52,7 @@ describe('a job with a write step', () => {
     const { lines } = await jobResults(app.url, submitted.body.id);
     assert.ok(lines.every((l) => l.chunks && l.chunks.length > 0));
     assert.equal(await count(app.url, 'jobs'), chunksIn(lines));
-    const d7 = (await app.post('/v1/stores/default/search', { collection: 'jobs', query: 'fox', k: 100, filter: { document: 'd7' } })).body as {
+    const d7 = (await app.post('/v1/stores/default/search', { collection: 'jobs', query: 'fox', k: 100, filter: { document: 'd7' }, mode: 'vector' })).body as {
       text: string;
       start_index: number;
       end_index: number;

@@ -43,7 +43,8 @@ const stores = async () =>
     collections: { name: string; count: number; model: string | null; dimension: number | null }[];
   }[];
 const collection = async (name: string) => (await stores()).find((s) => s.name === 'default')!.collections.find((c) => c.name === name);
-const search = (body: Record<string, unknown>, store = 'default') => app.post(`/v1/stores/${store}/search`, body);
+/** A search, by vector unless a mode is named: most chunks here are 8 tokens, word fragments that no full-text index matches. */
+const search = (body: Record<string, unknown>, store = 'default') => app.post(`/v1/stores/${store}/search`, { mode: 'vector', ...body });
 
 async function pipeline(name: string, steps: unknown[]): Promise<string> {
   const res = await app.post('/v1/pipelines', { name, steps });
@@ -217,6 +218,58 @@ describe('search bodies', () => {
     const host = await search({ collection: 'rivers', query: 'x', host: 'db.internal' });
     assert.equal(host.status, 422);
     assert.deepEqual(host.body.detail[0].loc, ['body', 'host']);
+  });
+});
+
+describe('search modes on the default LanceDB store, with the built-in model', () => {
+  const NOTES = [
+    'The quarterly budget review is on Monday. Bring the spreadsheet.',
+    'Our office plants need water twice a week. The ficus is thirsty.',
+    'A tardigrade survives vacuum and radiation. It is a tiny animal.',
+  ].join('\n\n');
+  const ask = (body: Record<string, unknown>) => app.post('/v1/stores/default/search', { collection: 'notes', k: 3, ...body });
+  before(async () => {
+    const writer = await pipeline('notes-write', [
+      { type: 'chunk', chunker: 'sentence', config: { chunk_size: 16 } },
+      { type: 'write', store: 'default', config: { collection: 'notes' } },
+    ]);
+    assert.equal((await app.post(`/v1/pipelines/${writer}/execute`, { text: NOTES, document: 'notes.txt' })).status, 200);
+  });
+
+  test('text finds the chunk holding a rare word first; the header names the mode', async () => {
+    const res = await ask({ query: 'tardigrade', mode: 'text' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.headers.get('x-chunkd-search-mode'), 'text');
+    assert.match((res.body as Hit[])[0]!.text, /tardigrade/);
+  });
+
+  test("no mode: the built-in model's default, text; vector and hybrid when asked, each named", async () => {
+    const plain = await ask({ query: 'What survives radiation?' });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    assert.equal(plain.headers.get('x-chunkd-search-mode'), 'text');
+    assert.match((plain.body as Hit[])[0]!.text, /radiation/);
+    for (const mode of ['vector', 'hybrid']) {
+      const res = await ask({ query: 'What survives radiation?', mode });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.headers.get('x-chunkd-search-mode'), mode);
+      assert.equal((res.body as Hit[]).length, 3, `${mode}: the vector list fills k`);
+    }
+    // hybrid with the built-in model's rule: BM25's order first
+    const hybrid = (await ask({ query: 'What survives radiation?', mode: 'hybrid' })).body as Hit[];
+    assert.equal(hybrid[0]!.id, (plain.body as Hit[])[0]!.id);
+    // an embedding alone runs by vector
+    const byVector = await ask({ embedding: Array.from({ length: 100 }, (_, i) => (i === 0 ? 1 : 0)) });
+    assert.equal(byVector.headers.get('x-chunkd-search-mode'), 'vector');
+  });
+
+  test('"mode": "nope" is a 422 naming the modes; text with an embedding alone is a 422 saying to send query', async () => {
+    const nope = await ask({ query: 'budget', mode: 'nope' });
+    assert.equal(nope.status, 422, JSON.stringify(nope.body));
+    assert.deepEqual(nope.body.detail[0].loc, ['body', 'mode']);
+    assert.match(JSON.stringify(nope.body.detail), /vector.*text.*hybrid/);
+    const noWords = await ask({ embedding: Array.from({ length: 100 }, () => 0.1), mode: 'text' });
+    assert.equal(noWords.status, 422, JSON.stringify(noWords.body));
+    assert.match(JSON.stringify(noWords.body.detail), /send query/);
   });
 });
 

@@ -189,7 +189,7 @@ describe('Stores', () => {
       parts.map((p) => ({ id: 'x', text: p, start_index: (at = text.indexOf(p, at)), end_index: (at += p.length), token_count: 1 })),
     );
     await stores.write('default', 'docs', 'doc-1', chunks, EMBEDDED_MODEL);
-    const hits = await stores.search('default', { collection: 'docs', query: 'kittens and cats sleeping', k: 3 });
+    const hits = await stores.search('default', { collection: 'docs', query: 'kittens and cats sleeping', k: 3, mode: 'vector' });
     assert.equal(hits.length, 3);
     assert.equal(hits[0]!.text, ' Cats sleep on warm chairs.');
     assert.equal(text.slice(hits[0]!.start_index, hits[0]!.end_index), hits[0]!.text);

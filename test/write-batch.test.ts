@@ -22,6 +22,7 @@ function flaky(down: number, refuse = false) {
     handshakeOf: () => 'memory',
     list: async () => [],
     search: async () => [],
+    searchWithMode: async () => ({ mode: 'vector' as const, hits: [] }),
     deleteDocument: async () => 0,
     close: async () => {},
     write: async () => {

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../kernel/fields.js';
 import { PipelineStep, STEP_COUNT } from './pipelines.js';
 import { CONNECTION_NAME } from './stores.js';
+import { SEARCH_MODES } from '../kernel/search-mode.js';
 
 /** Wire shapes of POST /v1/evaluate. */
 
@@ -58,16 +59,16 @@ export const EvaluateRequest = Type.Object(
         Type.Literal('embeddings'),
         Type.Literal('hybrid'),
         Type.String({
-          pattern: `^store:${CONNECTION_NAME.source.slice(1)}`,
-          description: 'store: and the name of one of the server’s store connections (GET /v1/stores).',
-          examples: ['store:default'],
+          pattern: `^store:${CONNECTION_NAME.source.slice(1, -1)}(:(${SEARCH_MODES.join('|')}))?$`,
+          description: 'store: and the name of one of the server’s store connections (GET /v1/stores), then optionally : and a search mode.',
+          examples: ['store:default', 'store:default:hybrid'],
         }),
       ],
       {
         default: 'bm25',
         description:
           `bm25: Okapi BM25 (k1 1.2, b 0.75, Lucene idf, lowercase word tokens). embeddings: exact cosine with embedding_model, through the embeddings refinery. hybrid: both fused as a store’s hybrid search fuses them for embedding_model (kernel/fusion.ts): for the built-in model, BM25’s ranking with the vector hits after it (no vector weight held out); for other models, equal-weight reciprocal-rank fusion, 1 / (60 + rank). ` +
-          'store:NAME: through the real index of that store connection: each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it by its vector (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store and, beside them, rows for exact cosine (retriever embeddings). The store must search by vector and be writable from this server.',
+          'store:NAME or store:NAME:MODE: through the real index of that store connection, in the search mode MODE (text, vector or hybrid, as POST /v1/stores/{name}/search; default: the collection’s, the mode measured best for embedding_model, text for the built-in model): each candidate’s chunks, embedded with embedding_model in its pool task, are written to a scratch collection of the store, each question searches it (k at most 1000), and the scratch collection is removed afterwards, also on failure or abort; each candidate then has rows for the store, labelled store:NAME:MODE with the mode that ran, and, beside them, rows for the exact retriever of that mode (text: bm25, vector: embeddings, hybrid: hybrid). A mode the store’s handshake cannot serve is a 422 naming those it can. The store must be writable from this server.',
       },
     ),
     embedding_model: Type.String({

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { CollectionName } from '../kernel/handshake.js';
+import { SEARCH_MODES } from '../kernel/search-mode.js';
 import { SearchFilter } from './metadata.js';
 
 /** A connection's name: what a request, a pipeline step or a CLI flag names. */
@@ -9,6 +10,18 @@ export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const MAX_K = 1000;
 
 /** Wire shapes of the store routes (server/routes/stores.ts). */
+
+/** How a search runs (kernel/search-mode.ts); the modes a store serves come from its handshake's capabilities. */
+export const SearchModeField = Type.Union(
+  SEARCH_MODES.map((m) => Type.Literal(m)),
+  {
+    description:
+      "How to search: text (the store's full-text index: LanceDB FTS, PostgreSQL tsvector), vector (the query's embedding with the collection's model), hybrid (both, fused by the collection's model's rule, kernel/fusion.ts). A mode the store's handshake cannot serve is a 422 naming those it can (GET /v1/plugins lists each handshake's capabilities). Absent: the collection's default, the mode measured best for its model (text for the built-in chunkd/glove-sif-100d, hybrid for other models), or vector for an embedding. The answer's X-Chunkd-Search-Mode header names the mode that ran.",
+  },
+);
+
+/** The response header that names the mode a search ran. */
+export const SEARCH_MODE_HEADER = 'X-Chunkd-Search-Mode';
 
 export const CollectionInfo = Type.Object({
   name: Type.String(),
@@ -42,8 +55,15 @@ export const StoreSearch = Type.Object(
     ),
     k: Type.Integer({ minimum: 1, maximum: MAX_K, default: 5, description: `How many chunks to answer (1–${MAX_K}).` }),
     filter: Type.Optional(SearchFilter),
+    mode: Type.Optional(SearchModeField),
   },
-  { additionalProperties: true, examples: [{ collection: 'docs', query: 'How do I install it?', k: 5 }] },
+  {
+    additionalProperties: true,
+    examples: [
+      { collection: 'docs', query: 'How do I install it?', k: 5 },
+      { collection: 'docs', query: 'install', k: 5, mode: 'text' },
+    ],
+  },
 );
 
 export const StoreHit = Type.Object(
@@ -57,7 +77,9 @@ export const StoreHit = Type.Object(
       description:
         "The chunk's metadata: `document` (the id it was written under), `name` (the uploaded file's name, or the path under the ingested folder), the document's own metadata, and what its chef and chunker found.",
     }),
-    score: Type.Number({ description: 'Similarity to the query: higher is closer.' }),
+    score: Type.Number({
+      description: "Higher is closer. Its scale is the mode's: cosine similarity (vector), the full-text index's relevance (text), the fused score (hybrid).",
+    }),
   },
   { additionalProperties: true },
 );

@@ -51,6 +51,16 @@ describe('the embedded model', () => {
 });
 
 describe('the refinery', () => {
+  test("embeds a chunk's index text: its context, then its text (what a store's full-text index reads and chunkd eval embeds)", async () => {
+    const e = await loadEmbedder(EMBEDDED_MODEL);
+    const chunk = { ...chunkOf('Prices rose sharply.'), context: '# Inflation in Japan' };
+    const [out] = await refine([chunk]);
+    const [withContext, alone] = await e.embed(['# Inflation in Japan\nPrices rose sharply.', 'Prices rose sharply.']);
+    assert.ok(cosine(out!.embedding!, withContext!) > 0.9999, 'the context is embedded with the text');
+    assert.ok(cosine(out!.embedding!, alone!) < 0.99, 'not the text alone');
+    assert.equal(out!.text, 'Prices rose sharply.', 'the span is unchanged');
+  });
+
   test('adds an embedding to every chunk, keeps everything else, mutates nothing', async () => {
     const input = [chunkOf('Rivers flow to the sea.'), chunkOf(' Mountains rise high.', 23)];
     const before = structuredClone(input);

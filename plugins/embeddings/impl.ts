@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { batches, loadEmbedder, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { batches, indexText, loadEmbedder, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
@@ -13,8 +13,10 @@ export async function create(config: Static<typeof EmbeddingsConfig>): Promise<R
   return {
     async refine(chunks: Chunk[]): Promise<Chunk[]> {
       const vectors: Float32Array[] = [];
+      // A chunk's index text (its context, then its text: kernel/index-text.ts), what a store's
+      // full-text index reads and chunkd eval embeds, so search, write and evaluation agree.
       for (const batch of batches(
-        chunks.map((c) => c.text),
+        chunks.map((c) => indexText(c)),
         BATCH,
       ))
         vectors.push(...(await embedder.embed(batch)));

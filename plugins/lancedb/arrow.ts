@@ -20,6 +20,7 @@ export function rowSchema(dimension: number): SchemaType {
     new Field('id', new Utf8(), true),
     new Field('document', new Utf8(), true),
     new Field('text', new Utf8(), true),
+    new Field('index_text', new Utf8(), true),
     new Field('start_index', new Float64(), true),
     new Field('end_index', new Float64(), true),
     new Field('token_count', new Float64(), true),
@@ -67,6 +68,8 @@ export function toArrow(schema: SchemaType, rows: readonly StoreRow[]): TableTyp
       case 'document':
       case 'text':
         return utf8(rows.map((r) => r[f.name as 'id' | 'document' | 'text']));
+      case 'index_text':
+        return utf8(rows.map((r) => r.index_text ?? r.text));
       case 'metadata':
         return utf8(rows.map((r) => JSON.stringify(r.metadata)));
       case 'start_index':

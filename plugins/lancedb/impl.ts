@@ -15,11 +15,10 @@ import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
 import { rowSchema, toArrow } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
-import { Upkeep, VECTOR_SEARCH } from './upkeep.js';
+import { FTS_COLUMN, Upkeep, VECTOR_SEARCH } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
-const FTS_COLUMN = 'text';
 
 function toHit(row: Record<string, unknown>, score: number): StoreHit {
   const document = row.document as string;
@@ -252,7 +251,9 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
           // Cosine distance is 1 − cosine similarity: the score is the similarity, higher is better.
           return (await query.toArray()).map((r) => toHit(r, 1 - Number(r._distance)));
         }
-        let query = table.search(q.text ?? '', 'fts', FTS_COLUMN).limit(q.k);
+        // a table made before index_text existed has its full-text index on text
+        const column = (await schemaOf(table)).fields.some((f) => f.name === FTS_COLUMN) ? FTS_COLUMN : 'text';
+        let query = table.search(q.text ?? '', 'fts', column).limit(q.k);
         if (where) query = query.where(where);
         return (await query.toArray()).map((r) => toHit(r, Number(r._score)));
       },

@@ -102,7 +102,7 @@ describe('lancedb', () => {
     );
     assert.equal((await store.search('many', { embedding: [1, 1], k: 100 })).length, 44);
     // The full-text index holds the rows now, rather than a scan finding them.
-    assert.equal((await indexStats('many', 'text_idx'))?.numUnindexedRows, 0);
+    assert.equal((await indexStats('many', 'index_text_idx'))?.numUnindexedRows, 0);
   });
 
   test('a batch that rewrites stored documents replaces their rows; new documents beside them are added once', async () => {
@@ -181,7 +181,7 @@ describe('lancedb past the vector index threshold', () => {
       }));
     await store.writeMany!('ann', docs(0, 300), META_100);
     await store.settled();
-    assert.equal(await indexes(), 'text_idx,document_idx');
+    assert.equal(await indexes(), 'index_text_idx,document_idx');
     for (const q of rows.slice(0, 300).filter((_, i) => i % 37 === 0)) assert.equal((await top(q))[0], q.id);
     await store.writeMany!('ann', docs(300, 600), META_100);
   });
@@ -190,9 +190,9 @@ describe('lancedb past the vector index threshold', () => {
     const queries = rows.filter((_, i) => i % 29 === 0);
     const before = await Promise.all(queries.map((q) => top(q)));
     const beforeFiltered = await Promise.all(queries.map((q) => top(q, q.document)));
-    assert.equal(await indexes(), 'text_idx,document_idx', 'no index before the writes settle');
+    assert.equal(await indexes(), 'index_text_idx,document_idx', 'no index before the writes settle');
     await store.settled();
-    assert.equal(await indexes(), 'text_idx,document_idx,vector_idx');
+    assert.equal(await indexes(), 'index_text_idx,document_idx,vector_idx');
     const after = await Promise.all(queries.map((q) => top(q)));
     queries.forEach((q, i) => {
       assert.equal(after[i]![0], q.id, 'a stored vector finds its own row first');
@@ -220,7 +220,7 @@ describe('lancedb past the vector index threshold', () => {
       db.close();
     }
   }
-  const ORDER = ['text_idx', 'document_idx', 'vector_idx'];
+  const ORDER = ['index_text_idx', 'document_idx', 'vector_idx'];
 });
 
 test('a path on this machine is local; an object-store URI is not', () => {

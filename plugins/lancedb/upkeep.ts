@@ -20,6 +20,8 @@ import type { KeyedQueue } from '../../kernel/index.js';
 
 /** Commits after which a table that is written without pause gets its upkeep anyway (each commit is one fragment). */
 export const FORCE_COMMITS = 200;
+/** The column a new table's full-text index reads (a table written before it existed has `text` only, searched there). */
+export const FTS_COLUMN = 'index_text';
 /** The vector column and its index's name. */
 const VECTOR = 'vector';
 const VECTOR_INDEX = 'vector_idx';
@@ -71,12 +73,15 @@ export class Upkeep {
   ) {}
 
   /**
-   * A new table's indexes, made empty (`train: false`) and filled by upkeep: full text on `text`
-   * (BM25, no positions: chunkd asks no phrase queries) and a scalar index on `document`
+   * A new table's indexes. The full-text index is trained on the rows the table is created with: a
+   * query over rows it has not indexed yet ranks them poorly (measured: recall@5 40.8 against
+   * BM25's 94.7 on a fresh table, 96.1 once indexed), and rows written later are folded in by
+   * upkeep when writes settle. The document index is made empty (`train: false`). Full text on
+   * `index_text` (the chunk's context and text, kernel/index-text.ts; BM25, no positions: chunkd asks no phrase queries) and a scalar index on `document`
    * (replacement and filters look documents up).
    */
   async created(table: Table): Promise<void> {
-    await table.createIndex('text', { config: Index.fts({ withPosition: false }), replace: true, train: false });
+    await table.createIndex(FTS_COLUMN, { config: Index.fts({ withPosition: false }), replace: true, train: true });
     await table.createIndex('document', { config: Index.btree(), replace: true, train: false });
   }
 

@@ -115,6 +115,8 @@ class PgVectorStore implements HandshakeImpl {
             rows.map((r) => r.token_count),
             rows.map((r) => JSON.stringify(r.metadata)),
             rows.map((r) => toSql(Array.from(r.embedding))),
+            // null where it is the text itself: the tsvector then reads text
+            rows.map((r) => (r.index_text === undefined || r.index_text === r.text ? null : r.index_text)),
           ]);
         }
       },

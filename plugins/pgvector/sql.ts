@@ -16,7 +16,9 @@ export const createMeta = (meta: string) =>
 export function createRows(rows: string, dimension: number): string[] {
   const index = (suffix: string) => escapeIdentifier(`${rows.slice(1, -1).replaceAll('""', '"')}_${suffix}`);
   return [
-    `CREATE TABLE IF NOT EXISTS ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED)`,
+    `CREATE TABLE IF NOT EXISTS ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, index_text text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(index_text, text))) STORED)`,
+    // a table made before index_text existed gets the column; its tsv still reads text
+    `ALTER TABLE ${rows} ADD COLUMN IF NOT EXISTS index_text text`,
     `CREATE INDEX IF NOT EXISTS ${index('document')} ON ${rows} (document)`,
     `CREATE INDEX IF NOT EXISTS ${index('tsv')} ON ${rows} USING gin (tsv)`,
     ...(dimension <= HNSW_MAX_DIMENSIONS ? [`CREATE INDEX IF NOT EXISTS ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops)`] : []),
@@ -25,10 +27,10 @@ export function createRows(rows: string, dimension: number): string[] {
 
 /** Upsert many rows in one statement: columns as arrays, unnested. */
 export const upsert = (rows: string) =>
-  `INSERT INTO ${rows} (id, document, text, start_index, end_index, token_count, metadata, embedding)
-   SELECT u.id, u.document, u.text, u.s, u.e, u.tc, u.md::jsonb, u.emb::vector
-   FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[]) AS u(id, document, text, s, e, tc, md, emb)
-   ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, text = EXCLUDED.text, start_index = EXCLUDED.start_index, end_index = EXCLUDED.end_index, token_count = EXCLUDED.token_count, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding`;
+  `INSERT INTO ${rows} (id, document, text, start_index, end_index, token_count, metadata, embedding, index_text)
+   SELECT u.id, u.document, u.text, u.s, u.e, u.tc, u.md::jsonb, u.emb::vector, u.it
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[]) AS u(id, document, text, s, e, tc, md, emb, it)
+   ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document, text = EXCLUDED.text, start_index = EXCLUDED.start_index, end_index = EXCLUDED.end_index, token_count = EXCLUDED.token_count, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding, index_text = EXCLUDED.index_text`;
 
 const COLUMNS = 'id, document, text, start_index, end_index, token_count, metadata';
 
@@ -53,8 +55,17 @@ export function filterSql(filter: StoreFilter | undefined, from: number): { cond
 export const vectorSearch = (rows: string, conditions: string[]) =>
   `SELECT ${COLUMNS}, 1 - (embedding <=> $1::vector) AS score FROM ${rows} ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY embedding <=> $1::vector LIMIT $2`;
 
+/**
+ * The query's words (its lexemes under the `simple` configuration, as the rows' tsvector has them)
+ * joined by OR: a chunk matching any of them is a hit, ranked by ts_rank (how often and how many of
+ * them it holds; no inverse document frequency, unlike BM25). plainto_tsquery would AND them, and a
+ * question's every word is seldom in one chunk. Each lexeme is quoted (quotes and backslashes
+ * doubled), so no word is read as an operator; a query with no word matches nothing.
+ */
+const anyWord = `(SELECT string_agg('''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery AS q FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS l) w`;
+
 export const textSearch = (rows: string, conditions: string[]) =>
-  `SELECT ${COLUMNS}, ts_rank(tsv, q) AS score FROM ${rows}, plainto_tsquery('simple', $1) q WHERE tsv @@ q ${conditions.map((c) => `AND ${c}`).join(' ')} ORDER BY score DESC, id LIMIT $2`;
+  `SELECT ${COLUMNS}, ts_rank(tsv, w.q) AS score FROM ${rows}, ${anyWord} WHERE tsv @@ w.q ${conditions.map((c) => `AND ${c}`).join(' ')} ORDER BY score DESC, id LIMIT $2`;
 
 /** A page of a collection's documents: each with its name (its rows' metadata.name) and chunk count, after $1 (or from the first when null). */
 export const documentsPage = (rows: string) =>

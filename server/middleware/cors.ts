@@ -15,7 +15,7 @@ export function cors(origins: readonly string[], methodsOf: (path: string) => st
     if (origin && (any || origins.includes(origin))) {
       ctx.set('Access-Control-Allow-Origin', any ? '*' : origin);
       if (!any) ctx.vary('Origin');
-      ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Chunkd-Ignored-Keys, X-Total-Count, Link, X-Chunkd-Omitted');
+      ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Chunkd-Ignored-Keys, X-Total-Count, Link, X-Chunkd-Omitted, X-Chunkd-Search-Mode');
       const methods = ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') ? methodsOf(ctx.path) : [];
       if (methods.length) {
         ctx.set('Access-Control-Allow-Methods', [...methods, 'OPTIONS'].join(', '));

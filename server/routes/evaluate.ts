@@ -3,7 +3,7 @@ import { ChunkdError, gatherIssues, isChunkdError, type Issue } from '../../kern
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { evaluate, type Candidate, type EvalServices } from '../../service/evaluation/evaluate.js';
 import { evalServices, stepsCandidate, type RuntimeDeps } from '../../service/evaluation/runtime.js';
-import { checkStoreRetriever, storeOf, type EvalStores } from '../../service/evaluation/store-retriever.js';
+import { checkStoreRetriever, storeModeOf, storeOf, type EvalStores } from '../../service/evaluation/store-retriever.js';
 import { checkBudget, checkRetrieval, checkSpec, type EvalSpec } from '../../service/evaluation/spec.js';
 import type { FileStore } from '../../service/files/store.js';
 import { setIgnoredKeys } from '../ignored-keys.js';
@@ -128,7 +128,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
           // Checked before the documents are read: a body naming where to connect is refused by name.
           // The checked body keeps the questions' own extra keys; its unknown top-level keys were set aside (ignored).
           refuseConnectionFields({ ...body, ...Object.fromEntries(ignored.map((key) => [key, null])) }, deps.registry);
-          checkStoreRetriever(stores(), store, k);
+          checkStoreRetriever(stores(), store, k, ['body'], storeModeOf(body.retriever));
         }
         const documents = await readDocuments(body.documents);
         checkTexts(
@@ -148,7 +148,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         checkSpec(spec);
         checkRetrieval(spec, body.candidates.length, deps.settings);
         const candidates = await readCandidates(body.candidates, body.offset_unit);
-        const services = await evalServices(runtime(), body.retriever === 'bm25' ? undefined : body.embedding_model, store);
+        const services = await evalServices(runtime(), body.retriever === 'bm25' ? undefined : body.embedding_model, store, storeModeOf(body.retriever));
         const signal = requestSignal(ctx);
         if (wantsNdjson(ctx)) return stream(ctx, signal, (progress, until) => evaluate(spec, candidates, { ...services, progress, signal: until }));
         ctx.body = await evaluate(spec, candidates, { ...services, signal });

@@ -4,7 +4,7 @@ import { bodyReader } from '../ignored-keys.js';
 import type { RouteDef, RouteModule } from '../route.js';
 import { BODY_ERRORS, errorResponses } from '../../wire/responses.js';
 import { connectionFieldIssues } from '../../service/stores/refuse.js';
-import { SearchResult, StoreList, StoreSearch } from '../../wire/stores.js';
+import { SEARCH_MODE_HEADER, SearchModeField, SearchResult, StoreList, StoreSearch } from '../../wire/stores.js';
 import { collectionRoutes } from './store-collections.js';
 import { type StoreHit, type StoreQuery, type StoresService } from '../../service/stores/service.js';
 import { storesSettingText } from '../../service/settings.js';
@@ -77,12 +77,17 @@ export const storeRoutes: RouteModule = (deps) => {
       bodyName: 'StoreSearch',
       maxBodyBytes: SEARCH_BODY_BYTES,
       responses: {
-        200: { description: 'The chunks, best first.', schema: SearchResult },
+        200: {
+          description: 'The chunks, best first.',
+          schema: SearchResult,
+          headers: { [SEARCH_MODE_HEADER]: { description: 'The mode the search ran: the one asked, or the collection’s default.', schema: SearchModeField } },
+        },
         ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'MISSING_EXTRA', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE'),
       },
       async handler(ctx) {
         const body = readSearch(ctx)(ctx.request.body);
-        const hits = await stores().search(ctx.params.name!, body);
+        const { mode, hits } = await stores().searchWithMode(ctx.params.name!, body);
+        ctx.set(SEARCH_MODE_HEADER, mode);
         ctx.body = hits.map(wireHit);
       },
     }),

@@ -31,7 +31,7 @@ export interface SharedInput {
   questionVectors?: number[][];
   /** How `hybrid` fuses BM25 and the vectors: the embedding model's rule, as a store's hybrid mode (kernel/fusion.ts). */
   fusion?: FusionRule;
-  /** A store retriever follows (`retriever` is then `embeddings`): hand back the rows it writes, and each question's precision Ω. */
+  /** A store retriever follows (`retriever` is then the exact one of its mode): hand back the rows it writes, and each question's precision Ω. */
   rows?: boolean;
 }
 
@@ -84,7 +84,7 @@ export async function runCandidate(p: CandidatePayload, plugin: (source: string)
 /** Score a candidate's chunk lists (one per document): place each chunk, index what the retriever reads, embed when needed. */
 export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: Embed): Promise<CandidateOutcome> {
   const chunks: ScorePayload['chunks'] = [];
-  const own: { range: Range; own: [number, number]; text: string }[] = [];
+  const own: { range: Range; own: [number, number]; text: string; context?: string }[] = [];
   let tokens = 0;
   lists.forEach((list, d) => {
     const doc = input.documents[d]!;
@@ -99,12 +99,15 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
     list.forEach((ch, i) => {
       const [start, end] = located.ranges[i]!;
       chunks.push({ range: { doc: doc.id, start, end }, index: retrievable(ch, spans[i]!) });
-      if (input.rows) own.push({ range: chunks.at(-1)!.range, own: [ch.start_index, ch.end_index], text: ch.text });
+      // the context the index text holds (see retrievable), so the store indexes what this evaluation does
+      const context = ch.context && ch.text === spans[i] ? { context: ch.context } : {};
+      if (input.rows) own.push({ range: chunks.at(-1)!.range, own: [ch.start_index, ch.end_index], text: ch.text, ...context });
       tokens += ch.token_count;
     });
   });
   let chunkVectors: number[][] | undefined;
-  if (input.retriever !== 'bm25') {
+  // vectors for the retriever, or for a store retriever's rows (a store's row carries one, whatever its search mode)
+  if (input.retriever !== 'bm25' || input.rows) {
     if (!embed) throw new Error('An embeddings retriever needs an embed service.');
     let at = 0;
     chunkVectors = (await embed(lists.map((l) => chunks.slice(at, (at += l.length)).map((c) => c.index)))).flat();

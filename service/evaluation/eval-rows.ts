@@ -18,6 +18,8 @@ export interface EvalRows {
   /** Per row: document index, start and end where it is scored, start and end of its own offsets (in the evaluation's unit). */
   spans: Float64Array;
   texts: string[];
+  /** Per row, the context its index text holds before its text (kernel/index-text.ts), or null. */
+  contexts: (string | null)[];
   /** Unit vectors, `dimension` numbers per row, one row after the other. */
   vectors: Float32Array;
   dimension: number;
@@ -25,7 +27,7 @@ export interface EvalRows {
 
 /** The rows of a candidate's chunks, in scoring order (row i is chunk i of the candidate). */
 export function evalRows(
-  chunks: readonly { range: Range; own: [number, number]; text: string }[],
+  chunks: readonly { range: Range; own: [number, number]; text: string; context?: string }[],
   documentIndex: (id: string) => number,
   vectors: readonly number[][],
 ): EvalRows {
@@ -36,14 +38,18 @@ export function evalRows(
     spans.set([documentIndex(c.range.doc), c.range.start, c.range.end, c.own[0], c.own[1]], i * SPAN);
     flat.set(vectors[i]!, i * dimension);
   });
-  return { spans, texts: chunks.map((c) => c.text), vectors: flat, dimension };
+  return { spans, texts: chunks.map((c) => c.text), contexts: chunks.map((c) => c.context ?? null), vectors: flat, dimension };
 }
 
 /** The buffers to move with the rows. */
 export const rowBuffers = (rows: EvalRows): ArrayBuffer[] => [rows.spans.buffer as ArrayBuffer, rows.vectors.buffer as ArrayBuffer];
 
 /** The bytes the rows take as they cross threads. */
-export const rowBytes = (rows: EvalRows): number => rows.spans.byteLength + rows.vectors.byteLength + rows.texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+export const rowBytes = (rows: EvalRows): number =>
+  rows.spans.byteLength +
+  rows.vectors.byteLength +
+  rows.texts.reduce((n, t) => n + Buffer.byteLength(t), 0) +
+  rows.contexts.reduce((n, t) => n + (t ? Buffer.byteLength(t) : 0), 0);
 
 /**
  * Rows are held to the cap of a candidate's chunks (--max-output-bytes, as if they were one
@@ -90,6 +96,8 @@ export function* documentChunks(rows: EvalRows, documents: readonly { id: string
       end_index: rows.spans[i * SPAN + 4]!,
       token_count: 0,
       metadata: { eval_row: i },
+      // indexed as the evaluation indexed it: its context before its text
+      ...(rows.contexts[i] ? { context: rows.contexts[i] } : {}),
       embedding: Array.from(rows.vectors.subarray(i * dimension, (i + 1) * dimension)),
     }));
     yield { document: documents[d]!.id, chunks };

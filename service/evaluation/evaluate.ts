@@ -12,7 +12,8 @@ import { rowRange, type EvalRows } from './eval-rows.js';
 import type { Range } from './ranges.js';
 import { maxOf, scoreRankings, type KScores, type QuestionDetail } from './score.js';
 import type { EvalDocument, EvalSpec, EvalRetriever } from './spec.js';
-import { storeOf } from './store-retriever.js';
+import { EXACT_OF_MODE, storeOf } from './store-retriever.js';
+import type { SearchMode } from '../../kernel/search-mode.js';
 import type { Summary } from './metrics.js';
 
 export interface Candidate {
@@ -31,7 +32,16 @@ export interface EvalServices {
    * A store retriever (`store:NAME`): each question's best rows of a candidate (their indices, best
    * first, up to k) through the store's index (service/evaluation/store-retriever.ts).
    */
-  storeRank?(rows: EvalRows, documents: readonly EvalDocument[], questionVectors: number[][], k: number, signal?: AbortSignal): Promise<number[][]>;
+  storeRank?(
+    rows: EvalRows,
+    documents: readonly EvalDocument[],
+    questions: string[],
+    questionVectors: number[][],
+    k: number,
+    signal?: AbortSignal,
+  ): Promise<number[][]>;
+  /** The search mode the store retriever runs (the one named, else the collection's default): its rows are labelled `store:NAME:MODE`. */
+  storeMode?: SearchMode;
   progress?(event: Progress): void;
   signal?: AbortSignal;
 }
@@ -79,9 +89,9 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
     references: q.references.map((r): Range => ({ doc: r.document, start: r.start_index, end: r.end_index })),
   }));
   const store = storeOf(spec.retriever);
-  if (store !== undefined && !services.storeRank) throw new Error('A store retriever needs a storeRank service.');
-  // A store retriever's candidate task scores exact cosine too (the figure beside the store's) and hands back the rows to write.
-  const retriever = store === undefined ? (spec.retriever as SharedInput['retriever']) : 'embeddings';
+  if (store !== undefined && (!services.storeRank || !services.storeMode)) throw new Error('A store retriever needs a storeRank service and its mode.');
+  // A store retriever's candidate task scores the exact retriever of the store's mode too (the figure beside the store's) and hands back the rows to write.
+  const retriever = store === undefined ? (spec.retriever as SharedInput['retriever']) : EXACT_OF_MODE[services.storeMode!];
   const input: SharedInput = {
     documents: spec.documents,
     unit: spec.unit,
@@ -102,9 +112,19 @@ export async function evaluate(spec: EvalSpec, candidates: Candidate[], services
     const { scores, chunks, tokens, rows, omega } = await services.run(candidate.steps, input, signal);
     const runs: { retriever: EvalRetriever; scores: KScores[] }[] = [];
     if (store !== undefined) {
-      const ranked = await services.storeRank!(rows!, spec.documents, questionVectors!, maxOf(spec.k), signal);
+      const ranked = await services.storeRank!(
+        rows!,
+        spec.documents,
+        questions.map((q) => q.question),
+        questionVectors!,
+        maxOf(spec.k),
+        signal,
+      );
       const rankings = ranked.map((r) => r.map((i) => rowRange(rows!, spec.documents, i)));
-      runs.push({ retriever: spec.retriever, scores: scoreRankings({ ks: spec.k, questions, rankings, omega: omega!, detail: spec.detail }) });
+      runs.push({
+        retriever: `store:${store}:${services.storeMode}`,
+        scores: scoreRankings({ ks: spec.k, questions, rankings, omega: omega!, detail: spec.detail }),
+      });
     }
     runs.push({ retriever, scores });
     const time_ms = Math.round(performance.now() - started);

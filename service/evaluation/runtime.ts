@@ -17,7 +17,7 @@ import type { Step } from '../pipelines/steps.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { embedLists, runCandidate, type CandidateOutcome, type CandidatePayload } from './candidate.js';
 import type { Candidate, EvalServices } from './evaluate.js';
-import { storeRankings, type EvalStores } from './store-retriever.js';
+import { storeMode, storeRankings, type EvalStores } from './store-retriever.js';
 
 export const CANDIDATE_JOB = new URL(`./candidate-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
 
@@ -47,7 +47,12 @@ export const candidateLimits = (settings: Limits): RunnerLimits => ({
  * The services of an evaluation. The embedding model is checked here, before any work: an unknown
  * model is the embeddings refinery's own 400 (with what to install or configure), missing extras its 501.
  */
-export async function evalServices(deps: RuntimeDeps, embeddingModel: string | undefined, store?: string): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
+export async function evalServices(
+  deps: RuntimeDeps,
+  embeddingModel: string | undefined,
+  store?: string,
+  mode?: string,
+): Promise<Omit<EvalServices, 'progress' | 'signal'>> {
   const { executor, settings } = deps;
   if (store !== undefined && (!deps.stores || embeddingModel === undefined))
     throw new Error('A store retriever needs the stores service and an embedding model.');
@@ -78,13 +83,16 @@ export async function evalServices(deps: RuntimeDeps, embeddingModel: string | u
     });
   };
   if (!embedding) return { run };
+  // the mode a search of the scratch collection (its model: embeddingModel) runs: the one named, else the collection's default
+  const ran = store === undefined ? undefined : storeMode(deps.stores!, store, mode, embeddingModel!);
   const storeRank: EvalServices['storeRank'] =
     store === undefined
       ? undefined
-      : (rows, documents, vectors, k, signal) => storeRankings(deps.stores!, store, embeddingModel!, rows, documents, vectors, k, signal);
+      : (rows, documents, questions, vectors, k, signal) =>
+          storeRankings(deps.stores!, store, embeddingModel!, rows, documents, questions, vectors, k, ran!, signal);
   // The questions, embedded where the runner places the refinery (their chunks' vectors are made in the candidate's task).
   const embed: EvalServices['embed'] = (lists, signal) => embedLists(runner, embedding!, lists, signal);
-  return { run, embed, ...(storeRank ? { storeRank } : {}) };
+  return { run, embed, ...(storeRank ? { storeRank, storeMode: ran! } : {}) };
 }
 
 /**

@@ -9,5 +9,8 @@ import type { Stores } from './stores.js';
 export type { CollectionInfo, StoreHit } from '../../kernel/handshake.js';
 export type { SearchRequest as StoreQuery, StoreListing, DocumentMeta, DocumentPage } from './stores.js';
 
-export type StoresService = Pick<Stores, 'list' | 'names' | 'byHandshake' | 'handshakeOf' | 'write' | 'search' | 'deleteDocument' | 'close'> &
+export type StoresService = Pick<
+  Stores,
+  'list' | 'names' | 'byHandshake' | 'handshakeOf' | 'write' | 'search' | 'searchWithMode' | 'deleteDocument' | 'close'
+> &
   Partial<Pick<Stores, 'writeMany' | 'model' | 'deleteCollection' | 'documents'>>;

@@ -13,6 +13,9 @@ import { CollectionName } from '../../kernel/handshake.js';
 import { flagOf, settingPairText, settingText, type Settings } from '../settings.js';
 import { deadline, storeReason, StoreTimeout, storeUnreachable } from './reach.js';
 import { SearchGate } from './search-gate.js';
+import { defaultModeFor, isSearchMode, modesOf, SEARCH_MODES, type SearchMode } from '../../kernel/search-mode.js';
+import { fuse, fusionFor } from '../../kernel/fusion.js';
+import { indexText } from '../../kernel/index-text.js';
 
 /** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
 const COLLECTION = new RegExp((CollectionName as unknown as { pattern: string }).pattern);
@@ -39,6 +42,8 @@ export interface SearchRequest {
   embedding?: number[];
   k: number;
   filter?: StoreFilter;
+  /** How to search (kernel/search-mode.ts); absent: the collection's default mode. Checked here: a caller may pass any string. */
+  mode?: SearchMode | (string & {});
 }
 
 /** A document's metadata beyond its chunks' own: its name, and the user's keys (wire/metadata.ts), on every row it writes. */
@@ -229,46 +234,86 @@ export class Stores {
   }
 
   async search(store: string, req: SearchRequest): Promise<StoreHit[]> {
+    return (await this.searchWithMode(store, req)).hits;
+  }
+
+  /**
+   * A search and the mode it ran (kernel/search-mode.ts): the one asked, else the collection's
+   * default for its model (defaultModeFor), else `vector` for a query given as an embedding. Both
+   * `query` and `embedding` may be given by a caller that embedded the query already (an
+   * evaluation): the embedding is then the query's vector. `hybrid` fuses the store's text and
+   * vector hits here, with the collection's model's rule (kernel/fusion.ts fusionFor), the rule
+   * evaluation's `hybrid` uses too.
+   */
+  async searchWithMode(store: string, req: SearchRequest): Promise<{ mode: SearchMode; hits: StoreHit[] }> {
     const o = this.get(store);
     checkCollection(req.collection);
     if (!Number.isInteger(req.k) || req.k < 1 || req.k > MAX_K)
       throw validationError(['body', 'k'], `k must be a whole number from 1 to ${MAX_K} (got ${req.k})`);
-    if ((req.query === undefined) === (req.embedding === undefined))
-      throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector), not both or neither');
+    if (req.query === undefined && req.embedding === undefined) throw validationError(['body', 'query'], 'give either query (a text) or embedding (a vector)');
+    const modes = modesOf(o.plugin.manifest.capabilities!);
+    if (req.mode !== undefined) checkMode(o, req.mode, modes);
     const info = await this.existing(o, req.collection);
-    const caps = o.plugin.manifest.capabilities!;
     if (req.filter !== undefined) checkFilterKeys(req.filter, ['body', 'filter']);
     const filter = req.filter === undefined ? undefined : checkFilter(structuredClone(req.filter), ['body', 'filter']);
     // Every hit is checked against the filter too: a handshake that cannot push a metadata field down still answers only what holds.
     const kept = (hits: StoreHit[]) => (filter ? hits.filter((h) => matchesFilter(h, filter)) : hits);
+    const mode = (req.mode as SearchMode | undefined) ?? (req.query === undefined ? 'vector' : defaultModeFor(info.model, modes));
+    if (mode === undefined)
+      throw new ChunkdError(
+        'BAD_REQUEST',
+        `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`,
+      );
+    // an embedding sent to a store without vector search
+    if (!modes.includes(mode)) checkMode(o, mode, modes);
+    if (mode !== 'vector' && req.query === undefined)
+      throw validationError(['body', 'query'], `the ${mode} mode searches by the query's words: send query (a text), or mode "vector" with an embedding`);
+    const embedding = mode === 'text' ? undefined : await this.queryVector(o, info, req);
+    const k = req.k;
+    if (mode === 'text')
+      return { mode, hits: kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k, filter })))) };
+    if (mode === 'vector')
+      return { mode, hits: kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding, k, filter })))) };
+    // hybrid: each list read to the rule's depth (or k if more), fused once here for every handshake
+    const rule = fusionFor(info.model);
+    const depth = Math.min(MAX_K, Math.max(rule.depth, k));
+    const [text, vector] = await this.searches.run(() =>
+      this.call(o, (impl) =>
+        Promise.all([impl.search(req.collection, { text: req.query, k: depth, filter }), impl.search(req.collection, { embedding, k: depth, filter })]),
+      ),
+    );
+    const byId = new Map<string, StoreHit>();
+    for (const h of [...vector, ...text]) byId.set(h.id, h);
+    return { mode, hits: fuse(kept(text), kept(vector), rule, k).map((f) => ({ ...byId.get(f.id)!, score: f.score })) };
+  }
+
+  /** The query's vector: the one given (of the collection's dimension), else the query embedded with the collection's model. */
+  private async queryVector(o: Open, info: CollectionInfo, req: SearchRequest): Promise<number[]> {
     if (req.embedding) {
-      if (!caps.vector)
-        throw new ChunkdError(
-          'BAD_REQUEST',
-          `The store '${o.connection.name}' (${o.connection.handshake}) searches by text only: send query instead of embedding.`,
-        );
       if (req.embedding.length !== info.dimension)
         throw validationError(
           ['body', 'embedding'],
           `embedding has ${req.embedding.length} dimensions; the collection '${req.collection}' holds vectors of ${info.dimension} dimensions (model ${info.model}).`,
         );
-      return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding: req.embedding, k: req.k, filter }))));
+      return req.embedding;
     }
-    if (caps.vector && info.model) {
-      const embedding = await this.embed(info.model, req.query!);
-      if (embedding.length !== info.dimension)
-        throw new ChunkdError(
-          'CONFLICT',
-          `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`,
-        );
-      return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { embedding, k: req.k, filter }))));
-    }
-    if (!caps.text)
+    if (!info.model)
       throw new ChunkdError(
         'BAD_REQUEST',
-        `The store '${o.connection.name}' (${o.connection.handshake}) cannot search text and the collection records no model to embed the query with: send embedding.`,
+        `The collection '${req.collection}' of store '${o.connection.name}' records no model to embed the query with: send embedding, or search with mode "text".`,
       );
-    return kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k: req.k, filter }))));
+    const embedding = await this.embed(info.model, req.query!);
+    if (embedding.length !== info.dimension)
+      throw new ChunkdError(
+        'CONFLICT',
+        `The model '${info.model}' now gives vectors of ${embedding.length} dimensions, but the collection '${req.collection}' holds ${info.dimension}: re-ingest the collection, or restore the model it was written with.`,
+      );
+    return embedding;
+  }
+
+  /** The modes a connection's handshake serves (kernel/search-mode.ts modesOf). */
+  modes(store: string): SearchMode[] {
+    return modesOf(this.get(store).plugin.manifest.capabilities ?? { vector: false, text: false });
   }
 
   /** Remove a document's chunks; the number of rows removed. */
@@ -477,6 +522,21 @@ export class Stores {
 const localMessage = (store: string) =>
   `The store '${store}' is on this replica's disk (an embedded database under its data directory), and this server runs as one of several replicas (${flagOf('databaseUrl')}): writing to it would split its collections across replicas. Name a store every replica reaches in ${settingText('stores')}: pgvector, or lancedb on an object-store URI.`;
 
+/** A mode that is none, or one the handshake cannot serve: a 422 naming the modes it can. */
+function checkMode(o: Open, mode: string, modes: readonly SearchMode[]): void {
+  const { name, handshake } = o.connection;
+  if (!isSearchMode(mode))
+    throw validationError(
+      ['body', 'mode'],
+      `mode must be one of ${SEARCH_MODES.join(', ')} (got '${mode}'); the store '${name}' (${handshake}) serves: ${modes.join(', ')}.`,
+    );
+  if (!modes.includes(mode))
+    throw validationError(
+      ['body', 'mode'],
+      `The store '${name}' (${handshake}) cannot search in the ${mode} mode: it serves ${modes.join(', ')}. Send one of those, or leave mode out.`,
+    );
+}
+
 const key = (store: string, collection: string) => `${store}\u0000${collection}`;
 
 function checkCollection(collection: string): void {
@@ -516,6 +576,8 @@ function toRow(document: string, c: Chunk, meta?: DocumentMeta): StoreRow {
     token_count: c.token_count,
     metadata,
     embedding: c.embedding!,
+    // what the full-text index reads, as the embedding refinery embeds and evaluation indexes it
+    index_text: indexText(c),
   };
 }
 

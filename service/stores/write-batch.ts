@@ -54,6 +54,7 @@ export class WriteBatch {
       handshakeOf: (s) => stores.handshakeOf(s),
       ...(stores.model ? { model: (s: string, c: string) => stores.model!(s, c) } : {}),
       search: (s, q) => stores.search(s, q),
+      searchWithMode: (s, q) => stores.searchWithMode(s, q),
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
       write: async (store, collection, document, chunks, model, meta) => this.hold(store, collection, document, chunks, model, meta),

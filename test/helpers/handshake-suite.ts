@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { storeChunkId, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
-import type { Plugin } from '../../kernel/registry.js';
+import type { Plugin, Registry } from '../../kernel/registry.js';
+import { fuse, fusionFor } from '../../kernel/fusion.js';
+import { modesOf, SEARCH_MODES } from '../../kernel/search-mode.js';
+import { Stores } from '../../service/stores/stores.js';
 
 /** A running engine for a handshake: the connection config that reaches it, and how to stop it. */
 export interface Engine {
@@ -253,6 +256,93 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
         { document: 'd-d', name: null, chunks: 1 },
       ]);
       assert.deepEqual(await impl.documents('nothing-here', { limit: 5 }), []);
+    });
+
+    /**
+     * Search modes, through the Stores service (which picks the mode and fuses hybrid once for every
+     * handshake) on this handshake's own connection. Each query is sent with its vector, as an
+     * evaluation sends it, so no embedding model is needed.
+     */
+    describe('search modes through the Stores service', () => {
+      const modes = modesOf(caps);
+      // the service over this suite's connection (re-opened by a later test: read at each call; closed by the suite)
+      const service = () => {
+        const own = {
+          collections: () => impl.collections(),
+          write: (...a: Parameters<HandshakeImpl['write']>) => impl.write(...a),
+          delete: (c: string, d: string) => impl.delete(c, d),
+          search: (c: string, q: Parameters<HandshakeImpl['search']>[1]) => impl.search(c, q),
+          close: async () => {},
+        } satisfies HandshakeImpl;
+        const wrapped = { manifest: plugin.manifest, connect: async () => own };
+        const registry = { get: () => wrapped } as unknown as Registry;
+        return new Stores(registry, [{ name: 'conf', handshake: plugin.name, config: engine.config, secrets: [] }], { replicaSet: false });
+      };
+      const rare = (document: string): StoreRow[] => {
+        const text = 'The quokka smiles. The river is wide. Some code here.';
+        return rows(document, text).map((r) => ({ ...r, index_text: r.text.includes('code') ? `Setup > Install\n${r.text}` : r.text }));
+      };
+
+      test('a mode that is none, or one the handshake cannot serve: 422 naming the modes it serves', async () => {
+        await impl.write('modes', 'doc-1', rows('doc-1'), META);
+        const stores = service();
+        for (const mode of ['nope', ...SEARCH_MODES.filter((m) => !modes.includes(m))])
+          await assert.rejects(
+            stores.search('conf', { collection: 'modes', query: 'hippo', embedding: vector('hippo'), k: 3, mode }),
+            (e: { status: number; message: string; detail?: { loc: unknown[]; msg: string }[] }) =>
+              e.status === 422 &&
+              e.detail![0]!.loc.join('.') === 'body.mode' &&
+              e.detail![0]!.msg.includes(`serves${mode === 'nope' ? ':' : ''} ${modes.join(', ')}`),
+            mode,
+          );
+      });
+
+      if (caps.text) {
+        test('text mode: the chunk holding a rare word first; the index text is what is matched, the span what comes back', async () => {
+          await impl.write('modes', 'doc-1', rows('doc-1'), META);
+          await impl.write('modes', 'rare', rare('rare'), META);
+          const stores = service();
+          const { mode, hits } = await stores.searchWithMode('conf', { collection: 'modes', query: 'quokka', k: 3, mode: 'text' });
+          assert.equal(mode, 'text');
+          assert.equal(hits[0]!.document, 'rare');
+          assert.equal(hits[0]!.text, 'The quokka smiles.');
+          // a question: any of its words matches (not all of them), the rarer the word the more it counts
+          const asked = await stores.search('conf', { collection: 'modes', query: "Where's the quokka's smile?", k: 3, mode: 'text' });
+          assert.equal(asked[0]?.text, 'The quokka smiles.', JSON.stringify(asked));
+          // 'install' is in the index text of the code chunk only, never in a span
+          const found = await stores.search('conf', { collection: 'modes', query: 'install', k: 3, mode: 'text' });
+          assert.equal(found[0]?.text, ' Some code here.', JSON.stringify(found));
+          assert.equal(found[0]!.document, 'rare');
+          assert.ok(!('index_text' in found[0]!), 'a hit carries its span, not the index text');
+        });
+      }
+
+      if (caps.text && caps.vector) {
+        test("hybrid: the text and vector lists fused by the collection's model's rule; without a mode, that model's default", async () => {
+          await impl.write('hybrid', 'doc-1', rows('doc-1'), META);
+          const stores = service();
+          // words point to the code chunk, the vector to the river chunk: fused, the code chunk (in both lists) leads
+          const q = { collection: 'hybrid', query: 'code', embedding: vector('river'), k: 3 };
+          const { mode, hits } = await stores.searchWithMode('conf', { ...q, mode: 'hybrid' });
+          assert.equal(mode, 'hybrid');
+          const text = await impl.search('hybrid', { text: q.query, k: 100 });
+          const vec = await impl.search('hybrid', { embedding: q.embedding, k: 100 });
+          assert.notEqual(text[0]!.id, vec[0]!.id, 'the two lists disagree on the first hit');
+          const fused = fuse(text, vec, fusionFor(META.model), 3);
+          assert.deepEqual(
+            hits.map((h) => [h.id, h.score]),
+            fused.map((f) => [f.id, f.score]),
+          );
+          assert.deepEqual(
+            hits.slice(0, 2).map((h) => h.text),
+            [' Some code here.', ' The river is wide.'],
+          );
+          // a model with no measured mode: hybrid (kernel/search-mode.ts DEFAULT_MODE)
+          assert.equal((await stores.searchWithMode('conf', q)).mode, 'hybrid');
+          // an embedding alone: vector
+          assert.equal((await stores.searchWithMode('conf', { collection: 'hybrid', embedding: q.embedding, k: 3 })).mode, 'vector');
+        });
+      }
     });
 
     test('a connection opened again with the same config reads what the last one wrote, model and dimension included', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * A plugins directory holding `memory`, a handshake written as a user would drop one in: plain
  * JavaScript, no import from chunkd, rows kept in a Map per connection `space` (so two connections
  * of it can share rows, as two connections to one server would). Exact cosine; text search by the
- * number of query words a chunk contains.
+ * Okapi BM25 over each row's index_text (else its text).
  */
 export function memoryHandshakeDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'chunkd-memory-'));
@@ -31,6 +31,24 @@ const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length
 const holds = (r, filter) => (filter?.document === undefined || r.document === filter.document) &&
   Object.entries(filter?.metadata ?? {}).every(([key, c]) => (c !== null && typeof c === 'object' ? c.in : [c]).some((v) => v === r.metadata[key]));
 const words = (s) => s.toLowerCase().match(/[\\p{L}\\p{N}]+/gu) ?? [];
+// Okapi BM25 (k1 1.2, b 0.75, Lucene idf) over what the row's full-text index would read: index_text, else text.
+const bm25 = (rows, text) => {
+  const docs = rows.map((r) => words(r.index_text ?? r.text));
+  const avg = docs.reduce((n, d) => n + d.length, 0) / (docs.length || 1);
+  const terms = new Set(words(text));
+  const df = new Map([...terms].map((t) => [t, docs.filter((d) => d.includes(t)).length]));
+  return rows.map((r, i) => {
+    const d = docs[i];
+    let score = 0;
+    for (const t of terms) {
+      const tf = d.filter((w) => w === t).length;
+      if (!tf) continue;
+      const idf = Math.log(1 + (docs.length - df.get(t) + 0.5) / (df.get(t) + 0.5));
+      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.length) / avg));
+    }
+    return { r, score };
+  });
+};
 export function create({ space }) {
   if (!spaces.has(space)) spaces.set(space, new Map());
   const cols = spaces.get(space);
@@ -52,8 +70,7 @@ export function create({ space }) {
     async search(collection, q) {
       const col = cols.get(collection); if (!col) return [];
       const rows = [...col.rows.values()].filter((r) => holds(r, q.filter));
-      const want = q.text ? new Set(words(q.text)) : undefined;
-      const scored = rows.map((r) => ({ r, score: q.embedding ? cosine(q.embedding, r.embedding) : words(r.text).filter((w) => want.has(w)).length }));
+      const scored = q.embedding ? rows.map((r) => ({ r, score: cosine(q.embedding, r.embedding) })) : bm25(rows, q.text);
       return scored.filter((s) => q.embedding || s.score > 0).sort((a, b) => b.score - a.score).slice(0, q.k)
         .map(({ r, score }) => ({ id: r.id, document: r.document, text: r.text, start_index: r.start_index, end_index: r.end_index, token_count: r.token_count, metadata: { ...r.metadata, document: r.document }, score }));
     },
