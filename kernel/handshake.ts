@@ -10,6 +10,10 @@ import { sourceKey, chunkId } from './ids.js';
 /**
  * A collection's name: what a request or a pipeline step may name. Handshakes may use it as a table
  * name as is (it cannot start with `_`, so a store's own tables, named `_chunkd…`, never collide).
+ * A handshake maps each name to exactly one table or index, whatever its length: where the engine
+ * would cut a name (PostgreSQL at 63 bytes, with the table prefix), it ends the name in a hash
+ * instead (plugins/pgvector/sql.ts). LanceDB (a directory of up to 255 bytes) and Chroma (3–512
+ * characters, plugins/chroma/names.ts) keep every name whole.
  */
 export const CollectionName = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$',
