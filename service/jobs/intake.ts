@@ -11,6 +11,7 @@ import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
+import { checkWriteTarget } from '../pipelines/write-step.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
 import { flagOf, settingOf, settingPairText, type Settings } from '../settings.js';
 import type { PipelineStore } from '../storage/store.js';
@@ -195,6 +196,7 @@ async function stepsOf(header: Header, deps: IntakeDeps): Promise<Step[]> {
   if (header.pipeline_id !== undefined) {
     const pipeline = await deps.pipelines.get(header.pipeline_id);
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${header.pipeline_id}' not found: GET /v1/pipelines lists them, or send inline steps.`);
+    checkWriteTarget(pipeline.steps, deps.stores);
     return pipeline.steps;
   }
   return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores);

@@ -80,6 +80,16 @@ export function checkWriteStep(
   return { type: 'write', store: step.store, config };
 }
 
+/**
+ * A write step's store as a replica set refuses it when the pipeline or job is made, with the
+ * 409 a run of it would get (a store on this replica's disk): never accepted, then failing each
+ * document. A store this server does not have is left to the step's own check.
+ */
+export function checkWriteTarget(steps: readonly { type: string; store?: string }[], stores: StoresService | undefined): void {
+  const store = steps.find((s) => s.type === 'write')?.store;
+  if (store !== undefined && stores?.names().includes(store)) stores.checkWritable?.(store);
+}
+
 /** The plugin and config of the step that sets embeddings (a chunker that embeds, the embeddings refinery): its model. */
 export function embeddingModelOf(steps: readonly RunnerStep[]): string | undefined {
   for (const { plugin, config } of [...steps].reverse()) {

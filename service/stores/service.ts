@@ -10,4 +10,4 @@ export type { CollectionInfo, StoreHit } from '../../kernel/handshake.js';
 export type { SearchRequest as StoreQuery, StoreListing } from './stores.js';
 
 export type StoresService = Pick<Stores, 'list' | 'names' | 'byHandshake' | 'handshakeOf' | 'write' | 'search' | 'deleteDocument' | 'close'> &
-  Partial<Pick<Stores, 'writeMany'>>;
+  Partial<Pick<Stores, 'writeMany' | 'checkWritable'>>;

@@ -38,6 +38,7 @@ export class WriteBatch {
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
       write: async (store, collection, document, chunks, model) => this.hold(store, collection, document, chunks, model),
+      checkWritable: (s) => stores.checkWritable?.(s),
       writeMany: undefined,
     };
   }
