@@ -21,6 +21,13 @@ export const CollectionName = Type.String({
   examples: ['docs'],
 });
 
+/**
+ * The longest document id, in UTF-16 code units, everywhere one is taken: a pipeline run's
+ * `document`, a job document's `id`, a search's `filter.document`, a delete's path, an
+ * evaluation's document id. One limit, so an id one surface accepts every other takes.
+ */
+export const MAX_DOCUMENT_ID_LENGTH = 1024;
+
 /** One chunk as stored: its id is storeChunkId(document, chunk), so a re-write replaces rather than adds. */
 export interface StoreRow {
   id: string;

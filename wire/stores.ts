@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CollectionName } from '../kernel/handshake.js';
+import { CollectionName, MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 
 /** A connection's name: what a request, a pipeline step or a CLI flag names. */
 export const CONNECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -42,7 +42,7 @@ export const StoreSearch = Type.Object(
     k: Type.Integer({ minimum: 1, maximum: MAX_K, default: 5, description: `How many chunks to answer (1–${MAX_K}).` }),
     filter: Type.Optional(
       Type.Object(
-        { document: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'Only chunks of this document.' })) },
+        { document: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_DOCUMENT_ID_LENGTH, description: 'Only chunks of this document.' })) },
         { additionalProperties: false },
       ),
     ),

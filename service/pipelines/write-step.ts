@@ -16,6 +16,7 @@ import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
 import type { StoresService } from '../stores/service.js';
 import { storesSettingText } from '../settings.js';
+import { PipelineStep } from '../../wire/pipelines.js';
 
 export { CollectionName };
 
@@ -36,6 +37,9 @@ export const WriteConfig = Type.Object(
 
 const validateWriteConfig = compileValidator<{ collection: string; embedding_model?: string }>(WriteConfig);
 
+/** A write step's keys as the connection-field allowlist holds them: a pipeline step's, its config a write step's. */
+const WriteStepKeys = Type.Object({ ...PipelineStep.properties, config: WriteConfig }, { additionalProperties: false });
+
 /** What a write step names, as stored. */
 export interface WriteStepShape {
   type: 'write';
@@ -54,7 +58,7 @@ export function checkWriteStep(
   issues: Issue[],
 ): WriteStepShape | undefined {
   const before = issues.length;
-  issues.push(...connectionFieldIssues(step, undefined, at()));
+  issues.push(...connectionFieldIssues(step, WriteStepKeys, undefined, at()));
   if (issues.length > before) return undefined;
   const names = stores?.names() ?? [];
   if (step.store === undefined) {

@@ -6,7 +6,7 @@ import type { Plugin, Registry } from '../../kernel/registry.js';
 import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
-import { CollectionName } from '../../kernel/handshake.js';
+import { CollectionName, MAX_DOCUMENT_ID_LENGTH } from '../../kernel/handshake.js';
 import { flagOf, settingText } from '../settings.js';
 
 /** The collection-name rule of the handshake contract (kernel/handshake.ts), declared once. */
@@ -322,8 +322,8 @@ function checkCollection(collection: string): void {
 }
 
 function checkDocument(document: string): string {
-  if (typeof document !== 'string' || document.length === 0 || document.length > 1024)
-    throw validationError(['body', 'document'], 'document must be a non-empty string of at most 1024 characters');
+  if (typeof document !== 'string' || document.length === 0 || document.length > MAX_DOCUMENT_ID_LENGTH)
+    throw validationError(['body', 'document'], `document must be a non-empty string of at most ${MAX_DOCUMENT_ID_LENGTH} characters`);
   return document;
 }
 
