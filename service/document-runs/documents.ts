@@ -83,7 +83,7 @@ export async function pipelineDocuments(
 ): Promise<Documents> {
   checkTexts(body.text, deps.settings);
   const texts = list(body.text);
-  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file));
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), documentIds(body, file, texts.length));
   return documents(runnerOf(deps.executor, deps.settings, deps.isolate), recipe, pipelineDocs(texts, file), Array.isArray(body.text));
 }
 

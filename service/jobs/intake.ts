@@ -4,7 +4,7 @@
  * its documents checked and stored in batches under the jobs' quota, and the job queued only once
  * the whole body was read and checked.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, gatherIssues, validationError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
@@ -65,6 +65,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
   let intake: JobIntake | undefined;
   let batch: JobDocument[] = [];
   let batchBytes = 0;
+  const ids = new RepeatedIds();
   const flush = async () => {
     if (issues.length || batch.length === 0) return;
     intake ??= await deps.store.receive(id, createdAt);
@@ -89,6 +90,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
             throw tooLarge('The job has too many documents', settings.maxJobDocuments, settingOf('maxJobDocuments'), 'Split them over several jobs');
           }
           const doc = checked(p.value, p.loc, p.index, issues);
+          if (doc) ids.add(doc.id, p.index);
           if (doc && !issues.length) {
             batch.push(doc);
             batchBytes += documentBytes(doc);
@@ -113,6 +115,14 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
     const meta = issues.length ? undefined : headerOf(ndjson ? header!.value : fields, ndjson ? header!.loc : ['body'], issues);
     if (issues.length) throw new ChunkdError('VALIDATION', issues.slice(0, MAX_ISSUES));
     const steps = await stepsOf(meta!, deps);
+    // Written to a store, two documents of one id would be one: the second replacing the first.
+    if (ids.repeated && steps.some((s) => s.type === 'write')) {
+      const { index, first, id: repeated } = ids.repeated;
+      throw validationError(
+        ['body', 'documents', index, 'id'],
+        `documents ${first} and ${index} have one id ('${repeated.slice(0, 100)}'; a document without an id has its index): the job writes to a store, which keeps one document per id. Give each document its own id.`,
+      );
+    }
     await flush();
     intake ??= await deps.store.receive(id, createdAt);
     return await intake.commit({ pipeline_id: meta!.pipeline_id ?? null, steps, offset_unit: meta!.offset_unit });
@@ -126,6 +136,19 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
       );
     }
     throw e;
+  }
+}
+
+/** The ids of a job's documents as they arrive (by a digest: 100,000 ids of 1 KB are not held): the first id given twice. */
+class RepeatedIds {
+  private readonly seen = new Map<string, number>();
+  repeated?: { index: number; first: number; id: string };
+  add(id: string, index: number): void {
+    if (this.repeated) return;
+    const key = createHash('sha256').update(id).digest('base64').slice(0, 22);
+    const first = this.seen.get(key);
+    if (first === undefined) this.seen.set(key, index);
+    else this.repeated = { index, first, id };
   }
 }
 

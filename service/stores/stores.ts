@@ -145,8 +145,15 @@ export class Stores {
   async writeMany(store: string, collection: string, docs: readonly { document: string; chunks: readonly Chunk[] }[], model: string): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
+    checkDistinct(docs.map((d) => d.document));
     const batch = docs.map(({ document, chunks }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c)) }));
     const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
+    const most = o.plugin.manifest.maxDimensions;
+    if (dimension !== undefined && most !== undefined && dimension > most)
+      throw validationError(
+        ['chunks', 0, 'embedding'],
+        `the embeddings have ${dimension} dimensions; the store '${o.connection.name}' (${o.connection.handshake}) keeps vectors of at most ${most}: embed with a model of fewer dimensions, or write to another store.`,
+      );
     let meta = { model, dimension: dimension ?? 0 };
     if (dimension === undefined) {
       // Documents with no chunks (blank texts): their old rows go; a collection that does not exist stays so.
@@ -177,6 +184,8 @@ export class Stores {
           'BAD_REQUEST',
           `The store '${o.connection.name}' (${o.connection.handshake}) searches by text only: send query instead of embedding.`,
         );
+      const problem = vectorProblem(req.embedding);
+      if (problem) throw validationError(['body', 'embedding'], `embedding ${problem}`);
       if (req.embedding.length !== info.dimension)
         throw validationError(
           ['body', 'embedding'],
@@ -186,6 +195,11 @@ export class Stores {
     }
     if (caps.vector && info.model) {
       const embedding = await this.embed(info.model, req.query!);
+      if (vectorProblem(embedding))
+        throw validationError(
+          ['body', 'query'],
+          `the query's embedding (model ${info.model}) ${vectorProblem(embedding)}: the model knows none of its words, and such a vector matches nothing; rephrase the query.`,
+        );
       if (embedding.length !== info.dimension)
         throw new ChunkdError(
           'CONFLICT',
@@ -324,7 +338,66 @@ function checkCollection(collection: string): void {
 function checkDocument(document: string): string {
   if (typeof document !== 'string' || document.length === 0 || document.length > MAX_DOCUMENT_ID_LENGTH)
     throw validationError(['body', 'document'], `document must be a non-empty string of at most ${MAX_DOCUMENT_ID_LENGTH} characters`);
+  const problem = textProblem(document);
+  if (problem) throw validationError(['body', 'document'], `the document id holds ${problem}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
   return document;
+}
+
+/** Two documents of one write under one id: only the last would be kept. */
+function checkDistinct(documents: readonly string[]): void {
+  const seen = new Map<string, number>();
+  for (const [i, document] of documents.entries()) {
+    const first = seen.get(document);
+    if (first !== undefined)
+      throw validationError(
+        ['body', 'document', i],
+        `documents ${first} and ${i} have one id ('${document.slice(0, 100)}'): a store keeps one document per id, so one would replace the other. Give each document its own id.`,
+      );
+    seen.set(document, i);
+  }
+}
+
+const FIX_TEXT = 'remove it, or send well-formed Unicode (a lone UTF-16 surrogate is half of a character).';
+
+/** What a store cannot keep in a string (PostgreSQL text holds no U+0000; UTF-8 has no lone surrogate); undefined when it can. */
+function textProblem(text: string): string | undefined {
+  if (!text.isWellFormed()) return 'a lone UTF-16 surrogate';
+  if (text.includes('\u0000')) return 'a NUL character (U+0000)';
+  return undefined;
+}
+
+/** A string (or key) of a chunk's metadata that a store cannot keep: where, and what. */
+function metadataProblem(metadata: unknown): { at: (string | number)[]; problem: string } | undefined {
+  const stack: { value: unknown; at: (string | number)[] }[] = [{ value: metadata, at: [] }];
+  while (stack.length) {
+    const { value, at } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { at, problem };
+    } else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        const problem = textProblem(key);
+        if (problem) return { at: [...at, key], problem: `${problem} in a key` };
+        stack.push({ value: inner, at: [...at, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What makes a vector one a store cannot search: a number that is not finite (NaN, ±Infinity), or
+ * every number zero (no direction: its cosine with anything is undefined, and LanceDB then answers
+ * no hit for any query of the collection). Undefined for a good vector.
+ */
+export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
+  let zero = true;
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return `holds ${typeof x === 'number' ? x : JSON.stringify(x)} at ${i}: every number must be finite`;
+    if (x !== 0) zero = false;
+  }
+  return zero ? 'is all zeros' : undefined;
 }
 
 /** The dimension every chunk's embedding shares; a chunk without one is a 422 that says to embed. */
@@ -336,6 +409,21 @@ function dimensionOf(chunks: readonly Chunk[]): number | undefined {
     if (dimension !== undefined && c.embedding.length !== dimension)
       throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
     dimension = c.embedding.length;
+    const vector = vectorProblem(c.embedding);
+    if (vector)
+      throw validationError(
+        ['chunks', i, 'embedding'],
+        `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
+      );
+    const text = textProblem(c.text);
+    if (text) throw validationError(['chunks', i, 'text'], `chunk ${i}'s text holds ${text}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
+    const meta = metadataProblem(c.metadata);
+    if (meta)
+      throw validationError(
+        ['chunks', i, 'metadata', ...meta.at],
+        `chunk ${i}'s metadata holds ${meta.problem}, which a store cannot keep: ${FIX_TEXT}`,
+        'string_unicode',
+      );
   }
   return dimension;
 }
