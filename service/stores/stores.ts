@@ -397,8 +397,10 @@ export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
     if (typeof x !== 'number' || !Number.isFinite(x)) return `holds ${typeof x === 'number' ? x : JSON.stringify(x)} at ${i}: every number must be finite`;
     if (x !== 0) zero = false;
   }
-  return zero ? 'is all zeros' : undefined;
+  return zero ? ZERO : undefined;
 }
+
+const ZERO = 'is all zeros';
 
 /** The dimension every chunk's embedding shares; a chunk without one is a 422 that says to embed. */
 function dimensionOf(chunks: readonly Chunk[]): number | undefined {
@@ -409,8 +411,9 @@ function dimensionOf(chunks: readonly Chunk[]): number | undefined {
     if (dimension !== undefined && c.embedding.length !== dimension)
       throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
     dimension = c.embedding.length;
+    // All zeros is left to the store on write (the built-in model gives it for a chunk none of whose words it knows; refusing the document would lose it): NaN and infinities are refused.
     const vector = vectorProblem(c.embedding);
-    if (vector)
+    if (vector && vector !== ZERO)
       throw validationError(
         ['chunks', i, 'embedding'],
         `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
