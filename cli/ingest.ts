@@ -16,7 +16,8 @@ import { exportPluginSettings } from '../service/assembly.js';
 import { bodyCheck } from '../wire/body-check.js';
 import { PipelineUpdate } from '../wire/pipelines.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';
-import { envOf, type Settings } from '../service/settings.js';
+import { envOf, settingPairText, type Settings } from '../service/settings.js';
+import { readRegularFile } from './read-file.js';
 import { eachDocument, pipelineDocuments } from '../service/document-runs/documents.js';
 import { Stores } from '../service/stores/stores.js';
 import { DataDirInUseError, lockDataDir } from '../service/storage/data-dir-lock.js';
@@ -97,7 +98,12 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
         process.stderr.write(`${file.id}: ${why}\n`);
       };
       const meta = metadata?.(file.id);
-      const bytes = readFileSync(file.path);
+      // Refused by its size before it is read (a file of gigabytes would not fit in memory), and skipped: the run goes on.
+      const bytes = readIngested(file, settings.maxFileBytes, failed);
+      if (!bytes) {
+        progress?.done(i);
+        continue;
+      }
       const digest = hash('sha256', bytes, 'hex') + (meta ? `:${hash('sha256', JSON.stringify(meta), 'hex')}` : '');
       if (record.has(file.id, digest)) {
         counts.skipped++;
@@ -115,8 +121,8 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
           );
           await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
         } catch (e) {
-          if (!isChunkdError(e)) throw e;
-          error = message(e);
+          // Whatever one file does (a limit, a chef's failure, a string past V8's length), it is reported by its path and the run goes on.
+          error = isChunkdError(e) ? message(e) : String((e as Error)?.message ?? e);
         }
         if (error === undefined) {
           record.add(file.id, digest);
@@ -127,8 +133,11 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     }
     progress?.finish();
     if (counts.written + counts.skipped > 0) rememberIngest(settings.dataDir, target.store, target.collection);
+    if (counts.failed)
+      process.stderr.write(
+        `${counts.failed} of ${files.length} files not written (each named above, with the setting to raise where a limit refused it); ${counts.written} written, ${counts.skipped} unchanged. Run again once fixed: written files are skipped.\n`,
+      );
     process.stdout.write(`${JSON.stringify({ files: files.length, ...counts, ...target })}\n`);
-    if (counts.failed) process.stderr.write(`${counts.failed} of ${files.length} files failed (each named above); the others were written.\n`);
     return counts.failed ? 1 : 0;
   } catch (e) {
     if (e instanceof Usage) {
@@ -240,6 +249,25 @@ async function readPipeline(
   if (steps.at(-1)?.type !== 'write')
     throw new Usage(`The pipeline ${file} does not end in a write step: add {"type": "write", "store": "default", "config": {"collection": "docs"}}.`);
   return steps;
+}
+
+/**
+ * A file's bytes, or undefined when it is refused (reported through `failed`): one over
+ * --max-file-bytes by its size, before a byte is read, naming the setting; one that cannot be read.
+ */
+function readIngested(file: { path: string; id: string; size: number }, maxBytes: number, failed: (why: string) => void): Buffer | undefined {
+  const tooBig = (size: number) =>
+    new ChunkdError(
+      'TOO_LARGE',
+      `the file is ${size.toLocaleString('en')} bytes, over the ${maxBytes.toLocaleString('en')} a file may have (${settingPairText('maxFileBytes')}): skipped. Raise the setting to write it, or split the file.`,
+    );
+  try {
+    if (file.size > maxBytes) throw tooBig(file.size);
+    return readRegularFile(file.path, maxBytes, tooBig);
+  } catch (e) {
+    failed(isChunkdError(e) ? message(e) : (e as Error).message);
+    return undefined;
+  }
 }
 
 /** Every regular file under `dir`, by path (sorted, so runs and their progress are repeatable); its id is its path under `dir`, with /. */

@@ -6,7 +6,7 @@
 import { discover } from '../kernel/discovery.js';
 import { isChunkdError } from '../kernel/errors.js';
 import { exportPluginSettings } from '../service/assembly.js';
-import { Stores } from '../service/stores/stores.js';
+import { Stores, vectorProblem } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';
 import { envOf } from '../service/settings.js';
@@ -44,14 +44,20 @@ export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = pro
       throw new Usage('Ask something: chunkd search "a question", or --query TEXT. Run: chunkd search --help');
     if (flags.query !== undefined && flags.embedding !== undefined) throw new Usage('Give either --query (a text) or --embedding (a JSON list of numbers).');
     const k = flags.k === undefined ? 5 : Number(flags.k);
-    if (!Number.isInteger(k)) throw new Usage(`--k must be a whole number; got '${flags.k}'.`);
+    if (!Number.isInteger(k) || k < 1) throw new Usage(`--k must be a whole number of at least 1; got '${flags.k}'.`);
     let embedding: number[] | undefined;
     if (flags.embedding !== undefined) {
+      let parsed: unknown;
       try {
-        embedding = JSON.parse(String(flags.embedding)) as number[];
+        parsed = JSON.parse(String(flags.embedding));
       } catch {
-        throw new Usage('--embedding must be a JSON list of numbers, e.g. --embedding "[0.1, 0.2]".');
+        parsed = undefined;
       }
+      if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((x) => typeof x === 'number'))
+        throw new Usage(`--embedding must be a JSON list of numbers, e.g. --embedding "[0.1, 0.2]"; got '${String(flags.embedding).slice(0, 80)}'.`);
+      const problem = vectorProblem(parsed);
+      if (problem) throw new Usage(`--embedding ${problem}: a vector that is all zeros or holds a number beyond ±1.8e308 matches nothing.`);
+      embedding = parsed as number[];
     }
     const filter = readFilter(flags.filter, flags.document);
     const settings = readSettings(env);

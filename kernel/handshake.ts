@@ -11,12 +11,23 @@ import type { StoreFilter } from './store-filter.js';
 /**
  * A collection's name: what a request or a pipeline step may name. Handshakes may use it as a table
  * name as is (it cannot start with `_`, so a store's own tables, named `_chunkd…`, never collide).
+ * A handshake maps each name to exactly one table or index, whatever its length: where the engine
+ * would cut a name (PostgreSQL at 63 bytes, with the table prefix), it ends the name in a hash
+ * instead (plugins/pgvector/sql.ts). LanceDB (a directory of up to 255 bytes) and Chroma (3–512
+ * characters, plugins/chroma/names.ts) keep every name whole.
  */
 export const CollectionName = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$',
   description: 'The collection (a table in the store): letters, digits, _ and -, at most 63, starting with a letter or digit.',
   examples: ['docs'],
 });
+
+/**
+ * The longest document id, in UTF-16 code units, everywhere one is taken: a pipeline run's
+ * `document`, a job document's `id`, a search's `filter.document`, a delete's path, an
+ * evaluation's document id. One limit, so an id one surface accepts every other takes.
+ */
+export const MAX_DOCUMENT_ID_LENGTH = 1024;
 
 /** One chunk as stored: its id is storeChunkId(document, chunk), so a re-write replaces rather than adds. */
 export interface StoreRow {

@@ -50,6 +50,9 @@ export const ManifestMeta = Type.Object({
   capabilities: Type.Optional(
     Type.Object({ vector: Type.Boolean(), text: Type.Boolean() }, { description: 'Handshakes: whether they search by vector, by text, or both.' }),
   ),
+  maxDimensions: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Handshakes: the most numbers a vector they store may have; a longer one is refused (422) before the write.' }),
+  ),
   collectionKey: Type.Optional(
     Type.String({
       pattern: '^[a-z][a-z0-9_]*$',
@@ -163,6 +166,8 @@ export interface Manifest<C extends TObject = TObject, K extends Kind = Kind> {
    * (an embedded database under a local path), where another replica cannot reach them.
    */
   local?(config: Static<C>): boolean;
+  /** Handshakes: the most dimensions a vector they store may have (pgvector's vector type: 16,000); a longer one is a 422 at the write step's check, never a failed write. */
+  maxDimensions?: number;
   /**
    * Handshakes: the field a flat write step (`{"type": "write", "component": <handshake>, ...}`,
    * as Chonkie's clients send it) names the collection under, as that client's handshake does

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -94,6 +94,62 @@ describe('chunkd ingest and search', () => {
     const bad = run(['search', 'default', '--collection', 'corpus', '--query', 'x', '--mode', 'keyword']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /mode must be one of vector, text, hybrid.*serves: vector, text, hybrid/);
+  });
+
+  test('a file over a limit is skipped by its path, naming the setting; the rest is written, the run exits 1 with a summary', () => {
+    const corpus = join(dir, 'limits');
+    mkdirSync(corpus);
+    writeFileSync(join(corpus, 'a.txt'), 'The first small file.');
+    writeFileSync(join(corpus, 'big.txt'), 'word '.repeat(400));
+    writeFileSync(join(corpus, 'c.txt'), 'The last small file.');
+    // Larger than V8's longest string and than a Buffer read whole: refused by its size, never read (a sparse file takes no disk).
+    const huge = join(corpus, 'huge.bin');
+    writeFileSync(huge, '');
+    truncateSync(huge, 3 * 1024 ** 3);
+    const pipeline = join(dir, 'limits.json');
+    writeFileSync(
+      pipeline,
+      JSON.stringify({
+        steps: [
+          { type: 'chunk', chunker: 'sentence', config: { chunk_size: 12 } },
+          { type: 'write', store: 'default', config: { collection: 'limits' } },
+        ],
+      }),
+    );
+    const small = spawnSync(process.execPath, [...CLI, 'ingest', corpus, '--pipeline', pipeline], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env, CHUNKD_MAX_FILE_BYTES: '1000' },
+    });
+    assert.equal(small.status, 1, small.stderr);
+    assert.deepEqual(summary(small.stdout), { files: 4, written: 2, skipped: 0, failed: 2, store: 'default', collection: 'limits' });
+    assert.match(small.stderr, /^big\.txt: the file is 2,000 bytes, over the 1,000 .*CHUNKD_MAX_FILE_BYTES/m);
+    assert.match(small.stderr, /^huge\.bin: the file is 3,221,225,472 bytes, over the 1,000 .*CHUNKD_MAX_FILE_BYTES/m);
+    assert.match(small.stderr, /2 of 4 files not written/);
+    const found = hits(run(['search', 'default', '--collection', 'limits', '--query', 'small file', '--k', '10']).stdout);
+    assert.deepEqual([...new Set(found.map((h) => h.metadata.document))].sort(), ['a.txt', 'c.txt']);
+    // With the default limit (32 MiB) the 3 GiB file is still refused by its size, and the others were written before.
+    const defaults = run(['ingest', corpus, '--pipeline', pipeline]);
+    assert.equal(defaults.status, 1, defaults.stderr);
+    assert.match(defaults.stderr, /^huge\.bin: the file is 3,221,225,472 bytes, over the 33,554,432 .*CHUNKD_MAX_FILE_BYTES/m);
+    assert.deepEqual(summary(defaults.stdout), { files: 4, written: 1, skipped: 2, failed: 1, store: 'default', collection: 'limits' });
+  });
+
+  test('search with a bad --embedding or --k: exit 2 naming it, never an empty answer', () => {
+    for (const [flag, value, message] of [
+      ['--embedding', '"abc"', /--embedding must be a JSON list of numbers/],
+      ['--embedding', '[1, "x"]', /--embedding must be a JSON list of numbers/],
+      ['--embedding', '[]', /--embedding must be a JSON list of numbers/],
+      ['--embedding', 'not json', /--embedding must be a JSON list of numbers/],
+      ['--embedding', '[0, 0, 0]', /--embedding is all zeros/],
+      ['--embedding', '[1e999, 1]', /--embedding holds Infinity at 0/],
+      ['--k', '0', /--k must be a whole number of at least 1/],
+    ] as const) {
+      const r = run(['search', 'default', '--collection', 'corpus', ...(flag === '--k' ? ['--query', 'x'] : []), flag, value]);
+      assert.equal(r.status, 2, `${flag} ${value}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stdout, '');
+    }
   });
 
   test('bad input: exit 2 with what to do', () => {

@@ -10,6 +10,7 @@ import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import { readConnections, redact, StoresConfigError } from '../service/stores/connections.js';
 import { refuseConnectionFields } from '../service/stores/refuse.js';
 import { Stores } from '../service/stores/stores.js';
+import { StoreSearch } from '../wire/stores.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';
 
 const plugins = memoryHandshakeDir();
@@ -201,16 +202,16 @@ describe('Stores', () => {
 test('refuseConnectionFields: a URL, host, path or credential in a body is a 422 naming the field', () => {
   for (const [body, field] of [
     [{ url: 'http://169.254.169.254/' }, 'url'],
-    [{ collection: 'docs', config: { path: '/etc' } }, 'path'],
+    [{ collection: 'docs', config: { path: '/etc' } }, 'config'],
     [{ filter: { Password: 'x' } }, 'Password'],
     [{ space: 'x' }, 'space'],
   ] as const) {
     assert.throws(
-      () => refuseConnectionFields(body, registry),
+      () => refuseConnectionFields(body, StoreSearch, registry),
       (e: { status: number; detail: { loc: string[]; msg: string }[] }) =>
         e.status === 422 && e.detail[0]!.loc.at(-1) === field && !JSON.stringify(e.detail).includes('169.254'),
       field,
     );
   }
-  assert.doesNotThrow(() => refuseConnectionFields({ collection: 'docs', query: 'x', k: 5, filter: { document: 'd' } }, registry));
+  assert.doesNotThrow(() => refuseConnectionFields({ collection: 'docs', query: 'x', k: 5, filter: { document: 'd' } }, StoreSearch, registry));
 });

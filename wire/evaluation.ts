@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../kernel/fields.js';
 import { PipelineStep, STEP_COUNT } from './pipelines.js';
 import { CONNECTION_NAME } from './stores.js';
+import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 import { SEARCH_MODES } from '../kernel/search-mode.js';
 
 /** Wire shapes of POST /v1/evaluate. */
@@ -13,7 +14,7 @@ const Summary = Type.Object(
 
 export const EvaluateDocument = Type.Object(
   {
-    id: Type.String({ minLength: 1, maxLength: 200, description: 'How references name this document.', examples: ['handbook'] }),
+    id: Type.String({ minLength: 1, maxLength: MAX_DOCUMENT_ID_LENGTH, description: 'How references name this document.', examples: ['handbook'] }),
     text: Type.Optional(Type.String({ description: 'The document text; or `file`.' })),
     file: Type.Optional(
       Type.String({

@@ -1,6 +1,7 @@
 import { UserMetadata } from './metadata.js';
 import Type from 'typebox';
 import { OffsetUnitField } from '../kernel/fields.js';
+import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 import { PipelineStep } from './pipelines.js';
 
 /** Wire shapes of the jobs routes. */
@@ -8,7 +9,10 @@ import { PipelineStep } from './pipelines.js';
 export const JobDocumentInput = Type.Object(
   {
     id: Type.Optional(
-      Type.String({ maxLength: 1024, description: "The client's id for the document, echoed as document_id on its result; default: its index." }),
+      Type.String({
+        maxLength: MAX_DOCUMENT_ID_LENGTH,
+        description: "The client's id for the document, echoed as document_id on its result; default: its index.",
+      }),
     ),
     text: Type.Optional(Type.String({ description: 'The text to chunk; or `file`.' })),
     file: Type.Optional(

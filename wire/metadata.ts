@@ -6,6 +6,7 @@
  */
 import Type from 'typebox';
 import { ChunkdError, type Issue } from '../kernel/errors.js';
+import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 
 /** Keys chunkd (or a chef or chunker it ships) writes into a chunk's metadata: a user key among them is refused by name. */
 export const CHUNKD_METADATA_KEYS = [
@@ -98,7 +99,7 @@ const FilterScalar = Type.Union([Type.String({ maxLength: MAX_VALUE_CHARS }), Ty
 /** A search's filter: one document, and metadata fields each equal to a value or in a list; every field must hold. */
 export const SearchFilter = Type.Object(
   {
-    document: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Only chunks of this document.' })),
+    document: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_DOCUMENT_ID_LENGTH, description: 'Only chunks of this document.' })),
     metadata: Type.Optional(
       Type.Record(
         Type.String({ pattern: METADATA_KEY }),

@@ -1,6 +1,7 @@
 import { UserMetadata } from './metadata.js';
 import Type from 'typebox';
 import { CHUNKER_REQUEST_FIELDS } from '../kernel/body-schema.js';
+import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 
 /** Wire shapes of the pipeline routes; named once in the OpenAPI document (wire/responses.ts). */
 
@@ -80,7 +81,7 @@ export const Pipeline = Type.Object({
 
 /** The id under which a run's documents are written by a write step. */
 export const DocumentField = Type.Optional(
-  Type.Union([Type.String({ minLength: 1, maxLength: 400 }), Type.Array(Type.String({ minLength: 1, maxLength: 400 }))], {
+  Type.Union([Type.String({ minLength: 1, maxLength: MAX_DOCUMENT_ID_LENGTH }), Type.Array(Type.String({ minLength: 1, maxLength: MAX_DOCUMENT_ID_LENGTH }))], {
     description:
       "For a pipeline with a write step: the document's id in the store (a list: one per text), whose chunks a new run replaces. Without it, an uploaded file's id, else the SHA-256 of the text.",
     examples: ['doc-1'],

@@ -1,9 +1,18 @@
-import pg from 'pg';
+import pg, { escapeIdentifier } from 'pg';
 import { toSql } from 'pgvector';
 import type { Static } from 'typebox';
-import type { CollectionInfo, DocumentInfo, HandshakeImpl, StoreHit, StoreQuery, StoreRow, WriteMeta } from '../../kernel/index.js';
+import {
+  ChunkdError,
+  type CollectionInfo,
+  type DocumentInfo,
+  type HandshakeImpl,
+  type StoreHit,
+  type StoreQuery,
+  type StoreRow,
+  type WriteMeta,
+} from '../../kernel/index.js';
 import type { PgVectorConfig } from './index.js';
-import { createMeta, createRows, documentsPage, filterSql, tables, textSearch, upsert, vectorSearch } from './sql.js';
+import { createMeta, createRows, documentsPage, filterSql, tableName, tables, textSearch, upsert, vectorSearch } from './sql.js';
 
 const UNDEFINED_TABLE = '42P01';
 
@@ -96,13 +105,14 @@ class PgVectorStore implements HandshakeImpl {
       async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`chunkd-store:${t.rows}`]);
         await client.query(createMeta(t.meta));
+        const table = tableName(this.prefix, collection);
         await client.query(`INSERT INTO ${t.meta} (name, table_name, model, dimension) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [
           collection,
-          `${this.prefix}${collection}`,
+          table,
           meta.model,
           meta.dimension,
         ]);
-        for (const sql of createRows(t.rows, meta.dimension)) await client.query(sql);
+        await this.ensureTable(client, t.meta, collection, table, meta.dimension);
         for (const { document, rows } of docs) {
           await client.query(`DELETE FROM ${t.rows} WHERE document = $1 AND NOT (id = ANY($2::text[]))`, [document, rows.map((r) => r.id)]);
           if (!rows.length) continue;
@@ -122,6 +132,30 @@ class PgVectorStore implements HandshakeImpl {
       },
       (client) => this.ensureExtension(client),
     );
+  }
+
+  /**
+   * The collection's own table, made with its indexes when it does not exist yet. A table another
+   * collection's meta row names (a hash shared by two cut names), or a name some other relation
+   * holds, is a 409: the rows never go to another collection's table.
+   */
+  private async ensureTable(client: pg.PoolClient, meta: string, collection: string, table: string, dimension: number): Promise<void> {
+    const other = await client.query(`SELECT name FROM ${meta} WHERE table_name = $1 AND name <> $2 LIMIT 1`, [table, collection]);
+    if (other.rowCount)
+      throw new ChunkdError(
+        'CONFLICT',
+        `The collection '${collection}' would be kept in the table of the collection '${other.rows[0].name}' (${table}): write to a collection of another name.`,
+      );
+    const found = await client.query('SELECT relkind FROM pg_class WHERE oid = to_regclass($1)', [escapeIdentifier(table)]);
+    if (!found.rowCount) {
+      for (const sql of createRows(table, dimension)) await client.query(sql);
+      return;
+    }
+    if (found.rows[0].relkind !== 'r' && found.rows[0].relkind !== 'p')
+      throw new ChunkdError(
+        'CONFLICT',
+        `The name of the collection '${collection}''s table (${table}) is taken by another object of the database (an index of an earlier chunkd version): write to a collection of another name.`,
+      );
   }
 
   async delete(collection: string, document: string): Promise<number> {

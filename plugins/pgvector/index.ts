@@ -35,6 +35,8 @@ export default defineHandshake({
   ],
   config: PgVectorConfig,
   capabilities: { vector: true, text: true },
+  // pgvector's vector type (VECTOR_MAX_DIMENSIONS in sql.ts; not imported: the manifest loads no driver).
+  maxDimensions: 16000,
   // A server every replica reaches by its URL.
   local: () => false,
   load: () => import('./impl.js'),

@@ -1,6 +1,7 @@
 /** pgvector specifics, on a real PostgreSQL engine with the extension (PGlite over the wire protocol; the shared contract: test/handshake-conformance.test.ts). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
 import { pgliteEngine } from '../../test/helpers/pglite.js';
@@ -76,4 +77,57 @@ test('a bad table prefix is refused before any SQL is made of it', async () => {
     plugin.connect({ url: 'postgres://127.0.0.1:1/x', table_prefix: 'x"; drop' }),
     (e: { status: number; message: string }) => e.status === 422 && /table_prefix/.test(e.message),
   );
+});
+
+describe('pgvector table names', () => {
+  let engine: Awaited<ReturnType<typeof pgliteEngine>>;
+  let store: HandshakeImpl;
+  let db: pg.Client;
+  before(async () => {
+    engine = await pgliteEngine();
+    store = await plugin.connect(engine.config);
+  });
+  after(async () => {
+    await store?.close();
+    await engine?.stop();
+  });
+  /** One client at a time on PGlite: the store's pool is idle between its calls, so a client is opened per question and closed. */
+  async function ask<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+    await store.close();
+    db = new pg.Client({ connectionString: engine.url });
+    await db.connect();
+    try {
+      return (await db.query<T>(sql, params)).rows;
+    } finally {
+      await db.end();
+      store = await plugin.connect(engine.config);
+    }
+  }
+
+  test('a name past 63 bytes with its prefix gets a table of 63 bytes ending in a hash, with its own indexes', async () => {
+    const name = `${'a'.repeat(60)}-1`;
+    await store.write(name, 'd', [row('d', 'one', [1, 0])], META);
+    const [meta] = await ask<{ table_name: string }>('SELECT table_name FROM chunkd__meta WHERE name = $1', [name]);
+    assert.equal(Buffer.byteLength(meta!.table_name), 63);
+    assert.match(meta!.table_name, /^chunkd_a+\.[0-9a-f]{16}$/);
+    const indexes = await ask<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [meta!.table_name]);
+    assert.equal(indexes.filter((i) => /\.(document|tsv|embedding)$/.test(i.indexname)).length, 3, JSON.stringify(indexes));
+  });
+
+  test('a table another collection is recorded in is refused (409), never shared', async () => {
+    await store.write('first', 'd', [row('d', 'one', [1, 0])], META);
+    // As if a hash were shared: the meta row of another name already names the table 'second' would be kept in.
+    await ask("INSERT INTO chunkd__meta (name, table_name, model, dimension) VALUES ('zz-other', 'chunkd_second', 'm', 2)");
+    await assert.rejects(store.write('second', 'd', [row('d', 'two', [0, 1])], META), (e: { status: number; message: string }) => {
+      return e.status === 409 && /zz-other/.test(e.message);
+    });
+    assert.equal(await store.delete('first', 'd'), 1);
+  });
+
+  test("a name an earlier version's index holds is refused (409), not written into the index's table", async () => {
+    await store.write('old', 'd', [row('d', 'one', [1, 0])], META);
+    await ask('CREATE INDEX "chunkd_old_document" ON "chunkd_old" (document)');
+    await assert.rejects(store.write('old_document', 'd', [row('d', 'two', [0, 1])], META), (e: { status: number }) => e.status === 409);
+    assert.equal((await store.collections()).find((c) => c.name === 'old')?.count, 1);
+  });
 });

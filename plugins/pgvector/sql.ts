@@ -1,30 +1,65 @@
+import { createHash } from 'node:crypto';
 import { escapeIdentifier } from 'pg';
 import { acceptedValues, type StoreFilter } from '../../kernel/index.js';
+
+/** PostgreSQL cuts an identifier at NAMEDATALEN - 1 = 63 bytes, silently: two long names would meet in one table. */
+export const MAX_IDENTIFIER_BYTES = 63;
+/** Hex digits of the hash a long name ends with (64 bits). */
+const HASH_DIGITS = 16;
+
+const hashOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, HASH_DIGITS);
+
+/**
+ * `name` as is when PostgreSQL keeps it whole; else its first bytes, a `.` and a hash of the whole
+ * name, 63 bytes in all. A prefix and a collection name are ASCII and never hold a `.`: a cut name
+ * is never a whole one, and two cut names meet only if their hashes do.
+ */
+export function identifier(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES) return name;
+  return `${name.slice(0, MAX_IDENTIFIER_BYTES - HASH_DIGITS - 1)}.${hashOf(name)}`;
+}
+
+/** The table of a collection (unquoted): `<prefix><collection>`, cut and hashed when it would pass 63 bytes. */
+export const tableName = (prefix: string, collection: string): string => identifier(`${prefix}${collection}`);
 
 /** The quoted table of a collection and of the meta rows: collection names never start with `_`, so they cannot meet `<prefix>_meta`. */
 export const tables = (prefix: string, collection?: string) => ({
   meta: escapeIdentifier(`${prefix}_meta`),
-  rows: collection === undefined ? '' : escapeIdentifier(`${prefix}${collection}`),
+  rows: collection === undefined ? '' : escapeIdentifier(tableName(prefix, collection)),
 });
+
+/**
+ * An index of a table: `<table>.<what>`, whose `.` no table name ends a whole name with (a table
+ * name never holds one, a cut one ends in its hash), so an index never takes a collection's table
+ * name (`<table>_document` would be the table of the collection `<collection>_document`).
+ */
+export const indexName = (table: string, what: string): string => {
+  const name = `${table}.${what}`;
+  return Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES
+    ? name
+    : `${table.slice(0, MAX_IDENTIFIER_BYTES - HASH_DIGITS - what.length - 2)}.${hashOf(table)}.${what}`;
+};
 
 /** Above this many dimensions pgvector builds no HNSW index on `vector`: such collections are searched exactly. */
 export const HNSW_MAX_DIMENSIONS = 2000;
 
+/** pgvector's `vector` type holds at most this many dimensions: a longer vector cannot be stored. */
+export const VECTOR_MAX_DIMENSIONS = 16000;
+
 export const createMeta = (meta: string) =>
   `CREATE TABLE IF NOT EXISTS ${meta} (name text PRIMARY KEY, table_name text NOT NULL, model text NOT NULL, dimension integer NOT NULL)`;
 
-export function createRows(rows: string, dimension: number): string[] {
-  const index = (suffix: string) => escapeIdentifier(`${rows.slice(1, -1).replaceAll('""', '"')}_${suffix}`);
+/** The statements making a collection's table (`table` unquoted) and its indexes: run once, when the table does not exist. */
+export function createRows(table: string, dimension: number): string[] {
+  const rows = escapeIdentifier(table);
+  const index = (what: string) => escapeIdentifier(indexName(table, what));
   return [
-    `CREATE TABLE IF NOT EXISTS ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, index_text text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(index_text, text))) STORED)`,
-    // a table made before index_text existed gets the column; its tsv still reads text
-    `ALTER TABLE ${rows} ADD COLUMN IF NOT EXISTS index_text text`,
-    `CREATE INDEX IF NOT EXISTS ${index('document')} ON ${rows} (document)`,
-    `CREATE INDEX IF NOT EXISTS ${index('tsv')} ON ${rows} USING gin (tsv)`,
-    ...(dimension <= HNSW_MAX_DIMENSIONS ? [`CREATE INDEX IF NOT EXISTS ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops)`] : []),
+    `CREATE TABLE ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, index_text text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(index_text, text))) STORED)`,
+    `CREATE INDEX ${index('document')} ON ${rows} (document)`,
+    `CREATE INDEX ${index('tsv')} ON ${rows} USING gin (tsv)`,
+    ...(dimension <= HNSW_MAX_DIMENSIONS ? [`CREATE INDEX ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops)`] : []),
   ];
 }
-
 /** Upsert many rows in one statement: columns as arrays, unnested. */
 export const upsert = (rows: string) =>
   `INSERT INTO ${rows} (id, document, text, start_index, end_index, token_count, metadata, embedding, index_text)

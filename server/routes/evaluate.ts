@@ -127,7 +127,7 @@ export const evaluateRoutes: RouteModule = (deps) => {
         if (store !== undefined) {
           // Checked before the documents are read: a body naming where to connect is refused by name.
           // The checked body keeps the questions' own extra keys; its unknown top-level keys were set aside (ignored).
-          refuseConnectionFields({ ...body, ...Object.fromEntries(ignored.map((key) => [key, null])) }, deps.registry);
+          refuseConnectionFields({ ...body, ...Object.fromEntries(ignored.map((key) => [key, null])) }, EvaluateRequest, deps.registry);
           checkStoreRetriever(stores(), store, k, ['body'], storeModeOf(body.retriever));
         }
         const documents = await readDocuments(body.documents);

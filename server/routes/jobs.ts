@@ -48,7 +48,7 @@ export const jobRoutes: RouteModule = (deps) => {
       streamedBody: { mediaType: NDJSON, schema: JobNdjsonLine },
       responses: {
         202: { description: 'Queued.', schema: JobAccepted },
-        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE'),
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', ...BODY_ERRORS, 'INSUFFICIENT_STORAGE', 'UNAVAILABLE'),
       },
       async handler(ctx) {
         if (Number(ctx.get('content-length') || 0) > deps.settings.maxJobBytes) throw jobTooLarge(deps.settings);

@@ -168,7 +168,7 @@ export const slugPipelineRoutes: RouteModule = (deps) => {
       maxBodyBytes: pipelineBodyLimit,
       responses: {
         200: { description: 'Whether the steps are valid, and why not.', schema: StepsValidation },
-        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', ...BODY_ERRORS, 'TIMEOUT'),
+        ...errorResponses('UNAUTHORIZED', 'FORBIDDEN', 'CONFLICT', ...BODY_ERRORS, 'TIMEOUT'),
       },
       async handler(ctx) {
         const { body, ignored } = readObjectBody(ctx.request.body, VALIDATE_KEYS, VALIDATE_EXAMPLE);

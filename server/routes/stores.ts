@@ -35,7 +35,7 @@ export const storeRoutes: RouteModule = (deps) => {
   };
   const readSearch = bodyReader((raw, onIgnored) => {
     // Checked before the schema: a URL or a credential is refused by name whatever else is wrong.
-    const connection = connectionFieldIssues(raw, deps.registry, ['body']);
+    const connection = connectionFieldIssues(raw, StoreSearch, deps.registry, ['body']);
     if (connection.length) throw new ChunkdError('VALIDATION', connection);
     const body = checkSearch(raw, onIgnored);
     if ((body.query === undefined) === (body.embedding === undefined)) {

@@ -89,7 +89,7 @@ export async function pipelineDocuments(
     body.return_type,
     deps,
     !texts.every(isBlank),
-    documentIds(body, file),
+    documentIds(body, file, texts.length),
     documentMetas(body, file),
   );
   return documents(runnerOf(deps.executor, deps.settings, deps.isolate), recipe, pipelineDocs(texts, file), Array.isArray(body.text));

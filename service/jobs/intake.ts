@@ -4,13 +4,14 @@
  * its documents checked and stored in batches under the jobs' quota, and the job queued only once
  * the whole body was read and checked.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { tooLarge } from '../../kernel/caps.js';
 import { ChunkdError, gatherIssues, validationError, type Issue } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import type { Registry } from '../../kernel/registry.js';
 import { compileValidator, MAX_ISSUES } from '../../kernel/validation.js';
 import { validateSteps, type Step } from '../pipelines/steps.js';
+import { checkWriteTarget } from '../pipelines/write-step.js';
 import { checkJsonShape } from '../../kernel/json-shape.js';
 import { flagOf, settingOf, settingPairText, type Settings } from '../settings.js';
 import type { PipelineStore } from '../storage/store.js';
@@ -69,6 +70,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
   let intake: JobIntake | undefined;
   let batch: JobDocument[] = [];
   let batchBytes = 0;
+  const ids = new RepeatedIds();
   const flush = async () => {
     if (issues.length || batch.length === 0) return;
     intake ??= await deps.store.receive(id, createdAt);
@@ -94,6 +96,7 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
           }
           const found = checked(p.value, p.loc, p.index, issues);
           const doc = found && 'file' in found ? await fileDocument(found, p.index, deps, issues) : found;
+          if (doc) ids.add(doc.id, p.index);
           if (doc && !issues.length) {
             batch.push(doc);
             batchBytes += documentBytes(doc);
@@ -118,6 +121,14 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
     const meta = issues.length ? undefined : headerOf(ndjson ? header!.value : fields, ndjson ? header!.loc : ['body'], issues);
     if (issues.length) throw new ChunkdError('VALIDATION', issues.slice(0, MAX_ISSUES));
     const steps = await stepsOf(meta!, deps);
+    // Written to a store, two documents of one id would be one: the second replacing the first.
+    if (ids.repeated && steps.some((s) => s.type === 'write')) {
+      const { index, first, id: repeated } = ids.repeated;
+      throw validationError(
+        ['body', 'documents', index, 'id'],
+        `documents ${first} and ${index} have one id ('${repeated.slice(0, 100)}'; a document without an id has its index): the job writes to a store, which keeps one document per id. Give each document its own id.`,
+      );
+    }
     await flush();
     intake ??= await deps.store.receive(id, createdAt);
     return await intake.commit({ pipeline_id: meta!.pipeline_id ?? null, steps, offset_unit: meta!.offset_unit });
@@ -151,6 +162,19 @@ async function fileDocument(d: FileDoc, index: number, deps: IntakeDeps, issues:
   }
   const meta = storedMeta(record.filename ?? undefined, d.metadata);
   return { id: d.id, text, ...(meta ? { meta } : {}) };
+}
+
+/** The ids of a job's documents as they arrive (by a digest: 100,000 ids of 1 KB are not held): the first id given twice. */
+class RepeatedIds {
+  private readonly seen = new Map<string, number>();
+  repeated?: { index: number; first: number; id: string };
+  add(id: string, index: number): void {
+    if (this.repeated) return;
+    const key = createHash('sha256').update(id).digest('base64').slice(0, 22);
+    const first = this.seen.get(key);
+    if (first === undefined) this.seen.set(key, index);
+    else this.repeated = { index, first, id };
+  }
 }
 
 /** A document checked as the schema says, and storable as UTF-8 text; its problems go to `issues`. */
@@ -236,6 +260,7 @@ async function stepsOf(header: Header, deps: IntakeDeps): Promise<Step[]> {
   if (header.pipeline_id !== undefined) {
     const pipeline = await deps.pipelines.get(header.pipeline_id);
     if (!pipeline) throw new ChunkdError('NOT_FOUND', `Pipeline '${header.pipeline_id}' not found: GET /v1/pipelines lists them, or send inline steps.`);
+    checkWriteTarget(pipeline.steps, deps.stores);
     return pipeline.steps;
   }
   return validateSteps(deps.registry, header.steps!, ['body', 'steps'], deps.stores);

@@ -85,7 +85,7 @@ export async function runPipeline(
     if ('bytes' in pooled) return { bytes: pooled.bytes };
     if ('prepared' in pooled) {
       const { unit, returnType, list, docs: texts } = pooled.prepared;
-      const ids = documentIds({ document: pooled.prepared.document }, document);
+      const ids = documentIds({ document: pooled.prepared.document }, document, texts.length);
       const metas = documentMetas({ ...(pooled.prepared.metadata ? { metadata: pooled.prepared.metadata } : {}) }, document);
       const docs = await preparedDocuments(await pipelineRecipe(await find(), unit, returnType, deps, false, ids, metas), texts, list, executor, settings);
       return { docs, flat: pooled.prepared.flat === true };

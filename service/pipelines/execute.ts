@@ -1,4 +1,4 @@
-import { ChunkdError, isChunkdError } from '../../kernel/errors.js';
+import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
 import type { OffsetUnit } from '../../kernel/offsets.js';
 import { emptyStructure } from '../../kernel/chef/document.js';
 import type { Registry } from '../../kernel/registry.js';
@@ -44,10 +44,30 @@ export function documentMetas(body: { metadata?: Record<string, unknown> }, file
   return Object.keys(meta).length ? () => meta : () => undefined;
 }
 
-/** The ids a run's body gives its documents: `document` (a string for one text, a list for a list), else an uploaded file's id. */
-export function documentIds(body: { document?: string | string[] }, file?: StoredDocument): DocumentIds {
+/**
+ * The ids a run's body gives its documents: `document` (a string for one text, a list for a list),
+ * else an uploaded file's id. A list of ids is one per text, each its own: a shorter list would
+ * leave texts under their digests, a repeated id keep one text of two (422, naming the entry).
+ */
+export function documentIds(body: { document?: string | string[] }, file: StoredDocument | undefined, texts: number): DocumentIds {
   const { document } = body;
-  if (Array.isArray(document)) return (i) => document[i];
+  if (typeof document === 'string' && texts > 1)
+    throw validationError(['body', 'document'], `document is one id for ${texts} texts: give a list of ${texts} ids, one per text (or none).`);
+  if (Array.isArray(document)) {
+    if (document.length !== texts)
+      throw validationError(['body', 'document'], `document lists ${document.length} ids for ${texts} texts: give one id per text, in the order of the texts.`);
+    const seen = new Map<string, number>();
+    for (const [i, id] of document.entries()) {
+      const first = seen.get(id);
+      if (first !== undefined)
+        throw validationError(
+          ['body', 'document', i],
+          `document ${i} has the id of document ${first} ('${id.slice(0, 100)}'): a store keeps one document per id, so one text would replace the other. Give each text its own id.`,
+        );
+      seen.set(id, i);
+    }
+    return (i) => document[i];
+  }
   const one = document ?? file?.id;
   return (i) => (i === 0 ? one : undefined);
 }
@@ -75,7 +95,7 @@ export async function answerPipeline(
     body.return_type,
     deps,
     !texts.every(isBlank),
-    documentIds(body, file),
+    documentIds(body, file, texts.length),
     documentMetas(body, file),
   );
   return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });

@@ -5,7 +5,7 @@ import type { Plugin, Registry } from '../../kernel/registry.js';
 import { parseConfig } from '../../kernel/request.js';
 import type { StoresService } from '../stores/service.js';
 import type { PipelineStep } from '../../wire/pipelines.js';
-import { checkWriteStep, type WriteStepShape } from './write-step.js';
+import { checkWriteStep, checkWriteTarget, type WriteStepShape } from './write-step.js';
 
 export type Step = Static<typeof PipelineStep>;
 
@@ -111,6 +111,7 @@ export async function validateSteps(
   if (processAt >= 0 && chunkAt < 0)
     issues.push({ loc: [...loc, processAt, 'type'], msg: 'A process step needs a chunk step after it: add one.', type: 'value_error' });
   if (issues.length) throw new ChunkdError('VALIDATION', issues);
+  checkWriteTarget(out, stores);
   return out;
 }
 

@@ -16,6 +16,7 @@ import { compileValidator } from '../../kernel/validation.js';
 import { connectionFieldIssues } from '../stores/refuse.js';
 import type { DocumentMeta, StoresService } from '../stores/service.js';
 import { storesSettingText } from '../settings.js';
+import { PipelineStep } from '../../wire/pipelines.js';
 
 export { CollectionName };
 
@@ -36,6 +37,9 @@ export const WriteConfig = Type.Object(
 
 const validateWriteConfig = compileValidator<{ collection: string; embedding_model?: string }>(WriteConfig);
 
+/** A write step's keys as the connection-field allowlist holds them: a pipeline step's, its config a write step's. */
+const WriteStepKeys = Type.Object({ ...PipelineStep.properties, config: WriteConfig }, { additionalProperties: false });
+
 /** What a write step names, as stored. */
 export interface WriteStepShape {
   type: 'write';
@@ -54,7 +58,7 @@ export function checkWriteStep(
   issues: Issue[],
 ): WriteStepShape | undefined {
   const before = issues.length;
-  issues.push(...connectionFieldIssues(step, undefined, at()));
+  issues.push(...connectionFieldIssues(step, WriteStepKeys, undefined, at()));
   if (issues.length > before) return undefined;
   const names = stores?.names() ?? [];
   if (step.store === undefined) {
@@ -78,6 +82,16 @@ export function checkWriteStep(
   }
   if (issues.length > before) return undefined;
   return { type: 'write', store: step.store, config };
+}
+
+/**
+ * A write step's store as a replica set refuses it when the pipeline or job is made, with the
+ * 409 a run of it would get (a store on this replica's disk): never accepted, then failing each
+ * document. A store this server does not have is left to the step's own check.
+ */
+export function checkWriteTarget(steps: readonly { type: string; store?: string }[], stores: StoresService | undefined): void {
+  const store = steps.find((s) => s.type === 'write')?.store;
+  if (store !== undefined && stores?.names().includes(store)) stores.checkWritable?.(store);
 }
 
 /** The plugin and config of the step that sets embeddings (a chunker that embeds, the embeddings refinery): its model. */

@@ -22,8 +22,41 @@ export interface Connection {
 
 export const DEFAULT_STORE = 'default';
 
-/** A stores setting that cannot be used: start-up stops with this message, which names the file and the entry. */
-export class StoresConfigError extends Error {}
+/**
+ * A stores setting that cannot be used: start-up stops with this message, which names the file and
+ * the entry. Whatever it quotes, the credentials of every URL in it are blanked.
+ */
+export class StoresConfigError extends Error {
+  constructor(message: string) {
+    super(redactUrlCredentials(message));
+  }
+}
+
+/** Keys that would reach an object's prototype when copied: refused anywhere in an entry. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The user and password of every URL in `text` (`scheme://user:password@host` → `scheme://[secret]@host`), whatever field or type held it. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'\\]*@/gi, '$1[secret]@');
+}
+
+/** A reserved key anywhere in `value` (an entry, or an object inside one): its path, else undefined. */
+function reservedKey(value: unknown, path: string[] = []): string[] | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    if (RESERVED_KEYS.has(key)) return [...path, key];
+    const found = reservedKey(inner, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Every string inside `value` (a secret given as an object or a list is still secret). */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return value.length ? [value] : [];
+  if (!value || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(stringsIn);
+}
 
 /** The connections of the `--stores` setting (a file, or the JSON itself), or the embedded default. */
 export function readConnections(setting: string, dataDir: string, registry: Registry, env: NodeJS.ProcessEnv = process.env): Connection[] {
@@ -69,6 +102,11 @@ function defaultConnection(dataDir: string, registry: Registry): Connection {
 function parseEntry(entry: unknown, where: string, registry: Registry, env: NodeJS.ProcessEnv): Connection {
   if (!entry || typeof entry !== 'object' || Array.isArray(entry))
     throw new StoresConfigError(`${where} must be an object {"name", "handshake", ...connection settings}.`);
+  const reserved = reservedKey(entry);
+  if (reserved)
+    throw new StoresConfigError(
+      `${where}: the key "${reserved.join('.')}" is not a connection setting (${[...RESERVED_KEYS].join(', ')} are refused anywhere in an entry): remove it.`,
+    );
   const { name, handshake, ...rest } = entry as Record<string, unknown>;
   if (typeof name !== 'string' || !CONNECTION_NAME.test(name))
     throw new StoresConfigError(`${where}: "name" must be lower-case letters, digits, _ and - (at most 63), e.g. "docs".`);
@@ -78,8 +116,13 @@ function parseEntry(entry: unknown, where: string, registry: Registry, env: Node
   if (!plugin) throw new StoresConfigError(`${at}: ${registry.unknownMessage('handshake', handshake)}`);
   const secretKeys = secretFields(plugin.manifest.config);
   const config: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) config[key] = fromEnv(value, `${at}, "${key}"`, env);
-  const secrets = secretKeys.map((k) => config[k]).filter((v): v is string => typeof v === 'string' && v.length > 0);
+  // Every value read from the environment is kept out of messages and logs, whatever its field: a secret may be put in the wrong one.
+  const fromEnvironment: string[] = [];
+  for (const [key, value] of Object.entries(rest)) {
+    config[key] = fromEnv(value, `${at}, "${key}"`, env);
+    if (config[key] !== value && typeof config[key] === 'string') fromEnvironment.push(config[key]);
+  }
+  const secrets = [...new Set([...secretKeys.flatMap((k) => stringsIn(config[k])), ...fromEnvironment])];
   try {
     plugin.validateConfig(config, []);
   } catch (e) {
@@ -107,7 +150,9 @@ function fromEnv(value: unknown, where: string, env: NodeJS.ProcessEnv): unknown
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[secret]');
+    // A value of a few characters is blanked where it is quoted whole (else every "4" of a message would go).
+    const forms = secret.length < 4 ? [JSON.stringify(secret)] : [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    for (const form of new Set(forms)) out = out.split(form).join(secret.length < 4 ? '"[secret]"' : '[secret]');
     // The credentials of a URL secret may appear on their own (a driver's message names the user or password).
     try {
       const url = new URL(secret);
@@ -116,5 +161,5 @@ export function redact(text: string, secrets: readonly string[]): string {
       // not a URL
     }
   }
-  return out;
+  return redactUrlCredentials(out);
 }

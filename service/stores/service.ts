@@ -13,4 +13,4 @@ export type StoresService = Pick<
   Stores,
   'list' | 'names' | 'byHandshake' | 'handshakeOf' | 'write' | 'search' | 'searchWithMode' | 'deleteDocument' | 'close'
 > &
-  Partial<Pick<Stores, 'writeMany' | 'model' | 'deleteCollection' | 'documents'>>;
+  Partial<Pick<Stores, 'writeMany' | 'model' | 'deleteCollection' | 'documents' | 'checkWritable'>>;

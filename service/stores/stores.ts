@@ -9,7 +9,7 @@ import type { Plugin, Registry } from '../../kernel/registry.js';
 import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
-import { CollectionName } from '../../kernel/handshake.js';
+import { CollectionName, MAX_DOCUMENT_ID_LENGTH } from '../../kernel/handshake.js';
 import { flagOf, settingPairText, settingText, type Settings } from '../settings.js';
 import { deadline, storeReason, StoreTimeout, storeUnreachable } from './reach.js';
 import { SearchGate } from './search-gate.js';
@@ -207,8 +207,15 @@ export class Stores {
   ): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
+    checkDistinct(docs.map((d) => d.document));
     const batch = docs.map(({ document, chunks, meta }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c, meta)) }));
     const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
+    const most = o.plugin.manifest.maxDimensions;
+    if (dimension !== undefined && most !== undefined && dimension > most)
+      throw validationError(
+        ['chunks', 0, 'embedding'],
+        `the embeddings have ${dimension} dimensions; the store '${o.connection.name}' (${o.connection.handshake}) keeps vectors of at most ${most}: embed with a model of fewer dimensions, or write to another store.`,
+      );
     let meta = { model, dimension: dimension ?? 0 };
     const info = await this.meta(o, collection);
     if (dimension === undefined) {
@@ -268,7 +275,7 @@ export class Stores {
     if (!modes.includes(mode)) checkMode(o, mode, modes);
     if (mode !== 'vector' && req.query === undefined)
       throw validationError(['body', 'query'], `the ${mode} mode searches by the query's words: send query (a text), or mode "vector" with an embedding`);
-    const embedding = mode === 'text' ? undefined : await this.queryVector(o, info, req);
+    const embedding = mode === 'text' ? undefined : await this.queryVector(o, info, req, mode === 'hybrid');
     const k = req.k;
     if (mode === 'text')
       return { mode, hits: kept(await this.searches.run(() => this.call(o, (impl) => impl.search(req.collection, { text: req.query, k, filter })))) };
@@ -279,7 +286,10 @@ export class Stores {
     const depth = Math.min(MAX_K, Math.max(rule.depth, k));
     const [text, vector] = await this.searches.run(() =>
       this.call(o, (impl) =>
-        Promise.all([impl.search(req.collection, { text: req.query, k: depth, filter }), impl.search(req.collection, { embedding, k: depth, filter })]),
+        Promise.all([
+          impl.search(req.collection, { text: req.query, k: depth, filter }),
+          embedding ? impl.search(req.collection, { embedding, k: depth, filter }) : [],
+        ]),
       ),
     );
     const byId = new Map<string, StoreHit>();
@@ -287,9 +297,15 @@ export class Stores {
     return { mode, hits: fuse(kept(text), kept(vector), rule, k).map((f) => ({ ...byId.get(f.id)!, score: f.score })) };
   }
 
-  /** The query's vector: the one given (of the collection's dimension), else the query embedded with the collection's model. */
-  private async queryVector(o: Open, info: CollectionInfo, req: SearchRequest): Promise<number[]> {
+  /**
+   * The query's vector: the one given (of the collection's dimension), else the query embedded with
+   * the collection's model. A query the model knows no word of has no usable vector: a 422, or
+   * (`textToo`: hybrid, whose text list still answers) none.
+   */
+  private async queryVector(o: Open, info: CollectionInfo, req: SearchRequest, textToo = false): Promise<number[] | undefined> {
     if (req.embedding) {
+      const problem = vectorProblem(req.embedding);
+      if (problem) throw validationError(['body', 'embedding'], `embedding ${problem}`);
       if (req.embedding.length !== info.dimension)
         throw validationError(
           ['body', 'embedding'],
@@ -303,6 +319,13 @@ export class Stores {
         `The collection '${req.collection}' of store '${o.connection.name}' records no model to embed the query with: send embedding, or search with mode "text".`,
       );
     const embedding = await this.embed(info.model, req.query!);
+    const problem = vectorProblem(embedding);
+    if (problem && textToo) return undefined;
+    if (problem)
+      throw validationError(
+        ['body', 'query'],
+        `the query's embedding (model ${info.model}) ${problem}: the model knows none of its words, and such a vector matches nothing; rephrase the query, or search with mode "text".`,
+      );
     if (embedding.length !== info.dimension)
       throw new ChunkdError(
         'CONFLICT',
@@ -545,10 +568,71 @@ function checkCollection(collection: string): void {
 }
 
 function checkDocument(document: string): string {
-  if (typeof document !== 'string' || document.length === 0 || document.length > 1024)
-    throw validationError(['body', 'document'], 'document must be a non-empty string of at most 1024 characters');
+  if (typeof document !== 'string' || document.length === 0 || document.length > MAX_DOCUMENT_ID_LENGTH)
+    throw validationError(['body', 'document'], `document must be a non-empty string of at most ${MAX_DOCUMENT_ID_LENGTH} characters`);
+  const problem = textProblem(document);
+  if (problem) throw validationError(['body', 'document'], `the document id holds ${problem}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
   return document;
 }
+
+/** Two documents of one write under one id: only the last would be kept. */
+function checkDistinct(documents: readonly string[]): void {
+  const seen = new Map<string, number>();
+  for (const [i, document] of documents.entries()) {
+    const first = seen.get(document);
+    if (first !== undefined)
+      throw validationError(
+        ['body', 'document', i],
+        `documents ${first} and ${i} have one id ('${document.slice(0, 100)}'): a store keeps one document per id, so one would replace the other. Give each document its own id.`,
+      );
+    seen.set(document, i);
+  }
+}
+
+const FIX_TEXT = 'remove it, or send well-formed Unicode (a lone UTF-16 surrogate is half of a character).';
+
+/** What a store cannot keep in a string (PostgreSQL text holds no U+0000; UTF-8 has no lone surrogate); undefined when it can. */
+function textProblem(text: string): string | undefined {
+  if (!text.isWellFormed()) return 'a lone UTF-16 surrogate';
+  if (text.includes('\u0000')) return 'a NUL character (U+0000)';
+  return undefined;
+}
+
+/** A string (or key) of a chunk's metadata that a store cannot keep: where, and what. */
+function metadataProblem(metadata: unknown): { at: (string | number)[]; problem: string } | undefined {
+  const stack: { value: unknown; at: (string | number)[] }[] = [{ value: metadata, at: [] }];
+  while (stack.length) {
+    const { value, at } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { at, problem };
+    } else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        const problem = textProblem(key);
+        if (problem) return { at: [...at, key], problem: `${problem} in a key` };
+        stack.push({ value: inner, at: [...at, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What makes a vector one a store cannot search: a number that is not finite (NaN, ±Infinity), or
+ * every number zero (no direction: its cosine with anything is undefined, and LanceDB then answers
+ * no hit for any query of the collection). Undefined for a good vector.
+ */
+export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
+  let zero = true;
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return `holds ${typeof x === 'number' ? x : JSON.stringify(x)} at ${i}: every number must be finite`;
+    if (x !== 0) zero = false;
+  }
+  return zero ? ZERO : undefined;
+}
+
+const ZERO = 'is all zeros';
 
 /** The dimension every chunk's embedding shares; a chunk without one is a 422 that says to embed. */
 function dimensionOf(chunks: readonly Chunk[]): number | undefined {
@@ -559,6 +643,22 @@ function dimensionOf(chunks: readonly Chunk[]): number | undefined {
     if (dimension !== undefined && c.embedding.length !== dimension)
       throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
     dimension = c.embedding.length;
+    // All zeros is left to the store on write (the built-in model gives it for a chunk none of whose words it knows; refusing the document would lose it): NaN and infinities are refused.
+    const vector = vectorProblem(c.embedding);
+    if (vector && vector !== ZERO)
+      throw validationError(
+        ['chunks', i, 'embedding'],
+        `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
+      );
+    const text = textProblem(c.text);
+    if (text) throw validationError(['chunks', i, 'text'], `chunk ${i}'s text holds ${text}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
+    const meta = metadataProblem(c.metadata);
+    if (meta)
+      throw validationError(
+        ['chunks', i, 'metadata', ...meta.at],
+        `chunk ${i}'s metadata holds ${meta.problem}, which a store cannot keep: ${FIX_TEXT}`,
+        'string_unicode',
+      );
   }
   return dimension;
 }

@@ -58,6 +58,7 @@ export class WriteBatch {
       deleteDocument: (s, c, d) => stores.deleteDocument(s, c, d),
       close: async () => {},
       write: async (store, collection, document, chunks, model, meta) => this.hold(store, collection, document, chunks, model, meta),
+      checkWritable: (s) => stores.checkWritable?.(s),
       writeMany: undefined,
     };
   }

@@ -153,6 +153,37 @@ export function handshakeSuite(plugin: Plugin, start: () => Promise<Engine>): vo
       assert.ok(!(await impl.collections()).some((c) => c.name === 'nothing-here'));
     });
 
+    test('a collection is what it is named: the longest names and names alike but for their end are kept apart', async () => {
+      // 63 characters (the most a name has), alike up to the last; 58, alike up to character 57 (where a 63-byte identifier with a 6-byte prefix ends); and a name that a suffix of another's index would make.
+      const long = 'L'.repeat(62);
+      const pairs: [string, string][] = [
+        [`${long}a`, `${long}b`],
+        [`${'n'.repeat(57)}A`, `${'n'.repeat(57)}B`],
+        ['x', 'x_document'],
+      ];
+      const query = caps.vector ? { embedding: vector('hippo') } : { text: 'hippo' };
+      for (const [a, b] of pairs) {
+        await impl.write(a, 'doc-a', rows('doc-a'), META);
+        await impl.write(b, 'doc-b', rows('doc-b', 'The hippo swims.'), META);
+        const listed = new Map((await impl.collections()).map((c) => [c.name, c.count]));
+        assert.equal(listed.get(a), rows('doc-a').length, `${a} keeps its own rows`);
+        assert.equal(listed.get(b), 1, `${b} keeps its own rows`);
+        assert.deepEqual(
+          [...new Set((await impl.search(b, { ...query, k: 20 })).map((h) => h.document))],
+          ['doc-b'],
+          `a search of ${b} finds its document only`,
+        );
+        assert.equal(await impl.delete(b, 'doc-a'), 0, `a delete through ${b} leaves ${a}'s document`);
+        assert.equal(await countOf(impl, a), rows('doc-a').length);
+        assert.equal(await impl.delete(b, 'doc-b'), 1);
+        assert.equal(await countOf(impl, a), rows('doc-a').length, `emptying ${b} leaves ${a}`);
+        assert.ok(
+          (await impl.search(a, { ...query, k: 20 })).every((h) => h.document === 'doc-a'),
+          `${a} holds its document only`,
+        );
+      }
+    });
+
     test('writeMany (when offered) replaces each document of the batch', async () => {
       if (!impl.writeMany) return;
       await impl.writeMany(
