@@ -14,7 +14,7 @@ import type { Plugin } from '../../kernel/registry.js';
 import { chunkLists, type ParsedRequest } from '../../kernel/request.js';
 import { isBlank, docWeight } from '../../kernel/engine/index.js';
 import { checkChunks, checkTexts, runnerOf, type Limits } from '../limits.js';
-import { documentIds, documentMetas, pipelineDocs, pipelineRecipe, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
+import { bodyRecipe, pipelineDocs, type ExecuteDeps, type StoredDocument } from '../pipelines/execute.js';
 import type { PipelineRecord } from '../storage/store.js';
 
 /** A batch split into documents, each run by the document runner (kernel/engine/runner.ts) with `recipe`. */
@@ -81,17 +81,7 @@ export async function pipelineDocuments(
   signal?: AbortSignal,
   file?: StoredDocument,
 ): Promise<Documents> {
-  checkTexts(body.text, deps.settings);
-  const texts = list(body.text);
-  const recipe = await pipelineRecipe(
-    pipeline,
-    body.offset_unit,
-    body.return_type,
-    deps,
-    !texts.every(isBlank),
-    documentIds(body, file, texts.length),
-    documentMetas(body, file),
-  );
+  const { texts, recipe } = await bodyRecipe(pipeline, body, deps, file);
   return documents(runnerOf(deps.executor, deps.settings, deps.isolate), recipe, pipelineDocs(texts, file), Array.isArray(body.text));
 }
 

@@ -87,18 +87,22 @@ export async function answerPipeline(
   signal?: AbortSignal,
   file?: StoredDocument,
 ): Promise<Uint8Array[]> {
+  const { texts, recipe } = await bodyRecipe(pipeline, body, deps, file);
+  return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
+}
+
+/** A run body's texts (checked against the limits) and the recipe that runs them: the body's ids and metadata on its documents. */
+export async function bodyRecipe(
+  pipeline: RunPipeline,
+  body: { text: string | string[]; offset_unit: OffsetUnit; return_type: 'chunks' | 'texts'; document?: string | string[]; metadata?: Record<string, unknown> },
+  deps: ExecuteDeps,
+  file?: StoredDocument,
+): Promise<{ texts: string[]; recipe: Recipe }> {
   checkTexts(body.text, deps.settings);
   const texts = Array.isArray(body.text) ? body.text : [body.text];
-  const recipe = await pipelineRecipe(
-    pipeline,
-    body.offset_unit,
-    body.return_type,
-    deps,
-    !texts.every(isBlank),
-    documentIds(body, file, texts.length),
-    documentMetas(body, file),
-  );
-  return runnerOf(deps.executor, deps.settings, deps.isolate).answer(recipe, pipelineDocs(texts, file), { list: Array.isArray(body.text), signal });
+  const ids = documentIds(body, file, texts.length);
+  const recipe = await pipelineRecipe(pipeline, body.offset_unit, body.return_type, deps, !texts.every(isBlank), ids, documentMetas(body, file));
+  return { texts, recipe };
 }
 
 /**
