@@ -33,8 +33,9 @@ export function deadline<T>(work: Promise<T>, ms: number): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return work;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
+    // Held, not unref'd: a store's native client may wait without a handle of its own (LanceDB's
+    // calls do), and the process must not look idle while a store call is pending.
     timer = setTimeout(() => reject(new StoreTimeout(ms)), ms);
-    timer.unref();
   });
   work.catch(() => {}); // a call abandoned at its deadline may still fail later: never unhandled
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
