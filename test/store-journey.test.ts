@@ -88,7 +88,9 @@ describe('a collection from documents with names and metadata', () => {
   });
 
   test('a metadata filter keeps only matching chunks; an injection is a literal; a malformed filter is a 422', async () => {
-    const docs = async (filter: Record<string, unknown>) => new Set(((await search({ query: 'the', filter })).body as Hit[]).map((h) => h.metadata.document));
+    // by vector, so every chunk is a candidate and the filter alone decides ('the' is in no full-text index)
+    const docs = async (filter: Record<string, unknown>) =>
+      new Set(((await search({ query: 'the', mode: 'vector', filter })).body as Hit[]).map((h) => h.metadata.document));
     assert.deepEqual([...(await docs({ metadata: { team: 'ops' } }))], ['rivers']);
     assert.deepEqual([...(await docs({ metadata: { team: 'docs', lang: 'en' } }))], ['bees']);
     assert.deepEqual([...(await docs({ metadata: { lang: { in: ['en', 'fr'] } } }))].sort(), ['bees', 'rivers']);
@@ -152,7 +154,7 @@ describe('a job over uploaded files', () => {
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     const done = await waitForJob(app.url, submitted.body.id);
     assert.deepEqual([done.status, done.documents.done, done.documents.failed], ['done', 3, 0]);
-    const hits = (await app.post('/v1/stores/default/search', { collection: 'uploads', query: 'the', k: 50 })).body as Hit[];
+    const hits = (await app.post('/v1/stores/default/search', { collection: 'uploads', query: 'the', mode: 'vector', k: 50 })).body as Hit[];
     const byDoc = new Map(hits.map((h) => [h.metadata.document, h.metadata]));
     assert.deepEqual([...byDoc.keys()].sort(), ['doc-0', 'doc-1', 'doc-2']);
     assert.deepEqual(
@@ -167,8 +169,9 @@ describe('a job over uploaded files', () => {
       hits.every((h) => !/<\w/.test(h.text)),
       'no markup',
     );
-    const ops = (await app.post('/v1/stores/default/search', { collection: 'uploads', query: 'the', k: 50, filter: { metadata: { team: 'ops' } } }))
-      .body as Hit[];
+    const ops = (
+      await app.post('/v1/stores/default/search', { collection: 'uploads', query: 'the', mode: 'vector', k: 50, filter: { metadata: { team: 'ops' } } })
+    ).body as Hit[];
     assert.ok(ops.length > 0 && ops.every((h) => h.metadata.name === 'lamps.html'));
   });
 

@@ -51,7 +51,13 @@ function readHolder(file: string): Holder | undefined {
  */
 export function lockDataDir(dataDir: string, command: string): () => void {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch {
+    // A data directory that cannot be made (a file in its place, no permission): nothing to lock;
+    // opening its databases next says why, naming --data-dir.
+    return () => {};
+  }
   const file = join(dir, LOCK_FILE);
   const mine = held.get(file);
   if (mine) {
