@@ -3,12 +3,6 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closest } from '../kernel/suggest.js';
-import { CHUNK_HELP, chunkCommand } from './chunk.js';
-import { EVAL_HELP, evalCommand } from './eval.js';
-import { INGEST_HELP, ingestCommand } from './ingest.js';
-import { SEARCH_HELP, searchCommand } from './search.js';
-import { PROCESS_HELP, processCommand } from './process.js';
-import { serve } from '../server/serve.js';
 import { VERSION } from '../service/version.js';
 import { createLogger, type Level } from '../service/logger.js';
 import { startupLine } from '../service/startup-line.js';
@@ -33,7 +27,16 @@ Start here: docs/from-a-folder-to-answers.md (a folder of files to search result
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Each command's module is loaded when it runs: --version, a typo or one command does not pay
+  // for the server and every other command.
   if (!command || command === '--help' || command === '-h' || command === 'help') {
+    const [{ INGEST_HELP }, { SEARCH_HELP }, { CHUNK_HELP }, { PROCESS_HELP }, { EVAL_HELP }] = await Promise.all([
+      import('./ingest.js'),
+      import('./search.js'),
+      import('./chunk.js'),
+      import('./process.js'),
+      import('./eval.js'),
+    ]);
     console.log(`${OVERVIEW}\n\n${INGEST_HELP}\n\n${SEARCH_HELP}\n\n${CHUNK_HELP}\n\n${PROCESS_HELP}\n\n${EVAL_HELP}`);
     return command ? 0 : 1;
   }
@@ -41,11 +44,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
-  if (command === 'chunk') return chunkCommand(rest);
-  if (command === 'eval') return evalCommand(rest);
-  if (command === 'process') return processCommand(rest);
-  if (command === 'ingest') return ingestCommand(rest);
-  if (command === 'search') return searchCommand(rest);
+  if (command === 'chunk') return (await import('./chunk.js')).chunkCommand(rest);
+  if (command === 'eval') return (await import('./eval.js')).evalCommand(rest);
+  if (command === 'process') return (await import('./process.js')).processCommand(rest);
+  if (command === 'ingest') return (await import('./ingest.js')).ingestCommand(rest);
+  if (command === 'search') return (await import('./search.js')).searchCommand(rest);
   if (command !== 'serve') {
     const guess = closest(command, [...COMMANDS, '--version', '--help']);
     console.error(`Unknown command '${command}'.${guess ? ` Did you mean '${guess}'?` : ''} Run: chunkd --help (the commands), or chunkd serve --help`);
@@ -75,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
   if (settings.reload) return reload(rest);
 
   const logger = createLogger(settings.logLevel as Level);
+  const { serve } = await import('../server/serve.js');
   const running = await serve(settings, logger);
   // For people, on stdout: stderr carries only the JSON log lines, for machines.
   console.log(startupLine(settings.host, running.port, running.pages));

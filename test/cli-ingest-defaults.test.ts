@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { CLI } from './helpers/cli.js';
 import { collectionOf, DEFAULT_CHUNK_STEP } from '../cli/ingest-defaults.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
 const FILES = join(ROOT, 'test/fixtures/files');
 
 let dir: string;

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { CLI } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

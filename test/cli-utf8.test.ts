@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { invalidUtf8At } from '../cli/utf8.js';
+import { CLI } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'chunkd-cli-utf8-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (args: string[], input?: Buffer) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/index.ts'), 'chunk', ...args], {
+  spawnSync(process.execPath, [...CLI, 'chunk', ...args], {
     cwd: ROOT,
     input,
     env: { ...process.env, CHUNKD_LOG_LEVEL: '' },

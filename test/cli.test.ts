@@ -11,6 +11,7 @@ import { Progress } from '../cli/progress.js';
 import { resolveSettings, SETTINGS } from '../service/settings.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { startChild } from './helpers/child.js';
+import { CLI, CLI_FROM_BUILD } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_CLI = ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
@@ -18,7 +19,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-cli-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const run = (args: string[], input?: string, env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [...SOURCE_CLI, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env } });
+  spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, CHUNKD_LOG_LEVEL: '', ...env } });
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 describe('arguments', () => {
@@ -112,7 +113,8 @@ describe('serving', () => {
   });
 
   test('from the build (what npm start runs): dist/ finds its plugins and assets', async () => {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: ROOT });
+    // npm test builds dist/ before the run (and other files use it meanwhile); alone, this test builds it.
+    if (!CLI_FROM_BUILD) execFileSync(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: ROOT });
     const fromSource = await serveAndStop([...SOURCE_CLI, ...flags]);
     const fromDist = await serveAndStop([join(ROOT, 'dist/cli/index.js'), ...flags]);
     assert.deepEqual(fromDist.plugins, fromSource.plugins);
@@ -334,7 +336,7 @@ describe('chunkd chunk', () => {
 
   const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
   test('on a terminal, stderr shows the progress bar', { skip: script ? false : 'util-linux script (a pseudo-terminal) is not installed' }, () => {
-    const command = [process.execPath, ...SOURCE_CLI, 'chunk', a, b, '--chunker', 'token'].map((w) => `'${w}'`).join(' ');
+    const command = [process.execPath, ...CLI, 'chunk', a, b, '--chunker', 'token'].map((w) => `'${w}'`).join(' ');
     const res = spawnSync(script!, ['-qec', command, '/dev/null'], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(res.status, 0, res.stdout + res.stderr);
     assert.match(res.stdout, /\[#{24}\] 2\/2 files {2}\d+\.\d MB\/s/);

@@ -17,6 +17,7 @@ import type { WorkerPool } from '../kernel/engine/index.js';
 import { Stores } from '../service/stores/stores.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';
+import { CLI } from './helpers/cli.js';
 
 const execute = promisify(execFile);
 
@@ -248,11 +249,9 @@ describe('chunkd eval --retriever store:default', () => {
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n${questions.map(csv).join('\n')}\n`);
   const data = join(dir, 'data');
   const cli = (...args: string[]) =>
-    execute(
-      process.execPath,
-      ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args],
-      { env: { ...process.env, CHUNKD_DATA_DIR: data } },
-    ).then(
+    execute(process.execPath, [...CLI, 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], {
+      env: { ...process.env, CHUNKD_DATA_DIR: data },
+    }).then(
       (r) => ({ code: 0, ...r }),
       (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
     );

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { WorkerPool } from '../kernel/engine/index.js';
 import { SqliteStore } from '../service/storage/sqlite.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { CLI } from './helpers/cli.js';
 
 const run = promisify(execFile);
 
@@ -279,7 +280,7 @@ describe('chunkd eval', () => {
   const refs = JSON.stringify([{ content: 'sleep dogs', start_index: 5, end_index: 15 }]).replaceAll('"', '""');
   writeFileSync(join(dir, 'questions.csv'), `question,references,corpus_id\n"sleep dogs","${refs}",pets\n`);
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], {
+    run(process.execPath, [...CLI, 'eval', '--corpora', join(dir, 'corpora'), '--questions', join(dir, 'questions.csv'), ...args], {
       env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'data') },
     }).then(
       (r) => ({ code: 0, ...r }),
@@ -327,16 +328,7 @@ describe('chunkd eval', () => {
     const retriever = await cli('--retriever', 'tfidf');
     assert.equal(retriever.code, 2);
     assert.match(retriever.stderr, /--retriever must be one of bm25, embeddings, hybrid/);
-    const missing = await run(process.execPath, [
-      '--import',
-      'tsx',
-      'cli/index.ts',
-      'eval',
-      '--corpora',
-      join(dir, 'nowhere'),
-      '--questions',
-      join(dir, 'questions.csv'),
-    ]).catch((e) => e);
+    const missing = await run(process.execPath, [...CLI, 'eval', '--corpora', join(dir, 'nowhere'), '--questions', join(dir, 'questions.csv')]).catch((e) => e);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /corpus 'pets'.*nowhere.*file name without \.md/);
   });

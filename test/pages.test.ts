@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { startApp } from './helpers/app.js';
 import { browserUrl, startupLine } from '../service/startup-line.js';
+import { CLI } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,11 +43,10 @@ test('GET / names the browser pages, taken from the routes that declare one; eac
 
 test('chunkd serve prints one human line on stdout with the pages; stderr stays JSON', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'chunkd-startup-'));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'cli/index.ts', 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', '0', '--data-dir', dataDir],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--workers', '0', '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { presetFiles } from '../scripts/presets-table.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { CLI } from './helpers/cli.js';
 
 const run = promisify(execFile);
 const FIXTURE = fileURLToPath(new URL('./fixtures/presets', import.meta.url));
@@ -33,9 +34,7 @@ describe('retrieval presets', () => {
 
   test('chunkd eval runs each file; POST /v1/pipelines stores it and its chunks are the ones evaluated', async () => {
     const args = [
-      '--import',
-      'tsx',
-      'cli/index.ts',
+      ...CLI,
       'eval',
       '--corpora',
       join(FIXTURE, 'corpora'),

@@ -17,6 +17,7 @@ import { hubCacheDir } from '../kernel/model-files.js';
 import { ROOT } from '../kernel/paths.js';
 import { DOC_EXAMPLES } from '../scripts/docs-examples.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { CLI } from './helpers/cli.js';
 
 const missingTools = ['curl', 'jq', 'bash'].filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
 
@@ -79,9 +80,8 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
   // Each page runs on a fresh server, in an empty folder, as a reader pasting it would.
   before(async () => {
     blocks = docBlocks();
-    // `chunkd` is the installed command; from the sources it is the CLI under tsx, as docs/cli.md says.
-    const tsx = fileURLToPath(import.meta.resolve('tsx'));
-    const chunkd = `chunkd() { node --import '${tsx}' '${join(ROOT, 'cli/index.ts')}' "$@"; }`;
+    // `chunkd` is the installed command: here the build npm test made, or the sources under tsx (test/helpers/cli.ts).
+    const chunkd = `chunkd() { node ${CLI.map((a) => `'${a === 'tsx' ? fileURLToPath(import.meta.resolve('tsx')) : a}'`).join(' ')} "$@"; }`;
     for (const file of new Set(blocks.map((b) => b.file))) {
       const app = await startApp();
       const cwd = mkdtempSync(join(tmpdir(), 'chunkd-examples-'));

@@ -24,6 +24,7 @@ import { ChunkdError } from '../kernel/errors.js';
 import { InvalidCursorError, type PipelineRecord, type PipelineStore } from '../service/storage/store.js';
 import { startApp } from './helpers/app.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { CLI } from './helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'chunkd-storage-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -160,7 +161,7 @@ describe('SQLite: opening', () => {
     const file = join(tmp, 'not-a-dir');
     writeFileSync(file, '');
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'cli/index.ts', 'serve', '--port', '0', '--data-dir', file], { cwd: root, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', file], { cwd: root, encoding: 'utf8' });
     assert.equal(res.status, 1);
     assert.match(res.stderr, /Cannot open the pipelines database .*not-a-dir.*--data-dir/);
   });

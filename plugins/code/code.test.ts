@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import type { Node } from 'web-tree-sitter';
 import type { Chunk } from '../../kernel/chunk.js';
 import { discover } from '../../kernel/discovery.js';
@@ -11,6 +12,10 @@ import { grammarDir, parserFor } from './grammars.js';
 import { LANGUAGES, UNLOADABLE, findLanguage } from './languages.js';
 import { errorRanges } from './tree-errors.js';
 import { chunkWith } from '../../test/helpers/run.js';
+
+// This file compiles ~30 grammars: V8's optimizing tier spends seconds on each grammar's lexer
+// (13 of this file's 19 s here), the baseline compiler milliseconds. The checks are the same either way.
+setFlagsFromString('--liftoff-only');
 
 const registry = await discover();
 const code = registry.get('chunker', 'code');

@@ -313,8 +313,10 @@ export class PgJobStore implements JobStore {
           // In the same transaction: the job is queued and its batches exist together or not at all.
           else await this.boss.insert(batches, { db: { executeSql: (text: string, values: unknown[]) => c.query(text, values) } });
         });
+        // The answer is the job as committed (queued, or done when empty), read before the queue is woken.
+        const view = (await this.get(id))!;
         this.wakeAll(); // this replica starts at once; the others within a poll
-        return (await this.get(id))!;
+        return view;
       },
       // The documents cascade.
       abort: async () => void (await this.db((c) => c.query("DELETE FROM chunkd_jobs WHERE id = $1 AND status = 'receiving'", [id]))),

@@ -148,8 +148,10 @@ export class SqliteJobStore implements JobStore {
           if (next === 0)
             await this.db.run("UPDATE jobs SET status = 'done', finished_at = ?, expires_at = ? WHERE id = ?", createdAt, this.expiry(createdAt), id);
         });
+        // The answer is the job as committed (queued, or done when empty), read before the queue is woken.
+        const view = (await this.get(id))!;
         this.kick();
-        return (await this.get(id))!;
+        return view;
       },
       abort: () =>
         this.transaction(async () => {

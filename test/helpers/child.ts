@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CLI, CLI_WITH_TS_PLUGINS } from './cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,9 +13,9 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `chunkd serve` from the sources in a child process on 127.0.0.1 and a free port; resolves once it listens. */
+/** `chunkd serve` (test/helpers/cli.ts) in a child process on 127.0.0.1 and a free port; resolves once it listens. */
 export async function startChild(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
-  const args = ['--import', 'tsx', 'cli/index.ts', 'serve', '--host', '127.0.0.1', '--port', '0', ...flags];
+  const args = [...(flags.includes('--plugins-dir') ? CLI_WITH_TS_PLUGINS : CLI), 'serve', '--host', '127.0.0.1', '--port', '0', ...flags];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let log = '';
   child.stderr!.setEncoding('utf8');
