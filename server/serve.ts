@@ -4,6 +4,7 @@ import { pagesOf } from './app.js';
 import { boot, type Booted } from './boot.js';
 import type { Logger } from '../service/logger.js';
 import type { Settings } from '../service/settings.js';
+import { compileValidators } from '../kernel/validation.js';
 
 export interface Running {
   server: Server;
@@ -23,6 +24,7 @@ export interface Running {
  */
 export async function serve(settings: Settings, logger: Logger, onFatal: (e: Error) => void = () => process.exit(1)): Promise<Running> {
   const booted = await boot(settings, logger);
+  compileValidators(); // every request schema, before the first request
   const server = createServer(booted.app.koa.callback());
   // Node's 5 s default is shorter than a proxy's idle timeout: the proxy would reuse connections chunkd has closed.
   // (headersTimeout needs no change: since Node 18 it counts from a request's first byte, not from the idle time.)
