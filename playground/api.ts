@@ -43,9 +43,14 @@ async function failure(res: Response): Promise<ApiError> {
 }
 
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await callWithHeaders<T>(method, path, body)).body;
+}
+
+/** As call, with the answer's headers (a search names the mode it ran in one). */
+export async function callWithHeaders<T>(method: string, path: string, body?: unknown): Promise<{ body: T; headers: Headers }> {
   const res = await fetch(path, { method, headers: headers(), body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) throw await failure(res);
-  return (await res.json()) as T;
+  return { body: (await res.json()) as T, headers: res.headers };
 }
 
 export interface PluginInfo {
@@ -151,9 +156,11 @@ export interface StoreInfo {
   name: string;
   handshake: string;
   local?: boolean;
-  collections: { name: string; count: number; model: string | null; dimension: number | null }[];
+  /** The search modes its handshake serves. */
+  modes: string[];
+  collections: { name: string; count: number; model: string | null; dimension: number | null; default_mode: string | null }[];
   error?: string;
 }
 
-/** A hit of POST /v1/stores/{name}/search: a chunk of its document (`metadata.document`) with its score. */
-export type StoreHit = Chunk & { score: number; metadata: { document: string } & Record<string, unknown> };
+/** A hit of POST /v1/stores/{name}/search: a chunk of its document (`metadata.document`, named by `metadata.name` when it has a name) with its score and the document's metadata. */
+export type StoreHit = Chunk & { score: number; metadata: { document: string; name?: string } & Record<string, unknown> };

@@ -66,6 +66,19 @@ function App() {
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<{ done: number; total: number } | undefined>();
   const [result, setResult] = useState<Result | undefined>();
+  // Two views, chosen at the top of the page (and by the address: #search): chunking, and searching a store.
+  const viewOf = () => (location.hash === '#search' ? 'search' : 'chunk');
+  const [pageView, setPageView] = useState<'chunk' | 'search'>(viewOf());
+  useEffect(() => {
+    const onHash = () => setPageView(viewOf());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const output = useRef<HTMLElement>(null);
+  // A run's chunks are scrolled into view, wherever its button left the page.
+  useEffect(() => {
+    if (result) output.current?.scrollIntoView({ block: 'start' });
+  }, [result]);
   const [docIndex, setDocIndex] = useState(0);
   const [view, setView] = useState<'text' | 'list'>('text');
   const [selected, setSelected] = useState<number | undefined>();
@@ -379,6 +392,14 @@ function App() {
     <>
       <header>
         <h1>chunkd playground</h1>
+        <nav aria-label="Views" class="views">
+          <a href="#chunk" id="view-chunk" aria-current={pageView === 'chunk' ? 'page' : undefined}>
+            Chunk
+          </a>
+          <a href="#search" id="view-search" aria-current={pageView === 'search' ? 'page' : undefined}>
+            Search a store
+          </a>
+        </nav>
         <nav aria-label="Documentation">
           <a href="#output-h">Skip to the chunks</a> <a href="/docs">API docs</a> <a href="/redoc">Reference</a> <a href="/">Routes</a>
         </nav>
@@ -402,7 +423,7 @@ function App() {
         </p>
       ) : null}
       <main>
-        <section class="input" aria-labelledby="input-h">
+        <section class="input" aria-labelledby="input-h" hidden={pageView !== 'chunk'}>
           <h2 id="input-h">Input</h2>
           <div
             class={`drop${dragging ? ' over' : ''}`}
@@ -592,7 +613,7 @@ function App() {
           ) : null}
         </section>
 
-        <section class="output" aria-labelledby="output-h">
+        <section class="output" aria-labelledby="output-h" ref={output} hidden={pageView !== 'chunk'}>
           <h2 id="output-h">Chunks</h2>
           {result ? (
             <>
@@ -652,7 +673,7 @@ function App() {
             <p class="muted">Choose a chunker, then Run.</p>
           )}
         </section>
-        <SearchPanel written={written.current} version={writes} />
+        <SearchPanel written={written.current} version={writes} hidden={pageView !== 'search'} />
       </main>
     </>
   );

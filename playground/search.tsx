@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { call, type StoreHit, type StoreInfo } from './api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, callWithHeaders, type StoreHit, type StoreInfo } from './api.js';
 import { SpansView } from './results.js';
 
 /** A file's id, as POST /v1/files answers it: its extracted text is GET /v1/files/{id}/text. */
@@ -19,16 +19,32 @@ interface Props {
   /** Texts this page wrote to a store, by document id; `version` changes when one is added (collections may have grown). */
   written: ReadonlyMap<string, string>;
   version: number;
+  /** Another view of the page is shown. */
+  hidden: boolean;
 }
 
+/** The keys of a hit's metadata that chunkd writes itself; every other key is the user's, shown under the hit. */
+const OWN_KEYS = new Set(['document', 'name']);
+
+/** A metadata value as shown: strings as they are, anything else as JSON. */
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
 /** Search a store's collection; each hit is drawn as a span of its document when the page knows that document's text. */
-export function SearchPanel({ written, version }: Props) {
+export function SearchPanel({ written, version, hidden }: Props) {
   const [stores, setStores] = useState<StoreInfo[]>([]);
   const [store, setStore] = useState('');
   const [collection, setCollection] = useState('');
   const [query, setQuery] = useState('');
   const [k, setK] = useState('5');
+  /** '' : the collection's default mode. */
+  const [mode, setMode] = useState('');
+  const [ran, setRan] = useState('');
   const [hits, setHits] = useState<{ hit: StoreHit; text?: string }[] | undefined>();
+  const results = useRef<HTMLDivElement>(null);
+  // A search's answer is scrolled into view, wherever the form left the page.
+  useEffect(() => {
+    if (hits) results.current?.scrollIntoView({ block: 'start' });
+  }, [hits]);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -71,7 +87,13 @@ export function SearchPanel({ written, version }: Props) {
     setBusy(true);
     setError('');
     try {
-      const found = await call<StoreHit[]>('POST', `/v1/stores/${encodeURIComponent(store)}/search`, { collection, query, k: n });
+      const { body: found, headers } = await callWithHeaders<StoreHit[]>('POST', `/v1/stores/${encodeURIComponent(store)}/search`, {
+        collection,
+        query,
+        k: n,
+        ...(mode ? { mode } : {}),
+      });
+      setRan(headers.get('x-chunkd-search-mode') ?? '');
       const files = new Map<string, Promise<string | undefined>>();
       setHits(await Promise.all(found.map(async (hit) => ({ hit, text: await textOf(hit, files) }))));
     } catch (err) {
@@ -83,8 +105,9 @@ export function SearchPanel({ written, version }: Props) {
   }
 
   const current = stores.find((s) => s.name === store);
+  const chosen = current?.collections.find((c) => c.name === collection);
   return (
-    <section class="search" aria-labelledby="search-h">
+    <section class="search" aria-labelledby="search-h" hidden={hidden}>
       <h2 id="search-h">Search a store</h2>
       <form onSubmit={(e) => void search(e)}>
         <div class="search-fields">
@@ -104,6 +127,17 @@ export function SearchPanel({ written, version }: Props) {
               {(current?.collections ?? []).map((c) => (
                 <option key={c.name} value={c.name}>
                   {c.name} — {c.count} chunks
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="search-mode">Mode</label>
+            <select id="search-mode" value={mode} onChange={(e) => setMode((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">default{chosen?.default_mode ? ` (${chosen.default_mode})` : ''}</option>
+              {(current?.modes ?? []).map((m) => (
+                <option key={m} value={m}>
+                  {m}
                 </option>
               ))}
             </select>
@@ -130,25 +164,48 @@ export function SearchPanel({ written, version }: Props) {
           {error}
         </p>
       ) : null}
-      {hits && !hits.length ? <p class="muted">No hits.</p> : null}
-      {hits?.length ? (
-        <ol class="hits" aria-label="Hits, best first">
-          {hits.map(({ hit, text }, i) => (
-            <li key={hit.id + i} class="hit">
-              <p class="meta">
-                #{i + 1} · score <strong class="score">{hit.score.toFixed(4)}</strong> · <span class="document">{hit.metadata.document}</span> · [
-                {hit.start_index}, {hit.end_index}) · {hit.token_count} tokens
-              </p>
-              {/* Known document: the hit is a coloured span of it; otherwise only the hit's own text. */}
-              {text !== undefined ? (
-                <SpansView text={text} chunks={[hit]} selected={undefined} onSelect={() => undefined} />
-              ) : (
-                <pre class="chunk-text hit-text">{hit.text}</pre>
-              )}
-            </li>
-          ))}
-        </ol>
-      ) : null}
+      <div ref={results} id="search-results">
+        {hits ? (
+          <p class="muted" id="search-ran" role="status">
+            {hits.length} {hits.length === 1 ? 'hit' : 'hits'}
+            {ran ? ` · searched in the ${ran} mode` : ''}
+          </p>
+        ) : null}
+        {hits?.length ? (
+          <ol class="hits" aria-label="Hits, best first">
+            {hits.map(({ hit, text }, i) => {
+              const user = Object.entries(hit.metadata).filter(([key]) => !OWN_KEYS.has(key));
+              return (
+                <li key={hit.id + i} class="hit">
+                  <p class="meta">
+                    #{i + 1} · score <strong class="score">{hit.score.toFixed(4)}</strong> ·{' '}
+                    <span class="document" title={`document ${hit.metadata.document}`}>
+                      {hit.metadata.name ?? hit.metadata.document}
+                    </span>{' '}
+                    · [{hit.start_index}, {hit.end_index}) · {hit.token_count} tokens
+                  </p>
+                  {user.length ? (
+                    <dl class="hit-metadata" aria-label="Metadata">
+                      {user.map(([key, value]) => (
+                        <div key={key}>
+                          <dt>{key}</dt>
+                          <dd>{shown(value)}</dd>
+                        </div>
+                      ))}
+                    </dl>
+                  ) : null}
+                  {/* Known document: the hit is a coloured span of it; otherwise only the hit's own text. */}
+                  {text !== undefined ? (
+                    <SpansView text={text} chunks={[hit]} selected={undefined} onSelect={() => undefined} />
+                  ) : (
+                    <pre class="chunk-text hit-text">{hit.text}</pre>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+        ) : null}
+      </div>
     </section>
   );
 }

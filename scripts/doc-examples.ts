@@ -20,7 +20,7 @@ export interface ExampleRequest {
    * print nothing (`-o /dev/null`: a setup step).
    */
   show?: 'body' | 'spans' | 'none' | 'quiet' | { headers: string[] };
-  /** Said after the spans, in parentheses. */
+  /** Said after the spans, in parentheses; or, for a quiet request, as a comment after it. */
   note?: string;
 }
 
@@ -53,6 +53,7 @@ export function renderCurl(r: ExampleRequest): string {
   parts.push(url);
   for (const [k, v] of Object.entries(r.headers ?? {})) parts.push(`-H '${k}: ${v}'`);
   let line = parts.join(' ');
+  if (show === 'quiet' && r.note) line += `  # ${r.note}`;
   if (r.body !== undefined) {
     const json = humanJson(r.body);
     if (json.includes("'")) throw new Error(`example body holds a single quote, which the shell line cannot carry: ${json}`);

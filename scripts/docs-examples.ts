@@ -158,6 +158,7 @@ export const DOC_EXAMPLES: DocExample[] = [
     name: 'example:readme-pipeline',
     file: 'README.md',
     requests: [
+      { method: 'DELETE', path: '/v1/pipeline/short-paragraphs', show: 'quiet', note: 'one an earlier run made, if any: names are unique' },
       {
         path: '/v1/pipelines',
         body: { name: 'short-paragraphs', steps: [{ type: 'chunk', chunker: 'recursive', config: { chunk_size: 40 } }] },
@@ -172,6 +173,7 @@ export const DOC_EXAMPLES: DocExample[] = [
     name: 'example:readme-store',
     file: 'README.md',
     requests: [
+      { method: 'DELETE', path: '/v1/pipeline/notes-stored', show: 'quiet', note: 'one an earlier run made, if any' },
       {
         path: '/v1/pipelines',
         body: {

@@ -30,7 +30,7 @@ Emoji 🙂 and CJK 日本語のテキスト count as one code point each, so the
 const NOT_TILING = new Set<string>();
 
 // Callbacks passed to page.evaluate and friends run in the browser; this file is type-checked for Node.
-declare const document: any, sessionStorage: any, localStorage: any;
+declare const document: any, sessionStorage: any, localStorage: any, innerHeight: number, scrollY: number, scrollTo: (x: number, y: number) => void;
 
 let app: TestApp;
 let browser: Browser;
@@ -356,6 +356,7 @@ test('search a store: hits best first with their score; a document the page wrot
   const byApi = 'Rivers flood valleys in spring. Owls hunt mice at night.';
   assert.equal((await app.post(`/v1/pipelines/${stored.id}/execute`, { text: byApi, document: 'doc-1' })).status, 200);
   await page.reload();
+  await page.click('#view-search');
   await page.waitForSelector('#search-collection option[value="play"]', { state: 'attached' });
   assert.deepEqual(await page.$$eval('#search-store option', (os) => os.map((o) => o.getAttribute('value'))), ['default']);
 
@@ -395,9 +396,11 @@ test('search a store: hits best first with their score; a document the page wrot
 
   // The page runs the stored pipeline on its own text: the document's id is the text's SHA-256, and its hits are spans of it.
   const byPage = 'Bees make honey in summer. Farmers sell honey at the market.';
+  await page.click('#view-chunk');
   await page.fill('#text', byPage);
   await page.selectOption('#source', `pipeline:${stored.id}`);
   await runAndWait(' pipeline store-search');
+  await page.click('#view-search');
   await page.waitForSelector('#search-collection option:has-text("play —")', { state: 'attached' });
   const digest = createHash('sha256').update(byPage).digest('hex');
   const all = (await app.post('/v1/stores/default/search', { collection: 'play', query: 'honey', k: 4 })).body as Hit[];
@@ -420,4 +423,95 @@ test('search a store: hits best first with their score; a document the page wrot
     'at least one hit drawn on its document',
   );
   await shot('store-search');
+});
+
+/** Where an element's top is: inside the visible part of the page, or not. */
+const inView = (selector: string) =>
+  page.$eval(selector, (e: any) => {
+    const top = e.getBoundingClientRect().top;
+    return top >= 0 && top < innerHeight;
+  });
+
+test('search is a view of its own, reached from the top: a mode to choose, each hit named with its metadata, the hits scrolled into view', async () => {
+  const steps = [
+    { type: 'chunk', chunker: 'sentence', config: { chunk_size: 24 } },
+    { type: 'write', store: 'default', config: { collection: 'named' } },
+  ];
+  const stored = (await app.post('/v1/pipelines', { name: 'named-search', steps })).body as { id: string };
+  const form = new FormData();
+  form.append('file', new Blob(['# Owls\n\nOwls hunt mice at night. Barn owls nest in old buildings.\n'], { type: 'text/markdown' }), 'owls.md');
+  const file = (await (await fetch(`${app.url}/v1/files`, { method: 'POST', body: form })).json()) as { name: string };
+  const run = await app.post(`/v1/pipelines/${stored.id}/execute`, {
+    file: { type: 'document', content: file.name },
+    metadata: { team: 'birds', tags: ['night', 'hunting'] },
+  });
+  assert.equal(run.status, 200, JSON.stringify(run.body));
+
+  await page.setViewportSize({ width: 390, height: 640 });
+  try {
+    await page.goto(`${app.url}/playground`);
+    await page.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
+    // The first link of the page's top bar opens the search view; the chunking view is hidden meanwhile.
+    assert.equal(await page.isVisible('#search-h'), false);
+    await page.click('#view-search');
+    assert.equal(await page.isVisible('#search-h'), true);
+    assert.equal(await page.isVisible('#text'), false);
+    assert.equal(new URL(page.url()).hash, '#search');
+    await page.waitForSelector('#search-collection option[value="named"]', { state: 'attached' });
+    await page.selectOption('#search-collection', 'named');
+    // The store's modes, after the collection's default (text, for the built-in model).
+    assert.deepEqual(await page.$$eval('#search-mode option', (os) => os.map((o) => [o.getAttribute('value'), o.textContent])), [
+      ['', 'default (text)'],
+      ['vector', 'vector'],
+      ['text', 'text'],
+      ['hybrid', 'hybrid'],
+    ]);
+
+    type Hit = { text: string; score: number; metadata: Record<string, unknown> };
+    for (const mode of ['', 'hybrid']) {
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.selectOption('#search-mode', mode);
+      await page.fill('#search-query', 'barn owls nest');
+      await page.fill('#search-k', '2');
+      await page.click('#search');
+      await page.waitForFunction((m) => (document.querySelector('#search-ran')?.textContent ?? '').endsWith(`searched in the ${m} mode`), mode || 'text');
+      const expected = (await app.post('/v1/stores/default/search', { collection: 'named', query: 'barn owls nest', k: 2, ...(mode ? { mode } : {}) }))
+        .body as Hit[];
+      assert.ok(expected.length > 0);
+      const shown = await page.$$eval('.hits .hit', (lis) =>
+        lis.map((li) => ({
+          name: li.querySelector('.document')?.textContent ?? '',
+          title: li.querySelector('.document')?.getAttribute('title') ?? '',
+          metadata: [...li.querySelectorAll('.hit-metadata div')].map((d) => [d.querySelector('dt')?.textContent, d.querySelector('dd')?.textContent]),
+        })),
+      );
+      assert.equal(shown.length, expected.length, `${mode || 'default'}: the hits the API answers`);
+      for (const [i, hit] of shown.entries()) {
+        assert.equal(hit.name, 'owls.md', "each hit is named by its document's name");
+        assert.equal(hit.title, `document ${String(expected[i]!.metadata.document)}`, 'its id is kept at hand');
+        // Every key but the document's id and name: the chunk's heading path, then the metadata sent with the file.
+        assert.deepEqual(hit.metadata, [
+          ['headings', '["Owls"]'],
+          ['team', 'birds'],
+          ['tags', '["night","hunting"]'],
+        ]);
+      }
+      assert.ok(await inView('#search-results'), `${mode || 'default'}: the hits are scrolled into view at a phone's height`);
+      assert.ok(await page.evaluate(() => scrollY > 0), `${mode || 'default'}: the page moved to them from its top`);
+    }
+    await shot('search-view');
+
+    // The chunking view: a run's chunks are scrolled into view (at this width they sit below the form).
+    await page.click('#view-chunk');
+    await page.evaluate(() => scrollTo(0, 0));
+    assert.equal(await inView('#output-h'), false, 'the chunks start below the fold before the run');
+    await page.fill('#text', 'One sentence. Another sentence.');
+    await page.selectOption('#source', 'chunker:token');
+    await runAndWait(' token');
+    assert.ok(await inView('#output-h'), 'the chunks are scrolled into view after Run');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${app.url}/playground`);
+    await page.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
+  }
 });

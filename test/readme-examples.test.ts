@@ -59,6 +59,9 @@ function run(script: string, cwd: string): Promise<{ status: number | null; stdo
   });
 }
 
+/** The mark of a README example's second run. */
+const AGAIN = '@again';
+
 const stable = (s: string) =>
   s
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>')
@@ -88,10 +91,14 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
       try {
         const host = app.url.replace('http://', '');
         const mine = blocks.filter((b) => b.file === file);
+        // The README's examples run a second time on the same server, as a reader trying them again would.
+        const passes = file === 'README.md' ? ['', AGAIN] : [''];
         const script = [
           'set -eu',
           chunkd,
-          ...mine.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}; printf '\\n@@%s\\n' ${b.name} >&2`, b.sh.replaceAll('localhost:8000', host)]),
+          ...passes.flatMap((again) =>
+            mine.flatMap((b) => [`printf '\\n@@%s\\n' ${b.name}${again}; printf '\\n@@%s\\n' ${b.name}${again} >&2`, b.sh.replaceAll('localhost:8000', host)]),
+          ),
         ].join('\n');
         // Not spawnSync: the server answers from this process's event loop.
         const res = await run(script, cwd);
@@ -112,7 +119,7 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
   });
 
   test('every example ran, and each page lists its examples in the order it shows them', () => {
-    assert.deepEqual([...out.keys()].sort(), blocks.map((b) => b.name).sort());
+    assert.deepEqual([...out.keys()].filter((k) => !k.endsWith(AGAIN)).sort(), blocks.map((b) => b.name).sort());
     for (const file of new Set(blocks.map((b) => b.file))) {
       const listed = blocks.filter((b) => b.file === file).map((b) => b.name);
       const shown = [...page(file).matchAll(/<!-- (example:[\w-]+):start -->/g)].map((m) => m[1]);
@@ -157,6 +164,17 @@ describe('documentation examples, pasted into bash', { skip: missingTools.length
         assert.fail(`${b.name}: the commands printed no ${lang} answer: ${printed}`);
       }
       assert.deepEqual(actual, lang === 'json' ? JSON.parse(stable(text)) : parseLines(stable(text)), where);
+    }
+  });
+
+  test("the README's examples run twice in a row on one server: the second time prints what the first did", () => {
+    const readme = blocks.filter((b) => b.file === 'README.md');
+    assert.ok(readme.length >= 5);
+    for (const b of readme) {
+      const first = out.get(b.name)!;
+      const again = out.get(`${b.name}${AGAIN}`);
+      assert.ok(again, `${b.name}: ran a second time`);
+      assert.equal(stable(again.stdout).trim(), stable(first.stdout).trim(), `${b.name}: the second run printed something else`);
     }
   });
 

@@ -74,7 +74,7 @@ describe('chroma through the Stores service', () => {
       const [listed] = await stores.list();
       assert.deepEqual(
         listed!.collections.find((c) => c.name === 'svc'),
-        { name: 'svc', count: 2, model: 'model-x', dimension: 3 },
+        { name: 'svc', count: 2, model: 'model-x', dimension: 3, default_mode: 'vector' },
       );
       const hits = await stores.search('ch', { collection: 'svc', embedding: [0, 1, 0.1], k: 1 });
       assert.deepEqual(

@@ -84,7 +84,7 @@ describe('a stored pipeline with a write step', () => {
     const without = await app.post(`/v1/pipelines/${plain}/execute`, { text: TEXT });
     assert.deepEqual(run.body, without.body);
     const info = await collection('rivers');
-    assert.deepEqual(info, { name: 'rivers', count: run.body.length, model: EMBEDDED_MODEL, dimension: 100 });
+    assert.deepEqual(info, { name: 'rivers', count: run.body.length, model: EMBEDDED_MODEL, dimension: 100, default_mode: 'text' });
   });
 
   test('search answers chunks of the document, best first, with offsets into its text and a score', async () => {
@@ -163,7 +163,7 @@ describe('a stored pipeline with a write step', () => {
     const res = await app.post(`/v1/pipelines/${id}/execute`, { text: OTHER, document: 'bees' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.every((c: { embedding: number[] }) => c.embedding.length === 3));
-    assert.deepEqual(await collection('tiny'), { name: 'tiny', count: res.body.length, model: TINY, dimension: 3 });
+    assert.deepEqual(await collection('tiny'), { name: 'tiny', count: res.body.length, model: TINY, dimension: 3, default_mode: 'hybrid' });
     const hits = await search({ collection: 'tiny', embedding: res.body[0].embedding, k: 1 });
     assert.equal(hits.status, 200, JSON.stringify(hits.body));
     assert.equal(hits.body[0].id !== undefined, true);

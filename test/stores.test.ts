@@ -92,7 +92,13 @@ describe('Stores', () => {
     await stores.write('mem', 'docs', 'd1', doc, 'm1');
     await stores.write('mem', 'docs', 'd2', [chunk('gamma', 0, [1, 1])], 'm1');
     const [listed] = await stores.list();
-    assert.deepEqual(listed, { name: 'mem', handshake: 'memory', local: false, collections: [{ name: 'docs', count: 3, model: 'm1', dimension: 2 }] });
+    assert.deepEqual(listed, {
+      name: 'mem',
+      handshake: 'memory',
+      local: false,
+      modes: ['vector', 'text', 'hybrid'],
+      collections: [{ name: 'docs', count: 3, model: 'm1', dimension: 2, default_mode: 'hybrid' }],
+    });
     const hits = await stores.search('mem', { collection: 'docs', embedding: [0, 1], k: 2 });
     assert.deepEqual(
       hits.map((h) => [h.text, h.document]),

@@ -30,19 +30,31 @@ export const CollectionInfo = Type.Object({
     description: 'The embedding model its vectors came from; writes and searches with another model are refused (409).',
   }),
   dimension: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Numbers per vector.' }),
+  default_mode: Type.Union([...SEARCH_MODES.map((m) => Type.Literal(m)), Type.Null()], {
+    description: 'The mode a search without `mode` runs: the one measured best for its model (null: the store serves none it can use).',
+  }),
 });
 
 export const StoreInfo = Type.Object({
   name: Type.String({ description: 'The connection’s name: what a write step and a search name.' }),
   handshake: Type.String({ description: 'The handshake plugin it connects with (GET /v1/plugins lists them).' }),
   local: Type.Boolean({ description: "true: the store lives under this replica's data directory, and other replicas do not see it." }),
+  modes: Type.Array(Type.Union(SEARCH_MODES.map((m) => Type.Literal(m))), { description: 'The search modes its handshake serves.' }),
   collections: Type.Array(CollectionInfo),
   error: Type.Optional(Type.String({ description: 'Set when the store did not answer: why (never its URL or a secret); its collections are then empty.' })),
 });
 
 export const StoreList = Type.Array(StoreInfo, {
   examples: [
-    [{ name: 'default', handshake: 'lancedb', local: true, collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100 }] }],
+    [
+      {
+        name: 'default',
+        handshake: 'lancedb',
+        local: true,
+        modes: ['vector', 'text', 'hybrid'],
+        collections: [{ name: 'docs', count: 42, model: 'chunkd/glove-sif-100d', dimension: 100, default_mode: 'text' }],
+      },
+    ],
   ],
 });
 

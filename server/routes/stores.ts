@@ -60,10 +60,11 @@ export const storeRoutes: RouteModule = (deps) => {
         ...errorResponses('UNAUTHORIZED', 'UNAVAILABLE'),
       },
       async handler(ctx) {
-        ctx.body = (await stores().list()).map(({ name, handshake, local, collections, error }) => ({
+        ctx.body = (await stores().list()).map(({ name, handshake, local, modes, collections, error }) => ({
           name,
           handshake,
           local,
+          modes,
           collections,
           ...(error === undefined ? {} : { error }),
         }));

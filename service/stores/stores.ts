@@ -30,7 +30,10 @@ export interface StoreListing {
   handshake: string;
   /** Its rows are on this machine (an embedded database under a local path): other replicas cannot reach them. */
   local: boolean;
-  collections: CollectionInfo[];
+  /** The search modes its handshake serves. */
+  modes: SearchMode[];
+  /** Each with the mode a search without one runs (the mode measured best for its model). */
+  collections: (CollectionInfo & { default_mode: SearchMode | null })[];
   /** Set when the store did not answer: why, with no URL or secret. */
   error?: string;
 }
@@ -173,12 +176,13 @@ export class Stores {
   async list(): Promise<StoreListing[]> {
     return Promise.all(
       [...this.open.values()].map(async (o) => {
-        const base = { name: o.connection.name, handshake: o.connection.handshake, local: o.local };
+        const modes = modesOf(o.plugin.manifest.capabilities ?? { vector: false, text: false });
+        const base = { name: o.connection.name, handshake: o.connection.handshake, local: o.local, modes };
         try {
           // A listing is quick or the store is marked: one store that hangs never holds up the answer.
           const collections = await this.call(o, (impl) => impl.collections(), this.options.connectTimeoutMs);
           this.remember(o, collections);
-          return { ...base, collections };
+          return { ...base, collections: collections.map((c) => ({ ...c, default_mode: defaultModeFor(c.model, modes) ?? null })) };
         } catch (e) {
           return { ...base, collections: [], error: isChunkdError(e) ? e.message : String(e) };
         }

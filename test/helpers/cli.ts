@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -8,10 +8,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * it in CHUNKD_TEST_CLI, so each process starts from the build users run (about half the start-up
  * time of the sources under tsx); a test file run on its own uses the sources.
  */
-export const CLI: string[] = process.env.CHUNKD_TEST_CLI ? [process.env.CHUNKD_TEST_CLI] : ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
+const BUILT = process.env.CHUNKD_TEST_CLI ? resolve(process.env.CHUNKD_TEST_CLI) : undefined;
+
+export const CLI: string[] = BUILT ? [BUILT] : ['--import', 'tsx', join(ROOT, 'cli/index.ts')];
 
 /** CLI, able to load the TypeScript plugins tests write (a --plugins-dir): the build under tsx's loader. */
-export const CLI_WITH_TS_PLUGINS: string[] = process.env.CHUNKD_TEST_CLI ? ['--import', 'tsx', process.env.CHUNKD_TEST_CLI] : CLI;
+export const CLI_WITH_TS_PLUGINS: string[] = BUILT ? ['--import', 'tsx', BUILT] : CLI;
 
 /** True when CLI runs the build `npm test` made (so a test need not build dist/ again). */
-export const CLI_FROM_BUILD = Boolean(process.env.CHUNKD_TEST_CLI);
+export const CLI_FROM_BUILD = BUILT !== undefined;
