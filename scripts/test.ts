@@ -1,7 +1,8 @@
 /**
- * `npm test`'s runner: one PostgreSQL for the whole run (each test file makes its own databases on
+ * `npm test`'s runner (with --checks: ESLint, Prettier's check and the type checks first, in
+ * parallel): one PostgreSQL for the whole run (each test file makes its own databases on
  * it; a file that stops the server starts its own), then Node's test runner over every test file,
- * two files at a time (this machine's cores). Arguments name test files to run instead of all. The
+ * three files at a time (CHUNKD_TEST_CONCURRENCY). Arguments name test files to run instead of all. The
  * build comes first: the tests' `chunkd` processes start from dist/.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -15,10 +16,36 @@ const testFiles = (dir: string): string[] =>
     e.isDirectory() ? (dir === 'plugins' ? testFiles(join(dir, e.name)) : []) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
   );
 
-const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => relative(ROOT, f)) : [...testFiles('test'), ...testFiles('plugins')];
-const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '2';
+const args = process.argv.slice(2);
+/** `--checks` (npm test): the lint, the format check and the type checks first, side by side. */
+const checks = args.includes('--checks');
+const named = args.filter((a) => a !== '--checks');
+const files = named.length ? named.map((f) => relative(ROOT, f)) : [...testFiles('test'), ...testFiles('plugins')];
+// Three files at a time on two cores: many tests wait (on a child server, a timer, a kill), so a
+// third file fills the cores those waits leave idle.
+const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '3';
 /** A test that hangs fails after this long (ms), so a run always ends and names it. */
 const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';
+
+const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
+if (checks) {
+  const commands = [
+    [bin('eslint'), '.'],
+    [bin('prettier'), '--check', '--log-level', 'warn', '**/*.{ts,tsx,mts}'],
+    [bin('tsc'), '--noEmit'],
+    [bin('tsc'), '--noEmit', '-p', 'playground'],
+  ];
+  const codes = await Promise.all(
+    commands.map(
+      ([command, ...rest]) => new Promise<number>((resolve) => spawn(command!, rest, { cwd: ROOT, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1))),
+    ),
+  );
+  const failed = commands.filter((_, i) => codes[i] !== 0).map((c) => c.map((w) => w.replace(`${ROOT}/node_modules/.bin/`, '')).join(' '));
+  if (failed.length) {
+    console.error(`Failed: ${failed.join('; ')}. npm run format mends formatting.`);
+    process.exit(1);
+  }
+}
 
 // The build users run (dist/, what npm start and the chunkd bin use): the tests' chunkd processes
 // start from it (test/helpers/cli.ts), in about half the time of the sources under tsx.
