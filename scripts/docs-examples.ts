@@ -203,6 +203,7 @@ export const DOC_EXAMPLES: DocExample[] = [
     'tutorial-text',
     'tutorial-create',
     'tutorial-run',
+    'tutorial-search',
     'tutorial-list',
     'tutorial-clean-up',
   ),
