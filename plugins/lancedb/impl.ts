@@ -100,14 +100,24 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     const names = (await this.db.tableNames()).filter((n) => n !== META_TABLE);
     let meta = await this.meta();
     if (names.some((n) => !meta.has(n))) meta = await this.meta(true);
-    return Promise.all(
-      names.map(async (name) => ({
-        name,
-        count: await this.on(name, (t) => t.countRows(), 0),
-        model: meta.get(name)?.model ?? null,
-        dimension: meta.get(name)?.dimension ?? null,
-      })),
+    const listed = await Promise.all(
+      names.map(async (name) => {
+        try {
+          return {
+            name,
+            count: await this.on(name, (t) => t.countRows(), 0),
+            model: meta.get(name)?.model ?? null,
+            dimension: meta.get(name)?.dimension ?? null,
+          };
+        } catch (e) {
+          // Dropped while being listed (a DELETE, the start-up sweep of scratch collections): no
+          // longer a collection, and no reason to fail the whole listing.
+          if (!(await this.db.tableNames()).includes(name)) return undefined;
+          throw e;
+        }
+      }),
     );
+    return listed.filter((c) => c !== undefined);
   }
 
   private meta(fresh = false): Promise<Map<string, WriteMeta>> {
