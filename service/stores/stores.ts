@@ -176,7 +176,7 @@ export class Stores {
   async list(): Promise<StoreListing[]> {
     return Promise.all(
       [...this.open.values()].map(async (o) => {
-        const modes = modesOf(o.plugin.manifest.capabilities ?? { vector: false, text: false });
+        const modes = this.modes(o.connection.name);
         const base = { name: o.connection.name, handshake: o.connection.handshake, local: o.local, modes };
         try {
           // A listing is quick or the store is marked: one store that hangs never holds up the answer.
