@@ -30,7 +30,7 @@ const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';
 const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
 if (checks) {
   const commands = [
-    [bin('eslint'), '.'],
+    [bin('eslint'), '--config', 'scripts/eslint.config.js', '.'],
     [bin('prettier'), '--check', '--log-level', 'warn', '**/*.{ts,tsx,mts}'],
     [bin('tsc'), '--noEmit'],
     [bin('tsc'), '--noEmit', '-p', 'playground'],

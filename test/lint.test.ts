@@ -1,14 +1,15 @@
 /**
- * The plan of the tree is kept by ESLint (eslint.config.js; `npm run lint`; `npm test` runs the same checks
+ * The plan of the tree is kept by ESLint (scripts/eslint.config.js; `npm run lint`; `npm test` runs the same checks
  * first). These cases prove the rules see each kind of violation, so a rule that stopped matching
  * (a renamed folder, a resolver that no longer finds `.ts` behind `.js`) fails here, not silently.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { ROOT } from '../kernel/paths.js';
 
-const eslint = new ESLint({ cwd: ROOT });
+const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: join(ROOT, 'scripts/eslint.config.js') });
 
 /** The rules that fire when `text` is linted as if it were the file at `path`. */
 async function rulesFor(path: string, text: string): Promise<string[]> {

@@ -1,11 +1,12 @@
-// The plan of the tree, checked on every import (npm run lint; npm test runs it first).
+// The plan of the tree, checked on every import (npm run lint; npm test runs it first). It lives with
+// the other tooling, so every ESLint call names it: eslint --config scripts/eslint.config.js.
 // Floors read bottom up: kernel → plugins | wire → service → server | cli (wire stands on the kernel alone). A plugin stands on
 // kernel/index.ts alone; no import circle anywhere. Tests may import anything.
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
-const plugins = readdirSync(new URL('./plugins/', import.meta.url), { withFileTypes: true })
+const plugins = readdirSync(new URL('../plugins/', import.meta.url), { withFileTypes: true })
   .filter((e) => e.isDirectory())
   .map((e) => e.name);
 
