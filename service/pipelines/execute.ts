@@ -8,6 +8,7 @@ import type { Doc, Recipe, RunnerStep, StructuredDoc, Executor } from '../../ker
 import { checkTexts, runnerOf, type Limits } from '../limits.js';
 import type { PipelineRecord } from '../storage/store.js';
 import { type StoresService } from '../stores/service.js';
+import { repeatedId } from '../stores/stores.js';
 import { isAutoChef, namedPlugin, type Step } from './steps.js';
 import { writeSteps, type WriteStepShape } from './write-step.js';
 
@@ -56,16 +57,12 @@ export function documentIds(body: { document?: string | string[] }, file: Stored
   if (Array.isArray(document)) {
     if (document.length !== texts)
       throw validationError(['body', 'document'], `document lists ${document.length} ids for ${texts} texts: give one id per text, in the order of the texts.`);
-    const seen = new Map<string, number>();
-    for (const [i, id] of document.entries()) {
-      const first = seen.get(id);
-      if (first !== undefined)
-        throw validationError(
-          ['body', 'document', i],
-          `document ${i} has the id of document ${first} ('${id.slice(0, 100)}'): a store keeps one document per id, so one text would replace the other. Give each text its own id.`,
-        );
-      seen.set(id, i);
-    }
+    const repeat = repeatedId(document);
+    if (repeat)
+      throw validationError(
+        ['body', 'document', repeat.at],
+        `document ${repeat.at} has the id of document ${repeat.first} ('${document[repeat.at]!.slice(0, 100)}'): a store keeps one document per id, so one text would replace the other. Give each text its own id.`,
+      );
     return (i) => document[i];
   }
   const one = document ?? file?.id;

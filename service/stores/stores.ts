@@ -579,18 +579,25 @@ function checkDocument(document: string): string {
   return document;
 }
 
+/** The first id that repeats an earlier one (a store keeps one document per id): its index and the earlier one's. */
+export function repeatedId(ids: readonly string[]): { at: number; first: number } | undefined {
+  const seen = new Map<string, number>();
+  for (const [at, id] of ids.entries()) {
+    const first = seen.get(id);
+    if (first !== undefined) return { at, first };
+    seen.set(id, at);
+  }
+  return undefined;
+}
+
 /** Two documents of one write under one id: only the last would be kept. */
 function checkDistinct(documents: readonly string[]): void {
-  const seen = new Map<string, number>();
-  for (const [i, document] of documents.entries()) {
-    const first = seen.get(document);
-    if (first !== undefined)
-      throw validationError(
-        ['body', 'document', i],
-        `documents ${first} and ${i} have one id ('${document.slice(0, 100)}'): a store keeps one document per id, so one would replace the other. Give each document its own id.`,
-      );
-    seen.set(document, i);
-  }
+  const repeat = repeatedId(documents);
+  if (repeat)
+    throw validationError(
+      ['body', 'document', repeat.at],
+      `documents ${repeat.first} and ${repeat.at} have one id ('${documents[repeat.at]!.slice(0, 100)}'): a store keeps one document per id, so one would replace the other. Give each document its own id.`,
+    );
 }
 
 const FIX_TEXT = 'remove it, or send well-formed Unicode (a lone UTF-16 surrogate is half of a character).';
