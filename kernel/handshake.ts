@@ -47,6 +47,12 @@ export interface StoreRow {
   index_text?: string;
 }
 
+/**
+ * A chunk on its way to a store: its embedding a plain array (a request's chunks) or a view into
+ * the Float32Array a worker moved over (a write step's rows, kernel/engine/steps/write.ts), never copied.
+ */
+export type ChunkToStore = Omit<Chunk, 'embedding'> & { embedding?: number[] | Float32Array };
+
 /** A collection as its store records it: the model its vectors came from and their dimension. */
 export interface CollectionInfo {
   name: string;

@@ -70,6 +70,7 @@ export {
   batches,
   cosine,
   isApiName,
+  findEmbedder,
   loadEmbedder,
   loadOnnxTokenModel,
   locateModelDir,

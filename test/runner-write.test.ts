@@ -117,7 +117,8 @@ describe('write step in a worker', () => {
         unit: 'codepoint',
         returnType: 'chunks',
       };
-      const text = 'The river flooded the valley. Farmers moved their herds uphill. '.repeat(200);
+      // Line breaks (LF, CRLF, U+2028), CJK, emoji and repeated text: the rows cross as JSON lines, and every chunk comes back as it was.
+      const text = 'The river flooded the valley.\r\nFarmers moved\ntheir herds uphill \u2028 川が谷を浸した。🌊👩‍🌾 '.repeat(200);
       const parts = await new Runner(pool, LIMITS).answer(recipe, [text], { list: false });
       assert.equal(pool.tasksByKind.run, 1, 'the steps ran in a worker');
       const answer = JSON.parse(Buffer.concat(parts).toString()) as Chunk[];
@@ -127,6 +128,8 @@ describe('write step in a worker', () => {
         answer,
       );
       assert.ok(target.writes[0]!.chunks.every((c) => c.embedding.length === 100));
+      const points = [...text]; // the recipe's unit: offsets count code points
+      for (const c of target.writes[0]!.chunks) assert.equal(c.text, points.slice(c.start_index, c.end_index).join(''));
     } finally {
       await pool.close();
     }

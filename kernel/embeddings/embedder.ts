@@ -34,17 +34,26 @@ export const embedderCache = () => ({ size: cache.size, bytes: cache.bytes });
  * name the operator mapped (--model-map, kernel/model-map.ts) loads its installed model instead.
  */
 export async function loadEmbedder(requested: string): Promise<Embedder> {
+  return (await findEmbedder(requested))();
+}
+
+/**
+ * The model a name stands for, found but not yet loaded: a name that gives no model is refused
+ * here, and the load it returns is loadEmbedder's (shared, once). A plugin checked where it is
+ * made (a pipeline's steps, on the event loop) finds its model without reading its weights.
+ */
+export async function findEmbedder(requested: string): Promise<() => Promise<Embedder>> {
   const name = mappedModel(requested);
-  if (name === EMBEDDED_MODEL) return cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
+  if (name === EMBEDDED_MODEL) return () => cached(name, 0, () => loadModel2Vec(join(MODELS_DIR, name.split('/')[1]!), name));
   if (isApiName(name)) {
     const key = `${name}\0${host().openaiBaseUrl}\0${host().openaiApiKey}`;
-    return cached(key, 0, async () => (await import('./providers/openai.js')).loadOpenAI(name));
+    return () => cached(key, 0, async () => (await import('./providers/openai.js')).loadOpenAI(name));
   }
   const dir = await localDirectory(name);
   if (!dir) throw refusal(name);
   const weights = await weightsOf(dir);
   if (!weights) throw refusal(name);
-  return cached(`dir:${dir}`, weights.size, () => loadDirectory(dir, weights.path, name));
+  return () => cached(`dir:${dir}`, weights.size, () => loadDirectory(dir, weights.path, name));
 }
 
 function cached(key: string, bytes: number, load: () => Promise<Embedder>): Promise<Embedder> {

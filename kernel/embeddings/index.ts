@@ -5,7 +5,7 @@
  * ONNX model is loaded, after requireExtra has found it installed (resolved, never imported, when
  * probing), so importing this module costs no optional package.
  */
-export { isApiName, loadEmbedder, locateModelDir, MODELS_DIR, type Embedder, type TokenVectors } from './embedder.js';
+export { findEmbedder, isApiName, loadEmbedder, locateModelDir, MODELS_DIR, type Embedder, type TokenVectors } from './embedder.js';
 export { ONNX_EXTRA } from './onnx-extra.js';
 export type { HubNeeds } from './providers/hub.js';
 export { loadOnnxTokenModel, type OnnxTokenModel } from './providers/onnx-tokens.js';

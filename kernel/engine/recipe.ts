@@ -4,7 +4,7 @@
  * carries to wherever it is placed, and brings back.
  */
 import type { Setting } from '../caps.js';
-import type { Chunk } from '../chunk.js';
+import type { ChunkToStore } from '../handshake.js';
 import type { ExtractLimits } from '../chef/limits.js';
 import type { ErrorCode, Issue, ChunkdError } from '../errors.js';
 import type { OffsetUnit } from '../offsets.js';
@@ -42,7 +42,7 @@ export interface StoreTarget {
    * Write document `index` of the call (its chunks, each with its embedding), replacing what the
    * store held for it. `digest` is the SHA-256 of its text: its id when the caller names none.
    */
-  write(index: number, digest: string, chunks: Chunk[]): Promise<void>;
+  write(index: number, digest: string, chunks: ChunkToStore[]): Promise<void>;
 }
 
 /** Whether a step is a write step: dispatched by its plugin's kind, as every step is. */

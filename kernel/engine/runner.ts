@@ -291,7 +291,7 @@ const stepSources = (recipe: Recipe) => recipe.steps.map((s) => ({ source: s.plu
 async function written(target: StoreTarget, index: number, { bytes, rows }: { bytes: Uint8Array; rows: StoreRows }, signal?: AbortSignal): Promise<DocResult> {
   try {
     signal?.throwIfAborted();
-    await target.write(index, rows.digest, rowsOf(rows));
+    await target.write(index, rows.digest, await rowsOf(rows));
     return { bytes };
   } catch (e) {
     if (isInterruption(e, signal)) throw e;

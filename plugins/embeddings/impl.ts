@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { batches, indexText, loadEmbedder, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { batches, findEmbedder, indexText, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
@@ -9,18 +9,21 @@ const BATCH = 64;
 const round = (x: number) => Math.round(x * 1e8) / 1e8;
 
 export async function create(config: Static<typeof EmbeddingsConfig>): Promise<RefineryImpl> {
-  const embedder = await loadEmbedder(config.embedding_model);
+  // The model is found now (an unknown one is this config's refusal) and read on the first refine:
+  // a step checked where it is made (the event loop) never parses weights there.
+  const load = await findEmbedder(config.embedding_model);
   return {
     async refine(chunks: Chunk[]): Promise<Chunk[]> {
-      const vectors: Float32Array[] = [];
+      const embedder = await load();
+      const out: Chunk[] = [];
       // A chunk's index text (its context, then its text: kernel/index-text.ts), what a store's
       // full-text index reads and chunkd eval embeds, so search, write and evaluation agree.
-      for (const batch of batches(
-        chunks.map((c) => indexText(c)),
-        BATCH,
-      ))
-        vectors.push(...(await embedder.embed(batch)));
-      return chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors[i]!, round) }));
+      // Each batch's vectors become the chunks' arrays at once: 100,000 chunks never hold both.
+      for (const batch of batches(chunks, BATCH)) {
+        const vectors = await embedder.embed(batch.map((c) => indexText(c)));
+        batch.forEach((c, i) => out.push({ ...c, embedding: Array.from(vectors[i]!, round) }));
+      }
+      return out;
     },
   };
 }

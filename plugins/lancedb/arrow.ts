@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { setImmediate as tick } from 'node:timers/promises';
 import type { DataType as DataTypeType, FixedSizeList as FixedSizeListType, Schema as SchemaType, Table as TableType } from 'apache-arrow';
 import type { StoreRow } from '../../kernel/index.js';
 
@@ -60,8 +61,8 @@ function vectors(dimension: number, rows: readonly StoreRow[]) {
   return makeData({ type, length: rows.length, child: makeData({ type: new Float32(), length: flat.length, data: flat }) });
 }
 
-/** The rows as one Arrow table with the columns of `schema` (this plugin's, in the order and number types the table has). */
-export function toArrow(schema: SchemaType, rows: readonly StoreRow[]): TableType {
+/** The rows as one Arrow record batch with the columns of `schema` (this plugin's, in the order and number types the table has). */
+function recordBatch(schema: SchemaType, rows: readonly StoreRow[]) {
   const children = schema.fields.map((f) => {
     switch (f.name) {
       case 'id':
@@ -88,5 +89,21 @@ export function toArrow(schema: SchemaType, rows: readonly StoreRow[]): TableTyp
   // The schema rebuilt from this module's classes, with the columns' names, nullability and the types just made.
   const local = new Schema(schema.fields.map((f, i) => new Field(f.name, children[i]!.type, f.nullable)));
   const struct = makeData({ type: new Struct(local.fields), length: rows.length, nullCount: 0, children });
-  return new Table(local, [new RecordBatch(local, struct)]);
+  return new RecordBatch(local, struct);
+}
+
+/** The rows as one Arrow table with the columns of `schema`. */
+export function toArrow(schema: SchemaType, rows: readonly StoreRow[]): TableType {
+  const batch = recordBatch(schema, rows);
+  return new Table(batch.schema, [batch]);
+}
+
+/** The rows as one Arrow table of batches of `per` rows, converted one batch per turn of the event loop. */
+export async function toArrowInTurns(schema: SchemaType, rows: readonly StoreRow[], per: number): Promise<TableType> {
+  const batches = [];
+  for (let at = 0; at < rows.length; at += per) {
+    if (at > 0) await tick();
+    batches.push(recordBatch(schema, rows.slice(at, at + per)));
+  }
+  return new Table(batches[0]!.schema, batches);
 }

@@ -13,12 +13,20 @@ import {
 } from '../../kernel/index.js';
 import type { Static } from 'typebox';
 import type { LanceDbConfig } from './index.js';
-import { rowSchema, toArrow } from './arrow.js';
+import { setImmediate as tick } from 'node:timers/promises';
+import { rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
 import { FTS_COLUMN, Upkeep, VECTOR_SEARCH } from './upkeep.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
+
+/**
+ * Rows per commit of an append, and per Arrow batch made between two turns of the event loop: LanceDB
+ * serialises what it is given on the calling thread, so a 100,000-row document goes in pieces that
+ * each take a few milliseconds, never one that holds up every other request.
+ */
+const ROWS_PER_TURN = 4096;
 
 function toHit(row: Record<string, unknown>, score: number): StoreHit {
   const document = row.document as string;
@@ -160,7 +168,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
 
   /**
    * A batch of documents, each replaced. Documents the collection does not hold yet (a first
-   * ingest, the bulk of writes) are appended in one commit, the engine's own `add`. A batch that
+   * ingest, the bulk of writes) are appended with the engine's own `add`, ROWS_PER_TURN rows a commit. A batch that
    * holds a document already stored is one merge instead: rows upserted by id, and the rows of the
    * batch's documents that the batch does not hold deleted in the same commit, so a reader never
    * sees a document half replaced and a re-run of the batch changes nothing.
@@ -185,10 +193,11 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
 
   private async createCollection(collection: string, rows: StoreRow[], meta: WriteMeta): Promise<Table> {
     await this.record(collection, meta);
-    const data = toArrow(rowSchema(meta.dimension), rows);
+    const schema = rowSchema(meta.dimension);
     // existOk: another process made the table between the check and here: then this batch is merged into it.
-    const table = await this.db.createTable(collection, data, { existOk: true, mode: 'create' });
+    const table = await this.db.createTable(collection, toArrow(schema, rows.slice(0, ROWS_PER_TURN)), { existOk: true, mode: 'create' });
     this.tables.set(collection, Promise.resolve(table));
+    await this.append(table, schema, rows.slice(ROWS_PER_TURN));
     if ((await table.countRows()) !== rows.length)
       await this.replace(
         table,
@@ -199,22 +208,33 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     return table;
   }
 
+  /**
+   * Documents the table does not hold yet, appended in commits of ROWS_PER_TURN rows: a reader may
+   * see a large new document's first commits before its last (it had no rows before, so no reader
+   * sees it mixed with an older version), and a write that fails half way is replaced whole when
+   * it is tried again (the merge below).
+   */
+  private async append(table: Table, schema: Awaited<ReturnType<typeof schemaOf>>, rows: StoreRow[]): Promise<void> {
+    for (let at = 0; at < rows.length; at += ROWS_PER_TURN) {
+      await tick();
+      await table.add(toArrow(schema, rows.slice(at, at + ROWS_PER_TURN)));
+    }
+  }
+
   private async replace(table: Table, docs: { document: string; rows: StoreRow[] }[], rows: StoreRow[]): Promise<void> {
     if (!docs.length) return;
     const ofBatch = documentIn(docs.map((d) => d.document));
     const stored = await table.query().where(ofBatch).select(['id']).limit(1).toArray();
-    if (!stored.length) {
-      if (rows.length) await table.add(toArrow(await schemaOf(table), rows));
-      return;
-    }
+    if (!stored.length) return this.append(table, await schemaOf(table), rows);
     if (!rows.length) await table.delete(ofBatch);
+    // One commit, so no reader sees a document half replaced: its rows are made into Arrow a batch per turn.
     else
       await table
         .mergeInsert('id')
         .whenMatchedUpdateAll()
         .whenNotMatchedInsertAll()
         .whenNotMatchedBySourceDelete({ where: ofBatch })
-        .execute(toArrow(await schemaOf(table), rows));
+        .execute(await toArrowInTurns(await schemaOf(table), rows, ROWS_PER_TURN));
   }
 
   delete(collection: string, document: string): Promise<number> {

@@ -120,6 +120,30 @@ describe('lancedb', () => {
     assert.deepEqual(hits.map((h) => `${h.document}:${h.text}`).sort(), ['a:three', 'a:two', 'b:four']);
   });
 
+  test('a document of more rows than one commit takes is appended whole, then replaced whole by one merge', async () => {
+    // 10,000 rows: three commits of an append (ROWS_PER_TURN rows each), each made between turns of the event loop.
+    const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => row('big', `${tag} ${i}`, [1 + (i % 7), 1]));
+    await store.write('big', 'big', rows(10_000, 'first'), META);
+    assert.equal((await store.collections()).find((c) => c.name === 'big')?.count, 10_000);
+    const before = await version('big');
+    await store.write('big', 'big', rows(9_000, 'second'), META);
+    assert.equal((await store.collections()).find((c) => c.name === 'big')?.count, 9_000);
+    assert.equal(await version('big'), before + 1, 'the replace is one commit: no reader sees the document half replaced');
+    const hits = await store.search('big', { embedding: [1, 1], k: 50 });
+    assert.ok(hits.length === 50 && hits.every((h) => h.text.startsWith('second ')));
+  });
+
+  async function version(name: string) {
+    const db = await connect(join(dir, 'db'));
+    const table = await db.openTable(name);
+    try {
+      return await table.version();
+    } finally {
+      table.close();
+      db.close();
+    }
+  }
+
   async function stats(name: string) {
     const db = await connect(join(dir, 'db'));
     const table = await db.openTable(name);

@@ -2,9 +2,17 @@ import { MAX_DOCUMENTS_PAGE, MAX_K } from '../../wire/stores.js';
 import { checkFilterKeys, SearchFilter } from '../../wire/metadata.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { matchesFilter, type StoreFilter } from '../../kernel/store-filter.js';
-import type { Chunk } from '../../kernel/chunk.js';
+import { setImmediate as tick } from 'node:timers/promises';
 import { ChunkdError, isChunkdError, validationError } from '../../kernel/errors.js';
-import { storeChunkId, type CollectionInfo, type DocumentInfo, type HandshakeImpl, type StoreHit, type StoreRow } from '../../kernel/handshake.js';
+import {
+  storeChunkId,
+  type ChunkToStore,
+  type CollectionInfo,
+  type DocumentInfo,
+  type HandshakeImpl,
+  type StoreHit,
+  type StoreRow,
+} from '../../kernel/handshake.js';
 import type { Plugin, Registry } from '../../kernel/registry.js';
 import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
@@ -198,7 +206,7 @@ export class Stores {
   }
 
   /** Replace `document`'s chunks in the collection; the chunks carry embeddings of `model`. */
-  async write(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string, meta?: DocumentMeta): Promise<void> {
+  async write(store: string, collection: string, document: string, chunks: readonly ChunkToStore[], model: string, meta?: DocumentMeta): Promise<void> {
     await this.writeMany(store, collection, [{ document, chunks, ...(meta ? { meta } : {}) }], model);
   }
 
@@ -206,14 +214,13 @@ export class Stores {
   async writeMany(
     store: string,
     collection: string,
-    docs: readonly { document: string; chunks: readonly Chunk[]; meta?: DocumentMeta }[],
+    docs: readonly { document: string; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }[],
     model: string,
   ): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
     checkDistinct(docs.map((d) => d.document));
-    const batch = docs.map(({ document, chunks, meta }) => ({ document: checkDocument(document), rows: chunks.map((c) => toRow(document, c, meta)) }));
-    const dimension = dimensionOf(docs.flatMap((d) => d.chunks));
+    const { batch, dimension } = await toRows(docs);
     const most = o.plugin.manifest.maxDimensions;
     if (dimension !== undefined && most !== undefined && dimension > most)
       throw validationError(
@@ -645,36 +652,58 @@ export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
 
 const ZERO = 'is all zeros';
 
-/** The dimension every chunk's embedding shares; a chunk without one is a 422 that says to embed. */
-function dimensionOf(chunks: readonly Chunk[]): number | undefined {
+/** Chunks checked and made rows between two turns of the event loop: a 100,000-chunk document never holds up other requests. */
+const ROWS_PER_TURN = 1000;
+
+/**
+ * The documents' rows and the dimension every chunk's embedding shares, each chunk checked: one
+ * without an embedding is a 422 that says to embed, as is a text or metadata a store cannot keep.
+ * Works in slices of ROWS_PER_TURN chunks, yielding to the event loop between them.
+ */
+async function toRows(
+  docs: readonly { document: string; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }[],
+): Promise<{ batch: { document: string; rows: StoreRow[] }[]; dimension: number | undefined }> {
   let dimension: number | undefined;
-  for (const [i, c] of chunks.entries()) {
-    if (!Array.isArray(c.embedding) || c.embedding.length === 0)
-      throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
-    if (dimension !== undefined && c.embedding.length !== dimension)
-      throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
-    dimension = c.embedding.length;
-    // All zeros is left to the store on write (the built-in model gives it for a chunk none of whose words it knows; refusing the document would lose it): NaN and infinities are refused.
-    const vector = vectorProblem(c.embedding);
-    if (vector && vector !== ZERO)
-      throw validationError(
-        ['chunks', i, 'embedding'],
-        `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
-      );
-    const text = textProblem(c.text);
-    if (text) throw validationError(['chunks', i, 'text'], `chunk ${i}'s text holds ${text}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
-    const meta = metadataProblem(c.metadata);
-    if (meta)
-      throw validationError(
-        ['chunks', i, 'metadata', ...meta.at],
-        `chunk ${i}'s metadata holds ${meta.problem}, which a store cannot keep: ${FIX_TEXT}`,
-        'string_unicode',
-      );
+  let i = 0;
+  const batch: { document: string; rows: StoreRow[] }[] = [];
+  for (const { document, chunks, meta } of docs) {
+    const rows: StoreRow[] = [];
+    batch.push({ document: checkDocument(document), rows });
+    for (const c of chunks) {
+      if (i > 0 && i % ROWS_PER_TURN === 0) await tick();
+      dimension = checkChunk(c, i++, dimension);
+      rows.push(toRow(document, c, meta));
+    }
   }
-  return dimension;
+  return { batch, dimension };
 }
 
-function toRow(document: string, c: Chunk, meta?: DocumentMeta): StoreRow {
+/** Chunk `i` checked for a store (its embedding of `dimension` numbers, when one is known): the dimension it has. */
+function checkChunk(c: ChunkToStore, i: number, dimension: number | undefined): number {
+  if (!(Array.isArray(c.embedding) || c.embedding instanceof Float32Array) || c.embedding.length === 0)
+    throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
+  if (dimension !== undefined && c.embedding.length !== dimension)
+    throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
+  // All zeros is left to the store on write (the built-in model gives it for a chunk none of whose words it knows; refusing the document would lose it): NaN and infinities are refused.
+  const vector = vectorProblem(c.embedding);
+  if (vector && vector !== ZERO)
+    throw validationError(
+      ['chunks', i, 'embedding'],
+      `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
+    );
+  const text = textProblem(c.text);
+  if (text) throw validationError(['chunks', i, 'text'], `chunk ${i}'s text holds ${text}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
+  const meta = metadataProblem(c.metadata);
+  if (meta)
+    throw validationError(
+      ['chunks', i, 'metadata', ...meta.at],
+      `chunk ${i}'s metadata holds ${meta.problem}, which a store cannot keep: ${FIX_TEXT}`,
+      'string_unicode',
+    );
+  return c.embedding.length;
+}
+
+function toRow(document: string, c: ChunkToStore, meta?: DocumentMeta): StoreRow {
   // context (overlap, table headers) is kept with the chunk: a reader of a hit wants it. The document's
   // own metadata (its name, the user's keys) follows; a user key never takes one of chunkd's (wire/metadata.ts).
   const metadata = { ...(c.metadata ?? {}), ...(c.context === undefined ? {} : { context: c.context }), ...meta };

@@ -6,7 +6,7 @@
  * which schedules the batch again later (service/jobs/store-wait.ts) and runs other jobs
  * meanwhile: no consumer is held by a store.
  */
-import type { Chunk } from '../../kernel/chunk.js';
+import type { ChunkToStore } from '../../kernel/handshake.js';
 import { isChunkdError, type ChunkdError } from '../../kernel/errors.js';
 import type { DocumentMeta, StoresService } from './service.js';
 import { isStoreCallError } from './stores.js';
@@ -15,7 +15,7 @@ interface Pending {
   store: string;
   collection: string;
   model: string;
-  docs: Map<string, { index: number; chunks: readonly Chunk[]; meta?: DocumentMeta }>;
+  docs: Map<string, { index: number; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }>;
 }
 
 /** A write step's store did not take a batch's writes: the batch is to be tried again later, or given up. */
@@ -63,7 +63,7 @@ export class WriteBatch {
     };
   }
 
-  private hold(store: string, collection: string, document: string, chunks: readonly Chunk[], model: string, meta?: DocumentMeta): void {
+  private hold(store: string, collection: string, document: string, chunks: readonly ChunkToStore[], model: string, meta?: DocumentMeta): void {
     const key = JSON.stringify([store, collection, model]);
     let p = this.pending.get(key);
     if (!p) this.pending.set(key, (p = { store, collection, model, docs: new Map() }));

@@ -39,10 +39,10 @@ function typescriptLoader(): Promise<void> {
   return (tsLoader ??= import(api).then((m: { register(): void }) => m.register()));
 }
 
-/** The buffers of results to move back: JSON or vector bytes, a write step's vectors, a stored document's structure. */
+/** The buffers of results to move back: JSON or vector bytes, a write step's vectors and chunks, a stored document's structure. */
 const resultBuffers = (results: WireResult[]): ArrayBuffer[] =>
   results.flatMap((r) => {
-    if ('bytes' in r) return [r.bytes.buffer as ArrayBuffer, ...(r.rows ? [r.rows.vectors.buffer as ArrayBuffer] : [])];
+    if ('bytes' in r) return [r.bytes.buffer as ArrayBuffer, ...(r.rows ? [r.rows.vectors.buffer as ArrayBuffer, r.rows.chunks.buffer as ArrayBuffer] : [])];
     if ('stored' in r && r.stored.structureJson) return [r.stored.structureJson.buffer as ArrayBuffer];
     return [];
   });

@@ -4,11 +4,18 @@
  * moved, not copied, and no JSON for the calling thread to parse.
  */
 import { hash } from 'node:crypto';
+import { setImmediate as tick } from 'node:timers/promises';
 import type { Chunk } from '../../chunk.js';
 import { ChunkdError } from '../../errors.js';
+import type { ChunkToStore } from '../../handshake.js';
 export interface StoreRows {
-  /** The chunks without their embeddings. */
-  chunks: Chunk[];
+  /**
+   * The chunks without their embeddings, as UTF-8 JSON, one chunk a line: one buffer that is moved
+   * (100,000 chunk objects would be copied on the calling thread's event loop in one go when the
+   * worker's message arrives), read back a slice per turn (rowsOf).
+   */
+  chunks: Uint8Array;
+  count: number;
   /** Every chunk's embedding, one after the other (`dimension` numbers each). */
   vectors: Float32Array;
   dimension: number;
@@ -21,7 +28,7 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
   const digest = hash('sha256', typeof input === 'string' ? input : JSON.stringify(input), 'hex');
   const dimension = chunks[0]?.embedding?.length ?? 0;
   const vectors = new Float32Array(chunks.length * dimension);
-  const out: Chunk[] = [];
+  const out: string[] = [];
   for (const [i, { embedding, ...chunk }] of chunks.entries()) {
     if (!embedding || embedding.length !== dimension)
       throw new ChunkdError(
@@ -29,11 +36,25 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
         `Chunk ${i} has ${embedding ? `an embedding of ${embedding.length} numbers, not ${dimension}` : 'no embedding'}: a write step needs every chunk embedded by one model.`,
       );
     vectors.set(embedding, i * dimension);
-    out.push(chunk);
+    out.push(JSON.stringify(chunk));
   }
-  return { chunks: out, vectors, dimension, digest };
+  // TextEncoder's array has a buffer of its own (Buffer.from may share a pool's), so it can be moved.
+  return { chunks: new TextEncoder().encode(out.join('\n')), count: chunks.length, vectors, dimension, digest };
 }
 
-/** The rows as chunks again (the Chunk contract's embedding is a plain array: one small copy per chunk). */
-export const rowsOf = ({ chunks, vectors, dimension }: StoreRows): Chunk[] =>
-  chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors.subarray(i * dimension, (i + 1) * dimension)) }));
+/** Chunks made between two turns of the event loop (a 100,000-chunk document never holds up other requests). */
+const CHUNKS_PER_TURN = 2000;
+
+/** The rows as chunks to store again, each embedding a view into `vectors` (no copy: a 100,000-chunk document's vectors stay one buffer). */
+export async function rowsOf({ chunks, count, vectors, dimension }: StoreRows): Promise<ChunkToStore[]> {
+  const lines = new TextDecoder().decode(chunks);
+  const out: ChunkToStore[] = [];
+  for (let i = 0, at = 0; i < count; i++) {
+    if (i > 0 && i % CHUNKS_PER_TURN === 0) await tick();
+    const end = i === count - 1 ? lines.length : lines.indexOf('\n', at);
+    const chunk = JSON.parse(lines.slice(at, end)) as Chunk;
+    out.push({ ...chunk, embedding: vectors.subarray(i * dimension, (i + 1) * dimension) });
+    at = end + 1;
+  }
+  return out;
+}
