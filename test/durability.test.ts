@@ -54,8 +54,8 @@ test('a restart keeps every pipeline as it was, and a graceful stop closes the d
  * luck. Creates and updates are mixed; after the last round every acknowledged create is stored,
  * and each pipeline holds its last acknowledged description or the one in flight at the kill.
  */
-test('kill -9 twelve times during concurrent creates and updates: no acknowledged write is lost', async () => {
-  const ROUNDS = 12;
+test('kill -9 thirty times during concurrent creates and updates: no acknowledged write is lost', async () => {
+  const ROUNDS = 30;
   const WRITERS = 6;
   const dir = dataDir();
   const acked = new Set<string>();
