@@ -196,6 +196,7 @@ export const DOC_EXAMPLES: DocExample[] = [
   ...handWritten('docs/jobs.md', 'jobs-submit', 'jobs-status', 'jobs-results', 'jobs-cancel'),
   ...handWritten('docs/evaluation.md', 'evaluate'),
   ...handWritten('docs/cli.md', 'cli-chunk', 'cli-unknown-chunker'),
+  ...handWritten('docs/from-a-folder-to-answers.md', 'folder-ingest', 'folder-search', 'folder-http', 'folder-clean-up'),
   ...handWritten(
     'docs/tutorial.md',
     'tutorial-health',
