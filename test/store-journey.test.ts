@@ -169,6 +169,9 @@ describe('a job over uploaded files', () => {
       hits.every((h) => !/<\w/.test(h.text)),
       'no markup',
     );
+    // Each file runs with the structure its chef found at upload, as a run by `file` does: the headings reach the rows.
+    assert.deepEqual(byDoc.get('doc-0')!.headings, ['Bees']);
+    assert.deepEqual(byDoc.get('doc-1')!.headings, ['Lamps']);
     const ops = (
       await app.post('/v1/stores/default/search', { collection: 'uploads', query: 'the', mode: 'vector', k: 50, filter: { metadata: { team: 'ops' } } })
     ).body as Hit[];

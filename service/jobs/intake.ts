@@ -46,7 +46,7 @@ export interface IntakeDeps {
   /** The store connections a write step names. */
   stores?: StoresService;
   /** The uploaded files a document may name (`file`). */
-  files?: Pick<FileStore, 'get' | 'text'>;
+  files?: Pick<FileStore, 'get' | 'text' | 'structureJson'>;
 }
 
 /**
@@ -148,7 +148,10 @@ export async function receiveJob(body: BodySource, ndjson: boolean, deps: Intake
 /** A document naming an uploaded file, its text still to read. */
 type FileDoc = { id: string; file: string; metadata?: Record<string, unknown> };
 
-/** A document naming an uploaded file: its extracted text read now (the job holds it under its quota), its file name as metadata.name. */
+/**
+ * A document naming an uploaded file: its extracted text and the structure its chef found read now
+ * (the job holds them under its quota), its file name as metadata.name.
+ */
 async function fileDocument(d: FileDoc, index: number, deps: IntakeDeps, issues: Issue[]): Promise<JobDocument | undefined> {
   const at = ['body', 'documents', index, 'file'];
   const [record, text] = deps.files ? [await deps.files.get(d.file), await deps.files.text(d.file)] : [undefined, undefined];
@@ -161,7 +164,8 @@ async function fileDocument(d: FileDoc, index: number, deps: IntakeDeps, issues:
     return undefined;
   }
   const meta = storedMeta(record.filename ?? undefined, d.metadata);
-  return { id: d.id, text, ...(meta ? { meta } : {}) };
+  const structure = await deps.files!.structureJson(d.file);
+  return { id: d.id, text, ...(meta ? { meta } : {}), ...(structure ? { chef: record.format, structure: Buffer.from(structure).toString('utf8') } : {}) };
 }
 
 /** The ids of a job's documents as they arrive (by a digest: 100,000 ids of 1 KB are not held): the first id given twice. */

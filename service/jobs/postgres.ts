@@ -7,7 +7,7 @@ import type { ExecuteDeps } from '../pipelines/execute.js';
 import type { Migration } from '../storage/migrations.js';
 import { migratePg, withMigrationLock } from '../storage/pg-migrate.js';
 import { asStorageError, asUnavailable } from '../storage/pg-pool.js';
-import { logStoreWait, runBatch } from './run.js';
+import { logStoreWait, runBatch, type BatchDocument } from './run.js';
 import { nextTry, type WaitState } from './store-wait.js';
 import { StoreWait } from '../stores/write-batch.js';
 import { contiguous } from './sqlite.js';
@@ -68,10 +68,16 @@ export const JOB_MIGRATIONS: readonly Migration[] = [
     version: 3,
     sql: 'ALTER TABLE chunkd_job_documents ADD COLUMN IF NOT EXISTS meta text',
   },
+  {
+    // An uploaded file's chef and structure (JSON), so a process step of that chef answers it as the upload read it.
+    version: 4,
+    sql: 'ALTER TABLE chunkd_job_documents ADD COLUMN IF NOT EXISTS chef text, ADD COLUMN IF NOT EXISTS structure text',
+  },
 ];
 
 /** Bytes a document takes in chunkd_job_documents, as documentBytes counts them. */
-const DOC_BYTES_SQL = 'octet_length(text) + octet_length(doc_id) + coalesce(octet_length(meta), 0)';
+const DOC_BYTES_SQL =
+  'octet_length(text) + octet_length(doc_id) + coalesce(octet_length(meta), 0) + coalesce(octet_length(chef), 0) + coalesce(octet_length(structure), 0)';
 
 /** The transaction lock every growth of the jobs' bytes takes: the quota is reserved atomically across replicas. */
 const QUOTA_LOCK = "SELECT pg_advisory_xact_lock(hashtext('chunkd_jobs_bytes'))";
@@ -287,8 +293,16 @@ export class PgJobStore implements JobStore {
         await inTransaction(async (c) => {
           await this.reserve(c, bytes);
           await c.query(
-            'INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text, meta) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])',
-            [id, documents.map((_, i) => next + i), documents.map((d) => d.id), documents.map((d) => d.text), documents.map((d) => d.meta ?? null)],
+            'INSERT INTO chunkd_job_documents (job_id, idx, doc_id, text, meta, chef, structure) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])',
+            [
+              id,
+              documents.map((_, i) => next + i),
+              documents.map((d) => d.id),
+              documents.map((d) => d.text),
+              documents.map((d) => d.meta ?? null),
+              documents.map((d) => d.chef ?? null),
+              documents.map((d) => d.structure ?? null),
+            ],
           );
           await c.query('UPDATE chunkd_jobs SET bytes = bytes + $2, total = total + $3 WHERE id = $1', [id, bytes, documents.length]);
         });
@@ -430,8 +444,8 @@ export class PgJobStore implements JobStore {
     const row = (await this.pool.query<JobRow>('SELECT * FROM chunkd_jobs WHERE id = $1', [job_id])).rows[0];
     if (!row || !['queued', 'running'].includes(row.status)) return; // cancelled, expired or finished: nothing to do
     await this.pool.query("UPDATE chunkd_jobs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'", [job_id]);
-    const { rows: docs } = await this.pool.query<{ index: number; id: string; text: string; meta: string | null }>(
-      `SELECT d.idx AS "index", d.doc_id AS id, d.text, d.meta FROM chunkd_job_documents d
+    const { rows: docs } = await this.pool.query<BatchDocument>(
+      `SELECT d.idx AS "index", d.doc_id AS id, d.text, d.meta, d.chef, d.structure FROM chunkd_job_documents d
        WHERE d.job_id = $1 AND d.idx >= $2 AND d.idx < $3
          AND NOT EXISTS (SELECT 1 FROM chunkd_job_results r WHERE r.job_id = d.job_id AND r.idx = d.idx)
        ORDER BY d.idx`,

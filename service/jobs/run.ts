@@ -15,6 +15,9 @@ export interface BatchDocument {
   text: string;
   /** Its name and the user's metadata, as the job stored them (JSON), or null. */
   meta?: string | null;
+  /** An uploaded file's chef and structure (JSON), as the job stored them (service/jobs/store.ts JobDocument), or null. */
+  chef?: string | null;
+  structure?: string | null;
 }
 
 export interface RunOptions {
@@ -76,7 +79,8 @@ export async function runBatch(job: JobRun, docs: BatchDocument[], deps: Execute
   for (const d of docs) {
     try {
       checkTexts(d.text, deps.settings);
-      inputs.push(d.text);
+      // An uploaded file's document runs as a run by `file` runs it: its text with the structure its chef found.
+      inputs.push(d.chef && d.structure ? { text: d.text, structure: { json: new TextEncoder().encode(d.structure) }, chef: d.chef } : d.text);
       fit.push(d);
     } catch (e) {
       fail(d, e);

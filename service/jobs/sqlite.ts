@@ -4,7 +4,7 @@ import { open, type Database } from 'sqlite';
 import sqlite3 from 'sqlite3';
 import type { Logger } from '../logger.js';
 import type { ExecuteDeps } from '../pipelines/execute.js';
-import { logStoreWait, runBatch } from './run.js';
+import { logStoreWait, runBatch, type BatchDocument } from './run.js';
 import { nextTry, type WaitState } from './store-wait.js';
 import { StoreWait } from '../stores/write-batch.js';
 import {
@@ -42,7 +42,8 @@ const SCHEMA = `
 const SWEEP_MS = 60_000;
 
 /** Bytes a document takes in job_documents, as documentBytes counts them. */
-const DOC_BYTES_SQL = 'length(CAST(text AS BLOB)) + length(CAST(doc_id AS BLOB)) + ifnull(length(CAST(meta AS BLOB)), 0)';
+const DOC_BYTES_SQL =
+  'length(CAST(text AS BLOB)) + length(CAST(doc_id AS BLOB)) + ifnull(length(CAST(meta AS BLOB)), 0) + ifnull(length(CAST(chef AS BLOB)), 0) + ifnull(length(CAST(structure AS BLOB)), 0)';
 
 type Options = { batchSize: number; ttlS: number; logger: Logger; limits: StoreLimits; /** --job-store-wait-s */ storeWaitS?: number };
 
@@ -96,6 +97,9 @@ export class SqliteJobStore implements JobStore {
     // A documents table made before documents carried a name and metadata.
     const docColumns = await db.all<{ name: string }[]>('PRAGMA table_info(job_documents)');
     if (!docColumns.some((c) => c.name === 'meta')) await db.exec('ALTER TABLE job_documents ADD COLUMN meta TEXT');
+    // ... and before a document named by an uploaded file kept its chef and structure.
+    for (const column of ['chef', 'structure'])
+      if (!docColumns.some((c) => c.name === column)) await db.exec(`ALTER TABLE job_documents ADD COLUMN ${column} TEXT`);
     // Jobs whose body was still arriving when the process stopped: never committed, never to be.
     await db.exec("DELETE FROM job_documents WHERE job_id IN (SELECT id FROM jobs WHERE status = 'receiving'); DELETE FROM jobs WHERE status = 'receiving'");
     // Batches claimed before a restart but never stored: claimed again from the first missing result.
@@ -127,8 +131,8 @@ export class SqliteJobStore implements JobStore {
           for (let at = 0; at < documents.length; at += 200) {
             const part = documents.slice(at, at + 200);
             await this.db.run(
-              `INSERT INTO job_documents (job_id, idx, doc_id, text, meta) VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-              ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text, d.meta ?? null]),
+              `INSERT INTO job_documents (job_id, idx, doc_id, text, meta, chef, structure) VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+              ...part.flatMap((d, i) => [id, next + at + i, d.id, d.text, d.meta ?? null, d.chef ?? null, d.structure ?? null]),
             );
           }
           await this.db.run('UPDATE jobs SET bytes = bytes + ?, total = total + ? WHERE id = ?', bytes, documents.length, id);
@@ -329,8 +333,8 @@ export class SqliteJobStore implements JobStore {
       ),
     );
     try {
-      const docs = await this.db.all<{ index: number; id: string; text: string; meta: string | null }[]>(
-        'SELECT idx AS "index", doc_id AS id, text, meta FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+      const docs = await this.db.all<BatchDocument[]>(
+        'SELECT idx AS "index", doc_id AS id, text, meta, chef, structure FROM job_documents WHERE job_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
         job.id,
         from,
         to,

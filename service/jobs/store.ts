@@ -11,6 +11,13 @@ export interface JobDocument {
   text: string;
   /** Its name and the user's metadata, as JSON (service/jobs/doc-meta.ts), for a write step's rows; absent for none. */
   meta?: string;
+  /**
+   * An uploaded file's (`{"file": "file_…"}`): the chef that read it at upload, and the structure
+   * it found (its JSON, UTF-16 spans of `text`), so a process step of that chef answers it as the
+   * upload read it (headings, pages, tables), as a run by `file` does.
+   */
+  chef?: string;
+  structure?: string;
 }
 
 /** What runs a job: the steps are a snapshot (a stored pipeline's, or inline), validated; later edits of the pipeline do not reach it. */
@@ -46,7 +53,8 @@ export class JobQuotaError extends Error {
 }
 
 /** Bytes a document takes in the store: its text and id, in UTF-8. */
-export const documentBytes = (d: JobDocument): number => Buffer.byteLength(d.text) + Buffer.byteLength(d.id) + (d.meta ? Buffer.byteLength(d.meta) : 0);
+export const documentBytes = (d: JobDocument): number =>
+  Buffer.byteLength(d.text) + Buffer.byteLength(d.id) + [d.meta, d.chef, d.structure].reduce((n, s) => n + (s ? Buffer.byteLength(s) : 0), 0);
 
 /** The line of a document that failed for `error`. */
 export const errorLine = (index: number, documentId: string, error: { code: string; detail: unknown }): ResultLine => ({
