@@ -14,7 +14,7 @@ import type { Plugin, Registry } from '../kernel/registry.js';
 import { inline } from '../kernel/engine/index.js';
 import { parseRequest } from '../kernel/request.js';
 import { closest } from '../kernel/suggest.js';
-import { exportPluginSettings } from '../service/assembly.js';
+import { exportPluginSettings } from '../service/plugin-settings.js';
 import { bodyCheck } from '../wire/body-check.js';
 import { PipelineUpdate } from '../wire/pipelines.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';

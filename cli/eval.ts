@@ -12,7 +12,7 @@ import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
 import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import type { Registry } from '../kernel/registry.js';
 import { inline } from '../kernel/engine/index.js';
-import { exportPluginSettings } from '../service/assembly.js';
+import { exportPluginSettings } from '../service/plugin-settings.js';
 import { bodyCheck } from '../wire/body-check.js';
 import { PipelineUpdate } from '../wire/pipelines.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';

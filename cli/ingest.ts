@@ -12,7 +12,7 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError, isChunkdError } from '../kernel/errors.js';
 import { inline } from '../kernel/engine/index.js';
-import { exportPluginSettings } from '../service/assembly.js';
+import { exportPluginSettings } from '../service/plugin-settings.js';
 import { bodyCheck } from '../wire/body-check.js';
 import { PipelineUpdate } from '../wire/pipelines.js';
 import { validateSteps, type Step } from '../service/pipelines/steps.js';

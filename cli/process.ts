@@ -8,7 +8,7 @@ import { chefFor, unsupportedFile } from '../kernel/chef/select.js';
 import { discover } from '../kernel/discovery.js';
 import { inline } from '../kernel/engine/index.js';
 import type { Recipe } from '../kernel/engine/index.js';
-import { exportPluginSettings } from '../service/assembly.js';
+import { exportPluginSettings } from '../service/plugin-settings.js';
 import { runnerOf } from '../service/limits.js';
 import { fail, readSettings, Usage } from './chunk.js';
 import { readRegularFile } from './read-file.js';

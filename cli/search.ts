@@ -5,7 +5,7 @@
  */
 import { discover } from '../kernel/discovery.js';
 import { isChunkdError } from '../kernel/errors.js';
-import { exportPluginSettings } from '../service/assembly.js';
+import { exportPluginSettings } from '../service/plugin-settings.js';
 import { Stores, vectorProblem } from '../service/stores/stores.js';
 import { readSettings, Usage } from './chunk.js';
 import { cliArgs } from './cli-args.js';

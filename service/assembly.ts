@@ -4,8 +4,7 @@ import { ChunkdError } from '../kernel/errors.js';
 import { missingTargets, parseModelMap } from '../kernel/model-map.js';
 import { defaultThreads, WorkerPool } from '../kernel/engine/index.js';
 import { runnerOf } from './limits.js';
-import { bindKernelHost } from './kernel-host.js';
-import { exportLlmSettings } from './llm-settings.js';
+import { exportPluginSettings } from './plugin-settings.js';
 import type { Logger } from './logger.js';
 import { POOLED_JOB } from './large-bodies/answer.js';
 import { PIPELINE_JOB } from './large-bodies/pipeline-answer.js';
@@ -202,18 +201,6 @@ async function assembleLocked(settings: Settings, logger: Logger, unlock: () => 
       unlock();
     },
   };
-}
-
-/**
- * The settings the kernel and the plugins are given (also for `chunkd chunk` and the other commands,
- * which run plugins without a server): the kernel's through kernel/host.ts (model roots, model map,
- * recipes folder; worker threads get them as they start), each replacing the last app's in this
- * process; slumber's LLM settings through the environment.
- */
-export function exportPluginSettings(settings: Settings): void {
-  parseModelMap(settings.modelMap); // a malformed entry stops the start, naming it
-  bindKernelHost(settings);
-  exportLlmSettings(settings);
 }
 
 /** Every model --model-map serves must be installed: checked once at start, and the map logged. */
