@@ -1,11 +1,13 @@
 /**
- * `node --import tsx bench/big-write.ts [--chunks 100000] [--texts 1] [--workers auto] [--rewrite]`: one
+ * `node --import tsx bench/big-write.ts [--chunks 100000] [--texts 1] [--workers auto] [--rewrite] [--evaluate]`: one
  * request whose write step stores N chunks in the default LanceDB store (a pipeline of the token
  * chunker at 53 tokens (the default tokenizer's, about 8 of these words) a chunk, embedded by the built-in model, then the write), against a server in
  * its own process with a fresh data directory. A poller process of its own (bench/servers/health-
  * poller.ts) times GET /health every 10 ms and reads the server's RSS meanwhile. Prints the answer's
  * status and time, the worst /health and the peak RSS. `--rewrite` writes the documents once
- * before the timed request, which then replaces every one of them (the store's merge, not an append). The bound asked for (issue: reliability
+ * before the timed request, which then replaces every one of them (the store's merge, not an append).
+ * `--evaluate` sends the same documents to POST /v1/evaluate with the store's retriever instead (its
+ * chunks written to a scratch collection, 20 questions searched, the collection dropped). The bound asked for (issue: reliability
  * round five): /health under 100 ms and RSS under 1 GB. Never part of `npm test`.
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     texts: { type: 'string', default: '1' },
     workers: { type: 'string', default: 'auto' },
     rewrite: { type: 'boolean', default: false },
+    evaluate: { type: 'boolean', default: false },
   },
 });
 const chunks = Number(values.chunks);
@@ -89,7 +92,22 @@ try {
     text: Array.from({ length: texts }, (_, i) => text(Math.ceil(chunks / texts), i)),
     document: Array.from({ length: texts }, (_, i) => `doc-${i}`),
   });
-  const execute = () => fetch(`${url}/v1/pipelines/${id}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const documents = Array.from({ length: texts }, (_, i) => ({ id: `doc-${i}`, text: text(Math.ceil(chunks / texts), i) }));
+  // --evaluate: the same chunks through POST /v1/evaluate with the store's retriever (written to a scratch collection, searched, dropped).
+  const evaluation = JSON.stringify({
+    documents,
+    questions: Array.from({ length: 20 }, (_, q) => ({
+      question: documents[0]!.text.slice(q * 997, q * 997 + 60),
+      references: [{ document: 'doc-0', start_index: q * 997, end_index: q * 997 + 60 }],
+    })),
+    candidates: [[{ type: 'chunk', chunker: 'token', config: { chunk_size: 53 } }]],
+    retriever: 'store:default',
+    k: 5,
+  });
+  const execute = () =>
+    values.evaluate
+      ? fetch(`${url}/v1/evaluate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: evaluation })
+      : fetch(`${url}/v1/pipelines/${id}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   // --rewrite: the documents are written once before the timed request, which then replaces them.
   if (values.rewrite) await (await execute()).arrayBuffer();
   const poller = await startHealthPoller(url, child.pid!);
@@ -106,6 +124,7 @@ try {
       chunks_asked: chunks,
       texts,
       rewrite: values.rewrite,
+      evaluate: values.evaluate,
       status: res.status,
       answer_bytes: answer.byteLength,
       stored_rows: stored,

@@ -7,7 +7,8 @@ import { settingOf } from '../settings.js';
  * these, one document at a time.
  */
 import { tooLarge } from '../../kernel/caps.js';
-import type { Chunk } from '../../kernel/chunk.js';
+import { setImmediate as tick } from 'node:timers/promises';
+import type { ChunkToStore } from '../../kernel/handshake.js';
 
 import type { Range } from './ranges.js';
 
@@ -75,11 +76,15 @@ export function rowRange(rows: EvalRows, documents: readonly { id: string }[], i
   return { doc: documents[rows.spans[at]!]!.id, start: rows.spans[at + 1]!, end: rows.spans[at + 2]! };
 }
 
+/** Chunks made between two turns of the event loop (a 100,000-row candidate never holds up other requests). */
+const ROWS_PER_TURN = 2000;
+
 /**
  * The rows of each document as chunks to write (each carrying its row index in `metadata.eval_row`,
- * how a hit is scored), made one document at a time on the calling thread.
+ * how a hit is scored), made one document at a time on the calling thread, a slice per turn of the
+ * event loop; each embedding a view into the rows' vectors, never a copy.
  */
-export function* documentChunks(rows: EvalRows, documents: readonly { id: string }[]): Generator<{ document: string; chunks: Chunk[] }> {
+export async function* documentChunks(rows: EvalRows, documents: readonly { id: string }[]): AsyncGenerator<{ document: string; chunks: ChunkToStore[] }> {
   const byDoc = new Map<number, number[]>();
   for (let i = 0; i < rowCount(rows); i++) {
     const d = rows.spans[i * SPAN]!;
@@ -88,18 +93,23 @@ export function* documentChunks(rows: EvalRows, documents: readonly { id: string
     list.push(i);
   }
   const { dimension } = rows;
+  let made = 0;
   for (const [d, indices] of byDoc) {
-    const chunks = indices.map((i): Chunk => ({
-      id: '',
-      text: rows.texts[i]!,
-      start_index: rows.spans[i * SPAN + 3]!,
-      end_index: rows.spans[i * SPAN + 4]!,
-      token_count: 0,
-      metadata: { eval_row: i },
-      // indexed as the evaluation indexed it: its context before its text
-      ...(rows.contexts[i] ? { context: rows.contexts[i] } : {}),
-      embedding: Array.from(rows.vectors.subarray(i * dimension, (i + 1) * dimension)),
-    }));
+    const chunks: ChunkToStore[] = [];
+    for (const i of indices) {
+      if (++made % ROWS_PER_TURN === 0) await tick();
+      chunks.push({
+        id: '',
+        text: rows.texts[i]!,
+        start_index: rows.spans[i * SPAN + 3]!,
+        end_index: rows.spans[i * SPAN + 4]!,
+        token_count: 0,
+        metadata: { eval_row: i },
+        // indexed as the evaluation indexed it: its context before its text
+        ...(rows.contexts[i] ? { context: rows.contexts[i] } : {}),
+        embedding: rows.vectors.subarray(i * dimension, (i + 1) * dimension),
+      });
+    }
     yield { document: documents[d]!.id, chunks };
   }
 }

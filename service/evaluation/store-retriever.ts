@@ -7,7 +7,7 @@
  * handshake cannot drop a collection), whatever happened. So the figures are those of the store's
  * real index (approximate where the store's index is), next to those of the exact retriever of the
  * same mode (EXACT_OF_MODE) on the same candidate. */
-import type { Chunk } from '../../kernel/chunk.js';
+import type { ChunkToStore } from '../../kernel/handshake.js';
 import { ChunkdError } from '../../kernel/errors.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import type { Stores } from '../stores/stores.js';
@@ -119,7 +119,7 @@ export async function storeRankings(
   const written: string[] = [];
   let failed = false;
   try {
-    let batch: { document: string; chunks: Chunk[] }[] = [];
+    let batch: { document: string; chunks: ChunkToStore[] }[] = [];
     let size = 0;
     const flush = async () => {
       signal?.throwIfAborted();
@@ -128,7 +128,7 @@ export async function storeRankings(
       batch = [];
       size = 0;
     };
-    for (const doc of documentChunks(rows, documents)) {
+    for await (const doc of documentChunks(rows, documents)) {
       batch.push(doc);
       size += doc.chunks.length;
       if (size >= WRITE_ROWS) await flush();
