@@ -69,7 +69,9 @@ export { tokenWindows } from './tokenizers/windows.js';
 export {
   batches,
   cosine,
+  hashedDirection,
   isApiName,
+  isZero,
   findEmbedder,
   loadEmbedder,
   loadOnnxTokenModel,

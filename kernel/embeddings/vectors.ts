@@ -32,3 +32,37 @@ export function batches<T>(items: T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/** Whether every number of a vector is zero (a text the model knows no token of). */
+export const isZero = (v: ArrayLike<number>): boolean => {
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) return false;
+  return true;
+};
+
+/**
+ * The vector of a text a model knows no word of, where its own would be all zeros: the mean of a
+ * fixed pseudo-random direction per word (feature hashing, as fastText does for words it never
+ * saw), unit length. The same words always give the same direction, so a query of those words
+ * finds the chunks that hold them, and no stored vector is zero (a zero vector has no direction: a
+ * store refuses it). Words are runs of letters and digits, lowercased; a text without any is one word.
+ */
+export function hashedDirection(text: string, dimension: number): number[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [text.trim()];
+  const sum = new Float64Array(dimension);
+  for (const word of words) {
+    // FNV-1a of the word's UTF-16 units seeds an xorshift32 stream of numbers in [-1, 1).
+    let x = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) x = Math.imul(x ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    x ||= 1;
+    for (let d = 0; d < dimension; d++) {
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      sum[d]! += x / 0x80000000 - 1;
+    }
+  }
+  const norm = Math.hypot(...sum) || 1;
+  return Array.from(sum, (v) => Math.round((v / norm) * 1e8) / 1e8);
+}

@@ -51,6 +51,18 @@ describe('the embedded model', () => {
 });
 
 describe('the refinery', () => {
+  test("a chunk the model knows no word of gets its words' hashed direction: unit length, the same for the same words, never zero", async () => {
+    const [unknown, again, other, known] = (await refine([chunkOf('qzxv qqqzz'), chunkOf('QZXV qqqzz'), chunkOf('zzqx vvqq'), chunkOf('rivers')])).map(
+      (c) => c.embedding!,
+    );
+    assert.ok(Math.abs(Math.hypot(...unknown!) - 1) < 1e-6, 'unit length');
+    assert.deepEqual(again, unknown, 'the same words (case aside) give the same direction');
+    assert.ok(cosine(unknown!, other!) < 0.5, 'other words another direction');
+    const e = await loadEmbedder(EMBEDDED_MODEL);
+    const [model] = await e.embed(['rivers']);
+    assert.ok(cosine(known!, model!) > 0.9999, "a text with a known word keeps the model's vector");
+  });
+
   test("embeds a chunk's index text: its context, then its text (what a store's full-text index reads and chunkd eval embeds)", async () => {
     const e = await loadEmbedder(EMBEDDED_MODEL);
     const chunk = { ...chunkOf('Prices rose sharply.'), context: '# Inflation in Japan' };

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { batches, findEmbedder, indexText, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { batches, findEmbedder, hashedDirection, indexText, isZero, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
@@ -19,9 +19,13 @@ export async function create(config: Static<typeof EmbeddingsConfig>): Promise<R
       // A chunk's index text (its context, then its text: kernel/index-text.ts), what a store's
       // full-text index reads and chunkd eval embeds, so search, write and evaluation agree.
       // Each batch's vectors become the chunks' arrays at once: 100,000 chunks never hold both.
+      // A text the model knows no word of (all zeros) gets its words' hashed direction: no chunk is stored without one.
       for (const batch of batches(chunks, BATCH)) {
-        const vectors = await embedder.embed(batch.map((c) => indexText(c)));
-        batch.forEach((c, i) => out.push({ ...c, embedding: Array.from(vectors[i]!, round) }));
+        const texts = batch.map((c) => indexText(c));
+        const vectors = await embedder.embed(texts);
+        batch.forEach((c, i) =>
+          out.push({ ...c, embedding: isZero(vectors[i]!) ? hashedDirection(texts[i]!, embedder.dimension) : Array.from(vectors[i]!, round) }),
+        );
       }
       return out;
     },

@@ -1,4 +1,4 @@
-import type { Span, TokenVectors } from '../../kernel/index.js';
+import { hashedDirection, type Span, type TokenVectors } from '../../kernel/index.js';
 
 /** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
 const round = (x: number) => Math.round(x * 1e8) / 1e8;
@@ -30,7 +30,7 @@ function tokenStarts(text: string, ends: Uint32Array): Uint32Array {
 /**
  * The late embedding of each span: the mean of the vectors of the tokens whose text overlaps it
  * (a token straddling a cut counts for both chunks). Tokens the model has no vector for are left
- * out; a span with none gets the zero vector. Spans are in order (as chunkers return them), so one
+ * out; a span with none gets its words' hashed direction (kernel/embeddings/vectors.ts hashedDirection). Spans are in order (as chunkers return them), so one
  * pass over the tokens serves all of them.
  */
 export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'end'>[], tokens: TokenVectors, dimension: number): number[][] {
@@ -50,6 +50,7 @@ export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'en
       for (let d = 0; d < dim; d++) sum[d]! += v[d]!;
       n++;
     }
-    return Array.from(sum, (x) => round(n ? x / n : 0));
+    // A span of no known token gets its words' hashed direction, as the embeddings refinery gives such a text.
+    return n ? Array.from(sum, (x) => round(x / n)) : hashedDirection(text.slice(start, end), dim);
   });
 }

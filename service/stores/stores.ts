@@ -637,8 +637,7 @@ function metadataProblem(metadata: unknown): { at: (string | number)[]; problem:
 
 /**
  * What makes a vector one a store cannot search: a number that is not finite (NaN, ±Infinity), or
- * every number zero (no direction: its cosine with anything is undefined, and LanceDB then answers
- * no hit for any query of the collection). Undefined for a good vector.
+ * every number zero (no direction: its cosine with anything is undefined). Undefined for a good vector.
  */
 export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
   let zero = true;
@@ -647,10 +646,8 @@ export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
     if (typeof x !== 'number' || !Number.isFinite(x)) return `holds ${typeof x === 'number' ? x : JSON.stringify(x)} at ${i}: every number must be finite`;
     if (x !== 0) zero = false;
   }
-  return zero ? ZERO : undefined;
+  return zero ? 'is all zeros' : undefined;
 }
-
-const ZERO = 'is all zeros';
 
 /** Chunks checked and made rows between two turns of the event loop: a 100,000-chunk document never holds up other requests. */
 const ROWS_PER_TURN = 1000;
@@ -684,12 +681,12 @@ function checkChunk(c: ChunkToStore, i: number, dimension: number | undefined): 
     throw validationError(['chunks', i, 'embedding'], 'a chunk to store needs an embedding: put an embeddings step before the write step');
   if (dimension !== undefined && c.embedding.length !== dimension)
     throw validationError(['chunks', i, 'embedding'], `embeddings differ in length (${dimension} and ${c.embedding.length}): one model embeds a collection`);
-  // All zeros is left to the store on write (the built-in model gives it for a chunk none of whose words it knows; refusing the document would lose it): NaN and infinities are refused.
+  // chunkd's embeddings never give all zeros (a text the model knows no word of gets its words' hashed direction): a zero here came from elsewhere.
   const vector = vectorProblem(c.embedding);
-  if (vector && vector !== ZERO)
+  if (vector)
     throw validationError(
       ['chunks', i, 'embedding'],
-      `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector, and LanceDB would answer no hit for any query of the collection. A zero vector is a text the model knows none of the words of: use another model, or leave such chunks out.`,
+      `chunk ${i}'s embedding ${vector} ('${c.text.slice(0, 40)}…'): a store cannot search such a vector (it has no direction, or a number that is not one). Embed the chunk with another model, or leave it out.`,
     );
   const text = textProblem(c.text);
   if (text) throw validationError(['chunks', i, 'text'], `chunk ${i}'s text holds ${text}, which a store cannot keep: ${FIX_TEXT}`, 'string_unicode');
