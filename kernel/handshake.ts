@@ -97,6 +97,12 @@ export interface HandshakeImpl {
   delete(collection: string, document: string): Promise<number>;
   /** Remove the collection itself, its rows and its recorded model (a scratch collection, e.g. an evaluation's); a missing one is no error. Optional: without it, a caller deletes the documents. */
   drop?(collection: string): Promise<void>;
+  /**
+   * Fold every write made so far into the collection's indexes now, as the store does on its own once
+   * writes settle (an evaluation searches right after writing, and is measured as users search a
+   * settled collection). Optional: a store whose indexes are current at each commit needs none.
+   */
+  settle?(collection: string): Promise<void>;
   /** Documents of the collection by id, ascending, those after `after` (a page's last id), at most `limit`. Optional: without it the listing is refused. */
   documents?(collection: string, page: { after?: string; limit: number }): Promise<DocumentInfo[]>;
   /** Best first; a `text` query needs the text capability, an `embedding` one the vector capability. */

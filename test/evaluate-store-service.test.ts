@@ -73,6 +73,7 @@ function hooked(real: Stores, hook: (call: 'write' | 'search', n: number) => voi
     modes: (s) => real.modes(s),
     checkWritable: (s) => real.checkWritable(s),
     dropCollection: (s, c, d) => real.dropCollection(s, c, d),
+    settle: (s, c) => real.settle(s, c),
     writeMany: async (...args) => {
       hook('write', ++n);
       return real.writeMany(...args);

@@ -237,6 +237,11 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         .execute(await toArrowInTurns(await schemaOf(table), rows, ROWS_PER_TURN));
   }
 
+  /** The collection's upkeep now (compaction, new rows folded into its indexes, the vector index past its threshold). */
+  settle(collection: string): Promise<void> {
+    return this.upkeep.settle(collection);
+  }
+
   delete(collection: string, document: string): Promise<number> {
     return this.queue.run(collection, () =>
       this.on(

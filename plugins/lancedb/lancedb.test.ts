@@ -133,6 +133,23 @@ describe('lancedb', () => {
     assert.ok(hits.length === 50 && hits.every((h) => h.text.startsWith('second ')));
   });
 
+  test('settle folds the rows appended since the full-text index was made into it at once, without waiting for the quiet time', async () => {
+    const patient = await plugin.connect({ path: join(dir, 'db'), settle_ms: 600_000 });
+    try {
+      await patient.write('settling', 'a', [row('a', 'rivers flood valleys', [1, 0])], META);
+      await patient.write('settling', 'b', [row('b', 'keepers trim wicks', [0, 1])], META);
+      assert.equal((await indexStats('settling', 'index_text_idx'))?.numUnindexedRows, 1, 'the appended row is not in the index yet');
+      await patient.settle!('settling');
+      assert.equal((await indexStats('settling', 'index_text_idx'))?.numUnindexedRows, 0);
+      assert.deepEqual(
+        (await patient.search('settling', { text: 'keepers', k: 2 })).map((h) => h.document),
+        ['b'],
+      );
+    } finally {
+      await patient.close();
+    }
+  });
+
   async function version(name: string) {
     const db = await connect(join(dir, 'db'));
     const table = await db.openTable(name);

@@ -129,6 +129,15 @@ export class Upkeep {
     );
   }
 
+  /** `name`'s pending upkeep run now, and awaited: every row written so far folded into its indexes. */
+  async settle(name: string): Promise<void> {
+    const s = this.tables.get(name);
+    if (!s) return;
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    await this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
+  }
+
   async close(): Promise<void> {
     await this.settled();
     this.tables.clear();

@@ -42,7 +42,7 @@ export function storeMode(stores: Pick<EvalStores, 'modes'>, store: string, mode
 export const EXACT_OF_MODE: Readonly<Record<SearchMode, RetrieverName>> = { text: 'bm25', vector: 'embeddings', hybrid: 'hybrid' };
 
 /** What a store retriever uses of the Stores service. */
-export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'modes' | 'checkWritable' | 'writeMany' | 'search' | 'dropCollection'>;
+export type EvalStores = Pick<Stores, 'names' | 'handshakeOf' | 'modes' | 'checkWritable' | 'writeMany' | 'settle' | 'search' | 'dropCollection'>;
 
 /** Rows written per store call: a call's chunk objects (vectors as plain arrays) stay a few megabytes. */
 const WRITE_ROWS = 2000;
@@ -134,6 +134,10 @@ export async function storeRankings(
       if (size >= WRITE_ROWS) await flush();
     }
     if (batch.length) await flush();
+    // Searched as a user searches a collection whose writes have settled: every row in its indexes
+    // (LanceDB's full-text index ranks rows appended after its first write poorly until then).
+    signal?.throwIfAborted();
+    await stores.settle(store, collection);
     const out: number[][] = [];
     for (const [i, embedding] of questionVectors.entries()) {
       signal?.throwIfAborted();

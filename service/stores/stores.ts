@@ -394,6 +394,13 @@ export class Stores {
    * delete `documents`, the ones the caller wrote, leaving the empty collection. For scratch
    * collections (evaluation through a store).
    */
+  /** Fold the collection's writes into its indexes now (HandshakeImpl.settle); a store without the call has nothing to do. */
+  async settle(store: string, collection: string): Promise<void> {
+    const o = this.get(store);
+    checkCollection(collection);
+    await this.call(o, async (impl) => impl.settle?.(collection));
+  }
+
   async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
