@@ -168,10 +168,10 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
 
   /**
    * A batch of documents, each replaced. Documents the collection does not hold yet (a first
-   * ingest, the bulk of writes) are appended with the engine's own `add`, ROWS_PER_TURN rows a commit. A batch that
-   * holds a document already stored is one merge instead: rows upserted by id, and the rows of the
-   * batch's documents that the batch does not hold deleted in the same commit, so a reader never
-   * sees a document half replaced and a re-run of the batch changes nothing.
+   * ingest, the bulk of writes) are appended with the engine's own `add`, ROWS_PER_TURN rows a
+   * commit. A batch that holds a document already stored is one merge instead: rows upserted by id,
+   * and the rows of the batch's documents that the batch does not hold deleted in the same commit,
+   * so a reader never sees a document half replaced and a re-run of the batch changes nothing.
    */
   writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     return this.queue.run(collection, async () => {

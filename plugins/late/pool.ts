@@ -30,7 +30,8 @@ function tokenStarts(text: string, ends: Uint32Array): Uint32Array {
 /**
  * The late embedding of each span: the mean of the vectors of the tokens whose text overlaps it
  * (a token straddling a cut counts for both chunks). Tokens the model has no vector for are left
- * out; a span with none gets its words' hashed direction (kernel/embeddings/vectors.ts hashedDirection). Spans are in order (as chunkers return them), so one
+ * out; a span with none gets its words' hashed direction (kernel/embeddings/vectors.ts
+ * hashedDirection), never the zero vector. Spans are in order (as chunkers return them), so one
  * pass over the tokens serves all of them.
  */
 export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'end'>[], tokens: TokenVectors, dimension: number): number[][] {

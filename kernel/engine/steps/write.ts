@@ -1,7 +1,8 @@
 /**
  * A write step's chunks as they cross from where the steps ran (a worker, or this thread) to the
- * store client on the calling thread: compact rows, the embeddings in one Float32Array that is
- * moved, not copied, and no JSON for the calling thread to parse.
+ * store client on the calling thread: compact rows, the embeddings in one Float32Array and the
+ * chunks in one buffer of JSON lines, both moved, not copied, and read back a slice per turn of the
+ * calling thread's event loop.
  */
 import { hash } from 'node:crypto';
 import { setImmediate as tick } from 'node:timers/promises';
