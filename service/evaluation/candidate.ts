@@ -60,7 +60,7 @@ export interface CandidateOutcome {
 }
 
 /** Embed lists of texts, list by list (a list is one refinery call), as unit vectors. */
-export type Embed = (lists: string[][]) => Promise<number[][][]>;
+export type Embed = (lists: string[][]) => Promise<ArrayLike<number>[][]>;
 
 /** Run one candidate here, through a Runner of this thread: chunk, locate, embed, score. */
 export async function runCandidate(p: CandidatePayload, plugin: (source: string) => Promise<Plugin>, signal?: AbortSignal): Promise<CandidateOutcome> {
@@ -73,7 +73,7 @@ export async function runCandidate(p: CandidatePayload, plugin: (source: string)
       signal,
     );
     const embedding = p.embedding && { plugin: await plugin(p.embedding.source), config: p.embedding.config };
-    const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedLists(runner, embedding, texts, signal)));
+    const outcome = await scoreLists(lists, p.input, embedding && ((texts) => embedUnitLists(runner, embedding, texts, signal)));
     if (outcome.rows) checkRowBytes(outcome.rows, p.limits.maxOutputBytes);
     return outcome;
   } catch (e) {
@@ -105,7 +105,7 @@ export async function scoreLists(lists: Chunk[][], input: SharedInput, embed?: E
       tokens += ch.token_count;
     });
   });
-  let chunkVectors: number[][] | undefined;
+  let chunkVectors: ArrayLike<number>[] | undefined;
   // vectors for the retriever, or for a store retriever's rows (a store's row carries one, whatever its search mode)
   if (input.retriever !== 'bm25' || input.rows) {
     if (!embed) throw new Error('An embeddings retriever needs an embed service.');
@@ -139,6 +139,23 @@ export async function embedLists(runner: Runner, step: PluginStep, lists: string
   const vectors = await runner.embed(step, lists.flat(), signal);
   let at = 0;
   return lists.map((l) => l.map(() => unitVector(vectors[at++]!)));
+}
+
+/**
+ * The chunks' vectors as embedLists gives them, each scaled to unit length in place, in the
+ * runner's one Float64Array (the same arithmetic in doubles, so the same figures): 100,000 chunks
+ * never take a JS array each (~1.3 KB for 100 numbers, against 0.8 KB here).
+ */
+export async function embedUnitLists(runner: Runner, step: PluginStep, lists: string[][], signal?: AbortSignal): Promise<Float64Array[][]> {
+  const vectors = await runner.embed(step, lists.flat(), signal);
+  for (const v of vectors) {
+    let sum = 0;
+    for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+    const norm = Math.sqrt(sum);
+    if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
+  }
+  let at = 0;
+  return lists.map((l) => l.map(() => vectors[at++]!));
 }
 
 export function unitVector(v: ArrayLike<number>): number[] {

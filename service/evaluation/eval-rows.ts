@@ -30,7 +30,7 @@ export interface EvalRows {
 export function evalRows(
   chunks: readonly { range: Range; own: [number, number]; text: string; context?: string }[],
   documentIndex: (id: string) => number,
-  vectors: readonly number[][],
+  vectors: readonly ArrayLike<number>[],
 ): EvalRows {
   const dimension = vectors[0]?.length ?? 0;
   const spans = new Float64Array(chunks.length * SPAN);

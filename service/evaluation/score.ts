@@ -17,7 +17,7 @@ export interface ScorePayload {
   chunks: { range: Range; index: string }[];
   questions: { question: string; references: Range[] }[];
   /** Unit vectors, one per chunk and one per question, for `embeddings` and `hybrid`. */
-  chunkVectors?: number[][];
+  chunkVectors?: readonly ArrayLike<number>[];
   questionVectors?: number[][];
   /** How `hybrid` fuses the two lists: the rule a store's hybrid mode uses for the embedding model (kernel/fusion.ts fusionFor). */
   fusion?: FusionRule;
@@ -126,7 +126,7 @@ function ranker(p: ScorePayload): (question: string, i: number, k: number) => nu
   };
 }
 
-function dot(a: readonly number[], b: readonly number[]): number {
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
