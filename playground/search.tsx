@@ -29,6 +29,9 @@ const OWN_KEYS = new Set(['document', 'name']);
 /** A metadata value as shown: strings as they are, anything else as JSON. */
 const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** A filter as the search route takes it (docs/from-a-folder-to-answers.md). */
+const FILTER_EXAMPLE = '{"metadata": {"team": "docs", "lang": {"in": ["en", "fr"]}}}';
+
 /** Search a store's collection; each hit is drawn as a span of its document when the page knows that document's text. */
 export function SearchPanel({ written, version, hidden }: Props) {
   const [stores, setStores] = useState<StoreInfo[]>([]);
@@ -36,6 +39,8 @@ export function SearchPanel({ written, version, hidden }: Props) {
   const [collection, setCollection] = useState('');
   const [query, setQuery] = useState('');
   const [k, setK] = useState('5');
+  /** The API's `filter`, as JSON; '' for none. */
+  const [filter, setFilter] = useState('');
   /** '' : the collection's default mode. */
   const [mode, setMode] = useState('');
   const [ran, setRan] = useState('');
@@ -84,6 +89,14 @@ export function SearchPanel({ written, version, hidden }: Props) {
     const n = Number(k);
     if (!Number.isInteger(n) || n < 1) return setError('k must be a whole number of hits, 1 or more.');
     if (!store || !collection) return setError('Choose a store and a collection (a pipeline ending in a write step fills one).');
+    let where: unknown;
+    if (filter.trim()) {
+      try {
+        where = JSON.parse(filter);
+      } catch {
+        return setError(`The filter must be JSON, e.g. ${FILTER_EXAMPLE}, or left empty.`);
+      }
+    }
     setBusy(true);
     setError('');
     try {
@@ -92,6 +105,7 @@ export function SearchPanel({ written, version, hidden }: Props) {
         query,
         k: n,
         ...(mode ? { mode } : {}),
+        ...(where === undefined ? {} : { filter: where }),
       });
       setRan(headers.get('x-chunkd-search-mode') ?? '');
       const files = new Map<string, Promise<string | undefined>>();
@@ -150,6 +164,14 @@ export function SearchPanel({ written, version, hidden }: Props) {
         {current?.error ? <p class="error">{current.error}</p> : null}
         <label for="search-query">Query</label>
         <input id="search-query" type="text" value={query} onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
+        <label for="search-filter">Filter (JSON, optional: the document, and metadata equal to a value or in a list)</label>
+        <input
+          id="search-filter"
+          type="text"
+          placeholder={FILTER_EXAMPLE}
+          value={filter}
+          onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
+        />
         <div class="actions">
           <button type="submit" id="search" class="primary" disabled={busy}>
             {busy ? 'Searching…' : 'Search'}

@@ -432,7 +432,7 @@ const inView = (selector: string) =>
     return top >= 0 && top < innerHeight;
   });
 
-test('search is a view of its own, reached from the top: a mode to choose, each hit named with its metadata, the hits scrolled into view', async () => {
+test('search is a view of its own, reached from the top: a mode to choose, a metadata filter, each hit named with its metadata, the hits scrolled into view', async () => {
   const steps = [
     { type: 'chunk', chunker: 'sentence', config: { chunk_size: 24 } },
     { type: 'write', store: 'default', config: { collection: 'named' } },
@@ -500,6 +500,32 @@ test('search is a view of its own, reached from the top: a mode to choose, each 
       assert.ok(await page.evaluate(() => scrollY > 0), `${mode || 'default'}: the page moved to them from its top`);
     }
     await shot('search-view');
+
+    // A metadata filter keeps the hits of the documents that match it: another document beside the file, of another team.
+    const other = await app.post(`/v1/pipelines/${stored.id}/execute`, { text: 'Cats hunt mice in barns.', document: 'cats', metadata: { team: 'cats' } });
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    const searchFiltered = async (filter: string, sent = true) => {
+      await page.selectOption('#search-mode', '');
+      await page.fill('#search-query', 'hunt mice');
+      await page.fill('#search-k', '10');
+      await page.fill('#search-filter', filter);
+      const answered = sent ? page.waitForResponse((r) => r.url().endsWith('/v1/stores/default/search')) : undefined;
+      await page.click('#search');
+      await answered;
+      await page.waitForFunction(() => !document.querySelector('#search')?.hasAttribute('disabled'));
+      return page.$$eval('.hits .hit .document', (els) => els.map((e) => e.textContent));
+    };
+    await page.click('#view-search');
+    await page.waitForSelector('#search-collection option[value="named"]', { state: 'attached' });
+    await page.click('button:has-text("Refresh the stores")');
+    const birds = await searchFiltered('{"metadata": {"team": "birds"}}');
+    assert.ok(birds.length > 0 && birds.every((name) => name === 'owls.md'), `team birds: ${birds}`);
+    assert.deepEqual(await searchFiltered('{"metadata": {"team": {"in": ["cats"]}}}'), ['cats']);
+    assert.ok((await searchFiltered('')).length > birds.length, 'no filter: both documents');
+    await searchFiltered('{"metadata": ', false);
+    assert.match((await page.textContent('#search-message')) ?? '', /The filter must be JSON/);
+    await searchFiltered('{"metadata": {"team": {"like": "b%"}}}');
+    assert.match((await page.textContent('#search-message')) ?? '', /The search failed: .*filter/);
 
     // The chunking view: a run's chunks are scrolled into view (at this width they sit below the form).
     await page.click('#view-chunk');
