@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connect } from '@lancedb/lancedb';
+import { connect, type Table } from '@lancedb/lancedb';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
 import '../../test/helpers/host.js';
@@ -150,38 +150,20 @@ describe('lancedb', () => {
     }
   });
 
-  async function version(name: string) {
+  /** A look at a table through a connection of its own, closed after. */
+  async function onTable<T>(name: string, look: (table: Table) => Promise<T>): Promise<T> {
     const db = await connect(join(dir, 'db'));
     const table = await db.openTable(name);
     try {
-      return await table.version();
+      return await look(table);
     } finally {
       table.close();
       db.close();
     }
   }
-
-  async function stats(name: string) {
-    const db = await connect(join(dir, 'db'));
-    const table = await db.openTable(name);
-    try {
-      return await table.stats();
-    } finally {
-      table.close();
-      db.close();
-    }
-  }
-
-  async function indexStats(name: string, index: string) {
-    const db = await connect(join(dir, 'db'));
-    const table = await db.openTable(name);
-    try {
-      return await table.indexStats(index);
-    } finally {
-      table.close();
-      db.close();
-    }
-  }
+  const version = (name: string) => onTable(name, (t) => t.version());
+  const stats = (name: string) => onTable(name, (t) => t.stats());
+  const indexStats = (name: string, index: string) => onTable(name, (t) => t.indexStats(index));
 
   test('concurrent writes to one collection all land', async () => {
     await Promise.all(Array.from({ length: 8 }, (_, i) => store.write('busy', `d${i}`, [row(`d${i}`, `text ${i}`, [i, 1])], META)));
