@@ -78,6 +78,7 @@ export {
   locateModelDir,
   normalize,
   ONNX_EXTRA,
+  roundedArray,
   type Embedder,
   type HubNeeds,
   type OnnxTokenModel,

@@ -1,12 +1,9 @@
 import type { Static } from 'typebox';
-import { batches, findEmbedder, hashedDirection, indexText, isZero, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { batches, findEmbedder, hashedDirection, indexText, isZero, roundedArray, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
 const BATCH = 64;
-
-/** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
-const round = (x: number) => Math.round(x * 1e8) / 1e8;
 
 export async function create(config: Static<typeof EmbeddingsConfig>): Promise<RefineryImpl> {
   // The model is found now (an unknown one is this config's refusal) and read on the first refine:
@@ -24,7 +21,7 @@ export async function create(config: Static<typeof EmbeddingsConfig>): Promise<R
         const texts = batch.map((c) => indexText(c));
         const vectors = await embedder.embed(texts);
         batch.forEach((c, i) =>
-          out.push({ ...c, embedding: isZero(vectors[i]!) ? hashedDirection(texts[i]!, embedder.dimension) : Array.from(vectors[i]!, round) }),
+          out.push({ ...c, embedding: isZero(vectors[i]!) ? hashedDirection(texts[i]!, embedder.dimension) : roundedArray(vectors[i]!) }),
         );
       }
       return out;

@@ -1,7 +1,4 @@
-import { hashedDirection, type Span, type TokenVectors } from '../../kernel/index.js';
-
-/** Float32 values carry about 7 significant digits; more only lengthens the JSON. */
-const round = (x: number) => Math.round(x * 1e8) / 1e8;
+import { hashedDirection, roundedArray, type Span, type TokenVectors } from '../../kernel/index.js';
 
 const isSpace = (code: number) =>
   code === 32 ||
@@ -52,6 +49,6 @@ export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'en
       n++;
     }
     // A span of no known token gets its words' hashed direction, as the embeddings refinery gives such a text.
-    return n ? Array.from(sum, (x) => round(x / n)) : hashedDirection(text.slice(start, end), dim);
+    return n ? roundedArray(sum, 1 / n) : hashedDirection(text.slice(start, end), dim);
   });
 }
