@@ -1,6 +1,6 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { CollectionName } from '../kernel/handshake.js';
-import { SEARCH_MODES } from '../kernel/search-mode.js';
+import { SEARCH_MODES, type SearchMode as SearchModeName } from '../kernel/search-mode.js';
 import { SearchFilter } from './metadata.js';
 
 /** A connection's name: what a request, a pipeline step or a CLI flag names. */
@@ -11,14 +11,20 @@ export const MAX_K = 1000;
 
 /** Wire shapes of the store routes (server/routes/stores.ts). */
 
-/** How a search runs (kernel/search-mode.ts); the modes a store serves come from its handshake's capabilities. */
-export const SearchModeField = Type.Union(
-  SEARCH_MODES.map((m) => Type.Literal(m)),
-  {
-    description:
-      "How to search: text (the store's full-text index: LanceDB FTS, PostgreSQL tsvector), vector (the query's embedding with the collection's model), hybrid (both, fused by the collection's model's rule, kernel/fusion.ts). A mode the store's handshake cannot serve is a 422 naming those it can (GET /v1/plugins lists each handshake's capabilities). Absent: the collection's default, the mode measured best for its model (text for the built-in chunkd/glove-sif-100d, hybrid for other models), or vector for an embedding. The answer's X-Chunkd-Search-Mode header names the mode that ran.",
-  },
-);
+/** A search mode (kernel/search-mode.ts), the one schema every field of a mode is made from. */
+const SearchMode = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<SearchModeName>(
+    Type.Union(
+      SEARCH_MODES.map((m) => Type.Literal(m)),
+      options,
+    ),
+  );
+
+/** How a search runs; the modes a store serves come from its handshake's capabilities. */
+export const SearchModeField = SearchMode({
+  description:
+    "How to search: text (the store's full-text index: LanceDB FTS, PostgreSQL tsvector), vector (the query's embedding with the collection's model), hybrid (both, fused by the collection's model's rule, kernel/fusion.ts). A mode the store's handshake cannot serve is a 422 naming those it can (GET /v1/plugins lists each handshake's capabilities). Absent: the collection's default, the mode measured best for its model (text for the built-in chunkd/glove-sif-100d, hybrid for other models), or vector for an embedding. The answer's X-Chunkd-Search-Mode header names the mode that ran.",
+});
 
 /** The response header that names the mode a search ran. */
 export const SEARCH_MODE_HEADER = 'X-Chunkd-Search-Mode';
@@ -30,7 +36,7 @@ export const CollectionInfo = Type.Object({
     description: 'The embedding model its vectors came from; writes and searches with another model are refused (409).',
   }),
   dimension: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Numbers per vector.' }),
-  default_mode: Type.Union([...SEARCH_MODES.map((m) => Type.Literal(m)), Type.Null()], {
+  default_mode: Type.Union([SearchMode(), Type.Null()], {
     description: 'The mode a search without `mode` runs: the one measured best for its model (null: the store serves none it can use).',
   }),
 });
@@ -39,10 +45,13 @@ export const StoreInfo = Type.Object({
   name: Type.String({ description: 'The connection’s name: what a write step and a search name.' }),
   handshake: Type.String({ description: 'The handshake plugin it connects with (GET /v1/plugins lists them).' }),
   local: Type.Boolean({ description: "true: the store lives under this replica's data directory, and other replicas do not see it." }),
-  modes: Type.Array(Type.Union(SEARCH_MODES.map((m) => Type.Literal(m))), { description: 'The search modes its handshake serves.' }),
+  modes: Type.Array(SearchMode(), { description: 'The search modes its handshake serves.' }),
   collections: Type.Array(CollectionInfo),
   error: Type.Optional(Type.String({ description: 'Set when the store did not answer: why (never its URL or a secret); its collections are then empty.' })),
 });
+
+/** A store as GET /v1/stores lists it (service/stores/stores.ts list). */
+export type StoreInfo = Static<typeof StoreInfo>;
 
 export const StoreList = Type.Array(StoreInfo, {
   examples: [

@@ -1,4 +1,4 @@
-import { MAX_DOCUMENTS_PAGE, MAX_K } from '../../wire/stores.js';
+import { MAX_DOCUMENTS_PAGE, MAX_K, type StoreInfo } from '../../wire/stores.js';
 import { checkFilterKeys, SearchFilter } from '../../wire/metadata.js';
 import { compileValidator } from '../../kernel/validation.js';
 import { matchesFilter, type StoreFilter } from '../../kernel/store-filter.js';
@@ -33,18 +33,8 @@ export interface StoreLogger {
   log(level: 'debug' | 'info' | 'warning' | 'error', msg: string, fields?: Record<string, unknown>): void;
 }
 
-export interface StoreListing {
-  name: string;
-  handshake: string;
-  /** Its rows are on this machine (an embedded database under a local path): other replicas cannot reach them. */
-  local: boolean;
-  /** The search modes its handshake serves. */
-  modes: SearchMode[];
-  /** Each with the mode a search without one runs (the mode measured best for its model). */
-  collections: (CollectionInfo & { default_mode: SearchMode | null })[];
-  /** Set when the store did not answer: why, with no URL or secret. */
-  error?: string;
-}
+/** A store as listed: the wire's shape (wire/stores.ts StoreInfo), declared once. */
+export type StoreListing = StoreInfo;
 
 export interface SearchRequest {
   collection: string;
