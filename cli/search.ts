@@ -24,7 +24,7 @@ each with its score and metadata (document, name, the document's own keys). With
 default store; without --collection, the collection the last chunkd ingest wrote. --filter keeps
 chunks whose metadata fields hold: '{"team": "docs", "lang": {"in": ["en", "fr"]}}'.
 --mode: text (the store's full-text index), vector (the query's embedding), hybrid (both, fused);
-by default the collection's, the mode measured best for its model (text for the built-in model).
+by default the collection's: text for the built-in model (measured best, held out), hybrid for others (not measured).
 The mode that ran is written to stderr ("mode: text").`;
 
 export async function searchCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

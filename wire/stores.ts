@@ -23,7 +23,7 @@ const SearchMode = (options: Record<string, unknown> = {}) =>
 /** How a search runs; the modes a store serves come from its handshake's capabilities. */
 export const SearchModeField = SearchMode({
   description:
-    "How to search: text (the store's full-text index: LanceDB FTS, PostgreSQL tsvector), vector (the query's embedding with the collection's model), hybrid (both, fused by the collection's model's rule, kernel/fusion.ts). A mode the store's handshake cannot serve is a 422 naming those it can (GET /v1/plugins lists each handshake's capabilities). Absent: the collection's default, the mode measured best for its model (text for the built-in chunkd/glove-sif-100d, hybrid for other models), or vector for an embedding. The answer's X-Chunkd-Search-Mode header names the mode that ran.",
+    "How to search: text (the store's full-text index: LanceDB FTS, PostgreSQL tsvector), vector (the query's embedding with the collection's model), hybrid (both, fused by the collection's model's rule, kernel/fusion.ts). A mode the store's handshake cannot serve is a 422 naming those it can (GET /v1/plugins lists each handshake's capabilities). Absent: the collection's default, by its model: text for the built-in chunkd/glove-sif-100d (measured best, held out), hybrid for any other model (not measured); vector for an embedding. The answer's X-Chunkd-Search-Mode header names the mode that ran.",
 });
 
 /** The response header that names the mode a search ran. */
@@ -37,7 +37,8 @@ export const CollectionInfo = Type.Object({
   }),
   dimension: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Numbers per vector.' }),
   default_mode: Type.Union([SearchMode(), Type.Null()], {
-    description: 'The mode a search without `mode` runs: the one measured best for its model (null: the store serves none it can use).',
+    description:
+      'The mode a search without `mode` runs, by its model: text for the built-in model (measured best, held out), hybrid for others (not measured); null: the store serves none it can use.',
   }),
 });
 
