@@ -68,17 +68,16 @@ export { tokenWindows } from './tokenizers/windows.js';
 // The embedding service (onnxruntime-node is imported only when an ONNX model loads).
 export {
   batches,
+  chunkVector,
   cosine,
   hashedDirection,
   isApiName,
-  isZero,
   findEmbedder,
   loadEmbedder,
   loadOnnxTokenModel,
   locateModelDir,
   normalize,
   ONNX_EXTRA,
-  roundedArray,
   type Embedder,
   type HubNeeds,
   type OnnxTokenModel,

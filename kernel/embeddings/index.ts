@@ -9,4 +9,4 @@ export { findEmbedder, isApiName, loadEmbedder, locateModelDir, MODELS_DIR, type
 export { ONNX_EXTRA } from './onnx-extra.js';
 export type { HubNeeds } from './providers/hub.js';
 export { loadOnnxTokenModel, type OnnxTokenModel } from './providers/onnx-tokens.js';
-export { batches, cosine, hashedDirection, isZero, normalize, roundedArray } from './vectors.js';
+export { batches, chunkVector, cosine, hashedDirection, normalize } from './vectors.js';

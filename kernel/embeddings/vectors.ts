@@ -39,14 +39,23 @@ export function batches<T>(items: T[], size: number): T[][] {
  * doubles: ~0.86 KB for 100 numbers where `Array.from(v, f)` takes ~1.3 KB (measured), which counts
  * at 100,000 chunks.
  */
-export function roundedArray(v: ArrayLike<number>, scale = 1): number[] {
+function roundedArray(v: ArrayLike<number>, scale = 1): number[] {
   const out = new Array<number>(v.length).fill(0.5);
   for (let i = 0; i < v.length; i++) out[i] = Math.round(v[i]! * scale * 1e8) / 1e8;
   return out;
 }
 
+/**
+ * A chunk's vector as chunkd stores and answers it: the model's (`v`, times `scale`, rounded:
+ * roundedArray), or, where the model knows no word of the text (`v` absent or all zeros), the
+ * text's hashedDirection. One rule for every plugin that embeds chunks, so no stored vector is zero.
+ */
+export function chunkVector(v: ArrayLike<number> | undefined, text: string, dimension: number, scale = 1): number[] {
+  return v && !isZero(v) ? roundedArray(v, scale) : hashedDirection(text, dimension);
+}
+
 /** Whether every number of a vector is zero (a text the model knows no token of). */
-export const isZero = (v: ArrayLike<number>): boolean => {
+const isZero = (v: ArrayLike<number>): boolean => {
   for (let i = 0; i < v.length; i++) if (v[i] !== 0) return false;
   return true;
 };

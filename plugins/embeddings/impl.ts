@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { batches, findEmbedder, hashedDirection, indexText, isZero, roundedArray, type Chunk, type RefineryImpl } from '../../kernel/index.js';
+import { batches, chunkVector, findEmbedder, indexText, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { EmbeddingsConfig } from './index.js';
 
 /** Texts per provider call: bounds memory for local models and request size for APIs. */
@@ -20,9 +20,7 @@ export async function create(config: Static<typeof EmbeddingsConfig>): Promise<R
       for (const batch of batches(chunks, BATCH)) {
         const texts = batch.map((c) => indexText(c));
         const vectors = await embedder.embed(texts);
-        batch.forEach((c, i) =>
-          out.push({ ...c, embedding: isZero(vectors[i]!) ? hashedDirection(texts[i]!, embedder.dimension) : roundedArray(vectors[i]!) }),
-        );
+        batch.forEach((c, i) => out.push({ ...c, embedding: chunkVector(vectors[i], texts[i]!, embedder.dimension) }));
       }
       return out;
     },

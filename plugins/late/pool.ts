@@ -1,4 +1,4 @@
-import { hashedDirection, roundedArray, type Span, type TokenVectors } from '../../kernel/index.js';
+import { chunkVector, type Span, type TokenVectors } from '../../kernel/index.js';
 
 const isSpace = (code: number) =>
   code === 32 ||
@@ -28,7 +28,7 @@ function tokenStarts(text: string, ends: Uint32Array): Uint32Array {
  * The late embedding of each span: the mean of the vectors of the tokens whose text overlaps it
  * (a token straddling a cut counts for both chunks). Tokens the model has no vector for are left
  * out; a span with none gets its words' hashed direction (kernel/embeddings/vectors.ts
- * hashedDirection), never the zero vector. Spans are in order (as chunkers return them), so one
+ * chunkVector), never the zero vector. Spans are in order (as chunkers return them), so one
  * pass over the tokens serves all of them.
  */
 export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'end'>[], tokens: TokenVectors, dimension: number): number[][] {
@@ -49,6 +49,6 @@ export function poolSpans(text: string, spans: readonly Pick<Span, 'start' | 'en
       n++;
     }
     // A span of no known token gets its words' hashed direction, as the embeddings refinery gives such a text.
-    return n ? roundedArray(sum, 1 / n) : hashedDirection(text.slice(start, end), dim);
+    return chunkVector(sum, text.slice(start, end), dim, 1 / Math.max(n, 1));
   });
 }
