@@ -64,8 +64,8 @@ async function run(
   return (await evaluate(s, [candidate], { ...services, ...(signal ? { signal } : {}) })).results;
 }
 
-/** The store as the evaluation sees it, with a hook before each write and search (to fail or abort there). */
-function hooked(real: Stores, hook: (call: 'write' | 'search', n: number) => void): EvalStores {
+/** The store as the evaluation sees it, with a hook before each write, settle and search (to fail or abort there). */
+function hooked(real: Stores, hook: (call: 'write' | 'settle' | 'search', n: number) => void): EvalStores {
   let n = 0;
   return {
     names: () => real.names(),
@@ -73,7 +73,10 @@ function hooked(real: Stores, hook: (call: 'write' | 'search', n: number) => voi
     modes: (s) => real.modes(s),
     checkWritable: (s) => real.checkWritable(s),
     dropCollection: (s, c, d) => real.dropCollection(s, c, d),
-    settle: (s, c) => real.settle(s, c),
+    settle: async (s, c) => {
+      hook('settle', ++n);
+      return real.settle(s, c);
+    },
     writeMany: async (...args) => {
       hook('write', ++n);
       return real.writeMany(...args);
@@ -115,7 +118,8 @@ describe('LanceDB (the embedded default)', () => {
       if (call === 'search' && seen.filter((c) => c === 'search').length === 2) throw new Error('the store went away');
     });
     await assert.rejects(run(failing, 'default'), /the store went away/);
-    assert.deepEqual(seen, ['write', 'search', 'search'], 'it failed after the rows were written');
+    // The collection is settled (every row in its indexes) once written, before the first search.
+    assert.deepEqual(seen, ['write', 'settle', 'search', 'search'], 'it failed after the rows were written');
     assert.deepEqual(await collections(stores, 'default'), []);
   });
 
