@@ -14,8 +14,8 @@ export const FULL_REPORT_MAX_VALUES = 5_000;
 
 /**
  * Validators are compiled once per schema, when first used or when a server starts
- * (compileValidators: never on a valid request's path; the allErrors one below on a schema's first
- * refused body). Coercion is off (`{"text": 7}` must fail),
+ * (compileValidators: never on a request's path, the allErrors one included: a refused body
+ * compiling it would hold the event loop for tens of milliseconds). Coercion is off (`{"text": 7}` must fail),
  * defaults are filled in, unknown keys are kept (real clients send extra keys; the caller reports
  * them). A body is first checked in Ajv's stop-at-first-error mode (what every valid body costs);
  * only a failed one is checked again in allErrors mode, so every problem is reported at once, as
@@ -57,11 +57,12 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
   let checkAll: AjvValidate | undefined;
   const compile = () => {
     check = compileFirst({ schema });
+    checkAll = compileAll({ schema });
     uncompiled.delete(compile);
   };
   uncompiled.add(compile);
   return (data, loc = ['body']) => {
-    if (!check) compile();
+    if (!check || !checkAll) compile();
     if (check!(data)) return data as T;
     if (!withinValues(data, FULL_REPORT_MAX_VALUES)) {
       const issues = toIssues(check!.errors ?? [], loc, data);
@@ -72,10 +73,8 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
       });
       throw new ChunkdError('VALIDATION', issues);
     }
-    // The allErrors validator is compiled on a schema's first refused body: a valid one never needs it.
-    checkAll ??= compileAll({ schema });
-    checkAll(data);
-    throw new ChunkdError('VALIDATION', toIssues(checkAll.errors ?? check!.errors ?? [], loc, data));
+    checkAll!(data);
+    throw new ChunkdError('VALIDATION', toIssues(checkAll!.errors ?? check!.errors ?? [], loc, data));
   };
 }
 
