@@ -25,7 +25,7 @@ import pg from 'pg';
 import { discover } from './../kernel/discovery.js';
 import type { HandshakeImpl } from '../kernel/handshake.js';
 import { rowSchema, toArrow } from '../plugins/lancedb/arrow.js';
-import { VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
+import { nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
 import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
 import { createRows, tables, vectorSearch } from '../plugins/pgvector/sql.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
@@ -182,15 +182,17 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
     // Searches: the plugin, and the engine itself on the plugin's own table (same index, same settings), and exact.
     const raw = await connect(join(dir, 'chunkd'));
     const table = await raw.openTable('bench');
+    // As the plugin probes its index: a share of its partitions (plugins/lancedb/upkeep.ts).
+    const nprobes = nprobesFor(stats?.numIndexedRows ?? 0);
     const indices = (await table.listIndices()).map((i) => `${i.name} (${i.indexType})`).join(', ');
     const exact = await timeSearches(qs, async (q) =>
       (await table.vectorSearch(q.vector).distanceType('cosine').bypassVectorIndex().limit(K).select(['id']).toArray()).map((r) => r.id as string),
     );
     const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
     const engine = await timeSearches(qs, async (q) =>
-      (
-        await table.vectorSearch(q.vector).distanceType('cosine').nprobes(VECTOR_SEARCH.nprobes).refineFactor(VECTOR_SEARCH.refineFactor).limit(K).toArray()
-      ).map((r) => r.id as string),
+      (await table.vectorSearch(q.vector).distanceType('cosine').nprobes(nprobes).refineFactor(VECTOR_SEARCH.refineFactor).limit(K).toArray()).map(
+        (r) => r.id as string,
+      ),
     );
     const approximate = indices.includes('vector_idx');
     row({
@@ -201,7 +203,7 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
       ratio: engine.p50 / mine.p50,
       recall: recallAt(mine.found, exact.found),
       note: approximate
-        ? `indexes: ${indices}; nprobes ${VECTOR_SEARCH.nprobes}, refine_factor ${VECTOR_SEARCH.refineFactor}`
+        ? `indexes: ${indices}; nprobes ${nprobes}, refine_factor ${VECTOR_SEARCH.refineFactor}`
         : `exact (below the threshold); indexes: ${indices}`,
     });
     row({

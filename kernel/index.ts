@@ -44,6 +44,8 @@ export { closest, unknownNameMessage } from './suggest.js';
 export { assetDir } from './paths.js';
 export { BoundedCache } from './bounded-cache.js';
 export { KeyedQueue } from './keyed-queue.js';
+export { fnv1a } from './fnv.js';
+export { words } from './words.js';
 export { floorFraction } from './fraction.js';
 
 // Model files (only under the model roots) and the operator's model map.

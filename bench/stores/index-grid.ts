@@ -44,8 +44,8 @@ const GRID: { name: string; index: Index; settings: Setting[] }[] = [
   {
     name: `IVF_PQ, ${sqrtN} partitions, 25 sub-vectors (4 dimensions each), 10 iterations, 64 samples a partition`,
     index: Index.ivfPq({ distanceType: 'cosine', numPartitions: sqrtN, numSubVectors: 25, maxIterations: 10, sampleRate: 64 }),
-    settings: [10, 20, 40].flatMap((nprobes) =>
-      [10, 30].map((refine) => ({ label: `nprobes ${nprobes}, refine ${refine}`, tune: (q: VectorQuery) => q.nprobes(nprobes).refineFactor(refine) })),
+    settings: [10, 20, 40, 60, 80, 120].flatMap((nprobes) =>
+      [10, 20, 30].map((refine) => ({ label: `nprobes ${nprobes}, refine ${refine}`, tune: (q: VectorQuery) => q.nprobes(nprobes).refineFactor(refine) })),
     ),
   },
   {

@@ -1,4 +1,6 @@
 /** Vector helpers shared by the providers and by the chunkers that compare embeddings. */
+import { fnv1a } from '../fnv.js';
+import { words } from '../words.js';
 
 /** Cosine similarity; 0 when either vector is all zeros (a text with no known token). */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -68,13 +70,12 @@ const isZero = (v: ArrayLike<number>): boolean => {
  * store refuses it). Words are runs of letters and digits, lowercased; a text without any is one word.
  */
 export function hashedDirection(text: string, dimension: number): number[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [text.trim()];
+  const found = words(text);
+  const all = found.length ? found : [text.trim()];
   const sum = new Float64Array(dimension);
-  for (const word of words) {
+  for (const word of all) {
     // FNV-1a of the word's UTF-16 units seeds an xorshift32 stream of numbers in [-1, 1).
-    let x = 0x811c9dc5;
-    for (let i = 0; i < word.length; i++) x = Math.imul(x ^ word.charCodeAt(i), 0x01000193) >>> 0;
-    x ||= 1;
+    let x = fnv1a(word) || 1;
     for (let d = 0; d < dimension; d++) {
       x ^= x << 13;
       x >>>= 0;

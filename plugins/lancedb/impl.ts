@@ -16,7 +16,8 @@ import type { LanceDbConfig } from './index.js';
 import { setImmediate as tick } from 'node:timers/promises';
 import { rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
-import { FTS_COLUMN, Upkeep, VECTOR_SEARCH } from './upkeep.js';
+import { FTS_COLUMN, nprobesFor, Upkeep, VECTOR_INDEX, VECTOR_SEARCH } from './upkeep.js';
+import { KnownDocuments } from './known-documents.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
@@ -62,12 +63,23 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   /** The recorded model and dimension, read once (a collection's are fixed from its first write until it is dropped). */
   private metaCache: Promise<Map<string, WriteMeta>> | undefined;
   private readonly upkeep: Upkeep;
+  /** Which documents each table cannot hold, so that a first ingest appends without asking the table each batch. */
+  private readonly known = new KnownDocuments();
+  /** Partitions a vector search probes, by table: read from its index once, again after each upkeep (which may build or train it). */
+  private readonly probes = new Map<string, Promise<number>>();
 
   constructor(
     private readonly db: Connection,
     config: Static<typeof LanceDbConfig>,
   ) {
-    this.upkeep = new Upkeep(this.queue, { vectorIndexRows: config.vector_index_rows, settleMs: config.settle_ms });
+    this.upkeep = new Upkeep(this.queue, {
+      vectorIndexRows: config.vector_index_rows,
+      settleMs: config.settle_ms,
+      upkept: (name) => {
+        this.known.forget(name);
+        this.probes.delete(name);
+      },
+    });
   }
 
   settled(): Promise<void> {
@@ -89,6 +101,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   private forget(name: string): void {
     const t = this.tables.get(name);
     this.tables.delete(name);
+    this.probes.delete(name);
     void t?.then((table) => table?.close());
   }
 
@@ -181,8 +194,9 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       if (!table && rows.length) table = await this.createCollection(collection, rows, meta);
       else if (table) {
         try {
-          await this.replace(table, docs, rows);
+          await this.replace(collection, table, docs, rows);
         } catch (e) {
+          this.known.forget(collection);
           this.forget(collection);
           throw e;
         }
@@ -192,14 +206,16 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   }
 
   private async createCollection(collection: string, rows: StoreRow[], meta: WriteMeta): Promise<Table> {
+    this.known.forget(collection);
     await this.record(collection, meta);
     const schema = rowSchema(meta.dimension);
     // existOk: another process made the table between the check and here: then this batch is merged into it.
     const table = await this.db.createTable(collection, toArrow(schema, rows.slice(0, ROWS_PER_TURN)), { existOk: true, mode: 'create' });
     this.tables.set(collection, Promise.resolve(table));
-    await this.append(table, schema, rows.slice(ROWS_PER_TURN));
+    await this.append(collection, table, schema, rows.slice(ROWS_PER_TURN));
     if ((await table.countRows()) !== rows.length)
       await this.replace(
+        collection,
         table,
         [...new Set(rows.map((r) => r.document))].map((document) => ({ document, rows: rows.filter((r) => r.document === document) })),
         rows,
@@ -214,27 +230,32 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
    * sees it mixed with an older version), and a write that fails half way is replaced whole when
    * it is tried again (the merge below).
    */
-  private async append(table: Table, schema: Awaited<ReturnType<typeof schemaOf>>, rows: StoreRow[]): Promise<void> {
+  private async append(collection: string, table: Table, schema: Awaited<ReturnType<typeof schemaOf>>, rows: StoreRow[]): Promise<void> {
     for (let at = 0; at < rows.length; at += ROWS_PER_TURN) {
       await tick();
-      await table.add(toArrow(schema, rows.slice(at, at + ROWS_PER_TURN)));
+      const commit = rows.slice(at, at + ROWS_PER_TURN);
+      const { version } = await table.add(toArrow(schema, commit));
+      this.known.committed(collection, version, [...new Set(commit.map((r) => r.document))], commit.length);
     }
   }
 
-  private async replace(table: Table, docs: { document: string; rows: StoreRow[] }[], rows: StoreRow[]): Promise<void> {
+  private async replace(collection: string, table: Table, docs: { document: string; rows: StoreRow[] }[], rows: StoreRow[]): Promise<void> {
     if (!docs.length) return;
-    const ofBatch = documentIn(docs.map((d) => d.document));
+    const documents = docs.map((d) => d.document);
+    if (await this.known.absent(collection, table, documents)) return this.append(collection, table, await schemaOf(table), rows);
+    const ofBatch = documentIn(documents);
     const stored = await table.query().where(ofBatch).select(['id']).limit(1).toArray();
-    if (!stored.length) return this.append(table, await schemaOf(table), rows);
-    if (!rows.length) await table.delete(ofBatch);
+    if (!stored.length) return this.append(collection, table, await schemaOf(table), rows);
     // One commit, so no reader sees a document half replaced: its rows are made into Arrow a batch per turn.
-    else
-      await table
-        .mergeInsert('id')
-        .whenMatchedUpdateAll()
-        .whenNotMatchedInsertAll()
-        .whenNotMatchedBySourceDelete({ where: ofBatch })
-        .execute(await toArrowInTurns(await schemaOf(table), rows, ROWS_PER_TURN));
+    const { version } = rows.length
+      ? await table
+          .mergeInsert('id')
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete({ where: ofBatch })
+          .execute(await toArrowInTurns(await schemaOf(table), rows, ROWS_PER_TURN))
+      : await table.delete(ofBatch);
+    this.known.committed(collection, version, documents, rows.length);
   }
 
   /** The collection's upkeep now (compaction, new rows folded into its indexes, the vector index past its threshold). */
@@ -248,7 +269,8 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         collection,
         async (table) => {
           this.upkeep.writing(collection);
-          const { numDeletedRows } = await table.delete(documentIs(document));
+          const { numDeletedRows, version } = await table.delete(documentIs(document));
+          this.known.committed(collection, version, [], 0);
           if (numDeletedRows) await this.upkeep.committed(collection, table);
           return numDeletedRows;
         },
@@ -260,6 +282,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   drop(collection: string): Promise<void> {
     return this.queue.run(collection, async () => {
       this.upkeep.forget(collection);
+      this.known.forget(collection);
       this.forget(collection);
       if ((await this.db.tableNames()).includes(collection)) await this.db.dropTable(collection);
       this.metaCache = undefined;
@@ -282,7 +305,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
           let query = table.vectorSearch(q.embedding).distanceType('cosine').limit(q.k);
           // One document's rows are few: they are compared exactly (the scalar index finds them), never through partitions that may miss them.
           if (where) query = query.where(where).bypassVectorIndex();
-          else query = query.nprobes(VECTOR_SEARCH.nprobes).refineFactor(VECTOR_SEARCH.refineFactor);
+          else query = query.nprobes(await this.nprobes(collection, table)).refineFactor(VECTOR_SEARCH.refineFactor);
           // Cosine distance is 1 − cosine similarity: the score is the similarity, higher is better.
           return (await query.toArray()).map((r) => toHit(r, 1 - Number(r._distance)));
         }
@@ -294,6 +317,19 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       },
       [],
     );
+  }
+
+  /** The partitions to probe in `collection`'s vector index (its size read once per upkeep; without an index the search is exact and it is unused). */
+  private nprobes(collection: string, table: Table): Promise<number> {
+    let n = this.probes.get(collection);
+    if (!n) {
+      n = table.indexStats(VECTOR_INDEX).then(
+        (stats) => nprobesFor(stats?.numIndexedRows ?? 0),
+        () => nprobesFor(0),
+      );
+      this.probes.set(collection, n);
+    }
+    return n;
   }
 
   /** A scan of the document and metadata columns, counted here: LanceDB's query has no GROUP BY. */

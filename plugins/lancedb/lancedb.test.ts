@@ -13,6 +13,8 @@ import type { RefineryImpl } from '../../kernel/index.js';
 import type { LanceStoreUpkeep } from './impl.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
+import { SCAN_AFTER_ROWS } from './known-documents.js';
+import { nprobesFor } from './upkeep.js';
 
 const registry = await discover();
 const plugin = registry.get('handshake', 'lancedb');
@@ -150,6 +152,44 @@ describe('lancedb', () => {
     }
   });
 
+  describe('past SCAN_AFTER_ROWS unindexed rows, documents are known without asking the table', () => {
+    // Documents of 1,000 rows each, SCAN_AFTER_ROWS rows and more, no upkeep between (a long settle_ms).
+    const doc = (name: string, tag = name) => ({ document: name, rows: Array.from({ length: 1000 }, (_, i) => row(name, `${tag} ${i}`, [1 + (i % 5), 1])) });
+    const bulk = Array.from({ length: SCAN_AFTER_ROWS / 1000 + 2 }, (_, i) => doc(`d${i}`));
+    const countOf = (collection: string, document: string) => onTable(collection, (t) => t.countRows(documentIs(document)));
+
+    test('a stored document is replaced, a new one appended, a deleted one written again once', async () => {
+      const patient = await plugin.connect({ path: join(dir, 'db'), settle_ms: 600_000 });
+      try {
+        for (const d of bulk) await patient.writeMany!('known', [d], META);
+        await patient.writeMany!('known', [doc('d0', 'again'), doc('new')], META);
+        assert.equal(await countOf('known', 'd0'), 1000, 'd0 replaced, not appended beside its rows');
+        assert.equal((await patient.search('known', { embedding: [1, 1], k: 5, filter: { document: 'd0' } }))[0]!.text.split(' ')[0], 'again');
+        assert.equal(await patient.delete('known', 'd1'), 1000);
+        await patient.writeMany!('known', [doc('d1')], META);
+        await patient.writeMany!('known', [doc('d1')], META);
+        assert.equal(await countOf('known', 'd1'), 1000);
+        assert.equal(await onTable('known', (t) => t.countRows()), bulk.length * 1000 + 1000);
+      } finally {
+        await patient.close();
+      }
+    });
+
+    test("another writer's document is replaced, not stored twice: its commit ends what this process knew", async () => {
+      const [mine, theirs] = await Promise.all([0, 1].map(() => plugin.connect({ path: join(dir, 'db'), settle_ms: 600_000 })));
+      try {
+        for (const d of bulk) await mine!.writeMany!('shared', [d], META);
+        await theirs!.writeMany!('shared', [doc('x', 'theirs')], META);
+        await mine!.writeMany!('shared', [doc('x', 'mine')], META);
+        assert.equal(await countOf('shared', 'x'), 1000);
+        const hit = (await mine!.search('shared', { embedding: [1, 1], k: 1, filter: { document: 'x' } }))[0]!;
+        assert.equal(hit.text.split(' ')[0], 'mine');
+      } finally {
+        await Promise.all([mine!.close(), theirs!.close()]);
+      }
+    });
+  });
+
   /** A look at a table through a connection of its own, closed after. */
   async function onTable<T>(name: string, look: (table: Table) => Promise<T>): Promise<T> {
     const db = await connect(join(dir, 'db'));
@@ -270,4 +310,11 @@ test('a bad connection config is a 422 naming the field', async () => {
     plugin.connect({ path: '' }, ['stores.json', 0]),
     (e: { status: number; message: string }) => e.status === 422 && /stores\.json\.0\.path/.test(e.message),
   );
+});
+
+test('a search probes a tenth of the index partitions (about √rows), at least 40', () => {
+  assert.equal(nprobesFor(0), 40);
+  assert.equal(nprobesFor(100_000), 40);
+  assert.equal(nprobesFor(1_000_000), 100);
+  assert.equal(nprobesFor(4_000_000), 200);
 });

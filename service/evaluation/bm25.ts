@@ -3,17 +3,15 @@
  * idf ln(1 + (N − n + 0.5) / (n + 0.5)), lowercase word tokens (letters and digits, as Python's
  * `[^\W_]+`). No dependency, no stemming, no stop words.
  */
+import { words } from '../../kernel/words.js';
+
 export interface Bm25Options {
   k1?: number;
   b?: number;
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
-
-/** Lowercase word tokens: runs of letters and digits (Unicode), as `re.findall(r'[^\W_]+', text.lower())`. */
-export function tokenize(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
-}
+/** Lowercase word tokens (kernel/words.ts). */
+export const tokenize = words;
 
 export class Bm25Index {
   private readonly postings = new Map<string, { docs: number[]; tfs: number[] }>();
