@@ -25,7 +25,7 @@ import pg from 'pg';
 import { discover } from './../kernel/discovery.js';
 import type { HandshakeImpl } from '../kernel/handshake.js';
 import { rowSchema, toArrow } from '../plugins/lancedb/arrow.js';
-import { nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
+import { FTS_OPTIONS, nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
 import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
 import { createRows, tables, vectorSearch } from '../plugins/pgvector/sql.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
@@ -155,7 +155,7 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
     if (size <= 100_000) {
       t = performance.now();
       await arrowTable!.optimize();
-      await arrowTable!.createIndex('text', { config: Index.fts({ withPosition: false }) });
+      await arrowTable!.createIndex('text', { config: Index.fts(FTS_OPTIONS) });
       const rawIndexS = (performance.now() - t) / 1000;
       row({
         what: 'indexing after the writes, s (chunkd: upkeep once writes settle, vector index included; raw: optimize + the full-text index, no vector index)',

@@ -14,6 +14,7 @@ import { poolSuite } from './pool.js';
 import { qualitySuite } from './quality.js';
 import { qualityHeldOutSuite } from './quality-heldout.js';
 import { qualityModesSuite } from './quality-modes.js';
+import { qualityStoreSuite } from './quality-store.js';
 import { recursiveSuite } from './recursive.js';
 import { semanticSuite } from './semantic.js';
 import { sentenceSuite } from './sentence.js';
@@ -42,5 +43,6 @@ export const SUITES: Suite[] = [
   qualitySuite,
   qualityHeldOutSuite,
   qualityModesSuite,
+  qualityStoreSuite,
   storesSuite,
 ];

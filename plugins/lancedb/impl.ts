@@ -18,6 +18,7 @@ import { rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
 import { FTS_COLUMN, nprobesFor, Upkeep, VECTOR_INDEX, VECTOR_SEARCH } from './upkeep.js';
 import { KnownDocuments } from './known-documents.js';
+import { fullTextQuery } from './text-query.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
@@ -311,7 +312,8 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         }
         // a table made before index_text existed has its full-text index on text
         const column = (await schemaOf(table)).fields.some((f) => f.name === FTS_COLUMN) ? FTS_COLUMN : 'text';
-        let query = table.search(q.text ?? '', 'fts', column).limit(q.k);
+        const text = fullTextQuery(q.text ?? '', column);
+        let query = (typeof text === 'string' ? table.search(text, 'fts', column) : table.search(text, 'fts')).limit(q.k);
         if (where) query = query.where(where);
         return (await query.toArray()).map((r) => toHit(r, Number(r._score)));
       },

@@ -13,6 +13,7 @@ import type { RefineryImpl } from '../../kernel/index.js';
 import type { LanceStoreUpkeep } from './impl.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
+import { Bm25Index } from '../../service/evaluation/bm25.js';
 import { SCAN_AFTER_ROWS } from './known-documents.js';
 import { nprobesFor } from './upkeep.js';
 
@@ -48,6 +49,27 @@ describe('lancedb', () => {
       hits.map((h) => h.document),
       ['later'],
     );
+  });
+
+  test("text search ranks as chunkd eval's BM25: a repeated query word counts twice, words are not stemmed", async () => {
+    const texts = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'cats and dogs', 'a dog runs', 'the runner ran'];
+    await store.writeMany!(
+      'bm25',
+      texts.map((t, i) => ({ document: `t${i}`, rows: [row(`t${i}`, t, [1, i])] })),
+      META,
+    );
+    await store.settle!('bm25');
+    const bm25 = new Bm25Index(texts);
+    for (const q of ['dogs dogs cats', 'cats cats dogs', 'dogs cats']) {
+      const hits = await store.search('bm25', { text: q, k: 3 });
+      assert.deepEqual(
+        hits.map((h) => h.text),
+        bm25.top(q, 3).map((i) => texts[i]),
+        q,
+      );
+    }
+    assert.deepEqual(await store.search('bm25', { text: 'run', k: 3 }), [], 'no stemming: "run" is not "runs" or "runner"');
+    assert.deepEqual(await store.search('bm25', { text: 'the', k: 3 }).then((h) => h.map((x) => x.text)), ['the runner ran'], 'no stop words');
   });
 
   test('document ids with quotes and SQL are only ever values: replaced and deleted exactly', async () => {

@@ -22,6 +22,14 @@ import type { KeyedQueue } from '../../kernel/index.js';
 export const FORCE_COMMITS = 200;
 /** The column a new table's full-text index reads (a table written before it existed has `text` only, searched there). */
 export const FTS_COLUMN = 'index_text';
+/**
+ * The full-text index's words: those of chunkd eval's BM25 (service/evaluation/bm25.ts: runs of
+ * letters and digits, lowercased, no stemming, no stop words; LanceDB drops words of over 40
+ * characters, which BM25 keeps), so the store's text mode ranks as
+ * the evaluation that chose it measured (bench/results.md, "Search modes through the default
+ * store"). No positions: chunkd asks no phrase queries.
+ */
+export const FTS_OPTIONS = { withPosition: false, baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false } as const;
 /** The vector column and its index's name. */
 const VECTOR = 'vector';
 export const VECTOR_INDEX = 'vector_idx';
@@ -93,7 +101,7 @@ export class Upkeep {
    * (replacement and filters look documents up).
    */
   async created(table: Table): Promise<void> {
-    await table.createIndex(FTS_COLUMN, { config: Index.fts({ withPosition: false }), replace: true, train: true });
+    await table.createIndex(FTS_COLUMN, { config: Index.fts(FTS_OPTIONS), replace: true, train: true });
     await table.createIndex('document', { config: Index.btree(), replace: true, train: false });
   }
 
