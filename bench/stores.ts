@@ -25,9 +25,9 @@ import pg from 'pg';
 import { discover } from './../kernel/discovery.js';
 import type { HandshakeImpl } from '../kernel/handshake.js';
 import { rowSchema, toArrow } from '../plugins/lancedb/arrow.js';
-import { FTS_OPTIONS, nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
+import { FTS_COLUMN, FTS_OPTIONS, nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
 import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
-import { createRows, tables, vectorSearch } from '../plugins/pgvector/sql.js';
+import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector/sql.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
 import { exactTop, percentile, recallAt } from './stores/measure.js';
 import { docBatches, lanceRecord, type DocBatch } from './stores/rows.js';
@@ -216,7 +216,7 @@ async function lancedb(size: number, info: CorpusInfo, qs: Query[], plugin: { co
     });
     row({ what: 'exact (flat) vector search p50 / p99, ms: the engine, no index', raw: exact.p50, unit: 'ms', note: `p99 ${num(exact.p99)} ms` });
     const text = await timeSearches(qs, async (q) => (await store.search('bench', { text: q.text, k: K })).map((h) => h.id));
-    const rawText = await timeSearches(qs, async (q) => (await table.search(q.text, 'fts', 'text').limit(K).toArray()).map((r) => r.id as string));
+    const rawText = await timeSearches(qs, async (q) => (await table.search(q.text, 'fts', FTS_COLUMN).limit(K).toArray()).map((r) => r.id as string));
     row({
       what: 'text search (BM25) p50, ms',
       chunkd: text.p50,
@@ -257,8 +257,8 @@ async function pgvector(
       ext: string;
     };
     // The raw engine: a table with the plugin's columns and indexes, one INSERT … SELECT unnest per batch.
-    const rawTable = tables(`${prefix}raw_`, 'bench').rows;
-    for (const sql of createRows(rawTable, info.dimension)) await client.query(sql);
+    const rawTable = tables(`${prefix}raw_`, 'bench').rows; // quoted, for the queries
+    for (const sql of createRows(tableName(`${prefix}raw_`, 'bench'), info.dimension)) await client.query(sql);
     const raw = await timeWrites(info, size, async (b) => {
       const rows = b.docs.flatMap((d) => d.rows);
       await client.query(
