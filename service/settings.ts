@@ -48,7 +48,7 @@ export const SETTINGS = {
     type: 'integer',
     default: 60_000,
     min: 1,
-    help: 'Longest one store call (a batch of writes, a search, a delete) may take: past it the call answers 503 naming the store (a job counts it as one try of its write).',
+    help: 'Longest one store call (a search, a delete, a batch of writes of up to 10,000 chunks; a larger batch gets this once more per 10,000) may take: past it the call answers 503 naming the store (a job counts it as one try of its write).',
   },
   'job-store-wait-s': {
     env: 'CHUNKD_JOB_STORE_WAIT_S',

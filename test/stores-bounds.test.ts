@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { ChunkdError } from '../kernel/errors.js';
-import { Stores } from '../service/stores/stores.js';
+import { CHUNKS_PER_WRITE_TIMEOUT, Stores, writeDeadline } from '../service/stores/stores.js';
 
 /** A dropped-in handshake that counts its listings and holds each search until released (state in globalThis: it runs in this process). */
 function countingDir(): string {
@@ -129,4 +129,12 @@ describe('store operations and their bounds', () => {
     assert.equal(state('searches').maxSearching, 2, 'never more than two at once');
     await stores.close();
   });
+});
+
+test('a write gets one query timeout per 10,000 chunks, at least one; no timeout stays none', () => {
+  assert.equal(writeDeadline(60_000, 0), 60_000);
+  assert.equal(writeDeadline(60_000, CHUNKS_PER_WRITE_TIMEOUT), 60_000);
+  assert.equal(writeDeadline(60_000, CHUNKS_PER_WRITE_TIMEOUT + 1), 120_000);
+  assert.equal(writeDeadline(60_000, 100_000), 600_000);
+  assert.equal(writeDeadline(0, 100_000), 0);
 });

@@ -5,17 +5,15 @@
  * plugins' source). Whenever the suite runs, its section is written into
  * bench/results.md in place.
  */
-import { existsSync } from 'node:fs';
-import { delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CustomSuite, Section } from '../harness.js';
-import { dataDirs, readCorpora } from '../quality/folds.js';
+import { readCorpora } from '../quality/folds.js';
 import { GRID } from '../quality/grid.js';
 import { foldData, heldOut, measureGrid } from '../quality/heldout.js';
 import { heldOutSection } from '../quality/heldout-report.js';
 import { measurer } from '../quality/measure.js';
 import { presetFiles } from '../../scripts/presets-table.js';
-import { splice } from './quality.js';
+import { qualityDirs, splice } from './quality.js';
 
 const TITLE = 'Retrieval quality held out (leave one corpus out)';
 const CACHE = fileURLToPath(new URL('../.cache/quality-heldout.json', import.meta.url));
@@ -25,16 +23,9 @@ export const qualityHeldOutSuite: CustomSuite = {
   name: 'quality-heldout',
   title: TITLE,
   async run(options): Promise<Section> {
-    const dirs = dataDirs(process.env.CHUNKD_QUALITY_DATA, delimiter);
-    const absent = dirs.filter((d) => !existsSync(d));
-    if (!dirs.length || absent.length) {
-      const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
-      return {
-        title: TITLE,
-        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
-        checks: [],
-      };
-    }
+    const found = qualityDirs(TITLE);
+    if ('section' in found) return found.section;
+    const { dirs } = found;
     const corpora = readCorpora(dirs);
     if (corpora.length < 2)
       return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };

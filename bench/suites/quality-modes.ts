@@ -5,17 +5,15 @@
  * pipeline, plugin source and the index-text code). Whenever the suite runs, its section is
  * written into bench/results.md in place.
  */
-import { existsSync } from 'node:fs';
-import { delimiter } from 'node:path';
 import type { CustomSuite, Section } from '../harness.js';
-import { dataDirs, readCorpora } from '../quality/folds.js';
+import { readCorpora } from '../quality/folds.js';
 import { GRID } from '../quality/grid.js';
 import { collect, ownIndexes, sharedIndex, VARIANTS, type Variant } from '../quality/modes.js';
 import { modesSection, TITLE } from '../quality/modes-report.js';
 import { readReference } from '../quality/reference.js';
 import type { Figures } from '../quality/select.js';
 import { presetFiles } from '../../scripts/presets-table.js';
-import { splice } from './quality.js';
+import { qualityDirs, splice } from './quality.js';
 
 /** The rows of the benchmark's own chunkers in a folder's one-index table (text search), as figures per retriever. */
 function chromaRows(dir: string): Map<string, Figures> {
@@ -38,16 +36,9 @@ export const qualityModesSuite: CustomSuite = {
   name: 'quality-modes',
   title: TITLE,
   async run(options): Promise<Section> {
-    const dirs = dataDirs(process.env.CHUNKD_QUALITY_DATA, delimiter);
-    const absent = dirs.filter((d) => !existsSync(d));
-    if (!dirs.length || absent.length) {
-      const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
-      return {
-        title: TITLE,
-        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
-        checks: [],
-      };
-    }
+    const found = qualityDirs(TITLE);
+    if ('section' in found) return found.section;
+    const { dirs } = found;
     const corpora = readCorpora(dirs);
     if (corpora.length < 2)
       return { title: TITLE, body: `Not measured: leaving one corpus out needs at least two corpora (found ${corpora.length}).`, checks: [] };

@@ -7,9 +7,9 @@
  * search for `vector`, and hybrid fused from both. Whenever the suite runs, its section is written
  * into bench/results.md in place.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { discover } from '../../kernel/discovery.js';
 import { inline } from '../../kernel/engine/index.js';
 import { EMBEDDED_MODEL } from '../../kernel/fields.js';
@@ -22,9 +22,9 @@ import { resolveSettings } from '../../service/settings.js';
 import { Stores } from '../../service/stores/stores.js';
 import { presetFiles } from '../../scripts/presets-table.js';
 import type { Check, CustomSuite, Section } from '../harness.js';
-import { dataDirs, readCorpora, type Corpus } from '../quality/folds.js';
+import { readCorpora, type Corpus } from '../quality/folds.js';
 import { table } from '../table.js';
-import { splice } from './quality.js';
+import { qualityDirs, splice } from './quality.js';
 
 export const TITLE = 'Search modes through the default store (LanceDB)';
 const K = 5;
@@ -134,16 +134,9 @@ export const qualityStoreSuite: CustomSuite = {
   name: 'quality-store',
   title: TITLE,
   async run(): Promise<Section> {
-    const dirs = dataDirs(process.env.CHUNKD_QUALITY_DATA, delimiter);
-    const absent = dirs.filter((d) => !existsSync(d));
-    if (!dirs.length || absent.length) {
-      const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
-      return {
-        title: TITLE,
-        body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
-        checks: [],
-      };
-    }
+    const found = qualityDirs(TITLE);
+    if ('section' in found) return found.section;
+    const { dirs } = found;
     const corpora = readCorpora(dirs);
     const cells = await measure(corpora, (l) => process.stderr.write(`${l}\n`));
     const about =

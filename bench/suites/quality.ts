@@ -7,7 +7,9 @@
  * also written into bench/results.md in place (a full run of every suite rewrites the whole file).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dataDirs } from '../quality/folds.js';
 import type { Check, CustomSuite, Section } from '../harness.js';
 import { CANDIDATES_NOTE, qualitySection } from '../quality/report.js';
 import { CHUNKERS, EXTRA } from '../quality/candidates.js';
@@ -67,4 +69,22 @@ export function splice(section: Section): void {
 
 function checksNote(checks: Check[]): void {
   for (const c of checks) process.stderr.write(`  ${c.met ? 'met' : 'NOT met'}: ${c.what} — ${c.measured}\n`);
+}
+
+/**
+ * The data folders CHUNKD_QUALITY_DATA names (several joined with the path delimiter), or, when
+ * none is given or one does not exist, the section that says so.
+ */
+export function qualityDirs(title: string): { dirs: string[] } | { section: Section } {
+  const dirs = dataDirs(process.env.CHUNKD_QUALITY_DATA, delimiter);
+  const absent = dirs.filter((d) => !existsSync(d));
+  if (dirs.length && !absent.length) return { dirs };
+  const why = absent.length ? `the data folder ${absent.join(', ')} does not exist` : 'no data folder was given';
+  return {
+    section: {
+      title,
+      body: `Not measured: ${why}. Set CHUNKD_QUALITY_DATA (or pass --data DIR${delimiter}DIR2) to the benchmark's data folders.`,
+      checks: [],
+    },
+  };
 }

@@ -61,6 +61,23 @@ describe('pgvector', () => {
     assert.equal(hits[0]!.text, 'chunk 5');
   });
 
+  test('a document of more rows than one statement takes is written whole, then replaced whole, in one transaction', async () => {
+    const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => row('long', `${tag} ${i}`, [1 + (i % 7), 1]));
+    await store.write('long', 'long', rows(4500, 'first'), META);
+    assert.equal((await store.collections()).find((c) => c.name === 'long')?.count, 4500);
+    await store.write('long', 'long', rows(2100, 'second'), META);
+    const after = await store.search('long', { embedding: [1, 1], k: 3000, filter: { document: 'long' } });
+    assert.equal(after.length, 2100);
+    assert.ok(after.every((h) => h.text.startsWith('second ')));
+    // A statement that fails half way rolls the whole write back: the document stays as it was.
+    const bad = rows(4500, 'third');
+    bad[4400] = { ...bad[4400]!, embedding: [1, 2, 3] };
+    await assert.rejects(store.write('long', 'long', bad, META));
+    const kept = await store.search('long', { embedding: [1, 1], k: 3000, filter: { document: 'long' } });
+    assert.equal(kept.length, 2100);
+    assert.ok(kept.every((h) => h.text.startsWith('second ')));
+  });
+
   test('text search ranks the chunk holding the words first', async () => {
     await store.write('fts', 'a', [row('a', 'the river runs', [1, 0]), row('a', 'a quiet hippo', [0, 1])], META);
     const hits = await store.search('fts', { text: 'hippo', k: 5 });

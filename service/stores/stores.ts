@@ -225,8 +225,13 @@ export class Stores {
       meta = { model: info.model ?? model, dimension: info.dimension ?? 0 };
     } else if (info) this.checkModel(o, info, model, dimension);
     else this.checkRoom(o);
-    await this.call(o, (impl) =>
-      impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta)),
+    await this.call(
+      o,
+      (impl) => (impl.writeMany ? impl.writeMany(collection, batch, meta) : sequential(batch, (d) => impl.write(collection, d.document, d.rows, meta))),
+      writeDeadline(
+        this.options.queryTimeoutMs ?? 0,
+        batch.reduce((n, d) => n + d.rows.length, 0),
+      ),
     );
     if (!info) {
       this.known.set(key(store, collection), { name: collection, count: 0, model: meta.model, dimension: meta.dimension });
@@ -718,3 +723,15 @@ function toRow(document: string, c: ChunkToStore, meta?: DocumentMeta): StoreRow
 async function sequential<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
   for (const item of items) await each(item);
 }
+
+/**
+ * Chunks a write is given one query timeout for. A server that keeps an HNSW index row by row
+ * writes ~700 chunks/s (pgvector on PostgreSQL, measured in bench/results.md), so one timeout for a
+ * write of 100,000 chunks would refuse every such write; a larger batch gets one timeout per this
+ * many chunks. The wait stays bounded, and a store that stops answering fails sooner where its
+ * handshake holds each statement to the query timeout (pgvector's statement_timeout).
+ */
+export const CHUNKS_PER_WRITE_TIMEOUT = 10_000;
+
+/** The deadline of a write of `chunks` chunks, in ms (0: none). */
+export const writeDeadline = (timeoutMs: number, chunks: number): number => timeoutMs * Math.max(1, Math.ceil(chunks / CHUNKS_PER_WRITE_TIMEOUT));
