@@ -316,7 +316,8 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         // pruning of common words' long postings: measured 67 ms against 7 ms a query at 10^5 chunks.
         let query = table.search(q.text ?? '', 'fts', column).limit(q.k);
         if (where) query = query.where(where);
-        return (await query.toArray()).map((r) => toHit(r, Number(r._score)));
+        // Best first: rows not yet folded into the full-text index come back after the indexed ones, whatever their score.
+        return (await query.toArray()).map((r) => toHit(r, Number(r._score))).sort((a, b) => b.score - a.score);
       },
       [],
     );

@@ -25,9 +25,9 @@ export const FTS_COLUMN = 'index_text';
 /**
  * The full-text index's words: those of chunkd eval's BM25 (service/evaluation/bm25.ts: runs of
  * letters and digits, lowercased, no stemming, no stop words; LanceDB drops words of over 40
- * characters, which BM25 keeps), so the store's text mode ranks as
- * the evaluation that chose it measured (bench/results.md, "Search modes through the default
- * store"). No positions: chunkd asks no phrase queries.
+ * characters, which BM25 keeps), so the store's text mode ranks as the evaluation that chose it
+ * measured (bench/results.md, "Search modes through the default store"). No positions: chunkd
+ * asks no phrase queries.
  */
 export const FTS_OPTIONS = { withPosition: false, baseTokenizer: 'simple', lowercase: true, stem: false, removeStopWords: false, asciiFolding: false } as const;
 /** The vector column and its index's name. */

@@ -35,6 +35,8 @@ export async function create(config: Static<typeof PgVectorConfig>): Promise<Han
   });
   // An idle connection the server drops must not crash the process: the next query fails and is reported by its caller.
   pool.on('error', () => {});
+  // Each connection's HNSW searches keep ef_search candidates (a setting of the extension, valid before it is loaded).
+  pool.on('connect', (client) => void client.query(`SET hnsw.ef_search = ${config.ef_search}`).catch(() => {}));
   return new PgVectorStore(pool, config.table_prefix);
 }
 

@@ -148,3 +148,23 @@ describe('pgvector table names', () => {
     assert.equal((await store.collections()).find((c) => c.name === 'old')?.count, 1);
   });
 });
+
+test('ef_search is set on each connection: an HNSW search keeps that many candidates', async () => {
+  // An engine of its own: PGlite serves one connection at a time.
+  const engine = await pgliteEngine();
+  try {
+    const rows = Array.from({ length: 3000 }, (_, i) => row('ef', `chunk ${i}`, [Math.cos(i), Math.sin(i)]));
+    const narrow = await plugin.connect({ ...engine.config, ef_search: 1 });
+    await narrow.write('ef', 'ef', rows, META);
+    // pgvector's HNSW scan returns at most ef_search rows: 1 here, the 5 asked for with the default.
+    const few = await narrow.search('ef', { embedding: [1, 0.5], k: 5 });
+    await narrow.close();
+    const wide = await plugin.connect(engine.config);
+    const all = await wide.search('ef', { embedding: [1, 0.5], k: 5 });
+    await wide.close();
+    assert.equal(few.length, 1);
+    assert.equal(all.length, 5);
+  } finally {
+    await engine.stop();
+  }
+});
