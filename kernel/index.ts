@@ -45,7 +45,6 @@ export { assetDir } from './paths.js';
 export { BoundedCache } from './bounded-cache.js';
 export { KeyedQueue } from './keyed-queue.js';
 export { fnv1a } from './fnv.js';
-export { words } from './words.js';
 export { floorFraction } from './fraction.js';
 
 // Model files (only under the model roots) and the operator's model map.

@@ -146,7 +146,9 @@ export const qualityStoreSuite: CustomSuite = {
       `does: **text** is LanceDB's full-text index (its own BM25 and tokenizer) over the chunks' index text, **vector** its vector search with the built-in ` +
       `model ${EMBEDDED_MODEL} (exact: these collections are below the vector index's threshold), **hybrid** the two fused by the built-in model's rule ` +
       `(kernel/fusion.ts). Beside each, after the slash, the exact retriever of that mode on the same chunks (bm25, embeddings, hybrid). The fusion rule has ` +
-      `no fitted weight for this model (text weight 1: "Search modes held out"), so these cells are held out of every choice made on them.`;
+      `no fitted weight for this model (text weight 1: "Search modes held out"). The full-text index's words (bm25's: no stemming, no stop words) were ` +
+      `chosen on these same cells, against LanceDB's defaults, so as a comparison of tokenizers they are in-sample; the rule itself (the store ranks ` +
+      `with the evaluation's words) was not fitted to them.`;
     const section = storeModesSection(cells, about);
     splice(section);
     return section;

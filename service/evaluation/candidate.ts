@@ -149,9 +149,7 @@ export async function embedLists(runner: Runner, step: PluginStep, lists: string
 export async function embedUnitLists(runner: Runner, step: PluginStep, lists: string[][], signal?: AbortSignal): Promise<Float64Array[][]> {
   const vectors = await runner.embed(step, lists.flat(), signal);
   for (const v of vectors) {
-    let sum = 0;
-    for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-    const norm = Math.sqrt(sum);
+    const norm = lengthOf(v);
     if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
   }
   let at = 0;
@@ -159,10 +157,15 @@ export async function embedUnitLists(runner: Runner, step: PluginStep, lists: st
 }
 
 export function unitVector(v: ArrayLike<number>): number[] {
+  const norm = lengthOf(v);
+  return Array.from(v, (x) => (norm > 0 ? x / norm : x));
+}
+
+/** A vector's Euclidean length, summed in doubles in order (both unit-length paths above divide by it, so their figures agree). */
+function lengthOf(v: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  const norm = Math.sqrt(sum);
-  return Array.from(v, (x) => (norm > 0 ? x / norm : x));
+  return Math.sqrt(sum);
 }
 
 /**

@@ -384,11 +384,6 @@ export class Stores {
     return { documents: shown, next_cursor: more ? shown.at(-1)!.document : null };
   }
 
-  /**
-   * Remove a collection whole (its rows and its recorded model) where the handshake can; else
-   * delete `documents`, the ones the caller wrote, leaving the empty collection. For scratch
-   * collections (evaluation through a store).
-   */
   /** Fold the collection's writes into its indexes now (HandshakeImpl.settle); a store without the call has nothing to do. */
   async settle(store: string, collection: string): Promise<void> {
     const o = this.get(store);
@@ -396,6 +391,11 @@ export class Stores {
     await this.call(o, async (impl) => impl.settle?.(collection));
   }
 
+  /**
+   * Remove a collection whole (its rows and its recorded model) where the handshake can; else
+   * delete `documents`, the ones the caller wrote, leaving the empty collection. For scratch
+   * collections (evaluation through a store).
+   */
   async dropCollection(store: string, collection: string, documents: readonly string[]): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
