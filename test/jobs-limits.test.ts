@@ -18,6 +18,7 @@ import { runBatch } from '../service/jobs/run.js';
 import { resolveSettings } from '../service/settings.js';
 import type { JobIntake, JobRun, JobStore } from '../service/jobs/store.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { startChild } from './helpers/child.js';
 import { jobResults, submitJob, TOKEN_STEPS, waitForJob } from './helpers/jobs.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
@@ -287,4 +288,21 @@ test("a job's step that no longer fits when it runs: the failure says to submit 
   assert.equal(error.code, 'BAD_REQUEST');
   assert.match(error.detail, /uses the chunker 'gone', which this server does not have: submit the job again with steps this server accepts \(POST \/v1\/jobs/);
   assert.doesNotMatch(error.detail, /PUT \/v1\/pipelines/);
+});
+
+test('a stop while the job consumer pauses after a failed batch ends the pause and finishes the close (SQLite)', async () => {
+  const plugins = interruptedPluginDir();
+  const server = await startChild(['--plugins-dir', plugins, '--workers', '0']);
+  try {
+    const res = await submitJob(server.url, { steps: [{ type: 'chunk', chunker: 'interrupted' }], documents: [{ text: 'a' }] });
+    assert.equal(res.status, 202);
+    while (!/job batch failed; retried/.test(server.log())) await new Promise((r) => setTimeout(r, 20));
+    // Before: the pause was an unref'd timer alone and the close awaited it, so with the server closed the event
+    // loop emptied and the process ended mid-close (exit 0, never "stopped", the data directory still locked).
+    assert.equal(await server.stop(), 0);
+    assert.match(server.log(), /"msg":"stopped"/);
+  } finally {
+    await server.stop('SIGKILL');
+    rmSync(plugins, { recursive: true, force: true });
+  }
 });

@@ -77,6 +77,8 @@ export class SqliteJobStore implements JobStore {
   /** Jobs passed over until this time (ms): their batch waits for its store. */
   private readonly resting = new Map<string, number>();
   private restTimer: NodeJS.Timeout | undefined;
+  /** Ends the consumer's pause after a failed batch at once: close() awaits the consumer, and an unref'd timer alone would leave that await with nothing to wake it. */
+  private endPause: (() => void) | undefined;
   /** The batch in flight of each job, to abort when the job is cancelled. */
   private readonly inFlight = new Map<string, AbortController>();
 
@@ -238,6 +240,7 @@ export class SqliteJobStore implements JobStore {
     clearInterval(this.sweeper);
     clearTimeout(this.restTimer);
     for (const c of this.inFlight.values()) c.abort(new Error('the server is stopping'));
+    this.endPause?.();
     await this.running?.catch(() => {});
     await this.writes;
     await this.db.close();
@@ -294,7 +297,11 @@ export class SqliteJobStore implements JobStore {
       } catch (e) {
         if (this.closed) return;
         this.options.logger.log('error', 'job batch failed; retried in a second', { error: (e as Error).stack ?? String(e) });
-        await new Promise((r) => setTimeout(r, 1000).unref());
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000).unref();
+          this.endPause = () => (clearTimeout(timer), resolve());
+        });
+        this.endPause = undefined;
         continue;
       }
       if (!ran && !this.again) return;
