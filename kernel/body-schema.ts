@@ -2,7 +2,7 @@
  * The request body of a plugin's route, as a schema: its input field and the request fields of its
  * kind, beside its config, flat (the registry compiles it once per plugin).
  */
-import Type, { type TObject, type TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from '#typebox';
 import { ChunkInput } from './chunk.js';
 import { OffsetUnitField, ReturnTypeField, TextField } from './fields.js';
 import { KINDS, type AnyManifest } from './plugin.js';

@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 
 /** The chunk object on the wire, in the key order clients see. Unset optional fields are omitted. */
 export const Chunk = Type.Object(

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 
 /** Most sentence delimiters in a list, and longest delimiter: the search checks each one at every match. */
 export const MAX_DELIMITERS = 64;

@@ -1,4 +1,4 @@
-import Type, { type TObject, type TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from '#typebox';
 import type { Chunk } from './chunk.js';
 import { sourceKey, chunkId } from './ids.js';
 import type { StoreFilter } from './store-filter.js';

@@ -1,4 +1,4 @@
-import Type, { type Static, type TObject } from 'typebox';
+import Type, { type Static, type TObject } from '#typebox';
 import type { ChefDocument, Processed, Structure } from './chef/document.js';
 import type { ExtractLimits } from './chef/limits.js';
 import type { Chunk, Span } from './chunk.js';

@@ -1,5 +1,5 @@
-import type { Static, TObject } from 'typebox';
-import Type from 'typebox';
+import type { Static, TObject } from '#typebox';
+import Type from '#typebox';
 import { ChunkdError } from './errors.js';
 import { missingExtraError, missingPackages } from './extras.js';
 import type { HandshakeImpl } from './handshake.js';

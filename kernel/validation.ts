@@ -1,5 +1,5 @@
 import AjvCompiler from '@fastify/ajv-compiler';
-import type { TSchema } from 'typebox';
+import type { TSchema } from '#typebox';
 import { ChunkdError, type Issue } from './errors.js';
 import { unknownNameMessage } from './suggest.js';
 

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import type { ProcessedDocument } from '../kernel/chef/document.js';
 import type { Chunk } from './spans.js';
 

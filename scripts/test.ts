@@ -69,9 +69,20 @@ const times = process.env.CHUNKD_TEST_TIMES
     ]
   : [];
 
+// The test files run from the sources under tsx; `chunkd-dist` gives them the build's one-module TypeBox (package.json `imports`).
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...times, `--test-timeout=${timeout}`, ...files],
+  [
+    '--conditions=chunkd-dist',
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    ...times,
+    `--test-timeout=${timeout}`,
+    ...files,
+  ],
   {
     cwd: ROOT,
     stdio: 'inherit',

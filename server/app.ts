@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Type from 'typebox';
+import Type from '#typebox';
 import { runsJobs } from '../kernel/engine/index.js';
 import { dispatch, resolveRoute, RouteTable } from './dispatch.js';
 import { auth } from './middleware/auth.js';

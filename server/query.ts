@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { TObject } from 'typebox';
+import type { TObject } from '#typebox';
 import { validationError } from '../kernel/errors.js';
 import { compileValidator } from '../kernel/validation.js';
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { TObject, TSchema } from 'typebox';
+import type { TObject, TSchema } from '#typebox';
 import type { AppDeps } from '../service/deps.js';
 
 /** What route modules receive (declared with the services, which receive it too). */

@@ -10,7 +10,7 @@ import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
-import Type from 'typebox';
+import Type from '#typebox';
 import { requestBody } from '../server/middleware/body.js';
 import { OWN_BUFFER_MIN_BYTES, readBody } from '../server/read-body.js';
 import fc from 'fast-check';

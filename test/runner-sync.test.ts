@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import Type from 'typebox';
+import Type from '#typebox';
 import { isThenable, inline } from '../kernel/engine/index.js';
 import type { Span } from '../kernel/chunk.js';
 import { defineChunker } from '../kernel/plugin.js';

@@ -1,4 +1,4 @@
-import type { TObject } from 'typebox';
+import type { TObject } from '#typebox';
 import type { OffsetUnit } from '../kernel/offsets.js';
 import { readObjectBody } from '../kernel/request.js';
 import { compileValidator } from '../kernel/validation.js';

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { EMBEDDED_MODEL, OffsetUnitField } from '../kernel/fields.js';
 import { PipelineStep, STEP_COUNT } from './pipelines.js';
 import { CONNECTION_NAME } from './stores.js';

@@ -1,5 +1,5 @@
 import { UserMetadata } from './metadata.js';
-import Type from 'typebox';
+import Type from '#typebox';
 import { OffsetUnitField } from '../kernel/fields.js';
 import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 import { PipelineStep } from './pipelines.js';

@@ -4,7 +4,7 @@
  * filterable in a search. Declared once here: its shape, its bounds, and the keys chunkd writes
  * itself, which a user's metadata may not take.
  */
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError, type Issue } from '../kernel/errors.js';
 import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 

@@ -1,5 +1,5 @@
 import { UserMetadata } from './metadata.js';
-import Type from 'typebox';
+import Type from '#typebox';
 import { CHUNKER_REQUEST_FIELDS } from '../kernel/body-schema.js';
 import { MAX_DOCUMENT_ID_LENGTH } from '../kernel/handshake.js';
 

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { Chunk, ChunkInput } from '../kernel/chunk.js';
 import { ERRORS, type ErrorCode } from '../kernel/errors.js';
 import { Pipeline, PipelineStep } from './pipelines.js';

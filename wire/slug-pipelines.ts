@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { Description, Pipeline, STEP_COUNT } from './pipelines.js';
 import { SLUG_PATTERN, SLUG_RULE } from './slug.js';
 

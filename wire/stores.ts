@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { CollectionName } from '../kernel/handshake.js';
 import { SEARCH_MODES, type SearchMode as SearchModeName } from '../kernel/search-mode.js';
 import { SearchFilter } from './metadata.js';

@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 
 /**
  * A processed document: what a chef makes of a file or a text. `text` is what chunkers cut and

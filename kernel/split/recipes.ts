@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { settingPair } from '../caps.js';
 import { configError } from '../errors.js';
 import { host, settingOf } from '../host.js';

@@ -3,7 +3,7 @@
  * tokens, until every chunk fits chunk_size. Shared code: the recursive plugin serves it, and the
  * late and slumber chunkers cut their candidates with it (their configs reuse its fields).
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { ChunkSizeField, TokenizerField } from '../fields.js';
 import type { ChunkerImpl } from '../plugin.js';
 import type { Span } from '../chunk.js';

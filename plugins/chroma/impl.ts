@@ -8,7 +8,7 @@ import {
   type Metadata,
   type Where,
 } from 'chromadb';
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import {
   acceptedValues,
   ChunkdError,

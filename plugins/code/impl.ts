@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { closest, configError, loadTokenizer, tokensIn, upperBound, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { detectLanguage } from './detect.js';
 import { parserFor, parseWith } from './grammars.js';

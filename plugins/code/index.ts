@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkSizeField, defineChunker, PARSER_COST, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const CodeConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import { docx } from './docx.js';
 import type { DocxConfig } from './index.js';

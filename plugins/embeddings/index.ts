@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineRefinery, EMBEDDING_COST, EmbeddingModelField, ONNX_EXTRA } from '../../kernel/index.js';
 
 export const EmbeddingsConfig = Type.Object({

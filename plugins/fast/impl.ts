@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { configError, type ChunkerImpl } from '../../kernel/index.js';
 import type { FastConfig } from './index.js';
 import { cut, delimiterTable, type ScanOptions } from './scan.js';

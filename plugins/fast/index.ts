@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChunker } from '../../kernel/index.js';
 
 /** Field names and defaults follow Chonkie's FastChunker (its library; its clients have no fast route). */

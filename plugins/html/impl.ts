@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import { htmlDocument } from './html.js';
 import type { HtmlConfig } from './index.js';

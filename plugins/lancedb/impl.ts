@@ -11,7 +11,7 @@ import {
   type StoreRow,
   type WriteMeta,
 } from '../../kernel/index.js';
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import type { LanceDbConfig } from './index.js';
 import { setImmediate as tick } from 'node:timers/promises';
 import { rowSchema, toArrow, toArrowInTurns } from './arrow.js';

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineHandshake } from '../../kernel/index.js';
 
 export const LanceDbConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { configError, createRecursive, isApiName, loadEmbedder, type ChunkerImpl } from '../../kernel/index.js';
 import type { LateConfig } from './index.js';
 import { poolSpans } from './pool.js';

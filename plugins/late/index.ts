@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkSizeField, defineChunker, EMBEDDED_MODEL, EMBEDDING_COST, MAX_NAME_LENGTH, ONNX_EXTRA, RecursiveConfig } from '../../kernel/index.js';
 
 const { recipe, lang, min_characters_per_chunk } = RecursiveConfig.properties;

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { cappedStructure, decodeUtf8, markdownStructure, utf8TextStart, type ChefImpl } from '../../kernel/index.js';
 import type { MarkdownConfig } from './index.js';
 

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChef, STRUCTURE_COST } from '../../kernel/index.js';
 
 export const MarkdownConfig = Type.Object({});

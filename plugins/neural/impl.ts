@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { BoundedCache, loadOnnxTokenModel, locateModelDir, tokensIn, type ChunkerImpl, type OnnxTokenModel, type Span } from '../../kernel/index.js';
 import { cutsToRanges, entities, mergeClose } from './entities.js';
 import type { NeuralConfig } from './index.js';

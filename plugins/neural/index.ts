@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChunker, EMBEDDING_COST, MAX_NAME_LENGTH } from '../../kernel/index.js';
 
 /** Chonkie's library default: the smallest Chonky model. */

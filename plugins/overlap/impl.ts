@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { countSpan, floorFraction, loadRecipe, loadTokenizer, type Chunk, type RefineryImpl } from '../../kernel/index.js';
 import type { OverlapConfig } from './index.js';
 import { recursiveCutter } from './recursive-cut.js';

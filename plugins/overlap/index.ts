@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineRefinery, RecursiveConfig, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const OverlapConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { loadTokenizer, spanCounter, upperBound, type ChunkerImpl, type Span, type SpanRef } from '../../kernel/index.js';
 import type { PassageConfig } from './index.js';
 

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkSizeField, defineChunker, TokenizerField, tokenizerCost } from '../../kernel/index.js';
 
 export const PassageConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { emptyStructure, type ChefImpl } from '../../kernel/index.js';
 import type { PdfConfig } from './index.js';
 import { PAGE_SEPARATOR, pdf } from './pdf.js';

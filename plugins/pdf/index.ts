@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChef, PARSER_COST } from '../../kernel/index.js';
 
 export const PdfConfig = Type.Object({});

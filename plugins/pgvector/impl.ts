@@ -1,6 +1,6 @@
 import pg, { escapeIdentifier } from 'pg';
 import { toSql } from 'pgvector';
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { setImmediate as tick } from 'node:timers/promises';
 import {
   ChunkdError,

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineHandshake } from '../../kernel/index.js';
 
 export const PgVectorConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { configError, countSpan, loadEmbedder, sentenceSplitter, tokensIn, type ChunkerImpl, type Embedder, type Span } from '../../kernel/index.js';
 import { autoThreshold } from './auto-threshold.js';
 import { capSpan, packRanges, refit, type Piece } from './cap.js';

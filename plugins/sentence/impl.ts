@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import {
   checkOverlapStep,
   configError,

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { ChunkdError, createRecursive, loadTokenizer, settingName, settingOf, spanCounter, type ChunkerImpl, type Span } from '../../kernel/index.js';
 import { budgetFor } from './budget.js';
 import { chatCompletion } from './client.js';

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChunker, RecursiveConfig, tokenizerCost, TokenizerField } from '../../kernel/index.js';
 
 /** Field names and defaults follow what Chonkie's cloud clients send to /v1/chunk/slumber. */

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { checkTextLength, ChunkdError, decodeUtf8, emptyStructure, isChunkdError, markdownStructure, requireExtra, type ChefImpl } from '../../kernel/index.js';
 import { CSV_EXTRA } from './extra.js';
 import type { TableChefConfig } from './index.js';

@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChef } from '../../kernel/index.js';
 import { CSV_EXTRA } from './extra.js';
 

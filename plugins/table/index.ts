@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChunker, MAX_NAME_LENGTH, tokenizerCost } from '../../kernel/index.js';
 
 export const TableConfig = Type.Object({

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { decodeUtf8, emptyStructure, utf8TextStart, type ChefImpl } from '../../kernel/index.js';
 import type { TextConfig } from './index.js';
 

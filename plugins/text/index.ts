@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { defineChef, isUtf8Text } from '../../kernel/index.js';
 
 export const TextConfig = Type.Object({});

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { checkOverlapStep, configError, floorFraction, loadTokenizer, tokenWindows, type ChunkerImpl } from '../../kernel/index.js';
 import type { TokenConfig } from './index.js';
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import type { UploadAdmission } from '../../service/files/admission.js';
 import { InvalidFileCursorError, isFileName, type FileRecord, type FileStore } from '../../service/files/store.js';

@@ -1,4 +1,4 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static } from '#typebox';
 import { isInstalled } from '../../kernel/extras.js';
 import { Extra, KINDS, type Kind } from '../../kernel/plugin.js';
 import type { Registry } from '../../kernel/registry.js';

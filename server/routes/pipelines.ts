@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError } from '../../kernel/errors.js';
 import { bodyCheck } from '../../wire/body-check.js';
 import { listPage } from '../../service/pipelines/page.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
 import { readObjectBody } from '../../kernel/request.js';

@@ -1,5 +1,5 @@
 /** A collection's management beside search (server/routes/stores.ts): drop it whole, list its documents page by page. */
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { RouteDef } from '../route.js';
 import { errorResponses } from '../../wire/responses.js';

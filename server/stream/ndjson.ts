@@ -8,7 +8,7 @@
  */
 import { once } from 'node:events';
 import type { Context } from 'koa';
-import Type from 'typebox';
+import Type from '#typebox';
 import { ChunkdError } from '../../kernel/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { ChunkList, ErrorBody } from '../../wire/responses.js';

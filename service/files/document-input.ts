@@ -1,4 +1,4 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type TSchema } from '#typebox';
 import { ChunkdError, validationError } from '../../kernel/errors.js';
 import { movable } from '../../kernel/engine/index.js';
 import type { StoredDocument } from '../pipelines/execute.js';

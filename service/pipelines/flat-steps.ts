@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import { ChunkdError, isChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
 import type { FlatStep } from '../../wire/slug-pipelines.js';

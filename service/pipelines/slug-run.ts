@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '#typebox';
 import { orderChunk, type Chunk } from '../../kernel/chunk.js';
 import { CHUNKER_REQUEST_FIELDS } from '../../kernel/body-schema.js';
 import { bodyCheck, type ExecuteBody } from '../../wire/body-check.js';

@@ -3,7 +3,7 @@
  * "docs"}}`, last): checked when the pipeline is written, and made a runner step (its plugin the
  * connection's handshake) with an embedding step before it when the pipeline has none.
  */
-import Type from 'typebox';
+import Type from '#typebox';
 import { CollectionName } from '../../kernel/handshake.js';
 import type { Chunk } from '../../kernel/chunk.js';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';

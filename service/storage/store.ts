@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '#typebox';
 import type { PipelineStep } from '../../wire/pipelines.js';
 
 /** A stored pipeline as the API shows it. Steps are stored validated, with their configs' defaults filled in. */

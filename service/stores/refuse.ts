@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import type { TSchema } from '#typebox';
 import { ChunkdError, type Issue } from '../../kernel/errors.js';
 import type { Registry } from '../../kernel/registry.js';
 import { flagOf } from '../settings.js';
