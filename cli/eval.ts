@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { discover } from '../kernel/discovery.js';
-import { ChunkdError, isChunkdError, type Issue } from '../kernel/errors.js';
+import { ChunkdError, isChunkdError } from '../kernel/errors.js';
+import { errorText } from './error-text.js';
 import { EMBEDDED_MODEL } from '../kernel/fields.js';
 import type { Registry } from '../kernel/registry.js';
 import { inline } from '../kernel/engine/index.js';
@@ -244,18 +245,13 @@ async function readCandidates(raw: string[], registry: Registry, settings: Setti
   }
 }
 
-function message(e: ChunkdError): string {
-  if (typeof e.detail === 'string') return e.detail;
-  return e.detail.map((i: Issue) => `${i.loc.join('.')}: ${i.msg}`).join('\n');
-}
-
 function fail(e: unknown): number {
   if (e instanceof Usage || e instanceof BenchmarkFormatError || e instanceof UnreadableFile || e instanceof StoresConfigError) {
     process.stderr.write(`${e.message}\n`);
     return 2;
   }
   if (isChunkdError(e)) {
-    process.stderr.write(`${message(e)}\n`);
+    process.stderr.write(`${errorText(e)}\n`);
     return e.status < 500 ? 2 : 1;
   }
   process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`);

@@ -30,6 +30,8 @@ import { checkUserMetadata } from '../wire/metadata.js';
 import { MAX_DOCUMENTS_PAGE } from '../wire/stores.js';
 import { cliArgs } from './cli-args.js';
 import { Progress } from './progress.js';
+import { errorText } from './error-text.js';
+import { INGEST_BATCH_CHARS, IngestWrites } from './ingest-writes.js';
 
 export const INGEST_HELP = `Usage: chunkd ingest DIR [--collection NAME] [--store NAME] [--metadata FILE.json] [--pipeline FILE.json]
 
@@ -81,8 +83,6 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
     const record = new IngestLog(settings, target.store, target.collection, await storedDocuments(stores, target.store, target.collection));
     const pipelineName = flags.pipeline === undefined ? 'default preset' : String(flags.pipeline);
     const pipeline = { id: pipelineName, name: basename(pipelineName), description: null, steps, created_at: '', updated_at: '' };
-    const deps = { registry, executor: inline, settings, services: { stores }, isolate: true };
-    const reader = { registry, runner: runnerOf(inline, settings, true), settings };
     const progress = process.stderr.isTTY
       ? new Progress(
           process.stderr,
@@ -91,15 +91,26 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
         )
       : undefined;
     const counts = { written: 0, skipped: 0, failed: 0 };
+    const failed = (id: string, why: string) => {
+      counts.failed++;
+      progress?.clear();
+      process.stderr.write(`${id}: ${why}\n`);
+    };
+    // Written as a job's batches are: job-batch-size files at a time, or fewer when their text passes INGEST_BATCH_CHARS.
+    const writes = new IngestWrites(
+      stores,
+      { files: settings.jobBatchSize, chars: INGEST_BATCH_CHARS },
+      {
+        written: (id, digest) => (record.add(id, digest), counts.written++),
+        failed,
+      },
+    );
+    const deps = { registry, executor: inline, settings, services: { stores: writes.service }, isolate: true };
+    const reader = { registry, runner: runnerOf(inline, settings, true), settings };
     for (const [i, file] of files.entries()) {
-      const failed = (why: string) => {
-        counts.failed++;
-        progress?.clear();
-        process.stderr.write(`${file.id}: ${why}\n`);
-      };
       const meta = metadata?.(file.id);
       // Refused by its size before it is read (a file of gigabytes would not fit in memory), and skipped: the run goes on.
-      const bytes = readIngested(file, settings.maxFileBytes, failed);
+      const bytes = readIngested(file, settings.maxFileBytes, (why) => failed(file.id, why));
       if (!bytes) {
         progress?.done(i);
         continue;
@@ -109,9 +120,11 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
         counts.skipped++;
       } else {
         let error: string | undefined;
+        let chars = 0;
         try {
           // Read as an upload is (service/files/upload.ts): the chef its type needs, under the same limits.
           const { format, document } = await readFile(reader, { bytes, filename: basename(file.path) });
+          chars = document.text.length;
           const docs = await pipelineDocuments(
             pipeline,
             { text: [document.text], offset_unit: 'codepoint', return_type: 'chunks', document: [file.id], ...(meta ? { metadata: meta } : {}) },
@@ -122,15 +135,14 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
           await eachDocument(docs, (line) => void ('error' in line ? (error = line.error.message) : undefined), { concurrency: 1 });
         } catch (e) {
           // Whatever one file does (a limit, a chef's failure, a string past V8's length), it is reported by its path and the run goes on.
-          error = isChunkdError(e) ? message(e) : String((e as Error)?.message ?? e);
+          error = isChunkdError(e) ? errorText(e) : String((e as Error)?.message ?? e);
         }
-        if (error === undefined) {
-          record.add(file.id, digest);
-          counts.written++;
-        } else failed(error);
+        if (error === undefined) await writes.ran(file.id, digest, chars);
+        else failed(file.id, error);
       }
       progress?.done(i);
     }
+    await writes.flush();
     progress?.finish();
     if (counts.written + counts.skipped > 0) rememberIngest(settings.dataDir, target.store, target.collection);
     if (counts.failed)
@@ -145,7 +157,7 @@ export async function ingestCommand(args: string[], env: NodeJS.ProcessEnv = pro
       return 2;
     }
     if (isChunkdError(e)) {
-      process.stderr.write(`${message(e)}\n`);
+      process.stderr.write(`${errorText(e)}\n`);
       return e.status >= 500 ? 1 : 2;
     }
     throw e;
@@ -205,7 +217,7 @@ function readMetadata(file: string, paths: Set<string>): (path: string) => Recor
     try {
       byPath.set(path, checkUserMetadata(value, [path]));
     } catch (e) {
-      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${message(e)}`);
+      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${errorText(e)}`);
       throw e;
     }
   }
@@ -215,13 +227,11 @@ function readMetadata(file: string, paths: Set<string>): (path: string) => Recor
     try {
       return checkUserMetadata(meta, [path]);
     } catch (e) {
-      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${message(e)}`);
+      if (isChunkdError(e)) throw new Usage(`The metadata ${file}: ${errorText(e)}`);
       throw e;
     }
   };
 }
-
-const message = (e: ChunkdError) => (typeof e.detail === 'string' ? e.detail : e.detail.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n'));
 
 async function readPipeline(
   file: string,
@@ -265,7 +275,7 @@ function readIngested(file: { path: string; id: string; size: number }, maxBytes
     if (file.size > maxBytes) throw tooBig(file.size);
     return readRegularFile(file.path, maxBytes, tooBig);
   } catch (e) {
-    failed(isChunkdError(e) ? message(e) : (e as Error).message);
+    failed(isChunkdError(e) ? errorText(e) : (e as Error).message);
     return undefined;
   }
 }

@@ -68,6 +68,23 @@ describe('WriteBatch', () => {
     assert.deepEqual(written, [{ collection: 'c', documents: ['d1'] }]);
   });
 
+  test('a refusal of a write of many falls on the documents it concerns: each is written again on its own', async () => {
+    const written: string[][] = [];
+    const stores = {
+      ...flaky(0).stores,
+      writeMany: async (_s: string, _c: string, docs: { document: string; chunks: Chunk[] }[]) => {
+        if (docs.some((d) => d.document === 'bad')) throw new ChunkdError('VALIDATION', "The text of 'bad' holds a NUL character.");
+        written.push(docs.map((d) => d.document));
+      },
+    } satisfies StoresService;
+    const batch = new WriteBatch(stores);
+    for (const d of ['d1', 'bad', 'd2']) await batch.service.write('s', 'c', d, [chunk], 'm');
+    const refused = await batch.flush();
+    assert.deepEqual([...refused.keys()], ['bad']);
+    assert.equal(refused.get('bad')?.code, 'VALIDATION');
+    assert.deepEqual(written, [['d1'], ['d2']], 'before: the refusal failed d1 and d2 with it');
+  });
+
   test('a refusal (409) fails the documents it held', async () => {
     const refusing = flaky(0, true);
     const batch = new WriteBatch(refusing.stores);

@@ -76,27 +76,46 @@ export class WriteBatch {
   }
 
   /**
-   * Write everything held, one try. Resolves with the store's refusal of each document it refused
-   * (a 409: another model; a 422: input it cannot keep), by id. A store that did not take the writes
-   * (a 503, or a failure of its own) is a StoreWait: nothing of the batch is recorded, and it runs
-   * again later (writes replace by document, so what went in before the failure is not doubled).
+   * Write everything held, one try. Resolves with the
+   * store's refusal of each document it refused (a 409: another model; a 422: input it cannot keep),
+   * by id: when the store refuses a write of many documents, each is written again on its own, so a
+   * refusal falls on the documents it concerns only. A store that did not take the writes (a 503, or
+   * a failure of its own) is a StoreWait: nothing of the batch is recorded, and it runs again later
+   * (writes replace by document, so what went in before the failure is not doubled).
    */
   async flush(): Promise<Map<string, ChunkdError>> {
     const refused = new Map<string, ChunkdError>();
     for (const p of this.pending.values()) {
       const docs = [...p.docs.entries()].map(([document, { chunks, meta }]) => ({ document, chunks, ...(meta ? { meta } : {}) }));
+      const some = this.stores.writeMany
+        ? (ds: typeof docs) => this.stores.writeMany!(p.store, p.collection, ds, p.model)
+        : async (ds: typeof docs) => {
+            for (const d of ds) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model, d.meta);
+          };
       try {
-        if (this.stores.writeMany) await this.stores.writeMany(p.store, p.collection, docs, p.model);
-        else for (const d of docs) await this.stores.write(p.store, p.collection, d.document, d.chunks, p.model, d.meta);
+        await some(docs);
       } catch (e) {
-        if (isChunkdError(e) && e.code !== 'UNAVAILABLE' && e.code !== 'UPSTREAM') {
-          for (const d of docs) refused.set(d.document, e);
-          continue;
-        }
-        throw asStoreWait(e, p.store);
+        if (!refusal(e)) throw asStoreWait(e, p.store);
+        if (docs.length === 1) refused.set(docs[0]!.document, e);
+        else
+          for (const d of docs)
+            try {
+              await some([d]);
+            } catch (e) {
+              if (!refusal(e)) throw asStoreWait(e, p.store);
+              refused.set(d.document, e);
+            }
       }
     }
     this.pending.clear();
     return refused;
   }
+
+  /** Forget what is held (a caller that gives up the writes a failed flush left held). */
+  clear(): void {
+    this.pending.clear();
+  }
 }
+
+/** The store answered, and refused: the documents are at fault, not the store's reach. */
+const refusal = (e: unknown): e is ChunkdError => isChunkdError(e) && e.code !== 'UNAVAILABLE' && e.code !== 'UPSTREAM';
