@@ -217,7 +217,7 @@ export const SETTINGS = {
     type: 'integer',
     default: 32,
     min: 1,
-    help: 'Documents a replica claims and runs at a time for a job (one queued batch).',
+    help: 'Documents a replica claims and runs at a time for a job (one queued batch); files chunkd ingest writes to its store at a time.',
   },
   'job-batch-expiry-s': {
     env: 'CHUNKD_JOB_BATCH_EXPIRY_S',
