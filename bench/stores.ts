@@ -28,6 +28,7 @@ import { rowSchema, toArrow } from '../plugins/lancedb/arrow.js';
 import { FTS_COLUMN, FTS_OPTIONS, nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
 import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
 import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector/sql.js';
+import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../plugins/pgvector/index.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
 import { exactTop, percentile, recallAt } from './stores/measure.js';
 import { docBatches, lanceRecord, type DocBatch } from './stores/rows.js';
@@ -258,7 +259,7 @@ async function pgvector(
     };
     // The raw engine: a table with the plugin's columns and indexes, one INSERT … SELECT unnest per batch.
     const rawTable = tables(`${prefix}raw_`, 'bench').rows; // quoted, for the queries
-    for (const sql of createRows(tableName(`${prefix}raw_`, 'bench'), info.dimension)) await client.query(sql);
+    for (const sql of createRows(tableName(`${prefix}raw_`, 'bench'), info.dimension, { m: 16, efConstruction: HNSW_EF_CONSTRUCTION })) await client.query(sql);
     const raw = await timeWrites(info, size, async (b) => {
       const rows = b.docs.flatMap((d) => d.rows);
       await client.query(
@@ -308,7 +309,7 @@ async function pgvector(
       unit: 'ms',
       ratio: engine.p50 / mine.p50,
       recall: recallAt(mine.found, exact.found),
-      note: `hnsw.ef_search ${efSearch} (the default), m 16, ef_construction 64`,
+      note: `hnsw.ef_search ${(PgVectorConfig.properties.ef_search as { default?: number }).default} (the plugin's; raw: ${efSearch}), m 16, ef_construction ${HNSW_EF_CONSTRUCTION}`,
     });
     row({
       what: 'vector search p99, ms',

@@ -13,7 +13,7 @@ import {
   type WriteMeta,
 } from '../../kernel/index.js';
 import type { PgVectorConfig } from './index.js';
-import { createMeta, createRows, documentsPage, filterSql, tableName, tables, textSearch, upsert, vectorSearch } from './sql.js';
+import { createMeta, createRows, documentsPage, filterSql, tableName, tables, textSearch, upsert, vectorSearch, type HnswBuild } from './sql.js';
 
 const UNDEFINED_TABLE = '42P01';
 /**
@@ -25,6 +25,11 @@ const UNDEFINED_TABLE = '42P01';
 const ROWS_PER_STATEMENT = 2000;
 
 export async function create(config: Static<typeof PgVectorConfig>): Promise<HandshakeImpl> {
+  if (config.hnsw_ef_construction < 2 * config.hnsw_m)
+    throw new ChunkdError(
+      'VALIDATION',
+      `hnsw_ef_construction (${config.hnsw_ef_construction}) must be at least twice hnsw_m (${config.hnsw_m}), as pgvector requires: raise it to ${2 * config.hnsw_m} or more.`,
+    );
   // Timeouts: a database that accepts connections and never answers fails each call in bounded time, never holds it.
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -37,7 +42,7 @@ export async function create(config: Static<typeof PgVectorConfig>): Promise<Han
   pool.on('error', () => {});
   // Each connection's HNSW searches keep ef_search candidates (a setting of the extension, valid before it is loaded).
   pool.on('connect', (client) => void client.query(`SET hnsw.ef_search = ${config.ef_search}`).catch(() => {}));
-  return new PgVectorStore(pool, config.table_prefix);
+  return new PgVectorStore(pool, config.table_prefix, { m: config.hnsw_m, efConstruction: config.hnsw_ef_construction });
 }
 
 const isUndefinedTable = (e: unknown) => (e as { code?: string })?.code === UNDEFINED_TABLE;
@@ -62,6 +67,7 @@ class PgVectorStore implements HandshakeImpl {
   constructor(
     private readonly pool: pg.Pool,
     private readonly prefix: string,
+    private readonly hnsw: HnswBuild,
   ) {}
 
   /** The extension, once per connection: a database without it (and a role that cannot create it) says what to run. */
@@ -161,7 +167,7 @@ class PgVectorStore implements HandshakeImpl {
       );
     const found = await client.query('SELECT relkind FROM pg_class WHERE oid = to_regclass($1)', [escapeIdentifier(table)]);
     if (!found.rowCount) {
-      for (const sql of createRows(table, dimension)) await client.query(sql);
+      for (const sql of createRows(table, dimension, this.hnsw)) await client.query(sql);
       return;
     }
     if (found.rows[0].relkind !== 'r' && found.rows[0].relkind !== 'p')

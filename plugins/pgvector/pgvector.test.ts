@@ -168,3 +168,24 @@ test('ef_search is set on each connection: an HNSW search keeps that many candid
     await engine.stop();
   }
 });
+
+test("a new collection's HNSW index is built with hnsw_m and hnsw_ef_construction; ef_construction under twice m is refused at connect", async () => {
+  const engine = await pgliteEngine();
+  try {
+    const store = await plugin.connect({ ...engine.config, table_prefix: 'built_', hnsw_m: 8, hnsw_ef_construction: 40 });
+    await store.write('c', 'd', [row('d', 'one', [1, 0])], META);
+    await store.close();
+    const client = new pg.Client({ connectionString: engine.url });
+    await client.connect();
+    const { rows } = await client.query("SELECT indexdef FROM pg_indexes WHERE indexdef LIKE '%USING hnsw%' AND tablename LIKE 'built_%'");
+    await client.end();
+    assert.equal(rows.length, 1);
+    assert.match(rows[0].indexdef, /m='?8'?, ef_construction='?40'?/);
+    await assert.rejects(
+      plugin.connect({ ...engine.config, hnsw_m: 32, hnsw_ef_construction: 60 }),
+      /hnsw_ef_construction \(60\) must be at least twice hnsw_m \(32\)/,
+    );
+  } finally {
+    await engine.stop();
+  }
+});

@@ -49,15 +49,25 @@ export const VECTOR_MAX_DIMENSIONS = 16000;
 export const createMeta = (meta: string) =>
   `CREATE TABLE IF NOT EXISTS ${meta} (name text PRIMARY KEY, table_name text NOT NULL, model text NOT NULL, dimension integer NOT NULL)`;
 
+/** How a collection's HNSW index is built (pgvector's m and ef_construction): fixed when its table is made. */
+export interface HnswBuild {
+  m: number;
+  efConstruction: number;
+}
+
 /** The statements making a collection's table (`table` unquoted) and its indexes: run once, when the table does not exist. */
-export function createRows(table: string, dimension: number): string[] {
+export function createRows(table: string, dimension: number, hnsw: HnswBuild): string[] {
   const rows = escapeIdentifier(table);
   const index = (what: string) => escapeIdentifier(indexName(table, what));
   return [
     `CREATE TABLE ${rows} (id text PRIMARY KEY, document text NOT NULL, text text NOT NULL, start_index integer NOT NULL, end_index integer NOT NULL, token_count integer NOT NULL, metadata jsonb NOT NULL, embedding vector(${dimension}) NOT NULL, index_text text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(index_text, text))) STORED)`,
     `CREATE INDEX ${index('document')} ON ${rows} (document)`,
     `CREATE INDEX ${index('tsv')} ON ${rows} USING gin (tsv)`,
-    ...(dimension <= HNSW_MAX_DIMENSIONS ? [`CREATE INDEX ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops)`] : []),
+    ...(dimension <= HNSW_MAX_DIMENSIONS
+      ? [
+          `CREATE INDEX ${index('embedding')} ON ${rows} USING hnsw (embedding vector_cosine_ops) WITH (m = ${hnsw.m}, ef_construction = ${hnsw.efConstruction})`,
+        ]
+      : []),
   ];
 }
 /** Upsert many rows in one statement: columns as arrays, unnested. */
