@@ -9,30 +9,18 @@ import type { Chunk } from '../kernel/chunk.js';
 import { ChunkdError } from '../kernel/errors.js';
 import type { StoresService } from '../service/stores/service.js';
 import { IngestWrites } from '../cli/ingest-writes.js';
+import { writingStores } from './helpers/writing-stores.js';
 
 const chunk: Chunk = { id: 'x', text: 'a', start_index: 0, end_index: 1, token_count: 1, embedding: [1, 0] };
 
 /** Stores that record each writeMany's documents; `answer` decides what a call does. */
 function recording(answer: (documents: string[]) => void = () => {}) {
   const calls: string[][] = [];
-  const stores = {
-    names: () => ['s'],
-    byHandshake: () => 's',
-    handshakeOf: () => 'memory',
-    list: async () => [],
-    search: async () => [],
-    searchWithMode: async () => ({ mode: 'vector' as const, hits: [] }),
-    deleteDocument: async () => 0,
-    close: async () => {},
-    write: async () => {
-      throw new Error('writeMany is used when the stores have it');
-    },
-    writeMany: async (_s: string, _c: string, docs: { document: string; chunks: Chunk[] }[]) => {
-      const documents = docs.map((d) => d.document);
-      answer(documents);
-      calls.push(documents);
-    },
-  } satisfies StoresService;
+  const stores = writingStores(async (_c, docs) => {
+    const documents = docs.map((d) => d.document);
+    answer(documents);
+    calls.push(documents);
+  });
   return { stores, calls };
 }
 

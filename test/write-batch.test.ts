@@ -10,31 +10,19 @@ import type { Chunk } from '../kernel/chunk.js';
 import { ChunkdError } from '../kernel/errors.js';
 import type { StoresService } from '../service/stores/service.js';
 import { StoreWait, WriteBatch } from '../service/stores/write-batch.js';
+import { writingStores } from './helpers/writing-stores.js';
 import { nextTry, SAME_FAILURES, type WaitState } from '../service/jobs/store-wait.js';
 
 /** Stores whose writeMany fails `down` times with the 503 a store that does not answer gets, then records. */
 function flaky(down: number, refuse = false) {
   const written: { collection: string; documents: string[] }[] = [];
   let calls = 0;
-  const stores = {
-    names: () => ['s'],
-    byHandshake: () => 's',
-    handshakeOf: () => 'memory',
-    list: async () => [],
-    search: async () => [],
-    searchWithMode: async () => ({ mode: 'vector' as const, hits: [] }),
-    deleteDocument: async () => 0,
-    close: async () => {},
-    write: async () => {
-      throw new Error('writeMany is used when the stores have it');
-    },
-    writeMany: async (_s: string, collection: string, docs: { document: string; chunks: Chunk[] }[]) => {
-      calls++;
-      if (calls <= down) throw new ChunkdError('UNAVAILABLE', "The store 's' (memory) did not complete the call: retry later.");
-      if (refuse) throw new ChunkdError('CONFLICT', "The collection 'c' holds vectors of the model 'a'.");
-      written.push({ collection, documents: docs.map((d) => d.document) });
-    },
-  } satisfies StoresService;
+  const stores = writingStores(async (collection, docs) => {
+    calls++;
+    if (calls <= down) throw new ChunkdError('UNAVAILABLE', "The store 's' (memory) did not complete the call: retry later.");
+    if (refuse) throw new ChunkdError('CONFLICT', "The collection 'c' holds vectors of the model 'a'.");
+    written.push({ collection, documents: docs.map((d) => d.document) });
+  });
   return { stores, written, calls: () => calls };
 }
 
@@ -70,13 +58,10 @@ describe('WriteBatch', () => {
 
   test('a refusal of a write of many falls on the documents it concerns: each is written again on its own', async () => {
     const written: string[][] = [];
-    const stores = {
-      ...flaky(0).stores,
-      writeMany: async (_s: string, _c: string, docs: { document: string; chunks: Chunk[] }[]) => {
-        if (docs.some((d) => d.document === 'bad')) throw new ChunkdError('VALIDATION', "The text of 'bad' holds a NUL character.");
-        written.push(docs.map((d) => d.document));
-      },
-    } satisfies StoresService;
+    const stores = writingStores(async (_c, docs) => {
+      if (docs.some((d) => d.document === 'bad')) throw new ChunkdError('VALIDATION', "The text of 'bad' holds a NUL character.");
+      written.push(docs.map((d) => d.document));
+    });
     const batch = new WriteBatch(stores);
     for (const d of ['d1', 'bad', 'd2']) await batch.service.write('s', 'c', d, [chunk], 'm');
     const refused = await batch.flush();
