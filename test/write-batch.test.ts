@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
 import { ChunkdError } from '../kernel/errors.js';
-import type { StoresService } from '../service/stores/service.js';
 import { StoreWait, WriteBatch } from '../service/stores/write-batch.js';
 import { writingStores } from './helpers/writing-stores.js';
 import { nextTry, SAME_FAILURES, type WaitState } from '../service/jobs/store-wait.js';
