@@ -6,7 +6,7 @@
  * build comes first: the tests' `chunkd` processes start from dist/.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
 import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
@@ -69,20 +69,11 @@ const times = process.env.CHUNKD_TEST_TIMES
     ]
   : [];
 
-// The test files run from the sources under tsx; `chunkd-dist` gives them the build's one-module TypeBox (package.json `imports`).
+// The test files run from the sources under tsx; `chunkd-dist` gives them the build's one-module TypeBox (package.json `imports`), when the build has it.
+const condition = existsSync(join(ROOT, 'dist/vendor/typebox.js')) ? ['--conditions=chunkd-dist'] : [];
 const child = spawn(
   process.execPath,
-  [
-    '--conditions=chunkd-dist',
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    ...times,
-    `--test-timeout=${timeout}`,
-    ...files,
-  ],
+  [...condition, '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...times, `--test-timeout=${timeout}`, ...files],
   {
     cwd: ROOT,
     stdio: 'inherit',
