@@ -37,11 +37,12 @@ export async function create(config: Static<typeof PgVectorConfig>): Promise<Han
     connectionTimeoutMillis: config.connect_timeout_ms,
     statement_timeout: config.query_timeout_ms,
     query_timeout: config.query_timeout_ms + 1_000,
+    // Each connection's HNSW searches keep ef_search candidates: a parameter of the connection's start (the extension's
+    // setting is valid before it is loaded), not a query beside the first one on a new connection.
+    options: `-c hnsw.ef_search=${config.ef_search}`,
   });
   // An idle connection the server drops must not crash the process: the next query fails and is reported by its caller.
   pool.on('error', () => {});
-  // Each connection's HNSW searches keep ef_search candidates (a setting of the extension, valid before it is loaded).
-  pool.on('connect', (client) => void client.query(`SET hnsw.ef_search = ${config.ef_search}`).catch(() => {}));
   return new PgVectorStore(pool, config.table_prefix, { m: config.hnsw_m, efConstruction: config.hnsw_ef_construction });
 }
 

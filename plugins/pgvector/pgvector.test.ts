@@ -1,6 +1,7 @@
 /** pgvector specifics, on a real PostgreSQL engine with the extension (PGlite over the wire protocol; the shared contract: test/handshake-conformance.test.ts). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';
 import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/handshake.js';
@@ -149,23 +150,21 @@ describe('pgvector table names', () => {
   });
 });
 
-test('ef_search is set on each connection: an HNSW search keeps that many candidates', async () => {
-  // An engine of its own: PGlite serves one connection at a time.
-  const engine = await pgliteEngine();
+test('each connection starts with hnsw.ef_search set: a parameter of its start, never a query beside its first', async () => {
+  // PGlite takes no start-up parameters, so the start-up message is read here; a real PostgreSQL applies
+  // it to the connection (SHOW hnsw.ef_search answers it, before the extension is loaded too).
+  let startup!: (b: Buffer) => void;
+  const first = new Promise<Buffer>((resolve) => (startup = resolve));
+  const server = createServer((socket) => socket.once('data', (b) => (startup(b), socket.destroy())));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const rows = Array.from({ length: 3000 }, (_, i) => row('ef', `chunk ${i}`, [Math.cos(i), Math.sin(i)]));
-    const narrow = await plugin.connect({ ...engine.config, ef_search: 1 });
-    await narrow.write('ef', 'ef', rows, META);
-    // pgvector's HNSW scan returns at most ef_search rows: 1 here, the 5 asked for with the default.
-    const few = await narrow.search('ef', { embedding: [1, 0.5], k: 5 });
-    await narrow.close();
-    const wide = await plugin.connect(engine.config);
-    const all = await wide.search('ef', { embedding: [1, 0.5], k: 5 });
-    await wide.close();
-    assert.equal(few.length, 1);
-    assert.equal(all.length, 5);
+    const port = (server.address() as AddressInfo).port;
+    const store = await plugin.connect({ url: `postgres://u:p@127.0.0.1:${port}/db`, ef_search: 7, connect_timeout_ms: 2000 });
+    await assert.rejects(store.collections());
+    await store.close();
+    assert.match((await first).toString('latin1'), /\0options\0-c hnsw\.ef_search=7\0/);
   } finally {
-    await engine.stop();
+    server.close();
   }
 });
 
