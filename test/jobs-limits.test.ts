@@ -298,7 +298,7 @@ test('a stop while the job consumer pauses after a failed batch ends the pause a
     assert.equal(res.status, 202);
     while (!/job batch failed; retried/.test(server.log())) await new Promise((r) => setTimeout(r, 20));
     // Before: the pause was an unref'd timer alone and the close awaited it, so with the server closed the event
-    // loop emptied and the process ended mid-close (exit 0, never "stopped", the data directory still locked).
+    // loop emptied and the process ended mid-close (exit 0, never "stopped": what close() had left to do was not done).
     assert.equal(await server.stop(), 0);
     assert.match(server.log(), /"msg":"stopped"/);
   } finally {
