@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { ChunkdError } from '../../kernel/errors.js';
 import { defaultThreads } from '../../kernel/engine/index.js';
 import type { ServiceFactory } from '../deps.js';
@@ -25,11 +26,18 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The driver, loaded on the first pool made: importing it cost ~0.1 s of every chunkd process's
+ * start (measured: 0.21 against 0.11 s for node alone), with no PostgreSQL configured too, since
+ * the messages below are needed everywhere a store is reached.
+ */
+const driver = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
+
 /** Connections the routes may use at once; the job consumers get theirs on top (see postgresPool). */
 export const ROUTE_CONNECTIONS = 10;
 
 export function createPool(url: string, onIdleError: (reason: string) => void = () => {}, max = ROUTE_CONNECTIONS): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (driver().Pool)({
     connectionString: url,
     max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
