@@ -726,8 +726,9 @@ async function sequential<T>(items: readonly T[], each: (item: T) => Promise<voi
 
 /**
  * Chunks a write is given one query timeout for. A server that keeps an HNSW index row by row
- * writes ~700 chunks/s (pgvector on PostgreSQL, measured in bench/results.md), so one timeout for a
- * write of 100,000 chunks would refuse every such write; a larger batch gets one timeout per this
+ * writes a few hundred chunks/s (pgvector on PostgreSQL, measured in bench/results.md: ~360 with
+ * the plugin's index settings, ~700 with pgvector's default index), so one timeout for a write of
+ * 100,000 chunks would refuse every such write; a larger batch gets one timeout per this
  * many chunks. The wait stays bounded, and a store that stops answering fails sooner where its
  * handshake holds each statement to the query timeout (pgvector's statement_timeout).
  */
