@@ -30,7 +30,7 @@ import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
 import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector/sql.js';
 import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../plugins/pgvector/index.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
-import { exactTop, percentile, recallAt } from './stores/measure.js';
+import { exactTop, recallAt, timeSearches } from './stores/measure.js';
 import { docBatches, lanceRecord, type DocBatch } from './stores/rows.js';
 import { num, table as mdTable } from './table.js';
 
@@ -62,18 +62,6 @@ const load = () =>
     .join(' ');
 const rssMiB = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 const log = (l: string) => process.stderr.write(`${l}\n`);
-
-async function timeSearches(qs: Query[], search: (q: Query) => Promise<string[]>): Promise<{ p50: number; p99: number; found: string[][] }> {
-  const times: number[] = [];
-  const found: string[][] = [];
-  for (const q of qs.slice(0, 20)) await search(q); // warm-up: caches and index pages
-  for (const q of qs) {
-    const t = performance.now();
-    found.push(await search(q));
-    times.push(performance.now() - t);
-  }
-  return { p50: percentile(times, 50), p99: percentile(times, 99), found };
-}
 
 /** Writes through `write`, one batch at a time; the write calls' time alone (reading the cache is not counted), and RSS along the way. */
 async function timeWrites(info: CorpusInfo, size: number, write: (b: DocBatch) => Promise<void>) {

@@ -1,5 +1,6 @@
 /** Latency percentiles and recall against exact search, shared by the stores bench's scripts. */
 import type { Table } from '@lancedb/lancedb';
+import type { Query } from './corpus.js';
 
 export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -19,4 +20,17 @@ export function recallAt(found: string[][], exact: string[][]): number {
     sum += want.length ? want.filter((id) => got.has(id)).length / want.length : 1;
   });
   return sum / exact.length;
+}
+
+/** Each query searched once (the first 20 twice, to warm caches and index pages): p50/p99 latency in ms and the ids found. */
+export async function timeSearches(qs: Query[], search: (q: Query) => Promise<string[]>): Promise<{ p50: number; p99: number; found: string[][] }> {
+  const times: number[] = [];
+  const found: string[][] = [];
+  for (const q of qs.slice(0, 20)) await search(q); // warm-up: caches and index pages
+  for (const q of qs) {
+    const t = performance.now();
+    found.push(await search(q));
+    times.push(performance.now() - t);
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), found };
 }

@@ -12,9 +12,9 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { corpus, queries, type Query } from './corpus.js';
+import { corpus, queries } from './corpus.js';
 import { docBatches } from './rows.js';
-import { percentile, recallAt } from './measure.js';
+import { recallAt, timeSearches } from './measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -71,17 +71,10 @@ try {
   await fill();
   const count = Number((await client.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
   log(`${count} rows of ${info.dimension} dimensions; ${qs.length} queries: ${from}`);
-  const search = (q: Query) => client.query(`SELECT id FROM ${table} ORDER BY embedding <=> $1::vector LIMIT ${K}`, [vec(q.vector)]);
-  const timed = async () => {
-    const ms: number[] = [];
-    const found: string[][] = [];
-    for (const q of qs) {
-      const t = performance.now();
-      found.push((await search(q)).rows.map((r) => r.id as string));
-      ms.push(performance.now() - t);
-    }
-    return { found, p50: percentile(ms, 50), p99: percentile(ms, 99) };
-  };
+  const timed = () =>
+    timeSearches(qs, async (q) =>
+      (await client.query(`SELECT id FROM ${table} ORDER BY embedding <=> $1::vector LIMIT ${K}`, [vec(q.vector)])).rows.map((r) => r.id as string),
+    );
   await client.query('BEGIN');
   await client.query('SET LOCAL enable_indexscan = off');
   const exact = await timed();

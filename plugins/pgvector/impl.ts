@@ -4,6 +4,7 @@ import type { Static } from '#typebox';
 import { setImmediate as tick } from 'node:timers/promises';
 import {
   ChunkdError,
+  configError,
   type CollectionInfo,
   type DocumentInfo,
   type HandshakeImpl,
@@ -26,8 +27,7 @@ const ROWS_PER_STATEMENT = 2000;
 
 export async function create(config: Static<typeof PgVectorConfig>): Promise<HandshakeImpl> {
   if (config.hnsw_ef_construction < 2 * config.hnsw_m)
-    throw new ChunkdError(
-      'VALIDATION',
+    throw configError(
       `hnsw_ef_construction (${config.hnsw_ef_construction}) must be at least twice hnsw_m (${config.hnsw_m}), as pgvector requires: raise it to ${2 * config.hnsw_m} or more.`,
     );
   // Timeouts: a database that accepts connections and never answers fails each call in bounded time, never holds it.
