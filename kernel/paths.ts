@@ -6,6 +6,12 @@ const kernelDir = dirname(fileURLToPath(import.meta.url));
 const builtIn = kernelDir.split(sep).at(-2) === 'dist';
 export const ROOT = builtIn ? join(kernelDir, '..', '..') : join(kernelDir, '..');
 
+/**
+ * The URL of the module `name` (a path without extension, relative to `moduleUrl`) in the form the
+ * caller runs as: `.ts` from the sources under tsx, `.js` when built or compiled for the tests.
+ */
+export const moduleBeside = (moduleUrl: string, name: string): string => new URL(`${name}${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl).href;
+
 /** The folder of built-in plugins next to the running kernel (sources or dist). */
 export const BUILTIN_PLUGINS_DIR = join(kernelDir, '..', 'plugins');
 

@@ -7,9 +7,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { hubCacheDir } from '../kernel/model-files.js';
-import { ROOT } from '../kernel/paths.js';
+import { moduleBeside, ROOT } from '../kernel/paths.js';
 import { runExamples } from './doc-examples.js';
 import { EXAMPLES_FILE, makeExampleAnswers } from '../server/openapi-examples.js';
 import { GENERATED } from './docs-examples.js';
@@ -88,7 +88,7 @@ export async function derivedTables(): Promise<[file: string, marker: string, ta
 async function pluginDocTables(sources: string[]): Promise<[string, string, string][]> {
   const out: [string, string, string][] = [];
   for (const source of sources) {
-    const docs = join(dirname(source), 'docs.ts');
+    const docs = fileURLToPath(moduleBeside(pathToFileURL(source).href, './docs'));
     if (!existsSync(docs)) continue;
     const { docTables } = (await import(pathToFileURL(docs).href)) as { docTables(): Record<string, string> };
     for (const [marker, table] of Object.entries(docTables())) out.push([join(dirname(source), 'README.md'), marker, table]);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isInstalled, missingPackages } from '../kernel/extras.js';
+import { moduleBeside } from '../kernel/paths.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chunkd-extras-'));
@@ -30,7 +31,7 @@ plugin(
 plugin(
   'optional-extra',
   `[{ name: 'fancy', packages: ['chunkd-absent-package-for-tests'], reason: 'Fancy mode.', required: false }]`,
-  `import { requireExtra } from ${JSON.stringify(new URL('../kernel/extras.ts', import.meta.url).href)};
+  `import { requireExtra } from ${JSON.stringify(moduleBeside(import.meta.url, '../kernel/extras'))};
    export function create(config) {
      if (config.fancy) requireExtra({ name: 'fancy', packages: ['chunkd-absent-package-for-tests'], reason: '' }, "fancy: true");
      return { chunk: (t) => [{ start: 0, end: t.length, tokenCount: 1 }] };

@@ -15,6 +15,7 @@ import { invalidJsonError } from '../../wire/strict-json.js';
 import type { LocateMode } from './locate.js';
 import type { EvalRetriever, EvalQuestion } from './spec.js';
 import { EvaluateRequest } from '../../wire/evaluation.js';
+import { moduleBeside } from '../../kernel/paths.js';
 
 export interface EvaluateBody {
   documents: { id: string; text?: string; file?: string }[];
@@ -31,7 +32,7 @@ export interface EvaluateBody {
 /** Check a parsed body (defaults filled in); its unknown keys go to `onIgnored`. */
 export const readEvaluateBody = bodyCheck<EvaluateBody>(EvaluateRequest);
 
-export const EVALUATE_BODY_JOB = new URL(`./body-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const EVALUATE_BODY_JOB = moduleBeside(import.meta.url, './body-job');
 
 export type EvaluateBodyResult = { invalidJson: string } | { body: EvaluateBody; ignored: string[] } | { error: ErrorData; ignored: string[] };
 

@@ -18,8 +18,9 @@ import type { PipelineRecord } from '../storage/store.js';
 import { embedLists, runCandidate, type CandidateOutcome, type CandidatePayload } from './candidate.js';
 import type { Candidate, EvalServices } from './evaluate.js';
 import { storeMode, storeRankings, type EvalStores } from './store-retriever.js';
+import { moduleBeside } from '../../kernel/paths.js';
 
-export const CANDIDATE_JOB = new URL(`./candidate-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const CANDIDATE_JOB = moduleBeside(import.meta.url, './candidate-job');
 
 export interface RuntimeDeps {
   registry: Registry;

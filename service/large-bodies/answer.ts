@@ -13,10 +13,10 @@ import type { Limits } from '../limits.js';
 import type { RequestPayload } from './job.js';
 import { limitsOf, type PooledPayload, type PooledResult, type Prepared } from './shared.js';
 import { invalidJsonError } from '../../wire/strict-json.js';
+import { moduleBeside } from '../../kernel/paths.js';
 
 /** The job modules' URLs (a worker imports them; boot has the workers import them as they start). */
-const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-export const POOLED_JOB = new URL(`./job${ext}`, import.meta.url).href;
+export const POOLED_JOB = moduleBeside(import.meta.url, './job');
 
 /** What a pooled request comes back as: the answer's bytes, the documents to run, or a body naming a file (parsed). */
 export type Pooled = { bytes: Uint8Array } | { prepared: Prepared } | { body: unknown };

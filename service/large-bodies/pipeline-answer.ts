@@ -16,8 +16,9 @@ import { documentIds, documentMetas, pipelineRecipe, type StoredDocument } from 
 import { checkSlugRun, flattens, type SlugRunBody } from '../pipelines/slug-run.js';
 import type { AppDeps } from '../deps.js';
 import { pipelineDocuments, preparedDocuments, type Documents } from '../document-runs/documents.js';
+import { moduleBeside } from '../../kernel/paths.js';
 
-export const PIPELINE_JOB = new URL(`./pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+export const PIPELINE_JOB = moduleBeside(import.meta.url, './pipeline-job');
 
 /** A pipeline run's large body, in a worker; an unknown pipeline is its 404, once the body is known to be JSON (as inline). */
 export async function pipelinePooled(

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { moduleBeside } from '../../kernel/paths.js';
 
-const ERRORS_MODULE = pathToFileURL(join(import.meta.dirname, '..', '..', 'kernel', 'errors.ts')).href;
+const ERRORS_MODULE = moduleBeside(import.meta.url, '../../kernel/errors');
 
 /**
  * A plugins directory holding `gate`, a chunker that makes a batch's progress observable without

@@ -4,6 +4,7 @@ import { ChunkdError } from '../../errors.js';
 import { shareHost } from '../../host.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
 import type { Outcome, Task } from './tasks.js';
+import { moduleBeside } from '../../paths.js';
 
 /**
  * Heap one extraction may use. mammoth and html-to-text have no bound on what they build from a
@@ -60,10 +61,9 @@ class ExtractPool {
     const threads = Math.max(1, options.threads);
     const small = threads >= 2 ? 1 : 0;
     this.free = { any: threads - small, small };
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     shareHost(); // the workers get the host as it is now (kernel/host.ts)
     this.piscina = new Piscina<Task, Outcome>({
-      filename: new URL(`./worker${ext}`, import.meta.url).href,
+      filename: moduleBeside(import.meta.url, './worker'),
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: 60_000,

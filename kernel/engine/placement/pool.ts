@@ -10,6 +10,7 @@ import { shareHost } from '../../host.js';
 import { docBuffers, type Doc } from '../docs.js';
 import type { RunOptions, WireResult } from '../recipe.js';
 import type { Outcome, Task } from './tasks.js';
+import { moduleBeside } from '../../paths.js';
 
 /**
  * Below this much work (characters of input × the plugin's cost per character, kernel/cost.ts), a
@@ -58,8 +59,7 @@ export class WorkerPool implements Executor {
 
   constructor(private readonly options: PoolOptions) {
     if (options.threads > 0) {
-      const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-      const filename = new URL(`./worker${ext}`, import.meta.url).href;
+      const filename = moduleBeside(import.meta.url, './worker');
       shareHost(); // the workers get the host as it is now (kernel/host.ts)
       this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
       const sources = options.warm ?? [];
