@@ -3,6 +3,7 @@
 // Floors read bottom up: kernel → plugins | wire → service → server | cli (wire stands on the kernel alone). A plugin stands on
 // kernel/index.ts alone; no import circle anywhere. Tests may import anything.
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
@@ -45,6 +46,8 @@ export default tseslint.config(
       'import-x/no-restricted-paths': [
         'error',
         {
+          // Zones are paths from the package root, wherever ESLint runs from (the rule's default is the process's directory).
+          basePath: fileURLToPath(new URL('..', import.meta.url)),
           zones: [
             zone('./kernel', ['./plugins', './wire', './service', './server', './cli'], 'the kernel stands on nothing of ours'),
             zone('./plugins', ['./wire', './service', './server', './cli'], 'a plugin stands on kernel/index.ts alone'),

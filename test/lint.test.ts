@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
-import { ROOT } from '../kernel/paths.js';
+import { SOURCE_ROOT } from './helpers/source-root.js';
 
-const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: join(ROOT, 'scripts/eslint.config.js') });
+const eslint = new ESLint({ cwd: SOURCE_ROOT, overrideConfigFile: join(SOURCE_ROOT, 'scripts/eslint.config.js') });
 
 /** The rules that fire when `text` is linted as if it were the file at `path`. */
 async function rulesFor(path: string, text: string): Promise<string[]> {
