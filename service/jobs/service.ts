@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { ServiceFactory } from '../deps.js';
 import { SchemaTooNewError } from '../storage/pg-migrate.js';
 import { redactUrl, unreachableReason } from '../storage/pg-pool.js';
-import { PgJobStore } from './postgres.js';
+import type { PgJobStore } from './postgres.js';
 import { SqliteJobStore } from './sqlite.js';
 import { settingText } from '../settings.js';
 
@@ -31,8 +31,10 @@ export const jobStore: ServiceFactory<'jobs'> = async (settings, logger, service
   };
 };
 
+/** pg-boss (and the pg driver it loads) is imported only here: a server without a database does not load it (~0.13 s of every start). */
 async function openPg(pool: pg.Pool, url: string, options: Parameters<typeof PgJobStore.open>[1]): Promise<PgJobStore> {
   try {
+    const { PgJobStore } = await import('./postgres.js');
     return await PgJobStore.open(pool, options);
   } catch (e) {
     if (e instanceof SchemaTooNewError) throw e;
