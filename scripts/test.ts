@@ -25,7 +25,8 @@ const named = args.filter((a) => a !== '--checks');
 const files = named.length ? named.map((f) => relative(ROOT, resolve(f))) : [...testFiles('test'), ...testFiles('plugins')];
 // Three files at a time on this two-core machine: compiled, the suite leaves a core idle a fifth
 // of the time at two (files waiting on child processes, kills and timers). Measured in one
-// session: 424 s at two, 384 s at three, 445 s at four (more CPU: the files contend).
+// session: 424 s at two (that run with source maps on), 384 s at three, 445 s at four (more CPU:
+// the files contend).
 const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '3';
 /** A test that hangs fails after this long (ms), so a run always ends and names it. */
 const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';

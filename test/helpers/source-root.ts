@@ -4,7 +4,7 @@ import { ROOT } from '../../kernel/paths.js';
 
 /**
  * The source tree itself. `npm test` runs the tests compiled, in a copy of the tree whose other files
- * link back here (scripts/test-tree.ts), where ROOT is the copy: a test that lints or edits the
- * sources uses this.
+ * link back here (scripts/test-tree.ts), where ROOT is the copy: a test that lints the sources
+ * uses this.
  */
 export const SOURCE_ROOT = dirname(realpathSync(join(ROOT, 'package.json')));
