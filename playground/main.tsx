@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { headingPath } from '../kernel/chef/annotate.js';
 import { ApiError, apiKey, call, runBatch, type Issue, type Pipeline, type PluginInfo, type Processed, type Step } from './api.js';
 import { ConfigForm, configOf, initialRaw, rawFromConfig, type Raw } from './form.js';
@@ -75,8 +75,9 @@ function App() {
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const output = useRef<HTMLElement>(null);
-  // A run's chunks are scrolled into view, wherever its button left the page.
-  useEffect(() => {
+  // A run's chunks are scrolled into view, wherever its button left the page: in the commit that
+  // shows them (a layout effect), so the page never shows them unscrolled, even for a frame.
+  useLayoutEffect(() => {
     if (result) output.current?.scrollIntoView({ block: 'start' });
   }, [result]);
   const [docIndex, setDocIndex] = useState(0);

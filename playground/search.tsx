@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, callWithHeaders, type StoreHit, type StoreInfo } from './api.js';
 import { SpansView } from './results.js';
 
@@ -46,8 +46,9 @@ export function SearchPanel({ written, version, hidden }: Props) {
   const [ran, setRan] = useState('');
   const [hits, setHits] = useState<{ hit: StoreHit; text?: string }[] | undefined>();
   const results = useRef<HTMLDivElement>(null);
-  // A search's answer is scrolled into view, wherever the form left the page.
-  useEffect(() => {
+  // A search's answer is scrolled into view, wherever the form left the page: in the commit that
+  // shows it (a layout effect), so the page never shows it unscrolled, even for a frame.
+  useLayoutEffect(() => {
     if (hits) results.current?.scrollIntoView({ block: 'start' });
   }, [hits]);
   const [error, setError] = useState('');
