@@ -1,5 +1,4 @@
 import pg, { escapeIdentifier } from 'pg';
-import { toSql } from 'pgvector';
 import type { Static } from '#typebox';
 import { setImmediate as tick } from 'node:timers/promises';
 import {
@@ -27,7 +26,7 @@ const UNDEFINED_TABLE = '42P01';
  */
 const ROWS_PER_STATEMENT = 500;
 
-/** A vector as pgvector's text form, `[x,y,…]`, made in one string (the numbers print as JSON would: they are finite, checked before any write). */
+/** A vector as pgvector's text form, `[x,y,…]`, made in one string (the numbers print as JSON would: they are finite, checked before any write or search). */
 const vectorText = (v: ArrayLike<number>): string => `[${Array.prototype.join.call(v, ',')}]`;
 
 export async function create(config: Static<typeof PgVectorConfig>): Promise<HandshakeImpl> {
@@ -222,7 +221,7 @@ class PgVectorStore implements HandshakeImpl {
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
     const { rows } = tables(this.prefix, collection);
     const filter = filterSql(q.filter, 3);
-    const params: unknown[] = [q.embedding ? toSql(q.embedding) : (q.text ?? ''), q.k, ...filter.params];
+    const params: unknown[] = [q.embedding ? vectorText(q.embedding) : (q.text ?? ''), q.k, ...filter.params];
     try {
       const res = await this.pool.query(q.embedding ? vectorSearch(rows, filter.conditions) : textSearch(rows, filter.conditions), params);
       return res.rows.map(toHit);

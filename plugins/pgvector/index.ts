@@ -60,9 +60,8 @@ export const PgVectorConfig = Type.Object({
 export default defineHandshake({
   name: 'pgvector',
   summary: 'PostgreSQL with pgvector: one table per collection, cosine vector search (HNSW index) and full-text search (tsvector).',
-  extras: [
-    { name: 'pgvector', packages: ['pgvector'], reason: 'Writes vectors in the form the pgvector extension reads (pg, the driver, is always installed).' },
-  ],
+  // pg, the driver, is always installed; the vectors' text form is the plugin's own (impl.ts vectorText).
+  extras: [],
   config: PgVectorConfig,
   capabilities: { vector: true, text: true },
   // pgvector's vector type (VECTOR_MAX_DIMENSIONS in sql.ts; not imported: the manifest loads no driver).
