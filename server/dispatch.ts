@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ChunkdError } from '../kernel/errors.js';
-import { unknownNameMessage } from '../kernel/suggest.js';
+import { didYouMean } from '../kernel/suggest.js';
 import type { RouteDef } from './route.js';
 
 /** ctx.state.route: the route a request was matched to, once, before anything else looks at its path. */
@@ -114,6 +114,6 @@ export function dispatch(table: RouteTable) {
     if (allowed.length) {
       throw new ChunkdError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });
     }
-    throw new ChunkdError('NOT_FOUND', unknownNameMessage('route', ctx.path, table.paths).replace(/ Valid: .*$/, ' GET / lists every route.'));
+    throw new ChunkdError('NOT_FOUND', `Unknown route '${ctx.path}'.${didYouMean(ctx.path, table.paths)} GET / lists every route.`);
   };
 }
