@@ -4,14 +4,14 @@
  * chunker at 53 tokens (the default tokenizer's, about 8 of these words) a chunk, embedded by the built-in model, then the write), against a server in
  * its own process with a fresh data directory. A poller process of its own (bench/servers/health-
  * poller.ts) times GET /health every 10 ms and reads the server's RSS meanwhile. Prints the answer's
- * status and time, the worst /health and the peak RSS. `--rewrite` writes the documents once
+ * status and time, the worst /health, the peak RSS and the RSS 5 s after the answer (idle). `--rewrite` writes the documents once
  * before the timed request, which then replaces every one of them (the store's merge, not an append).
  * `--evaluate` sends the same documents to POST /v1/evaluate with the store's retriever instead (its
  * chunks written to a scratch collection, 20 questions searched, the collection dropped). The bound asked for (issue: reliability
  * round five): /health under 100 ms and RSS under 1 GB. Never part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +117,9 @@ try {
   if (res.status !== 200) console.error(Buffer.from(answer).toString().slice(0, 400));
   const ms = performance.now() - t;
   const health = await poller.stop();
+  // What the server keeps once the work is done: its RSS after 5 s idle (a worker that never collects its heap keeps its peak).
+  await new Promise((r) => setTimeout(r, 5000));
+  const rssAfter = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   const listed = (await (await fetch(`${url}/v1/stores`)).json()) as { collections: { name: string; count: number }[] }[];
   const stored = listed[0]!.collections.find((c) => c.name === 'big')?.count ?? 0;
   console.log(
@@ -132,6 +135,7 @@ try {
       health_worst_ms: +health.maxMs.toFixed(1),
       health_polls: health.polls,
       rss_peak_mb: Math.round(health.rssPeakMb),
+      rss_idle_after_mb: Math.round(rssAfter),
     }),
   );
 } finally {

@@ -10,6 +10,7 @@ import { INLINE_MAX_CHARS, WorkerPool } from '../kernel/engine/index.js';
 import { busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 import { startChild } from './helpers/child.js';
 import { FIXTURES } from './helpers/fixtures.js';
+import { moduleBeside } from '../kernel/paths.js';
 import { chunkWith } from './helpers/run.js';
 
 describe('balance', () => {
@@ -87,6 +88,22 @@ describe('pooled runs', () => {
     await assert.rejects(job, (e: Error) => e.name === 'AbortError');
     const after = (await chunkWith(token, token.validateConfig({ chunk_size: 100 }), big, 'codepoint', { executor: pool })) as Chunk[];
     assert.equal(after.map((c) => c.text).join(''), big);
+  });
+});
+
+describe("a worker's heap after a large task", () => {
+  test('is collected once the task is answered, not kept while the worker waits', async () => {
+    const pool = new WorkerPool({ threads: 1 });
+    try {
+      const module = moduleBeside(import.meta.url, './helpers/heap-job');
+      const peak = await pool.job<number>(module, { objects: 2_000_000 });
+      const later = await pool.job<number>(module, { objects: 0 });
+      // ~2 million objects hold well over 100 MB; an idle worker that never collects would still hold them.
+      assert.ok(peak > 150 * 1024 * 1024, `the task's heap reached only ${Math.round(peak / 2 ** 20)} MB`);
+      assert.ok(later < peak / 2, `heap in use after the task: ${Math.round(later / 2 ** 20)} MB, at its peak ${Math.round(peak / 2 ** 20)} MB`);
+    } finally {
+      await pool.close();
+    }
   });
 });
 
