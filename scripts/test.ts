@@ -1,15 +1,13 @@
 /**
- * `npm test`'s runner: one PostgreSQL for the whole run (each test file makes its own databases on
+ * `npm test`'s runner (with --checks: ESLint, Prettier's check and the type checks first, in
+ * parallel): one PostgreSQL for the whole run (each test file makes its own databases on
  * it; a file that stops the server starts its own), then Node's test runner over every test file,
  * three files at a time (CHUNKD_TEST_CONCURRENCY). Arguments name test files to run instead of all. The
  * build comes first: the tests' `chunkd` processes start from dist/. The test files run compiled, in
- * the tree scripts/test-tree.ts makes. With --checks (npm test), ESLint, Prettier's check and the
- * type checks run beside the tests (they read only the sources), their output kept until the end;
- * the run fails when a test or a check does.
+ * the tree scripts/test-tree.ts makes.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
 import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
@@ -34,37 +32,23 @@ const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '3';
 const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';
 
 const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
-/**
- * The checks, started now and awaited after the tests: run before them, on two cores they took about
- * a minute of the run's time alone, while the tests leave a core idle part of the time (files wait
- * on child processes and timers). Each writes to a file of its own, shown when it fails.
- */
-const checked = checks ? startChecks() : Promise.resolve([]);
-
-function startChecks(): Promise<string[]> {
+if (checks) {
   const commands = [
     [bin('eslint'), '--config', 'scripts/eslint.config.js', '.'],
     [bin('prettier'), '--check', '--log-level', 'warn', '**/*.{ts,tsx,mts}'],
     [bin('tsc'), '--noEmit'],
     [bin('tsc'), '--noEmit', '-p', 'playground'],
   ];
-  const outputs = mkdtempSync(join(tmpdir(), 'chunkd-checks-'));
-  return Promise.all(
-    commands.map(([command, ...rest], i) => {
-      const file = join(outputs, `${i}.txt`);
-      const fd = openSync(file, 'w');
-      return new Promise<string | undefined>((done) =>
-        spawn(command!, rest, { cwd: ROOT, stdio: ['ignore', fd, fd] }).on('exit', (code) => {
-          closeSync(fd);
-          const name = [command!, ...rest].map((w) => w.replace(`${ROOT}/node_modules/.bin/`, '')).join(' ');
-          done(code === 0 ? undefined : `${name}\n${readFileSync(file, 'utf8')}`);
-        }),
-      );
-    }),
-  ).then((failures) => {
-    rmSync(outputs, { recursive: true, force: true });
-    return failures.filter((f) => f !== undefined);
-  });
+  const codes = await Promise.all(
+    commands.map(
+      ([command, ...rest]) => new Promise<number>((resolve) => spawn(command!, rest, { cwd: ROOT, stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1))),
+    ),
+  );
+  const failed = commands.filter((_, i) => codes[i] !== 0).map((c) => c.map((w) => w.replace(`${ROOT}/node_modules/.bin/`, '')).join(' '));
+  if (failed.length) {
+    console.error(`Failed: ${failed.join('; ')}. npm run format mends formatting.`);
+    process.exit(1);
+  }
 }
 
 // The build users run (dist/, what npm start and the chunkd bin use): the tests' chunkd processes
@@ -105,9 +89,4 @@ const child = spawn(
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
 await postgres?.close();
-const failedChecks = await checked;
-if (failedChecks.length) {
-  for (const failure of failedChecks) console.error(`\nFailed: ${failure}`);
-  console.error('npm run format mends formatting.');
-}
-process.exit(code || (failedChecks.length ? 1 : 0));
+process.exit(code);

@@ -1,6 +1,6 @@
 /**
  * The plan of the tree is kept by ESLint (scripts/eslint.config.js; `npm run lint`; `npm test` runs the same checks
- * beside its tests). These cases prove the rules see each kind of violation, so a rule that stopped matching
+ * first). These cases prove the rules see each kind of violation, so a rule that stopped matching
  * (a renamed folder, a resolver that no longer finds `.ts` behind `.js`) fails here, not silently.
  */
 import assert from 'node:assert/strict';
