@@ -53,10 +53,11 @@ const movedOutcome = (value: unknown, transfer: ArrayBuffer[]): Outcome =>
   Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: { done: value } } as never) as unknown as Outcome;
 
 /**
- * A heap this large (bytes) after a task is mostly that task's garbage (an idle worker's heap is
- * ~70–90 MB; a 100,000-chunk candidate leaves ~320 MB).
+ * A task that grew the worker's heap by this much (bytes) left it mostly garbage (a 100,000-chunk
+ * candidate grows it by ~250 MB). Measured against the heap before the task, not a fixed size: a
+ * worker that holds large plugins (models, vocabularies) is not collected after every small task.
  */
-const LARGE_HEAP = 160 * 1024 * 1024;
+const LARGE_GROWTH = 128 * 1024 * 1024;
 
 /**
  * V8's full collection, taken as test tools take it: the flag that exposes it is set only while
@@ -81,8 +82,9 @@ const collectGarbage = (() => {
  * collection (~50–80 ms for ~300 MB) runs only after such a task.
  */
 export default async function run(task: Task): Promise<Outcome> {
+  const before = getHeapStatistics().total_heap_size;
   const outcome = await runTask(task);
-  if (getHeapStatistics().total_heap_size > LARGE_HEAP) collectGarbage();
+  if (getHeapStatistics().total_heap_size - before > LARGE_GROWTH) collectGarbage();
   return outcome;
 }
 
