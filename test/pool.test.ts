@@ -92,7 +92,7 @@ describe('pooled runs', () => {
 });
 
 describe("a worker's heap after a large task", () => {
-  test('is collected once the task is answered, not kept while the worker waits', async () => {
+  test('is collected before the worker answers, not kept while it waits for the next task', async () => {
     const pool = new WorkerPool({ threads: 1 });
     try {
       const module = moduleBeside(import.meta.url, './helpers/heap-job');
