@@ -122,9 +122,9 @@ describe('POST /v1/evaluate with retriever store:default (LanceDB), candidates i
     const ran = Object.fromEntries(Object.entries(pool.tasksByKind).map(([k, n]) => [k, n - before[k as keyof typeof before]]));
     assert.deepEqual(ran, { job: 2, run: 0 });
     assert.equal(outcomes.length, 2);
-    for (const o of outcomes as { rows: { vectors: unknown; spans: unknown; texts: unknown[] } }[]) {
+    for (const o of outcomes as { rows: { vectors: unknown; spans: unknown; text: unknown; textEnds: unknown } }[]) {
       assert.ok(o.rows.vectors instanceof Float32Array && o.rows.spans instanceof Float64Array);
-      assert.ok(o.rows.texts.every((t) => typeof t === 'string'));
+      assert.ok(typeof o.rows.text === 'string' && o.rows.textEnds instanceof Uint32Array);
       assert.equal(holdsChunkList(o), false);
     }
   });

@@ -18,9 +18,16 @@ const SPAN = 5;
 export interface EvalRows {
   /** Per row: document index, start and end where it is scored, start and end of its own offsets (in the evaluation's unit). */
   spans: Float64Array;
-  texts: string[];
-  /** Per row, the context its index text holds before its text (kernel/index-text.ts), or null. */
-  contexts: (string | null)[];
+  /**
+   * Every row's text, one after the other: one string crosses threads as one copy, where 100,000
+   * strings held the calling thread's event loop ~80 ms as the answer arrived (bench/big-write.ts
+   * --evaluate). `textEnds` has where each row's text ends (UTF-16 units).
+   */
+  text: string;
+  textEnds: Uint32Array;
+  /** Every row's context (what its index text holds before its text, kernel/index-text.ts), one after the other; a row without one has an empty one. */
+  context: string;
+  contextEnds: Uint32Array;
   /** Unit vectors, `dimension` numbers per row, one row after the other. */
   vectors: Float32Array;
   dimension: number;
@@ -39,18 +46,31 @@ export function evalRows(
     spans.set([documentIndex(c.range.doc), c.range.start, c.range.end, c.own[0], c.own[1]], i * SPAN);
     flat.set(vectors[i]!, i * dimension);
   });
-  return { spans, texts: chunks.map((c) => c.text), contexts: chunks.map((c) => c.context ?? null), vectors: flat, dimension };
+  const texts = joined(chunks.map((c) => c.text));
+  const contexts = joined(chunks.map((c) => c.context ?? ''));
+  return { spans, text: texts.all, textEnds: texts.ends, context: contexts.all, contextEnds: contexts.ends, vectors: flat, dimension };
 }
 
+/** Strings one after the other, with where each ends. */
+function joined(parts: string[]): { all: string; ends: Uint32Array } {
+  const ends = new Uint32Array(parts.length);
+  let at = 0;
+  parts.forEach((p, i) => (ends[i] = at += p.length));
+  return { all: parts.join(''), ends };
+}
+
+/** Row `i`'s part of a joined string. */
+const partOf = (all: string, ends: Uint32Array, i: number): string => all.slice(i > 0 ? ends[i - 1]! : 0, ends[i]!);
+
+/** Row `i`'s text. */
+const rowText = (rows: EvalRows, i: number): string => partOf(rows.text, rows.textEnds, i);
+
 /** The buffers to move with the rows. */
-export const rowBuffers = (rows: EvalRows): ArrayBuffer[] => [rows.spans.buffer as ArrayBuffer, rows.vectors.buffer as ArrayBuffer];
+export const rowBuffers = (rows: EvalRows): ArrayBuffer[] => [rows.spans, rows.vectors, rows.textEnds, rows.contextEnds].map((a) => a.buffer as ArrayBuffer);
 
 /** The bytes the rows take as they cross threads. */
 export const rowBytes = (rows: EvalRows): number =>
-  rows.spans.byteLength +
-  rows.vectors.byteLength +
-  rows.texts.reduce((n, t) => n + Buffer.byteLength(t), 0) +
-  rows.contexts.reduce((n, t) => n + (t ? Buffer.byteLength(t) : 0), 0);
+  rows.spans.byteLength + rows.vectors.byteLength + Buffer.byteLength(rows.text) + Buffer.byteLength(rows.context);
 
 /**
  * Rows are held to the cap of a candidate's chunks (--max-output-bytes, as if they were one
@@ -68,7 +88,7 @@ export function checkRowBytes(rows: EvalRows, limit: number): void {
   }
 }
 
-export const rowCount = (rows: EvalRows): number => rows.texts.length;
+export const rowCount = (rows: EvalRows): number => rows.textEnds.length;
 
 /** Where row `i` is scored. */
 export function rowRange(rows: EvalRows, documents: readonly { id: string }[], i: number): Range {
@@ -98,15 +118,16 @@ export async function* documentChunks(rows: EvalRows, documents: readonly { id: 
     const chunks: ChunkToStore[] = [];
     for (const i of indices) {
       if (++made % ROWS_PER_TURN === 0) await tick();
+      const context = partOf(rows.context, rows.contextEnds, i);
       chunks.push({
         id: '',
-        text: rows.texts[i]!,
+        text: rowText(rows, i),
         start_index: rows.spans[i * SPAN + 3]!,
         end_index: rows.spans[i * SPAN + 4]!,
         token_count: 0,
         metadata: { eval_row: i },
         // indexed as the evaluation indexed it: its context before its text
-        ...(rows.contexts[i] ? { context: rows.contexts[i] } : {}),
+        ...(context ? { context } : {}),
         embedding: rows.vectors.subarray(i * dimension, (i + 1) * dimension),
       });
     }
