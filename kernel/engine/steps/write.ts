@@ -46,14 +46,19 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
 /** Chunks made between two turns of the event loop (a 100,000-chunk document never holds up other requests). */
 const CHUNKS_PER_TURN = 2000;
 
-/** The rows as chunks to store again, each embedding a view into `vectors` (no copy: a 100,000-chunk document's vectors stay one buffer). */
+/**
+ * The rows as chunks to store again, each embedding a view into `vectors` (no copy: a 100,000-chunk
+ * document's vectors stay one buffer). Each line is decoded as it is read, a slice of lines per
+ * turn: decoding a 100,000-chunk document's 17 MB of lines in one call held the event loop ~80 ms.
+ * A newline byte is only ever a separator (JSON escapes it in a string; UTF-8 uses it for nothing else).
+ */
 export async function rowsOf({ chunks, count, vectors, dimension }: StoreRows): Promise<ChunkToStore[]> {
-  const lines = new TextDecoder().decode(chunks);
+  const bytes = Buffer.from(chunks.buffer, chunks.byteOffset, chunks.byteLength);
   const out: ChunkToStore[] = [];
   for (let i = 0, at = 0; i < count; i++) {
     if (i > 0 && i % CHUNKS_PER_TURN === 0) await tick();
-    const end = i === count - 1 ? lines.length : lines.indexOf('\n', at);
-    const chunk = JSON.parse(lines.slice(at, end)) as Chunk;
+    const end = i === count - 1 ? bytes.length : bytes.indexOf(0x0a, at);
+    const chunk = JSON.parse(bytes.toString('utf8', at, end)) as Chunk;
     out.push({ ...chunk, embedding: vectors.subarray(i * dimension, (i + 1) * dimension) });
     at = end + 1;
   }
