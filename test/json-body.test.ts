@@ -158,6 +158,48 @@ test('readBody: any bytes in any pieces, any framing → exactly those bytes, or
   }
 });
 
+test('readBody: bodies that declare a large Content-Length and send only a little hold memory for what they sent, not for what they declared', async () => {
+  const DECLARED = 32 * 1024 * 1024; // the default --max-body-bytes
+  const CONNECTIONS = 24; // 768 MiB declared in all
+  let arrived = 0;
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    const body = readBody(ctx.req, DECLARED);
+    ctx.req.once('data', () => arrived++);
+    ctx.body = { bytes: (await body).length };
+  });
+  const { server, url } = await listen(koa);
+  const sockets: ReturnType<typeof connect>[] = [];
+  try {
+    const rssBefore = process.memoryUsage().rss;
+    const port = Number(new URL(url).port);
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${DECLARED}\r\n\r\n${'x'.repeat(1024)}`);
+      sockets.push(socket);
+    }
+    while (arrived < CONNECTIONS) await new Promise((resolve) => setTimeout(resolve, 10));
+    const grew = process.memoryUsage().rss - rssBefore;
+    assert.ok(
+      grew < 128 * 1024 * 1024,
+      `RSS grew by ${(grew / 2 ** 20).toFixed(0)} MiB for ${CONNECTIONS} bodies of 1 KiB that declared ${DECLARED} bytes each`,
+    );
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  }
+  // A declared length that is sent in full still comes back whole, in a buffer of its own.
+  const { server: again, url: againUrl } = await listen(koa);
+  try {
+    const wire = Buffer.alloc(3 * 1024 * 1024 + 17, 'a');
+    const res = await sendPieces(againUrl, wire, [0, 1000, 70_000, wire.length], { 'content-length': String(wire.length) });
+    assert.deepEqual(JSON.parse(res.body), { bytes: wire.length });
+  } finally {
+    again.close();
+  }
+});
+
 /** Send `wire` split at the given offsets, each piece its own write. */
 function sendPieces(url: string, wire: Buffer, at: number[], headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
