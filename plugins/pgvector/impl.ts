@@ -13,7 +13,19 @@ import {
   type WriteMeta,
 } from '../../kernel/index.js';
 import type { PgVectorConfig } from './index.js';
-import { createMeta, createRows, documentsPage, filterSql, tableName, tables, textSearch, upsert, vectorSearch, type HnswBuild } from './sql.js';
+import {
+  createMeta,
+  createRows,
+  deleteUnwritten,
+  documentsPage,
+  filterSql,
+  tableName,
+  tables,
+  textSearch,
+  upsert,
+  vectorSearch,
+  type HnswBuild,
+} from './sql.js';
 
 const UNDEFINED_TABLE = '42P01';
 /**
@@ -118,7 +130,7 @@ class PgVectorStore implements HandshakeImpl {
   /**
    * One transaction per batch: the collection's tables made if missing (under an advisory lock,
    * since concurrent CREATE ... IF NOT EXISTS can still collide), its model recorded once, each
-   * document's rows upserted by id and its other rows deleted.
+   * document's rows upserted by id and then its other rows deleted (those this transaction did not write).
    */
   async writeMany(collection: string, docs: { document: string; rows: StoreRow[] }[], meta: WriteMeta): Promise<void> {
     const t = tables(this.prefix, collection);
@@ -135,7 +147,6 @@ class PgVectorStore implements HandshakeImpl {
         ]);
         await this.ensureTable(client, t.meta, collection, table, meta.dimension);
         for (const { document, rows } of docs) {
-          await client.query(`DELETE FROM ${t.rows} WHERE document = $1 AND NOT (id = ANY($2::text[]))`, [document, rows.map((r) => r.id)]);
           for (let at = 0; at < rows.length; at += ROWS_PER_STATEMENT) {
             if (at) await tick();
             const piece = rows.slice(at, at + ROWS_PER_STATEMENT);
@@ -152,6 +163,7 @@ class PgVectorStore implements HandshakeImpl {
               piece.map((r) => (r.index_text === undefined || r.index_text === r.text ? null : r.index_text)),
             ]);
           }
+          await client.query(deleteUnwritten(t.rows), [document]);
         }
       },
       (client) => this.ensureExtension(client),
