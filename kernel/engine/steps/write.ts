@@ -44,7 +44,7 @@ export function storeRows(chunks: Chunk[], input: string | Chunk[]): StoreRows {
 }
 
 /** Chunks made between two turns of the event loop (a 100,000-chunk document never holds up other requests). */
-const CHUNKS_PER_TURN = 2000;
+const CHUNKS_PER_TURN = 500;
 
 /**
  * The rows as chunks to store again, each embedding a view into `vectors` (no copy: a 100,000-chunk
