@@ -88,6 +88,41 @@ describe('pgvector', () => {
     );
     assert.ok(hits[0]!.score > 0);
   });
+
+  test('text search ranks by BM25: a rare word outweighs a common one held many times, with or without the table statistics', async () => {
+    const texts = [
+      ...Array.from({ length: 10 }, (_, i) => `the river ${i} runs by the bank`),
+      'the the the the the the the the long song',
+      'a hippo swims',
+      'the hippo and the river',
+    ];
+    await store.write(
+      'bm25',
+      'd',
+      texts.map((t) => row('d', t, [1, 1])),
+      META,
+    );
+    const ranked = async () => (await store.search('bm25', { text: 'the hippo', k: 3 })).map((h) => h.text);
+    // ts_rank alone (no inverse document frequency) put the chunk of eight "the" above both hippo chunks.
+    assert.deepEqual((await ranked()).slice(0, 2).sort(), ['a hippo swims', 'the hippo and the river']);
+    // After ANALYZE a common word's frequency comes from the column's statistics, not from a count.
+    const client = new pg.Client({ connectionString: engine.url });
+    await client.connect();
+    try {
+      await client.query('ANALYZE "chunkd_bm25"');
+      assert.ok((await client.query(`SELECT 1 FROM pg_stats WHERE tablename = 'chunkd_bm25' AND attname = 'tsv' AND most_common_elems IS NOT NULL`)).rowCount);
+    } finally {
+      await client.end();
+    }
+    assert.deepEqual((await ranked()).slice(0, 2).sort(), ['a hippo swims', 'the hippo and the river']);
+    // A filter searches its own rows by every word of the query, however common.
+    await store.write('bm25', 'other', [row('other', 'the end', [1, 1])], META);
+    const filtered = await store.search('bm25', { text: 'the hippo', k: 3, filter: { document: 'other' } });
+    assert.deepEqual(
+      filtered.map((h) => h.text),
+      ['the end'],
+    );
+  });
 });
 
 test('a bad table prefix is refused before any SQL is made of it', async () => {
