@@ -61,16 +61,29 @@ const LARGE_GROWTH = 128 * 1024 * 1024;
 
 /**
  * V8's full collection, taken as test tools take it: the flag that exposes it is set only while
- * one fresh context is made, so no other context sees a `gc` global.
+ * one fresh context is made, so no other context sees a `gc` global. Sought on first need, not as
+ * the worker starts. V8's flags are the process's, not the thread's: another worker may turn the
+ * flag off between the two steps (workers starting together once made one worker's start throw),
+ * so it is tried again, and a worker that cannot have it only skips the collection.
  */
-const collectGarbage = (() => {
-  setFlagsFromString('--expose-gc');
-  try {
-    return runInNewContext('gc') as () => void;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
+let gc: (() => void) | null | undefined;
+function collectGarbage(): void {
+  if (gc === undefined) gc = exposedGc();
+  gc?.();
+}
+
+function exposedGc(): (() => void) | null {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    setFlagsFromString('--expose-gc');
+    try {
+      const found = runInNewContext('globalThis.gc') as (() => void) | undefined;
+      if (typeof found === 'function') return found;
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
   }
-})();
+  return null;
+}
 
 /**
  * After a large task, the worker collects its garbage before it answers (the chunk graph is
