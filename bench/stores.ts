@@ -31,7 +31,7 @@ import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector
 import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../plugins/pgvector/index.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
 import { exactTop, recallAt, timeSearches } from './stores/measure.js';
-import { docBatches, lanceRecord, type DocBatch } from './stores/rows.js';
+import { docBatches, lanceRecord, pgRawInsert, type DocBatch } from './stores/rows.js';
 import { num, table as mdTable } from './table.js';
 
 // As the plugin's load() does, and before this process's first LanceDB call creates the pool: with
@@ -248,22 +248,13 @@ async function pgvector(
     // The raw engine: a table with the plugin's columns and indexes, one INSERT … SELECT unnest per batch.
     const rawTable = tables(`${prefix}raw_`, 'bench').rows; // quoted, for the queries
     for (const sql of createRows(tableName(`${prefix}raw_`, 'bench'), info.dimension, { m: 16, efConstruction: HNSW_EF_CONSTRUCTION })) await client.query(sql);
-    const raw = await timeWrites(info, size, async (b) => {
-      const rows = b.docs.flatMap((d) => d.rows);
-      await client.query(
-        `INSERT INTO ${rawTable} (id, document, text, start_index, end_index, token_count, metadata, embedding) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::vector[])`,
-        [
-          rows.map((r) => r.id),
-          rows.map((r) => r.document),
-          rows.map((r) => r.text),
-          rows.map((r) => r.start_index),
-          rows.map((r) => r.end_index),
-          rows.map((r) => r.token_count),
-          rows.map((r) => JSON.stringify(r.metadata)),
-          rows.map((r) => `[${Array.from(r.embedding).join(',')}]`),
-        ],
-      );
-    });
+    const raw = await timeWrites(info, size, (b) =>
+      pgRawInsert(
+        client,
+        rawTable,
+        b.docs.flatMap((d) => d.rows),
+      ),
+    );
     const store = await plugin.connect({ url, table_prefix: prefix, pool_size: 4 });
     const meta = { model: info.model, dimension: info.dimension };
     const ours = await timeWrites(info, size, (b) => store.writeMany!('bench', b.docs, meta));

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { indexName, tableName, tables, createRows, textSearch } from '../../plugins/pgvector/sql.js';
 import { Bm25Index } from '../../service/evaluation/bm25.js';
 import { corpus, queries } from './corpus.js';
-import { docBatches } from './rows.js';
+import { docBatches, pgRawInsert } from './rows.js';
 import { recallAt, timeSearches } from './measure.js';
 import { num } from '../table.js';
 
@@ -43,20 +43,11 @@ try {
   const texts: string[] = [];
   for (const b of docBatches(info, size, 5000)) {
     const all = b.docs.flatMap((d) => d.rows);
-    for (const r of all) (ids.push(r.id), texts.push(r.text));
-    await client.query(
-      `INSERT INTO ${rows} (id, document, text, start_index, end_index, token_count, metadata, embedding) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::vector[])`,
-      [
-        all.map((r) => r.id),
-        all.map((r) => r.document),
-        all.map((r) => r.text),
-        all.map((r) => r.start_index),
-        all.map((r) => r.end_index),
-        all.map((r) => r.token_count),
-        all.map((r) => JSON.stringify(r.metadata)),
-        all.map((r) => `[${Array.from(r.embedding).join(',')}]`),
-      ],
-    );
+    for (const r of all) {
+      ids.push(r.id);
+      texts.push(r.text);
+    }
+    await pgRawInsert(client, rows, all);
   }
   await client.query(`ANALYZE ${rows}`);
   log(`${ids.length} rows written and analysed; ${qs.length} queries`);

@@ -1,4 +1,5 @@
 /** The corpus's chunks as the rows a handshake is given (ids as the Stores service makes them), batch by batch. */
+import type pg from 'pg';
 import { storeChunkId, type StoreRow } from '../../kernel/handshake.js';
 import { batches, type CorpusInfo } from './corpus.js';
 
@@ -52,3 +53,23 @@ export const lanceRecord = (r: StoreRow) => ({
   metadata: JSON.stringify(r.metadata),
   vector: Array.from(r.embedding),
 });
+
+/**
+ * Rows into a pgvector table (`table` quoted) as the raw engine takes them: one INSERT … SELECT
+ * unnest of the columns as arrays, without chunkd's upsert and replacement.
+ */
+export async function pgRawInsert(client: pg.Client, table: string, rows: StoreRow[]): Promise<void> {
+  await client.query(
+    `INSERT INTO ${table} (id, document, text, start_index, end_index, token_count, metadata, embedding) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::jsonb[], $8::vector[])`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.document),
+      rows.map((r) => r.text),
+      rows.map((r) => r.start_index),
+      rows.map((r) => r.end_index),
+      rows.map((r) => r.token_count),
+      rows.map((r) => JSON.stringify(r.metadata)),
+      rows.map((r) => `[${Array.from(r.embedding).join(',')}]`),
+    ],
+  );
+}
