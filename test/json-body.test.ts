@@ -189,6 +189,32 @@ test('readBody: bodies that declare a large Content-Length and send only a littl
     for (const socket of sockets) socket.destroy();
     server.close();
   }
+  // A declared length no buffer can hold (past the largest a Buffer may be) is a 503 that says to retry or send less, not a crash.
+  const huge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const koaHuge = new Koa();
+    koaHuge.use(async (ctx) => {
+      try {
+        await readBody(ctx.req, Number.MAX_SAFE_INTEGER);
+      } catch (e) {
+        ctx.status = (e as { status: number }).status;
+        ctx.body = { message: (e as Error).message };
+      }
+    });
+    void listen(koaHuge).then(({ server: s, url: u }) => {
+      const req = request(u, { method: 'POST', headers: { 'content-length': String(2 ** 50) } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => {
+          s.close();
+          resolve({ status: res.statusCode!, body: text });
+        });
+      });
+      req.on('error', reject);
+      req.write('x');
+    });
+  });
+  assert.equal(huge.status, 503, huge.body);
+  assert.match(huge.body, /could not reserve 1125899906842624 bytes .*retry later, or send a smaller body/);
   // A declared length that is sent in full still comes back whole, in a buffer of its own.
   const { server: again, url: againUrl } = await listen(koa);
   try {
