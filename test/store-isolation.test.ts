@@ -51,7 +51,8 @@ for (const backend of ['sqlite', 'postgresql'] as const) {
           ? { name: 'default', handshake: 'lancedb', path: mkdtempSync(join(tmpdir(), 'chunkd-iso-')) }
           : { name: 'shared', handshake: 'memory', space: 'isolation' },
         { name: 'hung', ...pg(hangPort) },
-        { name: 'down', ...pg(refusedPort) },
+        // A refused connection fails at once: a longer connect timeout keeps a busy event loop from reading it as a timeout.
+        { name: 'down', ...pg(refusedPort), connect_timeout_ms: 5000 },
         { name: 'same', handshake: 'faulty', tag: tag('same'), mode: 'same' },
         { name: 'varying', handshake: 'faulty', tag: tag('varying'), mode: 'varying' },
       ];
