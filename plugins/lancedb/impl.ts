@@ -14,7 +14,7 @@ import {
 import type { Static } from '#typebox';
 import type { LanceDbConfig } from './index.js';
 import { setImmediate as tick } from 'node:timers/promises';
-import { rowSchema, toArrow, toArrowInTurns } from './arrow.js';
+import { ipcFileInTurns, rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
 import { FTS_COLUMN, nprobesFor, Upkeep, VECTOR_INDEX, VECTOR_SEARCH } from './upkeep.js';
 import { KnownDocuments } from './known-documents.js';
@@ -247,14 +247,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     const stored = await table.query().where(ofBatch).select(['id']).limit(1).toArray();
     if (!stored.length) return this.append(collection, table, await schemaOf(table), rows);
     // One commit, so no reader sees a document half replaced: its rows are made into Arrow a batch per turn.
-    const { version } = rows.length
-      ? await table
-          .mergeInsert('id')
-          .whenMatchedUpdateAll()
-          .whenNotMatchedInsertAll()
-          .whenNotMatchedBySourceDelete({ where: ofBatch })
-          .execute(await toArrowInTurns(await schemaOf(table), rows, ROWS_PER_TURN))
-      : await table.delete(ofBatch);
+    const { version } = rows.length ? await merge(table, ofBatch, await schemaOf(table), rows) : await table.delete(ofBatch);
     this.known.committed(collection, version, documents, rows.length);
   }
 
@@ -388,4 +381,35 @@ function schemaOf(table: Table) {
   let s = schemas.get(table);
   if (!s) schemas.set(table, (s = table.schema()));
   return s;
+}
+
+/** LanceDB's native merge builder, as its JavaScript `Table` holds it (`inner`, not in its typings). */
+interface NativeMerge {
+  whenMatchedUpdateAll(where?: string): NativeMerge;
+  whenNotMatchedInsertAll(): NativeMerge;
+  whenNotMatchedBySourceDelete(where?: string): NativeMerge;
+  execute(file: Buffer): Promise<{ version: number }>;
+}
+
+/**
+ * Replace the rows of the documents `ofBatch` selects with `rows`, in one commit. The rows go to
+ * LanceDB's native merge as an Arrow IPC file made a slice per turn (ipcFileInTurns): its
+ * JavaScript `execute` would make that file in one call on the event loop. Where the native table
+ * is not there (another LanceDB version), its JavaScript merge.
+ */
+async function merge(table: Table, ofBatch: string, schema: Awaited<ReturnType<typeof schemaOf>>, rows: StoreRow[]): Promise<{ version: number }> {
+  const inner = (table as unknown as { inner?: { mergeInsert?: (on: string[]) => NativeMerge } }).inner;
+  if (typeof inner?.mergeInsert !== 'function')
+    return table
+      .mergeInsert('id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .whenNotMatchedBySourceDelete({ where: ofBatch })
+      .execute(await toArrowInTurns(schema, rows, ROWS_PER_TURN));
+  return inner
+    .mergeInsert(['id'])
+    .whenMatchedUpdateAll()
+    .whenNotMatchedInsertAll()
+    .whenNotMatchedBySourceDelete(ofBatch)
+    .execute(await ipcFileInTurns(schema, rows, ROWS_PER_TURN));
 }

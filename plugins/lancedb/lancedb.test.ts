@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect, type Table } from '@lancedb/lancedb';
@@ -13,6 +14,7 @@ import type { RefineryImpl } from '../../kernel/index.js';
 import type { LanceStoreUpkeep } from './impl.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
+import { ipcFileInTurns, rowSchema, toArrowInTurns } from './arrow.js';
 import { Bm25Index } from '../../service/evaluation/bm25.js';
 import { SCAN_AFTER_ROWS } from './known-documents.js';
 import { nprobesFor } from './upkeep.js';
@@ -20,6 +22,9 @@ import { nprobesFor } from './upkeep.js';
 const registry = await discover();
 const plugin = registry.get('handshake', 'lancedb');
 const META = { model: 'm', dimension: 2 };
+
+/** Arrow as LanceDB loads it (require: the CommonJS build its classes come from). */
+const arrowRequire = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
 
 function row(document: string, text: string, embedding: number[]): StoreRow {
   const chunk = { text, start_index: 0, end_index: text.length };
@@ -158,6 +163,18 @@ describe('lancedb', () => {
     assert.equal(await version('big'), before + 1, 'the replace is one commit: no reader sees the document half replaced');
     const hits = await store.search('big', { embedding: [1, 1], k: 50 });
     assert.ok(hits.length === 50 && hits.every((h) => h.text.startsWith('second ')));
+  });
+
+  test("a merge's Arrow file, made a slice per turn, is the file LanceDB would make of the same batches, byte for byte", async () => {
+    const rows = Array.from({ length: 2_500 }, (_, i) => row(`d${i % 3}`, `chunk ${i} 東京 😀\r\n${'x'.repeat(i % 50)}`, [i, 1]));
+    const schema = rowSchema(2);
+    const file = await ipcFileInTurns(schema, rows, 1_000);
+    const lance = Buffer.from(await arrowRequire.RecordBatchFileWriter.writeAll(await toArrowInTurns(schema, rows, 1_000)).toUint8Array());
+    assert.equal(Buffer.compare(file, lance), 0);
+    const back = arrowRequire.tableFromIPC(file);
+    assert.equal(back.numRows, 2_500);
+    assert.equal(back.batches.length, 3);
+    assert.equal(back.getChild('text')!.get(2_499), rows[2_499]!.text);
   });
 
   test('settle folds the rows appended since the full-text index was made into it at once, without waiting for the quiet time', async () => {
