@@ -391,6 +391,12 @@ interface NativeMerge {
   execute(file: Buffer): Promise<{ version: number }>;
 }
 
+/** LanceDB's native table behind its JavaScript `Table`, when it has the merge builder the handshake uses. */
+export function nativeTable(table: Table): { mergeInsert(on: string[]): NativeMerge } | undefined {
+  const inner = (table as unknown as { inner?: { mergeInsert?: unknown } }).inner;
+  return typeof inner?.mergeInsert === 'function' ? (inner as { mergeInsert(on: string[]): NativeMerge }) : undefined;
+}
+
 /**
  * Replace the rows of the documents `ofBatch` selects with `rows`, in one commit. The rows go to
  * LanceDB's native merge as an Arrow IPC file made a slice per turn (ipcFileInTurns): its
@@ -398,8 +404,8 @@ interface NativeMerge {
  * is not there (another LanceDB version), its JavaScript merge.
  */
 async function merge(table: Table, ofBatch: string, schema: Awaited<ReturnType<typeof schemaOf>>, rows: StoreRow[]): Promise<{ version: number }> {
-  const inner = (table as unknown as { inner?: { mergeInsert?: (on: string[]) => NativeMerge } }).inner;
-  if (typeof inner?.mergeInsert !== 'function')
+  const inner = nativeTable(table);
+  if (!inner)
     return table
       .mergeInsert('id')
       .whenMatchedUpdateAll()

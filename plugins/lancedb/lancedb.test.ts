@@ -11,7 +11,7 @@ import { storeChunkId, type HandshakeImpl, type StoreRow } from '../../kernel/ha
 import '../../test/helpers/host.js';
 import { ROOT } from '../../kernel/paths.js';
 import type { RefineryImpl } from '../../kernel/index.js';
-import type { LanceStoreUpkeep } from './impl.js';
+import { nativeTable, type LanceStoreUpkeep } from './impl.js';
 import manifest from './index.js';
 import { documentIs } from './sql.js';
 import { ipcFileInTurns, rowSchema, toArrowInTurns } from './arrow.js';
@@ -161,6 +161,9 @@ describe('lancedb', () => {
     await store.write('big', 'big', rows(9_000, 'second'), META);
     assert.equal((await store.collections()).find((c) => c.name === 'big')?.count, 9_000);
     assert.equal(await version('big'), before + 1, 'the replace is one commit: no reader sees the document half replaced');
+    // It went to LanceDB's native merge: without it (another LanceDB version) the handshake falls back to the
+    // JavaScript merge, which makes the whole Arrow file in one call on the event loop, and every test here would still pass.
+    assert.ok(await onTable('big', async (t) => nativeTable(t) !== undefined), "this LanceDB's Table has the native merge builder the handshake uses");
     const hits = await store.search('big', { embedding: [1, 1], k: 50 });
     assert.ok(hits.length === 50 && hits.every((h) => h.text.startsWith('second ')));
   });
