@@ -12,7 +12,7 @@ import {
   type WriteMeta,
 } from '../../kernel/index.js';
 import type { Static } from '#typebox';
-import type { LanceDbConfig } from './index.js';
+import type { LanceDbConfig } from './config.js';
 import { setImmediate as tick } from 'node:timers/promises';
 import { ipcFileInTurns, rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';

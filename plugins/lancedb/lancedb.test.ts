@@ -1,5 +1,6 @@
 /** LanceDB specifics, on the real engine in a temp directory (the shared contract: test/handshake-conformance.test.ts). */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -329,6 +330,48 @@ describe('lancedb past the vector index threshold', () => {
     }
   }
   const ORDER = ['index_text_idx', 'document_idx', 'vector_idx'];
+});
+
+describe('a store whose directory does not exist yet', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chunkd-lancedb-unmade-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('is listed empty without loading the engine or making the directory', () => {
+    // A process of its own: this one has loaded LanceDB already. Its native module is a shared object once loaded.
+    const script = `
+      await import(${JSON.stringify(new URL('../../test/helpers/host.js', import.meta.url).href)});
+      const { discover } = await import(${JSON.stringify(new URL('../../kernel/discovery.js', import.meta.url).href)});
+      const store = await (await discover()).get('handshake', 'lancedb').connect({ path: ${JSON.stringify(join(dir, 'db'))} });
+      const loaded = () => process.report.getReport().sharedObjects.some((s) => s.includes('lancedb'));
+      const listed = await store.collections();
+      const before = loaded();
+      await store.write('c', 'd', [{ id: 'x', document: 'd', text: 'a', start_index: 0, end_index: 1, token_count: 1, metadata: {}, embedding: [1, 0] }], { model: 'm', dimension: 2 });
+      console.log(JSON.stringify({ listed, before, after: loaded(), names: (await store.collections()).map((c) => c.name) }));
+      await store.close();`;
+    const res = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    assert.deepEqual(JSON.parse(res.stdout.trim().split('\n').at(-1)!), { listed: [], before: false, after: true, names: ['c'] });
+  });
+
+  test('sees what another connection writes there, and searches it', async () => {
+    const path = join(dir, 'shared');
+    const [idle, writer] = [await plugin.connect({ path }), await plugin.connect({ path })];
+    try {
+      assert.deepEqual(await idle.collections(), []);
+      assert.equal(existsSync(path), false, 'listing made no directory');
+      await writer.write('notes', 'n', [row('n', 'river stone', [1, 0])], META);
+      assert.deepEqual(
+        (await idle.collections()).map((c) => [c.name, c.count]),
+        [['notes', 1]],
+      );
+      assert.deepEqual(
+        (await idle.search('notes', { embedding: [1, 0], k: 1 })).map((h) => h.text),
+        ['river stone'],
+      );
+    } finally {
+      await Promise.all([idle.close(), writer.close()]);
+    }
+  });
 });
 
 test('a path on this machine is local; an object-store URI is not', () => {
