@@ -105,8 +105,12 @@ async function serveAndStop(args: string[]): Promise<{ code: number | null; port
 describe('serving', () => {
   const flags = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'];
 
+  /** One server from the sources (under tsx, ~6 s of CPU a start) for both tests. */
+  let fromSources: ReturnType<typeof serveAndStop> | undefined;
+  const serveFromSources = () => (fromSources ??= serveAndStop([...SOURCE_CLI, ...flags]));
+
   test('from the sources: serves every plugin, stops cleanly on SIGTERM', async () => {
-    const res = await serveAndStop([...SOURCE_CLI, ...flags]);
+    const res = await serveFromSources();
     assert.ok(res.port > 0);
     assert.ok(res.plugins.includes('/v1/chunk/token'));
     assert.equal(res.code, 0);
@@ -115,7 +119,7 @@ describe('serving', () => {
   test('from the build (what npm start runs): dist/ finds its plugins and assets', async () => {
     // npm test builds dist/ before the run (and other files use it meanwhile); alone, this test builds it.
     if (!CLI_FROM_BUILD) execFileSync(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: ROOT });
-    const fromSource = await serveAndStop([...SOURCE_CLI, ...flags]);
+    const fromSource = await serveFromSources();
     const fromDist = await serveAndStop([join(ROOT, 'dist/cli/index.js'), ...flags]);
     assert.deepEqual(fromDist.plugins, fromSource.plugins);
     assert.equal(fromDist.code, 0);
