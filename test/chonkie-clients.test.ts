@@ -485,12 +485,13 @@ function pyPipelineRun(body: {
 /** The chunks of a flat run, back in one list per text by metadata.document; offsets checked against each text. */
 function byDocument(texts: string[], chunks: ReturnType<typeof pyPipelineRun>) {
   const lists: (typeof chunks)[] = texts.map(() => []);
+  const codePoints = texts.map((t) => [...t]);
   let last = 0;
   for (const c of chunks) {
     const doc = c.metadata?.document;
     assert.ok(Number.isInteger(doc) && (doc as number) >= last && (doc as number) < texts.length, 'metadata.document: the index of the text, in input order');
     last = doc as number;
-    assert.equal([...texts[last]!].slice(c.start_index, c.end_index).join(''), c.text);
+    assert.equal(codePoints[last]!.slice(c.start_index, c.end_index).join(''), c.text);
     lists[last]!.push(c);
   }
   return lists;
