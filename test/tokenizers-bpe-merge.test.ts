@@ -5,7 +5,6 @@
  * seconds or aborts, so the tokenizers must answer without it, and never fall back to it there.
  */
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { isChunkdError } from '../kernel/errors.js';
@@ -17,13 +16,7 @@ import { patStrOf, piecePattern } from '../kernel/tokenizers/pieces.js';
 import { driftPattern } from '../kernel/tokenizers/unicode-drift.js';
 import { byteEndsToUtf16 } from '../kernel/tokenizers/utf8.js';
 import { startApp } from './helpers/app.js';
-
-interface Wasm {
-  encode_ordinary(t: string): Uint32Array;
-  decode_single_token_bytes(id: number): Uint8Array;
-  decode(ids: Uint32Array): Uint8Array;
-}
-const { get_encoding } = createRequire(import.meta.url)('tiktoken') as { get_encoding(n: string): Wasm };
+import { referenceEncoder, type ReferenceEncoder } from './helpers/tiktoken.js';
 
 const latin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 
@@ -38,7 +31,7 @@ function mergedIds(name: string, text: string): number[] {
   return ids;
 }
 
-function encoderEnds(enc: Wasm, text: string): number[] {
+function encoderEnds(enc: ReferenceEncoder, text: string): number[] {
   let b = 0;
   return [
     ...byteEndsToUtf16(
@@ -74,7 +67,7 @@ const text = fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => s.join
 describe("the byte-pair merge gives the encoder's tokens", () => {
   for (const name of TIKTOKEN_ENCODINGS) {
     test(`${name}: random texts over many scripts (property)`, () => {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       fc.assert(
         fc.property(text, (t) => {
           assert.deepEqual(mergedIds(name, t), [...enc.encode_ordinary(t)]);
@@ -110,7 +103,7 @@ describe("the byte-pair merge gives the encoder's tokens", () => {
     ];
     assert.ok(runs.every((r) => Buffer.byteLength(r) >= 10 * LONG_PIECE));
     for (const name of ['cl100k_base', 'o200k_base', 'gpt2'] as const) {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const t = tiktoken(name);
       for (const run of runs) {
         const expected = encoderEnds(enc, run);
@@ -124,7 +117,7 @@ describe("the byte-pair merge gives the encoder's tokens", () => {
 describe('pieces the encoder cannot take', () => {
   for (const name of ['cl100k_base', 'o200k_base'] as const) {
     test(`${name}: 1,000,000 × 'a' and 200,000 random letters give tokens that spell the text`, () => {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const ranks = ranksOf(name);
       for (const run of [
         'a'.repeat(1_000_000),
@@ -147,7 +140,7 @@ describe('pieces the encoder cannot take', () => {
     assert.ok(cp !== undefined, 'a drift character to send the text to the encoder whole');
     const ch = String.fromCodePoint(cp);
     const t = tiktoken('cl100k_base');
-    const enc = get_encoding('cl100k_base');
+    const enc = referenceEncoder('cl100k_base');
     const short = `x ${ch} ` + 'word '.repeat(400);
     assert.deepEqual([...t.ends(short)], encoderEnds(enc, short));
     const long = `x ${ch} ` + 'q'.repeat(LONG_PIECE * 40);

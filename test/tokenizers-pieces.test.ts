@@ -4,7 +4,6 @@
  * every Unicode plane in the contexts where a character's class decides the pieces.
  */
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { codeFiles, markdownDocs, prose } from '../bench/corpora.js';
@@ -14,15 +13,10 @@ import { patStrOf, piecePattern } from '../kernel/tokenizers/pieces.js';
 import { driftPattern, probeContexts, probeEncodings, VERIFIED_UNICODE } from '../kernel/tokenizers/unicode-drift.js';
 import { byteEndsToUtf16 } from '../kernel/tokenizers/utf8.js';
 import { FIXTURES } from './helpers/fixtures.js';
-
-interface Wasm {
-  encode_ordinary(t: string): Uint32Array;
-  decode_single_token_bytes(id: number): Uint8Array;
-}
-const { get_encoding } = createRequire(import.meta.url)('tiktoken') as { get_encoding(n: string): Wasm };
+import { referenceEncoder, type ReferenceEncoder } from './helpers/tiktoken.js';
 
 /** The encoder's own answer, with no cache in between: one encode of the whole text. */
-function encoderEnds(enc: Wasm, text: string): number[] {
+function encoderEnds(enc: ReferenceEncoder, text: string): number[] {
   let b = 0;
   return [
     ...byteEndsToUtf16(
@@ -47,7 +41,7 @@ const TRICKY = [
 describe("the piece cache gives the encoder's tokens", () => {
   for (const name of TIKTOKEN_ENCODINGS) {
     test(`${name}: corpora, tricky texts, a second (cached) pass`, () => {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const t = tiktoken(name);
       const texts = [prose(100_000), codeFiles(60_000).join('\n'), markdownDocs(60_000).join('\n'), ...TRICKY];
       for (const pass of [1, 2]) {
@@ -64,7 +58,7 @@ describe("the piece cache gives the encoder's tokens", () => {
     const alphabet = [..."aZſK'sSlLdD 1٣\n\r\t\u0085\ufeff\u00a0\u2003.,!?/-_語한🦛\u0301\u200d", '\ud800', '\udc00'];
     const arb = fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((a) => a.join(''));
     for (const name of probeEncodings) {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const t = tiktoken(name);
       fc.assert(
         fc.property(arb, (text) => assert.deepEqual([...t.ends(text)], encoderEnds(enc, text))),
@@ -84,7 +78,7 @@ describe('Unicode classes: this engine and the encoder agree outside the drift t
 
   for (const name of probeEncodings) {
     test(`${name}: every 61st code point outside the drift table, in every probe context`, () => {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const lengthOf = (id: number) => enc.decode_single_token_bytes(id).length;
       const drift = driftPattern();
       const forced = new PieceCache(enc, piecePattern(patStrOf(name)), lengthOf, undefined);
@@ -109,7 +103,7 @@ describe('Unicode classes: this engine and the encoder agree outside the drift t
 
   test('each code point of the drift table really drifts in some encoding, and the tokenizers stay exact on it', () => {
     const encoders = probeEncodings.map((name) => {
-      const enc = get_encoding(name);
+      const enc = referenceEncoder(name);
       const forced = new PieceCache(enc, piecePattern(patStrOf(name)), (id) => enc.decode_single_token_bytes(id).length, undefined);
       return { name, enc, forced, t: tiktoken(name) };
     });
