@@ -85,8 +85,10 @@ describe('the direct WordLevel implementation (used by the built-in model)', () 
     assert.ok(fastWordLevel(JSON.parse(readFileSync(FILES.wordlevel, 'utf8')) as WordLevelJson), 'the fixture must take the direct path');
     const direct = (await loadHfTokenizer(FILES.wordlevel))!;
     const library = (await loadHfTokenizer(FILES.wordlevel, { direct: false }))!;
-    const texts = [...Object.values(FIXTURES), 'Hello, World! [UNK] café CAFÉ', 'İstanbul ﬁne'];
+    // [UNK] is an added token: the direct path hands that text to the library, made on first need.
+    const texts = [...Object.values(FIXTURES), 'Hello, World! [UNK] café CAFÉ', 'İstanbul ﬁne', 'constructor __proto__ toString hasOwnProperty'];
     for (const text of texts) assert.deepEqual(direct.ids(text), library.ids(text), JSON.stringify(text));
+    assert.equal(direct.unkId, library.unkId);
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (text) => {
         assert.deepEqual(direct.ids(text), library.ids(text));

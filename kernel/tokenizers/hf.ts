@@ -53,26 +53,36 @@ export async function loadHfTokenizer(path: string, options: { direct?: boolean 
   }
   if (!json || typeof json !== 'object' || !json.model || typeof json.model !== 'object') return undefined;
   const { Tokenizer: HF } = await import('@huggingface/tokenizers');
-  let enc: Encoder;
-  try {
-    // The library reads a WordLevel model's unknown token from the config, not from the model.
-    enc = new HF(json, json.model.type === 'WordLevel' ? { unk_token: json.model.unk_token } : {}) as unknown as Encoder;
-    enc.encode('a');
-  } catch {
-    return undefined;
+  // The library reads a WordLevel model's unknown token from the config, not from the model.
+  const make = () => new HF(json, json.model!.type === 'WordLevel' ? { unk_token: json.model!.unk_token } : {}) as unknown as Encoder;
+  const fast = options.direct === false ? undefined : fastWordLevel(json as WordLevelJson);
+  // The direct path needs the library only for a text holding an added token: it is made then
+  // (making it for the built-in model's 100,000 words is ~220 ms, in every process that embeds).
+  let made: Encoder | undefined;
+  if (!fast) {
+    try {
+      made = make();
+      made.encode('a');
+    } catch {
+      return undefined;
+    }
   }
-  const unkId = json.model.unk_token === undefined ? undefined : enc.token_to_id(json.model.unk_token);
+  const library = () => (made ??= make());
+  const unkId = json.model.unk_token === undefined ? undefined : fast ? fast.unkId : library().token_to_id(json.model.unk_token);
   const surface = surfaceOf(json);
   const byteLevel = JSON.stringify([json.pre_tokenizer, json.decoder]).includes('"ByteLevel"');
-  const tokens = (text: string) => enc.encode(text, { add_special_tokens: false }).tokens;
-  const fast = options.direct === false ? undefined : fastWordLevel(json as WordLevelJson);
+  const tokens = (text: string) => library().encode(text, { add_special_tokens: false }).tokens;
   return {
     name: path,
     unkId,
     padId: json.padding?.pad_id ?? 0,
     maxLength: json.truncation?.max_length,
     count: (text) => fast?.count(text) ?? tokens(text).length,
-    ids: (text, special = false) => fast?.tokens(text)?.ids ?? enc.encode(text, { add_special_tokens: special }).ids.map((id) => id ?? unkId ?? 0),
+    ids: (text, special = false) =>
+      fast?.tokens(text)?.ids ??
+      library()
+        .encode(text, { add_special_tokens: special })
+        .ids.map((id) => id ?? unkId ?? 0),
     ends(text) {
       const direct = fast?.tokens(text);
       if (direct) return direct.ends;
