@@ -56,7 +56,12 @@ const require = createRequire(import.meta.url);
 
 /** The encoding's pattern as the tiktoken package ships it (the first key of its rank file). */
 export function patStrOf(encoding: string): string {
-  const file = require.resolve(`tiktoken/encoders/${encoding}.json`);
-  const head = readFileSync(file, 'utf8');
-  return (JSON.parse(head) as { pat_str: string }).pat_str;
+  let patStr = patStrs.get(encoding);
+  if (patStr === undefined) {
+    // Read once: the file is the whole rank list (1-4 MB of JSON).
+    patStr = (JSON.parse(readFileSync(require.resolve(`tiktoken/encoders/${encoding}.json`), 'utf8')) as { pat_str: string }).pat_str;
+    patStrs.set(encoding, patStr);
+  }
+  return patStr;
 }
+const patStrs = new Map<string, string>();
