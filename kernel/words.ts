@@ -7,3 +7,6 @@
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
+
+/** BM25's parameters, chunkd's everywhere it ranks by BM25: `chunkd eval`'s bm25 and the pgvector handshake's text search. */
+export const BM25 = { k1: 1.2, b: 0.75 } as const;

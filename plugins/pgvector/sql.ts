@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeIdentifier, escapeLiteral } from 'pg';
-import { acceptedValues, type StoreFilter } from '../../kernel/index.js';
+import { acceptedValues, BM25, type StoreFilter } from '../../kernel/index.js';
 
 /** PostgreSQL cuts an identifier at NAMEDATALEN - 1 = 63 bytes, silently: two long names would meet in one table. */
 export const MAX_IDENTIFIER_BYTES = 63;
@@ -109,9 +109,8 @@ export function filterSql(filter: StoreFilter | undefined, from: number): { cond
 export const vectorSearch = (rows: string, conditions: string[]) =>
   `SELECT ${COLUMNS}, 1 - (embedding <=> $1::vector) AS score FROM ${rows} ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY embedding <=> $1::vector LIMIT $2`;
 
-/** BM25's parameters, as `chunkd eval`'s bm25 has them (service/evaluation/bm25.ts). */
-const K1 = 1.2;
-const B = 0.75;
+/** BM25's parameters, as `chunkd eval`'s bm25 has them. */
+const { k1: K1, b: B } = BM25;
 /** Rows a text search scores, about: those holding the query's rarest words (textSearch). */
 const TEXT_CANDIDATES = 1000;
 

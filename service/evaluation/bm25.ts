@@ -1,9 +1,9 @@
 /**
- * Okapi BM25 over a fixed list of texts (the chunks of one evaluation): k1 = 1.2, b = 0.75, Lucene's
+ * Okapi BM25 over a fixed list of texts (the chunks of one evaluation): k1 and b as kernel/words.ts BM25, Lucene's
  * idf ln(1 + (N − n + 0.5) / (n + 0.5)), lowercase word tokens (letters and digits, as Python's
  * `[^\W_]+`). No dependency, no stemming, no stop words.
  */
-import { words } from '../../kernel/words.js';
+import { BM25, words } from '../../kernel/words.js';
 
 export interface Bm25Options {
   k1?: number;
@@ -20,7 +20,7 @@ export class Bm25Index {
   private readonly k1: number;
   private readonly b: number;
 
-  constructor(texts: readonly string[], { k1 = 1.2, b = 0.75 }: Bm25Options = {}) {
+  constructor(texts: readonly string[], { k1 = BM25.k1, b = BM25.b }: Bm25Options = {}) {
     this.k1 = k1;
     this.b = b;
     this.lengths = new Float64Array(texts.length);
