@@ -91,16 +91,43 @@ describe('pooled runs', () => {
   });
 });
 
-describe("a worker's heap after a large task", () => {
-  test('is collected before the worker answers, not kept while it waits for the next task', async () => {
+describe('a worker after a large task', () => {
+  type Heap = { used: number; thread: number };
+  const module = moduleBeside(import.meta.url, './helpers/heap-job');
+
+  test('is replaced once it has answered: the next task runs in a new thread, with a small heap', async () => {
     const pool = new WorkerPool({ threads: 1 });
     try {
-      const module = moduleBeside(import.meta.url, './helpers/heap-job');
-      const peak = await pool.job<number>(module, { objects: 2_000_000 });
-      const later = await pool.job<number>(module, { objects: 0 });
-      // ~2 million objects hold well over 100 MB; an idle worker that never collects would still hold them.
-      assert.ok(peak > 150 * 1024 * 1024, `the task's heap reached only ${Math.round(peak / 2 ** 20)} MB`);
-      assert.ok(later < peak / 2, `heap in use after the task: ${Math.round(later / 2 ** 20)} MB, at its peak ${Math.round(peak / 2 ** 20)} MB`);
+      const small = await pool.job<Heap>(module, { objects: 0 });
+      const peak = await pool.job<Heap>(module, { objects: 2_000_000 });
+      const later = await pool.job<Heap>(module, { objects: 0 });
+      // ~2 million objects hold well over 100 MB; the same thread afterwards would still hold its arenas.
+      assert.ok(peak.used > 150 * 1024 * 1024, `the task's heap reached only ${Math.round(peak.used / 2 ** 20)} MB`);
+      assert.equal(peak.thread, small.thread, 'a small task does not replace its worker');
+      assert.notEqual(later.thread, peak.thread, 'the large task left its worker in place');
+      assert.ok(
+        later.used < peak.used / 2,
+        `heap in use after the task: ${Math.round(later.used / 2 ** 20)} MB, at its peak ${Math.round(peak.used / 2 ** 20)} MB`,
+      );
+      assert.equal(pool.retirement.replaced, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a task queued behind it is never handed to the worker being replaced', async () => {
+    const pool = new WorkerPool({ threads: 1 });
+    try {
+      await pool.ready; // the worker is free, so the large task starts at once
+      // Queued while the large task runs: piscina hands them to the first free worker as the large
+      // task's answer arrives, before the pool reads that answer.
+      const [large, ...queued] = await Promise.all([
+        pool.job<Heap>(module, { objects: 2_000_000 }),
+        pool.job<Heap>(module, { objects: 0 }),
+        pool.job<Heap>(module, { objects: 0 }),
+      ]);
+      for (const q of queued) assert.notEqual(q.thread, large!.thread);
+      assert.equal(pool.retirement.replaced, 1);
     } finally {
       await pool.close();
     }

@@ -10,6 +10,7 @@ import { shareHost } from '../../host.js';
 import { docBuffers, type Doc } from '../docs.js';
 import type { RunOptions, WireResult } from '../recipe.js';
 import type { Outcome, Task } from './tasks.js';
+import { Retirement } from './retire.js';
 import { moduleBeside } from '../../paths.js';
 
 /**
@@ -54,6 +55,8 @@ export class WorkerPool implements Executor {
   tasksRun = 0;
   /** The same, by kind: 'job' (a job module, e.g. a request body parsed in a worker), 'run' (a recipe's steps). */
   readonly tasksByKind: Record<'job' | 'run', number> = { job: 0, run: 0 };
+  /** Workers a large task left large are replaced (placement/retire.ts). */
+  readonly retirement = new Retirement();
   /** Resolves once every worker has started and imported the manifests it was asked to warm. */
   readonly ready: Promise<void>;
 
@@ -61,7 +64,14 @@ export class WorkerPool implements Executor {
     if (options.threads > 0) {
       const filename = moduleBeside(import.meta.url, './worker');
       shareHost(); // the workers get the host as it is now (kernel/host.ts)
-      this.pool = new Piscina({ filename, maxThreads: options.threads, minThreads: options.threads, idleTimeout: Infinity });
+      this.pool = new Piscina({
+        filename,
+        maxThreads: options.threads,
+        minThreads: options.threads,
+        idleTimeout: Infinity,
+        workerData: this.retirement.workerData,
+        loadBalancer: this.retirement.balancer,
+      });
       const sources = options.warm ?? [];
       this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});
       this.ready.catch(() => {}); // a failed warm-up only means a slower first request
@@ -107,6 +117,7 @@ export class WorkerPool implements Executor {
   }
 
   private unwrap(outcome: Outcome): unknown {
+    this.retirement.settle(this.pool!, outcome);
     if ('done' in outcome) return outcome.done;
     if ('error' in outcome) throw new ChunkdError(outcome.error.code, outcome.error.detail);
     this.options.onBug?.(outcome.bug);

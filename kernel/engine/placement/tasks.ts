@@ -16,5 +16,8 @@ export type Task =
  */
 export type Job<P, R> = (payload: P, plugin: (source: string) => Promise<Plugin>) => Promise<{ value: R; transfer?: ArrayBuffer[] }>;
 
-/** Errors cross the thread boundary as data: a ChunkdError keeps its code and detail; anything else is a bug. */
-export type Outcome = { done: unknown } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string };
+/**
+ * Errors cross the thread boundary as data: a ChunkdError keeps its code and detail; anything else
+ * is a bug. `retire`: the thread id of a worker the task left large, to be replaced (placement/worker.ts).
+ */
+export type Outcome = ({ done: unknown } | { error: { code: ErrorCode; detail: string | Issue[] } } | { bug: string }) & { retire?: number };
