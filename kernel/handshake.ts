@@ -107,6 +107,12 @@ export interface HandshakeImpl {
   documents?(collection: string, page: { after?: string; limit: number }): Promise<DocumentInfo[]>;
   /** Best first; a `text` query needs the text capability, an `embedding` one the vector capability. */
   search(collection: string, q: StoreQuery): Promise<StoreHit[]>;
+  /**
+   * Load now what the connection's first use would load (an engine it loads lazily). A server calls
+   * it once it is listening, so that no request holds the event loop while a native module loads.
+   * Optional: a connection that loads nothing later needs none.
+   */
+  warm?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -51,6 +51,8 @@ export async function serve(settings: Settings, logger: Logger, onFatal: (e: Err
     workers: booted.deps.executor.threads,
     plugins: booted.deps.registry.routed().map((p) => p.route),
   });
+  // The stores' engines load now, not in the first request that uses them (HandshakeImpl.warm).
+  void booted.deps.services.stores?.warm();
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) =>

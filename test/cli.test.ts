@@ -74,8 +74,19 @@ describe('arguments', () => {
   }
 });
 
-/** Start a server process, wait for its "listening" log line, check it answers, stop it with SIGTERM. */
-async function serveAndStop(args: string[]): Promise<{ code: number | null; port: number; plugins: string[] }> {
+/** Whether the process maps LanceDB's native module within `ms` (Linux: /proc/PID/maps lists every shared object it loaded). */
+async function loadsLanceDb(pid: number, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100)))
+    if (readFileSync(`/proc/${pid}/maps`, 'utf8').includes('lancedb')) return true;
+  return false;
+}
+
+/**
+ * Start a server process, wait for its "listening" log line, check it answers, wait for it to load
+ * its default store's engine (warmed after listening: the data directory holds no store yet, so
+ * nothing else loads it), stop it with SIGTERM.
+ */
+async function serveAndStop(args: string[]): Promise<{ code: number | null; port: number; plugins: string[]; warmed: boolean }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const listening = await new Promise<{ port: number; plugins: string[] }>((resolve, reject) => {
@@ -94,12 +105,13 @@ async function serveAndStop(args: string[]): Promise<{ code: number | null; port
     ((await chunks.json()) as { text: string }[]).map((c) => c.text),
     ['abcd', 'ef'],
   );
+  const warmed = await loadsLanceDb(child.pid!, 30_000);
   const code = await new Promise<number | null>((resolve) => {
     child.removeAllListeners('exit');
     child.on('exit', resolve);
     child.kill('SIGTERM');
   });
-  return { code, ...listening };
+  return { code, warmed, ...listening };
 }
 
 describe('serving', () => {
@@ -109,10 +121,11 @@ describe('serving', () => {
   let fromSources: ReturnType<typeof serveAndStop> | undefined;
   const serveFromSources = () => (fromSources ??= serveAndStop([...SOURCE_CLI, ...flags]));
 
-  test('from the sources: serves every plugin, stops cleanly on SIGTERM', async () => {
+  test('from the sources: serves every plugin, loads its store engine once listening, stops cleanly on SIGTERM', async () => {
     const res = await serveFromSources();
     assert.ok(res.port > 0);
     assert.ok(res.plugins.includes('/v1/chunk/token'));
+    assert.equal(res.warmed, true, 'LanceDB was not loaded after start: the first write would load it, holding every request meanwhile');
     assert.equal(res.code, 0);
   });
 
@@ -122,6 +135,7 @@ describe('serving', () => {
     const fromSource = await serveFromSources();
     const fromDist = await serveAndStop([join(ROOT, 'dist/cli/index.js'), ...flags]);
     assert.deepEqual(fromDist.plugins, fromSource.plugins);
+    assert.equal(fromDist.warmed, true, 'the built server did not load LanceDB after start');
     assert.equal(fromDist.code, 0);
     assert.equal(execFileSync(process.execPath, [join(ROOT, 'dist/cli/index.js'), '--version'], { encoding: 'utf8' }), `${version}\n`, '--version from dist/');
   });

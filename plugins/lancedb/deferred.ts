@@ -1,9 +1,10 @@
 /**
  * A connection to a LanceDB directory on this machine that does not exist yet holds no collection,
- * and listing it needs no engine: LanceDB and Arrow (~100 ms of loading, a native module) are
- * loaded on the connection's first other use, or once the directory appears (another process
- * wrote). A server that never writes to its default store (the start-up sweep of scratch
- * collections lists every store) never loads them.
+ * and listing it needs no engine: LanceDB and Arrow (a native module: ~140 ms of the thread that
+ * loads it) are loaded on the connection's first other use, once the directory appears (another
+ * process wrote), or when warmed. A CLI command that lists the stores never loads them; a server
+ * warms its stores once it listens, so the load never holds up a request (loaded by a first write,
+ * it held /health 120–160 ms in bench/big-write.ts).
  */
 import { existsSync } from 'node:fs';
 import type { Static } from '#typebox';
@@ -52,6 +53,9 @@ class Deferred implements HandshakeImpl, LanceStoreUpkeep {
   }
   async search(collection: string, q: StoreQuery): Promise<StoreHit[]> {
     return (await this.store()).search(collection, q);
+  }
+  async warm(): Promise<void> {
+    await this.store();
   }
   async settled(): Promise<void> {
     if (this.opened) await (await this.opened).settled();

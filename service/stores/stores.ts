@@ -412,6 +412,11 @@ export class Stores {
     for (const document of documents) await this.call(o, (impl) => impl.delete(collection, checkDocument(document)));
   }
 
+  /** Every store connection opened and warmed (HandshakeImpl.warm), in the background of a server that has started; a store that fails is left to its first use. */
+  async warm(): Promise<void> {
+    await Promise.allSettled([...this.open.values()].map(async (o) => (await this.connection(o, this.options.connectTimeoutMs ?? Infinity)).warm?.()));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (o) => (await o.impl?.catch(() => undefined))?.close()));
   }
