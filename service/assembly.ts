@@ -107,6 +107,7 @@ async function assembleLocked(settings: Settings, logger: Logger, unlock: () => 
     threads,
     warm: registry.list().map((p) => p.source),
     warmJobs: [POOLED_JOB, PIPELINE_JOB],
+    nice: settings.workerNice,
     onBug: (stack) => logger.log('error', 'worker failure', { error: stack }),
   });
   // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use.

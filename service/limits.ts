@@ -9,7 +9,7 @@ import { settingOf, settingPairText, type Settings } from './settings.js';
  * extraction pool's settings are there where a runner may place an offLoop chef in that pool.
  */
 export type Limits = Pick<Settings, 'maxTexts' | 'maxTextChars' | 'maxChunks' | 'maxOutputBytes' | 'maxDocumentOutputBytes' | 'maxStructureSpans'> &
-  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue' | 'maxPdfDecodedBytes'>>;
+  Partial<Pick<Settings, 'extractThreads' | 'maxExtractMs' | 'maxExtractQueue' | 'maxPdfDecodedBytes' | 'workerNice'>>;
 
 /**
  * The document runner (kernel/engine/runner.ts) on this executor, under these limits' output caps; its

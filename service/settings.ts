@@ -333,6 +333,14 @@ export const SETTINGS = {
     default: 'auto',
     help: 'Worker threads for large inputs and batches (auto: one per core; 0: run everything on the event loop).',
   },
+  'worker-nice': {
+    env: 'CHUNKD_WORKER_NICE',
+    type: 'integer',
+    default: 10,
+    min: 0,
+    max: 19,
+    help: "How much lower the worker and extraction threads' CPU priority is than the event loop's (a nice increment, Linux and macOS; 0: the same), so the thread that answers every request gets a core first when the CPU is busy.",
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 interface SettingSpec {
@@ -345,6 +353,7 @@ interface SettingSpec {
   secret?: boolean;
   help: string;
   min?: number;
+  max?: number;
 }
 
 type Spec = typeof SETTINGS;
@@ -409,7 +418,8 @@ function parseValue(name: string, spec: SettingSpec, raw: string | boolean): unk
     // falls through: otherwise a whole number
     case 'integer': {
       const n = Number(raw);
-      if (!Number.isInteger(n) || n < (spec.min ?? 0)) throw bad(`must be a whole number ≥ ${spec.min ?? 0}`);
+      if (!Number.isInteger(n) || n < (spec.min ?? 0) || n > (spec.max ?? Infinity))
+        throw bad(`must be a whole number ${spec.max === undefined ? `≥ ${spec.min ?? 0}` : `from ${spec.min ?? 0} to ${spec.max}`}`);
       return n;
     }
     case 'list':

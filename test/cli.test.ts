@@ -1,8 +1,8 @@
 /** `chunkd serve` and `chunkd chunk`: flags, --help, --version, refusals, and real processes from the sources and from the build. */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,7 @@ describe('arguments', () => {
   const refusals: [string[], RegExp][] = [
     [['serve', '--log-level', 'verbose'], /--log-level \(CHUNKD_LOG_LEVEL\) must be one of debug, info, warning, error; got 'verbose'/],
     [['serve', '--port', 'eighty'], /--port \(CHUNKD_PORT\) must be a whole number/],
+    [['serve', '--worker-nice', '20'], /--worker-nice \(CHUNKD_WORKER_NICE\) must be a whole number from 0 to 19; got '20'/],
     [['serve', '--colour'], /Unknown option '--colour'[\s\S]*chunkd serve --help/],
     [['launch'], /Unknown command 'launch'\. Run: chunkd --help \(the commands\), or chunkd serve --help/],
     [['serve', '--prot', '80'], /Unknown option '--prot'\. Did you mean '--port'\?/],
@@ -81,15 +82,32 @@ async function loadsLanceDb(pid: number, ms: number): Promise<boolean> {
   return false;
 }
 
+/** The nice value of each thread of a process, its main thread's first (Linux: the 19th field of /proc/PID/task/TID/stat). */
+function threadNices(pid: number): number[] {
+  const tids = readdirSync(`/proc/${pid}/task`).sort((a, b) => (a === String(pid) ? -1 : b === String(pid) ? 1 : 0));
+  return tids.map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+}
+
+/** The main thread's nice and how many threads run 10 lower, once `workers` of them do (each worker lowers itself as it starts) or after `ms`. */
+async function niceWorkers(pid: number, workers: number, ms: number): Promise<{ main: number; lowered: number }> {
+  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
+    const [main, ...others] = threadNices(pid);
+    const lowered = others.filter((n) => n === main! + 10).length;
+    if (lowered >= workers || Date.now() > end) return { main: main!, lowered };
+  }
+}
+
 /**
  * Start a server process, wait for its "listening" log line, check it answers, wait for it to load
  * its default store's engine (warmed after listening: the data directory holds no store yet, so
- * nothing else loads it), stop it with SIGTERM.
+ * nothing else loads it) and for its workers to lower their priority, stop it with SIGTERM.
  */
-async function serveAndStop(args: string[]): Promise<{ code: number | null; port: number; plugins: string[]; warmed: boolean }> {
+async function serveAndStop(
+  args: string[],
+): Promise<{ code: number | null; port: number; plugins: string[]; workers: number; warmed: boolean; nice: { main: number; lowered: number } }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  const listening = await new Promise<{ port: number; plugins: string[] }>((resolve, reject) => {
+  const listening = await new Promise<{ port: number; plugins: string[]; workers: number }>((resolve, reject) => {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d: string) => {
       log += d;
@@ -106,12 +124,13 @@ async function serveAndStop(args: string[]): Promise<{ code: number | null; port
     ['abcd', 'ef'],
   );
   const warmed = await loadsLanceDb(child.pid!, 30_000);
+  const nice = await niceWorkers(child.pid!, listening.workers, 30_000);
   const code = await new Promise<number | null>((resolve) => {
     child.removeAllListeners('exit');
     child.on('exit', resolve);
     child.kill('SIGTERM');
   });
-  return { code, warmed, ...listening };
+  return { code, warmed, nice, ...listening };
 }
 
 describe('serving', () => {
@@ -126,6 +145,10 @@ describe('serving', () => {
     assert.ok(res.port > 0);
     assert.ok(res.plugins.includes('/v1/chunk/token'));
     assert.equal(res.warmed, true, 'LanceDB was not loaded after start: the first write would load it, holding every request meanwhile');
+    assert.ok(res.workers > 0);
+    // Each worker lowers itself; threads a worker starts (a plugin's own pool) inherit its priority.
+    assert.equal(res.nice.main, getPriority(), 'the event loop keeps its priority');
+    assert.ok(res.nice.lowered >= res.workers, `${res.nice.lowered} threads run at --worker-nice (10) below the event loop, for ${res.workers} workers`);
     assert.equal(res.code, 0);
   });
 

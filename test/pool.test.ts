@@ -1,6 +1,7 @@
 /** The worker pool: large inputs and batches leave the event loop, with results identical to inline runs. */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Chunk } from '../kernel/chunk.js';
@@ -92,7 +93,7 @@ describe('pooled runs', () => {
 });
 
 describe('a worker after a large task', () => {
-  type Heap = { used: number; thread: number };
+  type Heap = { used: number; thread: number; nice: number };
   const module = moduleBeside(import.meta.url, './helpers/heap-job');
 
   test('is replaced once it has answered: the next task runs in a new thread, with a small heap', async () => {
@@ -128,6 +129,18 @@ describe('a worker after a large task', () => {
       ]);
       for (const q of queued) assert.notEqual(q.thread, large!.thread);
       assert.equal(pool.retirement.replaced, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('workers run at the nice increment asked, and so does the one that replaces a large worker; the calling thread keeps its own', async () => {
+    const pool = new WorkerPool({ threads: 1, nice: 7 });
+    try {
+      const first = await pool.job<Heap>(module, { objects: 2_000_000 });
+      const replacement = await pool.job<Heap>(module, { objects: 0 });
+      assert.notEqual(replacement.thread, first.thread);
+      assert.deepEqual([first.nice, replacement.nice], [getPriority() + 7, getPriority() + 7]);
     } finally {
       await pool.close();
     }

@@ -19,7 +19,7 @@ export const EXTRACT_MEMORY_MB = 512;
 /** A file this small (bytes) may also run in the lane kept for small files. */
 export const SMALL_FILE_BYTES = 256 * 1024;
 
-/** How the extraction workers are shared (server settings --extract-threads, --max-extract-ms, --max-extract-queue). */
+/** How the extraction workers are shared (server settings --extract-threads, --max-extract-ms, --max-extract-queue, --worker-nice). */
 export interface ExtractPoolOptions {
   /**
    * Extraction threads. With two or more, one of them is kept for small files (SMALL_FILE_BYTES),
@@ -32,6 +32,8 @@ export interface ExtractPoolOptions {
   maxQueue: number;
   /** Heap cap of each worker (MB). */
   memoryMb: number;
+  /** How much lower the workers' CPU priority is than the calling thread's (a nice increment; 0 or unset: the same). */
+  nice?: number;
   /** How a 413 or 503 names the settings that raise its limit. */
   names?: { maxMs?: string; maxQueue?: string; memoryMb?: string };
 }
@@ -73,6 +75,7 @@ class ExtractPool {
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
       workerData: this.retirement.workerData,
       loadBalancer: this.retirement.balancer,
+      niceIncrement: options.nice ?? 0,
     });
   }
 
@@ -246,7 +249,7 @@ const pools = new Map<string, ExtractPool>();
 
 /** The pool for these options, started on first use (its threads stop after a minute idle). */
 export function extractPool(options: ExtractPoolOptions): ExtractPool {
-  const key = JSON.stringify([options.threads, options.maxMs, options.maxQueue, options.memoryMb]);
+  const key = JSON.stringify([options.threads, options.maxMs, options.maxQueue, options.memoryMb, options.nice ?? 0]);
   let pool = pools.get(key);
   if (!pool) {
     pool = new ExtractPool(options);

@@ -30,6 +30,8 @@ export interface PoolOptions {
   warm?: string[];
   /** Job modules (see job()) each worker imports as it starts. */
   warmJobs?: string[];
+  /** How much lower the workers' CPU priority is than the calling thread's (a nice increment; 0 or unset: the same). */
+  nice?: number;
   /** Called with the stack of an unexpected failure inside a worker (a bug), before the 500 is answered. */
   onBug?: (stack: string) => void;
 }
@@ -71,6 +73,7 @@ export class WorkerPool implements Executor {
         idleTimeout: Infinity,
         workerData: this.retirement.workerData,
         loadBalancer: this.retirement.balancer,
+        niceIncrement: options.nice ?? 0,
       });
       const sources = options.warm ?? [];
       this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});
