@@ -26,6 +26,7 @@ describe('POST /v1/files: extraction limits', () => {
       'max-extract-ms': '60000',
       'max-extract-queue': '1',
       'extract-threads': '2',
+      'worker-nice': '3',
     });
   });
   after(async () => {
@@ -50,7 +51,7 @@ describe('POST /v1/files: extraction limits', () => {
         () => order.push('pdf aborted'),
       ),
     );
-    const pool = extractPool({ threads: 2, maxMs: 60_000, maxQueue: 1, memoryMb: EXTRACT_MEMORY_MB });
+    const pool = extractPool({ threads: 2, maxMs: 60_000, maxQueue: 1, memoryMb: EXTRACT_MEMORY_MB, nice: 3 }); // the server's, by its settings
     while (pool.queued < 1) await new Promise((r) => setTimeout(r, 10)); // both uploads read: one extracting, one waiting
     const full = await upload(app, slow, '3.pdf');
     assert.equal(full.status, 503, JSON.stringify(full.body));

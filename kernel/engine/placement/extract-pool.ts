@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { Retirement } from './retire.js';
 import { ChunkdError } from '../../errors.js';
 import { shareHost } from '../../host.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
@@ -57,8 +56,6 @@ class ExtractPool {
   private readonly piscina: Piscina<Task, Outcome>;
   private readonly free: Record<Lane, number>;
   private readonly waiting: Waiter[] = [];
-  /** Workers a large file left large are replaced (placement/retire.ts). */
-  private readonly retirement = new Retirement();
   /** Files started so far, and in which lane (tests and the bench read it). */
   readonly started: Record<Lane, number> = { any: 0, small: 0 };
 
@@ -73,8 +70,6 @@ class ExtractPool {
       maxThreads: threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
-      workerData: this.retirement.workerData,
-      loadBalancer: this.retirement.balancer,
       niceIncrement: options.nice ?? 0,
     });
   }
@@ -85,9 +80,7 @@ class ExtractPool {
     const budget = AbortSignal.timeout(this.options.maxMs);
     const both = signal ? AbortSignal.any([signal, budget]) : budget;
     try {
-      const outcome = await this.piscina.run(task, { signal: both, transferList: transfer });
-      this.retirement.settle(this.piscina, outcome);
-      return outcome;
+      return await this.piscina.run(task, { signal: both, transferList: transfer });
     } catch (e) {
       if (budget.aborted && !signal?.aborted) throw this.tooSlow();
       throw e;
