@@ -96,8 +96,13 @@ export function rowRange(rows: EvalRows, documents: readonly { id: string }[], i
   return { doc: documents[rows.spans[at]!]!.id, start: rows.spans[at + 1]!, end: rows.spans[at + 2]! };
 }
 
-/** Chunks made between two turns of the event loop (a 100,000-row candidate never holds up other requests). */
-const ROWS_PER_TURN = 2000;
+/**
+ * Chunks made between two turns of the event loop (a 100,000-row candidate never holds up other
+ * requests): 2,000 a turn held it 50-100 ms in CPU profiles of bench/big-write.ts --evaluate
+ * (each chunk an object, its text decoded and a view made of its vector), as many as the stores'
+ * checks of rows take a turn (service/stores/stores.ts).
+ */
+const ROWS_PER_TURN = 250;
 
 /**
  * The rows of each document as chunks to write (each carrying its row index in `metadata.eval_row`,
