@@ -339,7 +339,7 @@ export const SETTINGS = {
     default: 10,
     min: 0,
     max: 19,
-    help: "How much lower the worker and extraction threads' CPU priority is than the event loop's (a nice increment, Linux and macOS; 0: the same), so the thread that answers every request gets a core first when the CPU is busy.",
+    help: "How much lower the worker and extraction threads' CPU priority is than the event loop's (a nice increment; 0: the same), so the thread that answers every request gets a core first when the CPU is busy. Linux only: elsewhere it would lower the whole process.",
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -4,6 +4,7 @@ import { ChunkdError } from '../../errors.js';
 import { shareHost } from '../../host.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
 import type { Outcome, Task } from './tasks.js';
+import { threadNice } from './nice.js';
 import { moduleBeside } from '../../paths.js';
 
 /**
@@ -70,7 +71,7 @@ class ExtractPool {
       maxThreads: threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
-      niceIncrement: options.nice ?? 0,
+      niceIncrement: threadNice(options.nice),
     });
   }
 

@@ -10,6 +10,7 @@ import { shareHost } from '../../host.js';
 import { docBuffers, type Doc } from '../docs.js';
 import type { RunOptions, WireResult } from '../recipe.js';
 import type { Outcome, Task } from './tasks.js';
+import { threadNice } from './nice.js';
 import { Retirement } from './retire.js';
 import { moduleBeside } from '../../paths.js';
 
@@ -73,7 +74,7 @@ export class WorkerPool implements Executor {
         idleTimeout: Infinity,
         workerData: this.retirement.workerData,
         loadBalancer: this.retirement.balancer,
-        niceIncrement: options.nice ?? 0,
+        niceIncrement: threadNice(options.nice),
       });
       const sources = options.warm ?? [];
       this.ready = Promise.all(Array.from({ length: options.threads }, () => this.pool!.run({ kind: 'warm', sources, jobs: options.warmJobs }))).then(() => {});

@@ -4,12 +4,13 @@
  * lives, even once the heap is collected; ending the thread gives it back. A worker that grew past
  * a bound marks itself in memory every thread shares, before it answers; the pool's balancer then
  * gives it no task, and the pool ends it once the answer is in (piscina starts a replacement, which
- * loads its plugins on its first task). Only for a pool that keeps a fixed number of threads
- * (minThreads = maxThreads): one that lets its threads go when idle starts no replacement, and a
- * task held back from the marked worker would wait for ever (the extraction pool's threads end
- * after a minute idle instead). The mark is what keeps the next task off it: piscina hands
+ * loads its plugins on its first task). The mark is what keeps the next task off it: piscina hands
  * a queued task to the worker that just answered before the answer's promise settles, so a
  * decision taken only on the answer could end a worker that had already been given one.
+ *
+ * Only for a pool that keeps a fixed number of threads (minThreads = maxThreads): one that lets its
+ * threads go when idle starts no replacement, and a task held back from the marked worker would
+ * wait for ever (the extraction pool's threads end after a minute idle instead).
  */
 import { threadId, workerData } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
