@@ -65,7 +65,7 @@ const LARGE_GROWTH = 128 * 1024 * 1024;
 /**
  * A worker that a task grew past LARGE_GROWTH is replaced once it has answered (placement/retire.ts):
  * collecting its heap was not enough (bench/big-write.ts, 100,000 chunks to LanceDB written twice:
- * RSS 5 s after the answer 1,009–1,023 MB with the worker's heap collected → 855–869 MB with the
+ * RSS 5 s after the answer 1,009–1,023 MB with the worker's heap collected → 855–906 MB with the
  * worker replaced).
  */
 export default async function run(task: Task): Promise<Outcome> {
