@@ -8,7 +8,7 @@ import { settingOf } from '../settings.js';
  */
 import { tooLarge } from '../../kernel/caps.js';
 import { setImmediate as tick } from 'node:timers/promises';
-import type { ChunkToStore } from '../../kernel/handshake.js';
+import { STORE_ROWS_PER_TURN, type ChunkToStore } from '../../kernel/handshake.js';
 
 import type { Range } from './ranges.js';
 
@@ -97,17 +97,9 @@ export function rowRange(rows: EvalRows, documents: readonly { id: string }[], i
 }
 
 /**
- * Chunks made between two turns of the event loop (a 100,000-row candidate never holds up other
- * requests): 2,000 a turn held it 50-100 ms in CPU profiles of bench/big-write.ts --evaluate
- * (each chunk an object, its text decoded and a view made of its vector), as many as the stores'
- * checks of rows take a turn (service/stores/stores.ts).
- */
-const ROWS_PER_TURN = 250;
-
-/**
  * The rows of each document as chunks to write (each carrying its row index in `metadata.eval_row`,
  * how a hit is scored), made one document at a time on the calling thread, a slice per turn of the
- * event loop; each embedding a view into the rows' vectors, never a copy.
+ * event loop (STORE_ROWS_PER_TURN); each embedding a view into the rows' vectors, never a copy.
  */
 export async function* documentChunks(rows: EvalRows, documents: readonly { id: string }[]): AsyncGenerator<{ document: string; chunks: ChunkToStore[] }> {
   const byDoc = new Map<number, number[]>();
@@ -122,7 +114,7 @@ export async function* documentChunks(rows: EvalRows, documents: readonly { id: 
   for (const [d, indices] of byDoc) {
     const chunks: ChunkToStore[] = [];
     for (const i of indices) {
-      if (++made % ROWS_PER_TURN === 0) await tick();
+      if (++made % STORE_ROWS_PER_TURN === 0) await tick();
       const context = partOf(rows.context, rows.contextEnds, i);
       chunks.push({
         id: '',

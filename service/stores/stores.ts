@@ -17,7 +17,7 @@ import type { Plugin, Registry } from '../../kernel/registry.js';
 import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
-import { CollectionName, MAX_DOCUMENT_ID_LENGTH } from '../../kernel/handshake.js';
+import { CollectionName, MAX_DOCUMENT_ID_LENGTH, STORE_ROWS_PER_TURN } from '../../kernel/handshake.js';
 import { flagOf, settingPairText, settingText, type Settings } from '../settings.js';
 import { deadline, storeReason, StoreTimeout, storeUnreachable } from './reach.js';
 import { SearchGate } from './search-gate.js';
@@ -656,13 +656,10 @@ export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
   return zero ? 'is all zeros' : undefined;
 }
 
-/** Chunks checked and made rows between two turns of the event loop: a 100,000-chunk document never holds up other requests (250 a turn: ~10 ms, where 1,000 took 25-38 ms in a CPU profile). */
-const ROWS_PER_TURN = 250;
-
 /**
  * The documents' rows and the dimension every chunk's embedding shares, each chunk checked: one
  * without an embedding is a 422 that says to embed, as is a text or metadata a store cannot keep.
- * Works in slices of ROWS_PER_TURN chunks, yielding to the event loop between them.
+ * Works in slices of STORE_ROWS_PER_TURN chunks, yielding to the event loop between them.
  */
 async function toRows(
   docs: readonly { document: string; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }[],
@@ -674,7 +671,7 @@ async function toRows(
     const rows: StoreRow[] = [];
     batch.push({ document: checkDocument(document), rows });
     for (const c of chunks) {
-      if (i > 0 && i % ROWS_PER_TURN === 0) await tick();
+      if (i > 0 && i % STORE_ROWS_PER_TURN === 0) await tick();
       dimension = checkChunk(c, i++, dimension);
       rows.push(toRow(document, c, meta));
     }
