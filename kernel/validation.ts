@@ -13,23 +13,39 @@ export const MAX_ISSUES = 20;
 export const FULL_REPORT_MAX_VALUES = 5_000;
 
 /**
- * Validators are compiled once per schema, when a server starts (compileValidators: never on a
- * request's path, the allErrors one included: a refused body compiling it would hold the event loop
- * for tens of milliseconds), or outside a server when first used (the allErrors one when a body
- * first fails). Coercion is off (`{"text": 7}` must fail),
- * defaults are filled in, unknown keys are kept (real clients send extra keys; the caller reports
- * them). A body is first checked in Ajv's stop-at-first-error mode (what every valid body costs);
- * only a failed one is checked again in allErrors mode, so every problem is reported at once, as
- * FastAPI-era clients expect.
+ * Validators are compiled once per schema. `chunkd serve` compiles every one in stop-at-first-error
+ * mode before it listens (compileValidators: never on a valid request's path) and the allErrors
+ * ones once it listens, one per turn of the event loop (compileInTurns: ~2 ms each, where all at
+ * once before listening held the start for ~140 ms of ~900); a body refused before its turn compiles
+ * its own, as outside a server, where each is compiled when first used. Coercion is off
+ * (`{"text": 7}` must fail), defaults are filled in, unknown keys are kept (real clients send extra
+ * keys; the caller reports them). A body is first checked in Ajv's stop-at-first-error mode (what
+ * every valid body costs); only a failed one is checked again in allErrors mode, so every problem is
+ * reported at once, as FastAPI-era clients expect. The schemas themselves are not checked against
+ * JSON Schema's meta-schema (`validateSchema: false`: ~60 ms of each process's compiling): they are
+ * built with TypeBox, and Ajv still refuses an unknown type while compiling.
  */
 const buildCompiler = AjvCompiler();
 // code.optimize off: Ajv's pass over the generated code was ~25% of compiling, and validating ran no faster with it (measured).
-const OPTIONS = { coerceTypes: false, useDefaults: true, removeAdditional: false, verbose: true, strict: false, code: { optimize: false } };
+const OPTIONS = {
+  coerceTypes: false,
+  useDefaults: true,
+  removeAdditional: false,
+  verbose: true,
+  strict: false,
+  validateSchema: false,
+  code: { optimize: false },
+};
 type Compile = (route: { schema: TSchema }) => AjvValidate;
-const compileFirst = buildCompiler({}, { customOptions: { ...OPTIONS, allErrors: false } }) as Compile;
-/** The allErrors compiler (an Ajv instance of its own, ~40 ms to make) is made on its first use: a command whose bodies pass never makes it. */
-let allErrorsCompiler: Compile | undefined;
-const compileAll: Compile = (route) => (allErrorsCompiler ??= buildCompiler({}, { customOptions: { ...OPTIONS, allErrors: true } }) as Compile)(route);
+/** Each mode's Ajv instance is made on its first use: a thread that validates nothing (most workers) never makes one. */
+const compilerOf = (allErrors: boolean): (() => Compile) => {
+  let compiler: Compile | undefined;
+  return () => (compiler ??= buildCompiler({}, { customOptions: { ...OPTIONS, allErrors } }) as Compile);
+};
+const firstCompiler = compilerOf(false);
+const allCompiler = compilerOf(true);
+const compileFirst: Compile = (route) => firstCompiler()(route);
+const compileAll: Compile = (route) => allCompiler()(route);
 
 interface AjvError {
   keyword: string;
@@ -43,31 +59,42 @@ type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null }
 
 export type Validator<T> = (data: unknown, loc?: (string | number)[]) => T;
 
-/** Validators made but not compiled in full yet, both modes (compileValidators compiles them). */
-const uncompiled = new Set<() => void>();
+/** Validators made whose stop-at-first-error and allErrors functions are not compiled yet. */
+const uncompiledFirst = new Set<() => void>();
+const uncompiledAll = new Set<() => void>();
+
+/** Compile every validator made so far in stop-at-first-error mode (`chunkd serve`, before it listens). */
+export function compileValidators(): void {
+  for (const compile of [...uncompiledFirst]) compile();
+}
 
 /**
- * Compile every validator made so far, in both modes. `chunkd serve` calls it before it listens, so
- * no request pays for Ajv's compilation; a command that checks one body compiles only the
- * validators it uses (Ajv compiling all of them is ~40% of a short command's start), and the
- * allErrors one only for a body that fails (with its Ajv instance made then: `chunkd chunk` 0.42 → 0.39 s).
+ * Compile the allErrors validators made so far, one per turn of the event loop, so requests are
+ * served in between. Resolves when all are compiled.
  */
-export function compileValidators(): void {
-  for (const compile of [...uncompiled]) compile();
+export async function compileInTurns(): Promise<void> {
+  for (const compile of [...uncompiledAll]) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    compile();
+  }
 }
 
 /** Compile a schema into a function that fills defaults in place and throws a 422 listing the issues. */
 export function compileValidator<T>(schema: TSchema): Validator<T> {
   let check: AjvValidate | undefined;
   let checkAll: AjvValidate | undefined;
-  const compile = () => {
-    check ??= compileFirst({ schema });
-    checkAll ??= compileAll({ schema });
-    uncompiled.delete(compile);
+  const first = (): AjvValidate => {
+    uncompiledFirst.delete(first);
+    return (check ??= compileFirst({ schema }));
   };
-  uncompiled.add(compile);
+  const all = (): AjvValidate => {
+    uncompiledAll.delete(all);
+    return (checkAll ??= compileAll({ schema }));
+  };
+  uncompiledFirst.add(first);
+  uncompiledAll.add(all);
   return (data, loc = ['body']) => {
-    check ??= compileFirst({ schema });
+    check ??= first();
     if (check(data)) return data as T;
     if (!withinValues(data, FULL_REPORT_MAX_VALUES)) {
       const issues = toIssues(check.errors ?? [], loc, data);
@@ -78,7 +105,7 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
       });
       throw new ChunkdError('VALIDATION', issues);
     }
-    checkAll ??= compileAll({ schema });
+    checkAll ??= all();
     checkAll(data);
     throw new ChunkdError('VALIDATION', toIssues(checkAll.errors ?? check.errors ?? [], loc, data));
   };

@@ -4,7 +4,7 @@ import { pagesOf } from './app.js';
 import { boot, type Booted } from './boot.js';
 import type { Logger } from '../service/logger.js';
 import type { Settings } from '../service/settings.js';
-import { compileValidators } from '../kernel/validation.js';
+import { compileInTurns, compileValidators } from '../kernel/validation.js';
 
 export interface Running {
   server: Server;
@@ -24,7 +24,7 @@ export interface Running {
  */
 export async function serve(settings: Settings, logger: Logger, onFatal: (e: Error) => void = () => process.exit(1)): Promise<Running> {
   const booted = await boot(settings, logger);
-  compileValidators(); // every request schema, before the first request
+  compileValidators(); // every request schema, before the first request (the allErrors ones once it listens)
   // Koa checks each answer's body against `Response`, and Node loads its fetch implementation on that
   // global's first read (75-85 ms in a CPU profile): paid here, not by the first request's answer.
   void globalThis.Response;
@@ -53,6 +53,7 @@ export async function serve(settings: Settings, logger: Logger, onFatal: (e: Err
   });
   // The stores' engines load now, not in the first request that uses them (HandshakeImpl.warm).
   void booted.deps.services.stores?.warm();
+  void compileInTurns();
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) =>

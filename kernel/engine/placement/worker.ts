@@ -7,7 +7,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { loadManifest } from '../../discovery.js';
+import { importManifest } from '../../discovery.js';
 import { isChunkdError } from '../../errors.js';
 import { Plugin } from '../../registry.js';
 import type { WireResult } from '../recipe.js';
@@ -21,7 +21,7 @@ function plugin(source: string): Promise<Plugin> {
   let p = plugins.get(source);
   if (!p) {
     p = typescriptLoader()
-      .then(() => loadManifest(source))
+      .then(() => importManifest(source))
       .then((m) => new Plugin(m, source));
     plugins.set(source, p);
   }
