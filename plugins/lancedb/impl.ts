@@ -306,8 +306,8 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         const column = (await schemaOf(table)).fields.some((f) => f.name === FTS_COLUMN) ? FTS_COLUMN : 'text';
         // The words as they are: LanceDB counts a repeated query word once (BM25 as chunkd eval runs it counts it
         // each time). A boolean query of boosted words counts it (tried: the same scores as chunkd eval's), but any
-        // boolean query gives up LanceDB's pruning of common words' long postings, and over half of real questions
-        // repeat a word ("the"): p50 68-90 ms against 4-6 ms a query at 10^5 chunks (docs/stores.md).
+        // boolean query gives up LanceDB's pruning of common words' long postings, and over half of the benchmark's
+        // questions repeat a word ("the"): p50 68-90 ms against 4-6 ms a query at 10^5 chunks (docs/stores.md).
         let query = table.search(q.text ?? '', 'fts', column).limit(q.k);
         if (where) query = query.where(where);
         // Best first: rows not yet folded into the full-text index come back after the indexed ones, whatever their score.
