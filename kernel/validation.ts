@@ -63,6 +63,9 @@ export type Validator<T> = (data: unknown, loc?: (string | number)[]) => T;
 const uncompiledFirst = new Set<() => void>();
 const uncompiledAll = new Set<() => void>();
 
+/** How many validators made so far wait for each mode's compilation (tests read it). */
+export const uncompiledCounts = (): { first: number; all: number } => ({ first: uncompiledFirst.size, all: uncompiledAll.size });
+
 /** Compile every validator made so far in stop-at-first-error mode (`chunkd serve`, before it listens). */
 export function compileValidators(): void {
   for (const compile of [...uncompiledFirst]) compile();
