@@ -110,7 +110,7 @@ async function assembleLocked(settings: Settings, logger: Logger, unlock: () => 
     nice: settings.workerNice,
     onBug: (stack) => logger.log('error', 'worker failure', { error: stack }),
   });
-  // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use.
+  // The store connections (--stores, or the default under the data directory): a bad entry stops start-up, naming it; a store is opened on first use, or by `chunkd serve` once it listens (Stores.warm).
   let stores: Stores;
   try {
     stores = Stores.fromSettings(registry, settings, logger, process.env, runnerOf(pool, settings));
