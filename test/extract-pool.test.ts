@@ -14,6 +14,9 @@ import { closeExtractPools, SMALL_FILE_BYTES, type ExtractPoolOptions } from '..
 import { extractPool } from '../kernel/engine/placement/extract-pool.js';
 import { rejectsWith } from './helpers/env.js';
 import { manyPagesPdf } from './helpers/hostile-pdf.js';
+import { getPriority } from 'node:os';
+import { threadNice } from '../kernel/engine/placement/nice.js';
+import { moduleBeside } from '../kernel/paths.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const slow = manyPagesPdf(1999);
@@ -83,5 +86,15 @@ describe('extraction pool', () => {
     assert.equal(lanes.queued, 2);
     stop.abort();
     await Promise.all(big);
+  });
+
+  it('its threads run at the nice increment asked (--worker-nice), the calling thread at its own', async () => {
+    const own = getPriority();
+    const pool = extractPool({ threads: 1, maxMs: 60_000, maxQueue: 4, memoryMb: 512, nice: 5 });
+    const outcome = await pool.run({ kind: 'job', module: moduleBeside(import.meta.url, './helpers/heap-job'), payload: { objects: 0 } }, 0);
+    assert.ok('done' in outcome, JSON.stringify(outcome));
+    // Linux only (kernel/engine/placement/nice.ts): elsewhere the threads keep the process's priority.
+    assert.equal((outcome.done as { nice: number }).nice, own + threadNice(5));
+    assert.equal(getPriority(), own);
   });
 });
