@@ -18,6 +18,7 @@ import { inline, Runner } from '../../kernel/engine/index.js';
 import { unknownNameMessage } from '../../kernel/suggest.js';
 import { readConnections, redact, type Connection } from './connections.js';
 import { CollectionName, MAX_DOCUMENT_ID_LENGTH, STORE_ROWS_PER_TURN } from '../../kernel/handshake.js';
+import { collectWhenIdle } from '../../kernel/idle-collect.js';
 import { flagOf, settingPairText, settingText, type Settings } from '../settings.js';
 import { deadline, storeReason, StoreTimeout, storeUnreachable } from './reach.js';
 import { SearchGate } from './search-gate.js';
@@ -49,6 +50,13 @@ export interface SearchRequest {
 
 /** A document's metadata beyond its chunks' own: its name, and the user's keys (wire/metadata.ts), on every row it writes. */
 export type DocumentMeta = Record<string, unknown>;
+
+/** A document's chunks to replace its rows with, and what goes on every row of it. */
+export interface DocumentToStore {
+  document: string;
+  chunks: readonly ChunkToStore[];
+  meta?: DocumentMeta;
+}
 
 /** One page of a collection's documents. */
 export interface DocumentPage {
@@ -201,12 +209,16 @@ export class Stores {
   }
 
   /** Many documents in one batch (jobs), each replaced; `meta` (its name, the user's keys) goes on every row of its document. */
-  async writeMany(
-    store: string,
-    collection: string,
-    docs: readonly { document: string; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }[],
-    model: string,
-  ): Promise<void> {
+  async writeMany(store: string, collection: string, docs: readonly DocumentToStore[], model: string): Promise<void> {
+    try {
+      await this.replace(store, collection, docs, model);
+    } finally {
+      // Its rows, made here as objects, are garbage now: a large batch's are collected once this thread idles.
+      if (docs.reduce((n, d) => n + d.chunks.length, 0) >= LARGE_WRITE_CHUNKS) collectWhenIdle();
+    }
+  }
+
+  private async replace(store: string, collection: string, docs: readonly DocumentToStore[], model: string): Promise<void> {
     const o = this.writable(store);
     checkCollection(collection);
     checkDistinct(docs.map((d) => d.document));
@@ -661,9 +673,7 @@ export function vectorProblem(vector: ArrayLike<unknown>): string | undefined {
  * without an embedding is a 422 that says to embed, as is a text or metadata a store cannot keep.
  * Works in slices of STORE_ROWS_PER_TURN chunks, yielding to the event loop between them.
  */
-async function toRows(
-  docs: readonly { document: string; chunks: readonly ChunkToStore[]; meta?: DocumentMeta }[],
-): Promise<{ batch: { document: string; rows: StoreRow[] }[]; dimension: number | undefined }> {
+async function toRows(docs: readonly DocumentToStore[]): Promise<{ batch: { document: string; rows: StoreRow[] }[]; dimension: number | undefined }> {
   let dimension: number | undefined;
   let i = 0;
   const batch: { document: string; rows: StoreRow[] }[] = [];
@@ -738,3 +748,10 @@ export const CHUNKS_PER_WRITE_TIMEOUT = 10_000;
 
 /** The deadline of a write of `chunks` chunks, in ms (0: none). */
 export const writeDeadline = (timeoutMs: number, chunks: number): number => timeoutMs * Math.max(1, Math.ceil(chunks / CHUNKS_PER_WRITE_TIMEOUT));
+
+/**
+ * Chunks past which a write's garbage is collected once the thread idles (kernel/idle-collect.ts):
+ * its rows as objects on this thread are then ~20 MB or more (~1 KB a row), worth a collection of
+ * ~30 ms.
+ */
+export const LARGE_WRITE_CHUNKS = 20_000;

@@ -1,0 +1,67 @@
+/**
+ * A store write of LARGE_WRITE_CHUNKS chunks or more has its garbage collected once the calling
+ * thread idles (kernel/idle-collect.ts), refused or not; a smaller write leaves collecting to V8.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, test } from 'node:test';
+import { discover } from '../kernel/discovery.js';
+import { idleCollections } from '../kernel/idle-collect.js';
+import { LARGE_WRITE_CHUNKS, Stores } from '../service/stores/stores.js';
+import { memoryHandshakeDir } from './helpers/memory-handshake.js';
+
+const plugins = memoryHandshakeDir();
+const stores = new Stores(await discover([plugins]), [{ name: 'mem', handshake: 'memory', config: { space: `idle-${process.pid}`, token: '' }, secrets: [] }], {
+  replicaSet: false,
+});
+after(async () => {
+  await stores.close();
+  rmSync(plugins, { recursive: true, force: true });
+});
+
+const chunks = (n: number, embedding = (i: number) => [1, i + 1]) =>
+  Array.from({ length: n }, (_, i) => ({ id: `c${i}`, text: `chunk ${i}`, start_index: 0, end_index: 1, token_count: 1, embedding: embedding(i) }));
+
+/** The collection the last write asked for has run: waited for, however busy the machine. */
+async function collected(runsBefore: number): Promise<number> {
+  while (idleCollections().pending) await sleep(50);
+  return idleCollections().runs - runsBefore;
+}
+
+test('a write below the bound asks for no collection', async () => {
+  await stores.write('mem', 'docs', 'small', chunks(LARGE_WRITE_CHUNKS - 1), 'm');
+  assert.equal(idleCollections().pending, false);
+});
+
+test('large writes in a row ask for one collection, run once the thread idles', async () => {
+  const { runs } = idleCollections();
+  await stores.write('mem', 'docs', 'large-1', chunks(LARGE_WRITE_CHUNKS), 'm');
+  assert.equal(idleCollections().pending, true);
+  await stores.writeMany(
+    'mem',
+    'docs',
+    [
+      { document: 'large-2', chunks: chunks(LARGE_WRITE_CHUNKS / 2) },
+      { document: 'large-3', chunks: chunks(LARGE_WRITE_CHUNKS / 2) },
+    ],
+    'm',
+  );
+  assert.equal(await collected(runs), 1);
+});
+
+test('a refused large write is collected too: its rows were made before the refusal', async () => {
+  const { runs } = idleCollections();
+  const last = LARGE_WRITE_CHUNKS - 1;
+  await assert.rejects(
+    stores.write(
+      'mem',
+      'docs',
+      'refused',
+      chunks(LARGE_WRITE_CHUNKS, (i) => (i === last ? [0, 0] : [1, i + 1])),
+      'm',
+    ),
+    (e: { status: number }) => e.status === 422,
+  );
+  assert.equal(await collected(runs), 1);
+});
