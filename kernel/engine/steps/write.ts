@@ -58,8 +58,10 @@ export async function rowsOf({ chunks, count, vectors, dimension }: StoreRows): 
   for (let i = 0, at = 0; i < count; i++) {
     if (i > 0 && i % CHUNKS_PER_TURN === 0) await tick();
     const end = i === count - 1 ? bytes.length : bytes.indexOf(0x0a, at);
-    const chunk = JSON.parse(bytes.toString('utf8', at, end)) as Chunk;
-    out.push({ ...chunk, embedding: vectors.subarray(i * dimension, (i + 1) * dimension) });
+    // The parsed object itself, given its embedding: no second object a chunk (a large write's rows live through its write).
+    const chunk = JSON.parse(bytes.toString('utf8', at, end)) as ChunkToStore;
+    chunk.embedding = vectors.subarray(i * dimension, (i + 1) * dimension);
+    out.push(chunk);
     at = end + 1;
   }
   return out;
