@@ -8,6 +8,7 @@ import type { Chunk } from '../kernel/chunk.js';
 import { discover } from '../kernel/discovery.js';
 import { balance } from '../kernel/engine/placement/pool.js';
 import { threadNice } from '../kernel/engine/placement/nice.js';
+import { Retirement } from '../kernel/engine/placement/retire.js';
 import { INLINE_MAX_CHARS, WorkerPool } from '../kernel/engine/index.js';
 import { busyPluginDir, markerDir, waitFor } from './helpers/busy-plugin.js';
 import { startChild } from './helpers/child.js';
@@ -133,6 +134,23 @@ describe('a worker after a large task', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  test('marks of threads that ended without answering are swept, so every slot stays free for a live worker', () => {
+    const retirement = new Retirement();
+    const marks = new Int32Array(retirement.workerData.retiring);
+    // Thread 5 still runs; threads 7 and 9 marked themselves and ended before answering (an aborted large task).
+    marks.set([7, 5, 9]);
+    const terminated: number[] = [];
+    const pool = { threads: [{ threadId: 5, terminate: () => void terminated.push(5) }] } as never;
+    const alive = { id: 5, currentUsage: 0 };
+    assert.equal(retirement.balancer(null, [alive]), null, 'a marked worker gets no task');
+    retirement.settle(pool, {});
+    assert.deepEqual([...marks.slice(0, 3)], [0, 5, 0], "only the live thread's mark is kept");
+    assert.deepEqual(terminated, [], 'an answer that asks for nothing ends no worker');
+    retirement.settle(pool, { retire: 5 });
+    assert.deepEqual(terminated, [5]);
+    assert.equal(retirement.replaced, 1);
   });
 
   test('workers run at the nice increment asked, and so does the one that replaces a large worker; the calling thread keeps its own', async () => {
