@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { BUILTIN_PLUGINS_DIR } from './paths.js';
 import { ManifestMeta, type AnyManifest } from './plugin.js';
 import { Registry } from './registry.js';
-import { compileValidator } from './validation.js';
+import { compileValidator, schemaProblem } from './validation.js';
 
 const INDEX_FILES = ['index.js', 'index.mjs', 'index.ts'];
 const checkMeta = compileValidator(ManifestMeta);
@@ -20,6 +20,7 @@ export class PluginLoadError extends Error {}
 export async function discover(extraDirs: readonly string[] = []): Promise<Registry> {
   const registry = new Registry();
   for (const dir of [BUILTIN_PLUGINS_DIR, ...extraDirs.map((d) => resolve(d))]) {
+    const builtIn = dir === BUILTIN_PLUGINS_DIR;
     if (!existsSync(dir)) throw new PluginLoadError(`Plugins directory '${dir}' does not exist.`);
     for (const entry of readdirSync(dir).sort()) {
       const folder = join(dir, entry);
@@ -30,6 +31,9 @@ export async function discover(extraDirs: readonly string[] = []): Promise<Regis
           `Plugin folder ${folder} has no ${INDEX_FILES.join(' or ')}: add the manifest, or prefix the folder name with _ if it is not a plugin.`,
         );
       const manifest = await loadManifest(index);
+      // chunkd's own config schemas are built with TypeBox; another folder's are checked against the meta-schema here, once.
+      const problem = builtIn ? undefined : schemaProblem(manifest.config);
+      if (problem) throw new PluginLoadError(`Invalid plugin manifest ${index}: its config is not a valid JSON Schema (${problem}).`);
       try {
         registry.register(manifest, index);
       } catch (e) {

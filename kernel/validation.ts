@@ -23,7 +23,8 @@ export const FULL_REPORT_MAX_VALUES = 5_000;
  * every valid body costs); only a failed one is checked again in allErrors mode, so every problem is
  * reported at once, as FastAPI-era clients expect. The schemas themselves are not checked against
  * JSON Schema's meta-schema (`validateSchema: false`: ~55 ms of the ~275 a server spent compiling): they are
- * built with TypeBox, and Ajv still refuses an unknown type while compiling.
+ * built with TypeBox, and Ajv still refuses an unknown type while compiling. A plugins directory's
+ * config schemas are checked, once, at discovery (schemaProblem).
  */
 const buildCompiler = AjvCompiler();
 // code.optimize off: Ajv's pass over the generated code was ~25% of compiling, and validating ran no faster with it (measured).
@@ -38,14 +39,29 @@ const OPTIONS = {
 };
 type Compile = (route: { schema: TSchema }) => AjvValidate;
 /** Each mode's Ajv instance is made on its first use: a thread that validates nothing (most workers) never makes one. */
-const compilerOf = (allErrors: boolean): (() => Compile) => {
+const compilerOf = (allErrors: boolean, validateSchema = false): (() => Compile) => {
   let compiler: Compile | undefined;
-  return () => (compiler ??= buildCompiler({}, { customOptions: { ...OPTIONS, allErrors } }) as Compile);
+  return () => (compiler ??= buildCompiler({}, { customOptions: { ...OPTIONS, allErrors, validateSchema } }) as Compile);
 };
 const firstCompiler = compilerOf(false);
 const allCompiler = compilerOf(true);
+const metaCheckingCompiler = compilerOf(false, true);
 const compileFirst: Compile = (route) => firstCompiler()(route);
 const compileAll: Compile = (route) => allCompiler()(route);
+
+/**
+ * What is wrong with a schema chunkd did not build (a plugin's config from a plugins directory),
+ * by JSON Schema's meta-schema: `minimum: "5"` compiles without the check, and would then compare
+ * numbers with a string. Undefined when it is a valid schema.
+ */
+export function schemaProblem(schema: TSchema): string | undefined {
+  try {
+    metaCheckingCompiler()({ schema });
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 interface AjvError {
   keyword: string;

@@ -87,6 +87,11 @@ describe('a bad plugins directory stops start-up with a message naming the file'
     ['an unknown kind', { badkind: { 'index.mjs': manifest('badkind').replace("kind: 'chunker'", "kind: 'splitter'") } }, /Invalid plugin manifest .*badkind/],
     ['load that is not a function', { noload: { 'index.mjs': manifest('noload', "load: 'impl.mjs'") } }, /noload[/\\]index\.mjs: load must be a function/],
     ['a name taken by a built-in plugin', { token: { 'index.mjs': manifest('token') } }, /Two chunker plugins are named 'token'/],
+    [
+      'a config that is not a valid JSON Schema (a keyword of the wrong type)',
+      { badschema: { 'index.mjs': manifest('badschema').replace("type: 'boolean', default: true,", "type: 'integer', minimum: '5', default: 7,") } },
+      /badschema[/\\]index\.mjs: its config is not a valid JSON Schema \(.*minimum must be number/,
+    ],
   ];
   for (const [name, folders, message] of cases) {
     test(name, async () => {
