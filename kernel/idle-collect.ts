@@ -4,9 +4,10 @@
  * A large store write makes its rows as objects on the calling thread (100,000 chunks: ~100 MB of
  * heap), garbage once they are stored. A thread that then only answers small requests allocates
  * little, so V8 kept that heap, and the next large write's workers grew the process on top of it
- * (bench/big-write.ts --chunks 100000 --rewrite: RSS peak 1,049–1,093 MB, 858–908 MB 5 s after the
- * answer; with this, 855–925 and 622–667 MB). The collection took 26–38 ms there, once, IDLE_MS
- * after the last large write: a thread that goes on writing collects as V8 decides meanwhile.
+ * (bench/big-write.ts --chunks 100000 --rewrite: RSS peak 997–1,097 MB, 855–908 MB 5 s after the
+ * answer; with this, 855–960 and 612–677 MB; docs/performance.md). The collection took 26–38 ms
+ * there, once, IDLE_MS after the last large write: a thread that goes on writing collects as V8
+ * decides meanwhile.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

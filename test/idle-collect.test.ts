@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { discover } from '../kernel/discovery.js';
-import { idleCollections } from '../kernel/idle-collect.js';
+import { collectWhenIdle, idleCollections } from '../kernel/idle-collect.js';
 import { LARGE_WRITE_CHUNKS, Stores } from '../service/stores/stores.js';
 import { memoryHandshakeDir } from './helpers/memory-handshake.js';
 
@@ -34,19 +34,25 @@ test('a write below the bound asks for no collection', async () => {
   assert.equal(idleCollections().pending, false);
 });
 
-test('large writes in a row ask for one collection, run once the thread idles', async () => {
+test('a batch whose documents reach the bound together asks for a collection, run once the thread idles', async () => {
   const { runs } = idleCollections();
-  await stores.write('mem', 'docs', 'large-1', chunks(LARGE_WRITE_CHUNKS), 'm');
-  assert.equal(idleCollections().pending, true);
   await stores.writeMany(
     'mem',
     'docs',
     [
+      { document: 'large-1', chunks: chunks(LARGE_WRITE_CHUNKS / 2) },
       { document: 'large-2', chunks: chunks(LARGE_WRITE_CHUNKS / 2) },
-      { document: 'large-3', chunks: chunks(LARGE_WRITE_CHUNKS / 2) },
     ],
     'm',
   );
+  assert.equal(idleCollections().pending, true);
+  assert.equal(await collected(runs), 1);
+});
+
+test('asked again before it has run, it runs once', async () => {
+  const { runs } = idleCollections();
+  collectWhenIdle();
+  collectWhenIdle();
   assert.equal(await collected(runs), 1);
 });
 
