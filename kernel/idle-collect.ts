@@ -22,6 +22,9 @@ let collect: (() => void) | null | undefined;
  * not give it (then V8 collects as it decides, as before).
  */
 function collector(): (() => void) | null {
+  // A process started with --expose-gc has it already: its flag is left as it is.
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (collect === undefined && typeof exposed === 'function') collect = exposed;
   if (collect === undefined) {
     try {
       setFlagsFromString('--expose-gc');
