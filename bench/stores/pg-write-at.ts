@@ -1,0 +1,141 @@
+/**
+ * `CHUNKD_QUALITY_DATA=… node --import tsx bench/stores/pg-write-at.ts --pg-url URL [--base 900000] [--chunks 50000]`:
+ * the pgvector handshake's writes and searches in a collection that already holds `base` real
+ * chunks, on a real PostgreSQL. Filling 10^6 chunks into an HNSW index kept row by row takes most
+ * of an hour here, and the stores bench would do it twice (plugin and raw engine), so the first
+ * `base` rows go into the plugin's own table (made by its first write) with its HNSW index dropped,
+ * and that index is then built over them from the plugin's own definition (give the build memory
+ * in the URL: `?options=-c maintenance_work_mem=2GB`). Then, with every index kept by the server,
+ * the next `chunks` rows are written through the plugin (`writeMany`, batches of ~5,000 rows of
+ * whole documents, as a job writes) and the `chunks` after those by the raw engine's INSERT
+ * (bench/stores/rows.ts), into the same table; then the plugin's vector search, the same SQL on
+ * one connection at pgvector's default ef_search, and recall@10 against exact search of the same
+ * rows. Prints a markdown table. Not a suite of `npm run bench` (~30 min). A URL that sets `options`
+ * replaces the plugin's own (its `-c hnsw.ef_search`): its search then runs at pgvector's default.
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { discover } from '../../kernel/discovery.js';
+import type { HandshakeImpl } from '../../kernel/handshake.js';
+import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../../plugins/pgvector/index.js';
+import { createRows, tableName, tables, vectorSearch } from '../../plugins/pgvector/sql.js';
+import { corpus, queries, type Query } from './corpus.js';
+import { recallAt, timeSearches } from './measure.js';
+import { docBatches, pgRawInsert } from './rows.js';
+
+const { values } = parseArgs({
+  options: {
+    'pg-url': { type: 'string' },
+    base: { type: 'string', default: '900000' },
+    chunks: { type: 'string', default: '50000' },
+  },
+});
+const url = values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL;
+if (!url) throw new Error('Name a real PostgreSQL with pgvector: --pg-url URL (or CHUNKD_BENCH_PG_URL).');
+const BASE = Number(values.base);
+const N = Number(values.chunks);
+const BATCH = 5_000;
+const K = 10;
+const log = (s: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${s}`);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+const info = await corpus(BASE + 2 * N);
+const { from, queries: qs } = await queries();
+const plugin = (await discover()).get('handshake', 'pgvector') as unknown as { connect(c: unknown): Promise<HandshakeImpl> };
+const client = new pg.Client({ connectionString: url });
+await client.connect();
+const prefix = `benchat${process.pid}_`;
+const store = await plugin.connect({ url, table_prefix: prefix, pool_size: 4 });
+const meta = { model: info.model, dimension: info.dimension };
+const rows = tables(prefix, 'bench').rows;
+const hnsw = createRows(tableName(prefix, 'bench'), info.dimension, { m: 16, efConstruction: HNSW_EF_CONSTRUCTION }).find((s) => s.includes('USING hnsw'))!;
+const out: string[] = [];
+const row = (what: string, value: string, note = '') => {
+  out.push(`| ${what} | ${value} | ${note} | ${load()} |`);
+  log(`${what}: ${value} ${note}`);
+};
+
+try {
+  let written = 0;
+  let ours = { rows: 0, ms: 0 };
+  let raw = { rows: 0, ms: 0 };
+  let indexed = false;
+  for (const b of docBatches(info, BASE + 2 * N, BATCH)) {
+    const batchRows = b.docs.flatMap((d) => d.rows);
+    if (written === 0) {
+      // The plugin makes its table and indexes; its HNSW index goes until the base rows are in.
+      await store.writeMany!('bench', b.docs, meta);
+      const index = (
+        await client.query("SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexdef ILIKE '%USING hnsw%'", [tableName(prefix, 'bench')])
+      ).rows[0];
+      await client.query(`DROP INDEX ${pg.escapeIdentifier(index.indexname as string)}`);
+    } else if (written < BASE) await pgRawInsert(client, rows, batchRows);
+    else {
+      if (!indexed) {
+        log(`${written} rows loaded; building the HNSW index`);
+        const t = performance.now();
+        await client.query(hnsw);
+        row(
+          'HNSW index built over the loaded rows, s',
+          ((performance.now() - t) / 1000).toFixed(1),
+          `${written.toLocaleString('en')} rows; m 16, ef_construction ${HNSW_EF_CONSTRUCTION} (the plugin's)`,
+        );
+        indexed = true;
+      }
+      const t = performance.now();
+      if (ours.rows < N) {
+        await store.writeMany!('bench', b.docs, meta);
+        ours = { rows: ours.rows + b.rows, ms: ours.ms + performance.now() - t };
+      } else {
+        await pgRawInsert(client, rows, batchRows);
+        raw = { rows: raw.rows + b.rows, ms: raw.ms + performance.now() - t };
+      }
+    }
+    written += b.rows;
+    if (written % 100_000 < b.rows) log(`${written} rows`);
+  }
+  const pluginRate = ours.rows / (ours.ms / 1000);
+  const rawRate = raw.rows / (raw.ms / 1000);
+  row('write through the plugin, chunks/s', pluginRate.toFixed(0), `${ours.rows.toLocaleString('en')} chunks, after ${BASE.toLocaleString('en')}`);
+  row(
+    'write by the raw engine (INSERT … SELECT unnest), chunks/s',
+    rawRate.toFixed(0),
+    `${raw.rows.toLocaleString('en')} chunks, after those; ratio ${(pluginRate / rawRate).toFixed(3)}×`,
+  );
+
+  const count = Number((await client.query(`SELECT count(*) FROM ${rows}`)).rows[0].count);
+  const vec = (q: Query) => `[${Array.from(q.vector).join(',')}]`;
+  await client.query('BEGIN');
+  await client.query('SET LOCAL enable_indexscan = off');
+  const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+  await client.query('COMMIT');
+  const efSearch = (PgVectorConfig.properties.ef_search as { default?: number }).default;
+  const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
+  const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+  const note = `${count.toLocaleString('en')} chunks; ${qs.length} queries (${from})`;
+  row('exact vector search p50 / p99, ms (index scans off)', `${exact.p50.toFixed(1)} / ${exact.p99.toFixed(1)}`, note);
+  row(
+    `vector search through the plugin p50 / p99, ms (ef_search ${efSearch})`,
+    `${mine.p50.toFixed(2)} / ${mine.p99.toFixed(2)}`,
+    `recall@10 ${recallAt(mine.found, exact.found).toFixed(3)}`,
+  );
+  row(
+    'the same SQL on one connection p50 / p99, ms (pgvector default ef_search 40)',
+    `${engine.p50.toFixed(2)} / ${engine.p99.toFixed(2)}`,
+    `recall@10 ${recallAt(engine.found, exact.found).toFixed(3)}`,
+  );
+  const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as {
+    v: string;
+    ext: string;
+  };
+  console.log(`\n${server.v.split(' on ')[0]}, pgvector ${server.ext}\n\n| measure | value | note | load average |\n|---|---:|---|---|\n${out.join('\n')}`);
+} finally {
+  await store.drop?.('bench').catch(() => {});
+  await store.close();
+  await client.query(`DROP TABLE IF EXISTS ${tables(prefix).meta}`).catch(() => {});
+  await client.end();
+}
