@@ -185,7 +185,8 @@ describe('pgvector table names', () => {
   });
 });
 
-test('each connection starts with hnsw.ef_search set: a parameter of its start, never a query beside its first', async () => {
+/** The start-up message the plugin's first connection to `url` (a listener here, at port `PORT` in it) sends. */
+async function startupMessage(url: string): Promise<string> {
   // PGlite takes no start-up parameters, so the start-up message is read here; a real PostgreSQL applies
   // it to the connection (SHOW hnsw.ef_search answers it, before the extension is loaded too).
   let startup!: (b: Buffer) => void;
@@ -194,13 +195,23 @@ test('each connection starts with hnsw.ef_search set: a parameter of its start, 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const port = (server.address() as AddressInfo).port;
-    const store = await plugin.connect({ url: `postgres://u:p@127.0.0.1:${port}/db`, ef_search: 7, connect_timeout_ms: 2000 });
+    const store = await plugin.connect({ url: url.replace('PORT', String(port)), ef_search: 7, connect_timeout_ms: 2000 });
     await assert.rejects(store.collections());
     await store.close();
-    assert.match((await first).toString('latin1'), /\0options\0-c hnsw\.ef_search=7\0/);
+    return (await first).toString('latin1');
   } finally {
     server.close();
   }
+}
+
+test('each connection starts with hnsw.ef_search set: a parameter of its start, never a query beside its first', async () => {
+  assert.match(await startupMessage('postgres://u:p@127.0.0.1:PORT/db'), /\0options\0-c hnsw\.ef_search=7\0/);
+});
+
+test("a URL's own options keep ef_search: node-postgres would let them replace the plugin's", async () => {
+  const message = await startupMessage('postgres://u:p@127.0.0.1:PORT/db?options=-c%20statement_timeout%3D5000&application_name=mine');
+  assert.match(message, /\0options\0-c hnsw\.ef_search=7 -c statement_timeout=5000\0/);
+  assert.match(message, /\0application_name\0mine\0/, "the URL's other parameters stay");
 });
 
 test("a new collection's HNSW index is built with hnsw_m and hnsw_ef_construction; ef_construction under twice m is refused at connect", async () => {
