@@ -17,7 +17,7 @@
  * rows say so. Never part of `npm test`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, Index, type Table } from '@lancedb/lancedb';
@@ -30,7 +30,7 @@ import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
 import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector/sql.js';
 import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../plugins/pgvector/index.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
-import { exactTop, recallAt, timeSearches } from './stores/measure.js';
+import { exactTop, loadAverage, pgVector, recallAt, timeSearches } from './stores/measure.js';
 import { docBatches, lanceRecord, pgRawInsert, type DocBatch } from './stores/rows.js';
 import { num, table as mdTable } from './table.js';
 
@@ -56,10 +56,7 @@ export interface StoreRowResult {
   load: string;
 }
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = () => loadAverage();
 const rssMiB = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 const log = (l: string) => process.stderr.write(`${l}\n`);
 
@@ -273,7 +270,7 @@ async function pgvector(
       note: `${ours.rssHalf} → ${ours.rssEnd}`,
     });
     const rows = tables(prefix, 'bench').rows;
-    const vec = (q: Query) => `[${Array.from(q.vector).join(',')}]`;
+    const vec = (q: Query) => pgVector(q.vector);
     await client.query('BEGIN');
     await client.query('SET LOCAL enable_indexscan = off');
     const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));

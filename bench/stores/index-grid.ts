@@ -7,24 +7,21 @@
  * `npm run bench`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, Index, type Table, type VectorQuery } from '@lancedb/lancedb';
 import { rowSchema, toArrow } from '../../plugins/lancedb/arrow.js';
 import { corpus, queries } from './corpus.js';
 import { docBatches } from './rows.js';
-import { exactTop, percentile, recallAt } from './measure.js';
+import { exactTop, loadAverage, percentile, recallAt } from './measure.js';
 
 process.env.LANCE_CPU_THREADS ??= '4';
 const { values } = parseArgs({ options: { chunks: { type: 'string', default: '100000' }, only: { type: 'string' } } });
 const N = Number(values.chunks);
 const info = await corpus(N);
 const { from, queries: qs } = await queries();
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
+const load = () => loadAverage(2);
 const sqrtN = Math.round(Math.sqrt(N));
 
 interface Setting {

@@ -21,7 +21,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, type Table } from '@lancedb/lancedb';
@@ -35,16 +35,14 @@ import { validateSteps, type Step } from '../../service/pipelines/steps.js';
 import { resolveSettings } from '../../service/settings.js';
 import { benchRunner } from '../chunkd.js';
 import { batches, corpus, PRESET } from './corpus.js';
+import { loadAverage } from './measure.js';
 
 const { values } = parseArgs({ options: { chunks: { type: 'string', default: '100000' } } });
 const N = Number(values.chunks);
 const CLI = join(ROOT, 'dist', 'cli', 'index.js');
 const CHUNK: Step = { type: 'chunk', chunker: 'token', config: { tokenizer: 'cl100k_base', chunk_size: 200, chunk_overlap: 100 } };
 const EMBED: Step = { type: 'refine', refinery: 'embeddings', config: {} };
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = () => loadAverage();
 const log = (l: string) => process.stderr.write(`${l}\n`);
 
 /** The first documents of the corpus as texts: each chunk's text at its offsets, a blank line where a chunk was left out. */

@@ -1,4 +1,5 @@
 /** Latency percentiles and recall against exact search, shared by the stores bench's scripts. */
+import { loadavg } from 'node:os';
 import type { Table } from '@lancedb/lancedb';
 import type { Query } from './corpus.js';
 
@@ -34,3 +35,12 @@ export async function timeSearches(qs: Query[], search: (q: Query) => Promise<st
   }
   return { p50: percentile(times, 50), p99: percentile(times, 99), found };
 }
+
+/** The load averages (1, 5, 15 min) as a table cell: `2.1 2.3 2.5`. */
+export const loadAverage = (digits = 1): string =>
+  loadavg()
+    .map((x) => x.toFixed(digits))
+    .join(' ');
+
+/** A vector as pgvector's text literal: `[0.1,0.2,…]`. */
+export const pgVector = (v: ArrayLike<number>): string => `[${Array.from(v).join(',')}]`;

@@ -9,12 +9,11 @@
  * searched at each hnsw.ef_search: p50/p99 latency and recall@10 against the exact top 10 of the
  * same rows (index scans off). For the choice in plugins/pgvector; not a suite of `npm run bench`.
  */
-import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { corpus, queries } from './corpus.js';
 import { docBatches } from './rows.js';
-import { recallAt, timeSearches } from './measure.js';
+import { loadAverage, pgVector, recallAt, timeSearches } from './measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,14 +36,11 @@ const GRID = values.grid!.split(',').map((pair) => {
 });
 const EF_SEARCH = values['ef-search']!.split(',').map(Number);
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = () => loadAverage();
 const log = (s: string) => console.error(s);
 const info = await corpus(N);
 const { from, queries: qs } = await queries();
-const vec = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
+const vec = pgVector;
 const client = new pg.Client({ connectionString: url });
 await client.connect();
 const table = `pg_index_grid_${process.pid}`;

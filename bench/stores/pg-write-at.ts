@@ -13,7 +13,6 @@
  * rows. Prints a markdown table. Not a suite of `npm run bench` (~30 min). A URL that sets `options`
  * replaces the plugin's own (its `-c hnsw.ef_search`): its search then runs at pgvector's default.
  */
-import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';
@@ -21,7 +20,7 @@ import type { HandshakeImpl } from '../../kernel/handshake.js';
 import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../../plugins/pgvector/index.js';
 import { createRows, tableName, tables, vectorSearch } from '../../plugins/pgvector/sql.js';
 import { corpus, queries, type Query } from './corpus.js';
-import { recallAt, timeSearches } from './measure.js';
+import { loadAverage, pgVector, recallAt, timeSearches } from './measure.js';
 import { docBatches, pgRawInsert } from './rows.js';
 
 const { values } = parseArgs({
@@ -38,10 +37,7 @@ const N = Number(values.chunks);
 const BATCH = 5_000;
 const K = 10;
 const log = (s: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${s}`);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = () => loadAverage();
 
 const info = await corpus(BASE + 2 * N);
 const { from, queries: qs } = await queries();
@@ -108,7 +104,7 @@ try {
   );
 
   const count = Number((await client.query(`SELECT count(*) FROM ${rows}`)).rows[0].count);
-  const vec = (q: Query) => `[${Array.from(q.vector).join(',')}]`;
+  const vec = (q: Query) => pgVector(q.vector);
   await client.query('BEGIN');
   await client.query('SET LOCAL enable_indexscan = off');
   const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { storeChunkId, type StoreRow } from '../../kernel/handshake.js';
 import { batches, type CorpusInfo } from './corpus.js';
+import { pgVector } from './measure.js';
 
 export interface DocBatch {
   docs: { document: string; rows: StoreRow[] }[];
@@ -69,7 +70,7 @@ export async function pgRawInsert(client: pg.Client, table: string, rows: StoreR
       rows.map((r) => r.end_index),
       rows.map((r) => r.token_count),
       rows.map((r) => JSON.stringify(r.metadata)),
-      rows.map((r) => `[${Array.from(r.embedding).join(',')}]`),
+      rows.map((r) => pgVector(r.embedding)),
     ],
   );
 }

@@ -7,13 +7,14 @@
  * plugins/lancedb/README.md; not a suite of `npm run bench`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect, Index, type Table } from '@lancedb/lancedb';
 import { rowSchema, toArrow } from '../../plugins/lancedb/arrow.js';
 import { documentIs } from '../../plugins/lancedb/sql.js';
 import { corpus } from './corpus.js';
+import { loadAverage } from './measure.js';
 import { docBatches, lanceRecord, type DocBatch } from './rows.js';
 
 const { values } = parseArgs({
@@ -22,10 +23,7 @@ const { values } = parseArgs({
 const N = Number(values.chunks);
 const B = Number(values.batch);
 const info = await corpus(N);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
+const load = () => loadAverage(2);
 
 type Step = (table: Table, batch: DocBatch, i: number) => Promise<void>;
 interface Variant {
