@@ -67,7 +67,7 @@ export async function create(config: Static<typeof PgVectorConfig>): Promise<Han
  * instead of ~0.96 at 10^6 chunks, bench/results.md), so they are taken off the URL and follow the
  * plugin's: a setting the URL names itself, ef_search included, still wins.
  */
-export function startupOptions(url: string, efSearch: number): { connectionString: string; options: string } {
+function startupOptions(url: string, efSearch: number): { connectionString: string; options: string } {
   const own = `-c hnsw.ef_search=${efSearch}`;
   let parsed: URL;
   try {

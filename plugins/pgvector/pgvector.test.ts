@@ -185,7 +185,7 @@ describe('pgvector table names', () => {
   });
 });
 
-/** The start-up message the plugin's first connection to `url` (a listener here, at port `PORT` in it) sends. */
+/** The start-up message the plugin's first connection sends to `url`, its `PORT` replaced by a listener's here. */
 async function startupMessage(url: string): Promise<string> {
   // PGlite takes no start-up parameters, so the start-up message is read here; a real PostgreSQL applies
   // it to the connection (SHOW hnsw.ef_search answers it, before the extension is loaded too).
