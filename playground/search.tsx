@@ -108,9 +108,11 @@ export function SearchPanel({ written, version, hidden }: Props) {
         ...(mode ? { mode } : {}),
         ...(where === undefined ? {} : { filter: where }),
       });
-      setRan(headers.get('x-chunkd-search-mode') ?? '');
       const files = new Map<string, Promise<string | undefined>>();
-      setHits(await Promise.all(found.map(async (hit) => ({ hit, text: await textOf(hit, files) }))));
+      const drawn = await Promise.all(found.map(async (hit) => ({ hit, text: await textOf(hit, files) })));
+      // The mode that ran and its hits are shown in one render: never a mode beside the previous search's hits.
+      setRan(headers.get('x-chunkd-search-mode') ?? '');
+      setHits(drawn);
     } catch (err) {
       setHits(undefined);
       setError(`The search failed: ${(err as Error).message}`);

@@ -448,6 +448,11 @@ test('search is a view of its own, reached from the top: a mode to choose, a met
   assert.equal(run.status, 200, JSON.stringify(run.body));
 
   await page.setViewportSize({ width: 390, height: 640 });
+  // Each hit's document text comes late: the mode shown must still arrive with its own hits, never beside the last search's.
+  await page.route('**/v1/files/*/text', async (route) => {
+    await new Promise((r) => setTimeout(r, 400));
+    return route.continue();
+  });
   try {
     await page.goto(`${app.url}/playground`);
     await page.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
@@ -536,6 +541,7 @@ test('search is a view of its own, reached from the top: a mode to choose, a met
     await runAndWait(' token');
     assert.ok(await inView('#output-h'), 'the chunks are scrolled into view after Run');
   } finally {
+    await page.unroute('**/v1/files/*/text');
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${app.url}/playground`);
     await page.waitForSelector('#source option[value="chunker:token"]', { state: 'attached' });
