@@ -10,17 +10,18 @@
  * whole documents, as a job writes) and the `chunks` after those by the raw engine's INSERT
  * (bench/stores/rows.ts), into the same table; then the plugin's vector search, the same SQL on
  * one connection at pgvector's default ef_search, and recall@10 against exact search of the same
- * rows. Prints a markdown table. Not a suite of `npm run bench` (~30 min). A URL that sets `options`
- * replaces the plugin's own (its `-c hnsw.ef_search`): its search then runs at pgvector's default.
+ * rows (bench/stores/pg-search.ts). Prints a markdown table. Not a suite of `npm run bench` (~35 min).
+ * The URL's `options` come after the plugin's own, which keeps its `-c hnsw.ef_search`.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';
 import type { HandshakeImpl } from '../../kernel/handshake.js';
-import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../../plugins/pgvector/index.js';
-import { createRows, tableName, tables, vectorSearch } from '../../plugins/pgvector/sql.js';
-import { corpus, queries, type Query } from './corpus.js';
-import { loadAverage, pgVector, recallAt, timeSearches } from './measure.js';
+import { HNSW_EF_CONSTRUCTION } from '../../plugins/pgvector/index.js';
+import { createRows, tableName, tables } from '../../plugins/pgvector/sql.js';
+import { corpus, queries } from './corpus.js';
+import { loadAverage } from './measure.js';
+import { pgSearches, pgServer } from './pg-search.js';
 import { docBatches, pgRawInsert } from './rows.js';
 
 const { values } = parseArgs({
@@ -35,7 +36,6 @@ if (!url) throw new Error('Name a real PostgreSQL with pgvector: --pg-url URL (o
 const BASE = Number(values.base);
 const N = Number(values.chunks);
 const BATCH = 5_000;
-const K = 10;
 const log = (s: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${s}`);
 const load = () => loadAverage();
 
@@ -103,32 +103,8 @@ try {
     `${raw.rows.toLocaleString('en')} chunks, after those; ratio ${(pluginRate / rawRate).toFixed(3)}×`,
   );
 
-  const count = Number((await client.query(`SELECT count(*) FROM ${rows}`)).rows[0].count);
-  const vec = (q: Query) => pgVector(q.vector);
-  await client.query('BEGIN');
-  await client.query('SET LOCAL enable_indexscan = off');
-  const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
-  await client.query('COMMIT');
-  const efSearch = (PgVectorConfig.properties.ef_search as { default?: number }).default;
-  const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
-  const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
-  const note = `${count.toLocaleString('en')} chunks; ${qs.length} queries (${from})`;
-  row('exact vector search p50 / p99, ms (index scans off)', `${exact.p50.toFixed(1)} / ${exact.p99.toFixed(1)}`, note);
-  row(
-    `vector search through the plugin p50 / p99, ms (ef_search ${efSearch})`,
-    `${mine.p50.toFixed(2)} / ${mine.p99.toFixed(2)}`,
-    `recall@10 ${recallAt(mine.found, exact.found).toFixed(3)}`,
-  );
-  row(
-    'the same SQL on one connection p50 / p99, ms (pgvector default ef_search 40)',
-    `${engine.p50.toFixed(2)} / ${engine.p99.toFixed(2)}`,
-    `recall@10 ${recallAt(engine.found, exact.found).toFixed(3)}`,
-  );
-  const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as {
-    v: string;
-    ext: string;
-  };
-  console.log(`\n${server.v.split(' on ')[0]}, pgvector ${server.ext}\n\n| measure | value | note | load average |\n|---|---:|---|---|\n${out.join('\n')}`);
+  for (const r of await pgSearches(client, store, 'bench', rows, qs, from)) row(r.what, r.value, r.note);
+  console.log(`\n${await pgServer(client)}\n\n| measure | value | note | load average |\n|---|---:|---|---|\n${out.join('\n')}`);
 } finally {
   await store.drop?.('bench').catch(() => {});
   await store.close();
