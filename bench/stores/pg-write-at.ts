@@ -10,18 +10,14 @@
  * whole documents, as a job writes) and the `chunks` after those by the raw engine's INSERT
  * (bench/stores/rows.ts), into the same table; then the plugin's vector search, the same SQL on
  * one connection at pgvector's default ef_search, and recall@10 against exact search of the same
- * rows (bench/stores/pg-search.ts). Prints a markdown table. Not a suite of `npm run bench` (~35 min).
+ * rows (bench/stores/pg-bench.ts). Prints a markdown table. Not a suite of `npm run bench` (~35 min).
  * The URL's `options` come after the plugin's own, which keeps its `-c hnsw.ef_search`.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { discover } from '../../kernel/discovery.js';
-import type { HandshakeImpl } from '../../kernel/handshake.js';
 import { HNSW_EF_CONSTRUCTION } from '../../plugins/pgvector/index.js';
 import { createRows, tableName, tables } from '../../plugins/pgvector/sql.js';
-import { corpus, queries } from './corpus.js';
-import { loadAverage } from './measure.js';
-import { pgSearches, pgServer } from './pg-search.js';
+import { log, openPgBench } from './pg-bench.js';
 import { docBatches, pgRawInsert } from './rows.js';
 
 const { values } = parseArgs({
@@ -31,29 +27,16 @@ const { values } = parseArgs({
     chunks: { type: 'string', default: '50000' },
   },
 });
-const url = values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL;
-if (!url) throw new Error('Name a real PostgreSQL with pgvector: --pg-url URL (or CHUNKD_BENCH_PG_URL).');
 const BASE = Number(values.base);
 const N = Number(values.chunks);
 const BATCH = 5_000;
-const log = (s: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${s}`);
-const load = () => loadAverage();
-
-const info = await corpus(BASE + 2 * N);
-const { from, queries: qs } = await queries();
-const plugin = (await discover()).get('handshake', 'pgvector') as unknown as { connect(c: unknown): Promise<HandshakeImpl> };
-const client = new pg.Client({ connectionString: url });
-await client.connect();
-const prefix = `benchat${process.pid}_`;
-const store = await plugin.connect({ url, table_prefix: prefix, pool_size: 4 });
-const meta = { model: info.model, dimension: info.dimension };
+const { info, client, store, meta, prefix, row, search, finish, close } = await openPgBench(
+  values['pg-url'] ?? process.env.CHUNKD_BENCH_PG_URL,
+  'benchat',
+  BASE + 2 * N,
+);
 const rows = tables(prefix, 'bench').rows;
 const hnsw = createRows(tableName(prefix, 'bench'), info.dimension, { m: 16, efConstruction: HNSW_EF_CONSTRUCTION }).find((s) => s.includes('USING hnsw'))!;
-const out: string[] = [];
-const row = (what: string, value: string, note = '') => {
-  out.push(`| ${what} | ${value} | ${note} | ${load()} |`);
-  log(`${what}: ${value} ${note}`);
-};
 
 try {
   let written = 0;
@@ -103,11 +86,9 @@ try {
     `${raw.rows.toLocaleString('en')} chunks, after those; ratio ${(pluginRate / rawRate).toFixed(3)}×`,
   );
 
-  for (const r of await pgSearches(client, store, 'bench', rows, qs, from)) row(r.what, r.value, r.note);
-  console.log(`\n${await pgServer(client)}\n\n| measure | value | note | load average |\n|---|---:|---|---|\n${out.join('\n')}`);
-} finally {
-  await store.drop?.('bench').catch(() => {});
-  await store.close();
-  await client.query(`DROP TABLE IF EXISTS ${tables(prefix).meta}`).catch(() => {});
-  await client.end();
+  await search();
+  await finish();
+} catch (e) {
+  await close();
+  throw e;
 }
