@@ -64,11 +64,9 @@ async function pgServer(client: pg.Client): Promise<string> {
 /** A time-stamped progress line on stderr. */
 export const log = (s: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${s}`);
 
-/** One bench's corpus, questions, plugin store (collection `bench`) and plain connection, and its table of measures. */
+/** One bench's corpus, plugin store (collection `bench`) and plain connection, and its table of measures; the questions are searched by `search`. */
 export interface PgBench {
   info: CorpusInfo;
-  qs: Query[];
-  from: string;
   client: pg.Client;
   store: HandshakeImpl;
   meta: { model: string; dimension: number };
@@ -83,7 +81,7 @@ export interface PgBench {
   close(): Promise<void>;
 }
 
-/** The URL from `--pg-url` or CHUNKD_BENCH_PG_URL; the corpus made or read for `chunks` chunks. */
+/** A bench on the PostgreSQL at `url`, its tables named `name` + pid, over a corpus of at least `chunks` real chunks (made, or read from its cache). */
 export async function openPgBench(url: string | undefined, name: string, chunks: number): Promise<PgBench> {
   if (!url) throw new Error('Name a real PostgreSQL with pgvector: --pg-url URL (or CHUNKD_BENCH_PG_URL).');
   const info = await corpus(chunks);
@@ -106,8 +104,6 @@ export async function openPgBench(url: string | undefined, name: string, chunks:
   };
   return {
     info,
-    qs,
-    from,
     client,
     store,
     meta: { model: info.model, dimension: info.dimension },
