@@ -69,16 +69,18 @@ export async function create(config: Static<typeof PgVectorConfig>): Promise<Han
  */
 function startupOptions(url: string, efSearch: number): { connectionString: string; options: string } {
   const own = `-c hnsw.ef_search=${efSearch}`;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { connectionString: url, options: own };
-  }
-  const theirs = parsed.searchParams.get('options');
+  // The query alone is read and rewritten (as node-postgres reads it: URLSearchParams), so every form of URL it takes
+  // keeps its host part as written, a socket's `user@/db?host=/dir` included.
+  const query = url.indexOf('?');
+  if (query < 0) return { connectionString: url, options: own };
+  const hash = url.indexOf('#', query);
+  const end = hash < 0 ? url.length : hash;
+  const params = new URLSearchParams(url.slice(query + 1, end));
+  const theirs = params.get('options');
   if (theirs === null) return { connectionString: url, options: own };
-  parsed.searchParams.delete('options');
-  return { connectionString: parsed.toString(), options: `${own} ${theirs}` };
+  params.delete('options');
+  const rest = params.toString();
+  return { connectionString: `${url.slice(0, query)}${rest ? `?${rest}` : ''}${url.slice(end)}`, options: `${own} ${theirs}` };
 }
 
 const isUndefinedTable = (e: unknown) => (e as { code?: string })?.code === UNDEFINED_TABLE;

@@ -212,6 +212,9 @@ test("a URL's own options keep ef_search: node-postgres would let them replace t
   const message = await startupMessage('postgres://u:p@127.0.0.1:PORT/db?options=-c%20statement_timeout%3D5000&application_name=mine');
   assert.match(message, /\0options\0-c hnsw\.ef_search=7 -c statement_timeout=5000\0/);
   assert.match(message, /\0application_name\0mine\0/, "the URL's other parameters stay");
+  // A URL with no host before its path (the form a socket directory takes), the host given as a parameter.
+  const hostless = await startupMessage('postgres://u:p@/db?host=127.0.0.1&port=PORT&options=-c%20statement_timeout%3D5000');
+  assert.match(hostless, /\0options\0-c hnsw\.ef_search=7 -c statement_timeout=5000\0/);
 });
 
 test("a new collection's HNSW index is built with hnsw_m and hnsw_ef_construction; ef_construction under twice m is refused at connect", async () => {
