@@ -27,11 +27,12 @@ import type { HandshakeImpl } from '../kernel/handshake.js';
 import { rowSchema, toArrow } from '../plugins/lancedb/arrow.js';
 import { FTS_COLUMN, FTS_OPTIONS, nprobesFor, VECTOR_SEARCH } from '../plugins/lancedb/upkeep.js';
 import type { LanceStoreUpkeep } from '../plugins/lancedb/impl.js';
-import { createRows, tableName, tables, vectorSearch } from '../plugins/pgvector/sql.js';
-import { HNSW_EF_CONSTRUCTION, PgVectorConfig } from '../plugins/pgvector/index.js';
+import { createRows, tableName, tables } from '../plugins/pgvector/sql.js';
+import { HNSW_EF_CONSTRUCTION } from '../plugins/pgvector/index.js';
 import { corpus, queries, type CorpusInfo, type Query } from './stores/corpus.js';
 import { exactTop, loadAverage, pgVector, recallAt, timeSearches } from './stores/measure.js';
 import { docBatches, lanceRecord, pgRawInsert, type DocBatch } from './stores/rows.js';
+import { engineSearch, measurePgSearches, pgServer } from './stores/pg-bench.js';
 import { num, table as mdTable } from './table.js';
 
 // As the plugin's load() does, and before this process's first LanceDB call creates the pool: with
@@ -238,10 +239,7 @@ async function pgvector(
   await client.connect();
   const prefix = `bench${process.pid}_`;
   try {
-    const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as {
-      v: string;
-      ext: string;
-    };
+    const server = await pgServer(client);
     // The raw engine: a table with the plugin's columns and indexes, one INSERT … SELECT unnest per batch.
     const rawTable = tables(`${prefix}raw_`, 'bench').rows; // quoted, for the queries
     for (const sql of createRows(tableName(`${prefix}raw_`, 'bench'), info.dimension, { m: 16, efConstruction: HNSW_EF_CONSTRUCTION })) await client.query(sql);
@@ -261,7 +259,7 @@ async function pgvector(
       raw: raw.perS,
       unit: 'chunks/s',
       ratio: ours.perS / raw.perS,
-      note: `${server.v.split(' on ')[0]}, pgvector ${server.ext}`,
+      note: server,
     });
     row({
       what: 'RSS at half / end of the writes, MiB (this process: the server is another)',
@@ -270,14 +268,7 @@ async function pgvector(
       note: `${ours.rssHalf} → ${ours.rssEnd}`,
     });
     const rows = tables(prefix, 'bench').rows;
-    const vec = (q: Query) => pgVector(q.vector);
-    await client.query('BEGIN');
-    await client.query('SET LOCAL enable_indexscan = off');
-    const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
-    await client.query('COMMIT');
-    const efSearch = Number((await client.query('SHOW hnsw.ef_search')).rows[0]['hnsw.ef_search']);
-    const mine = await timeSearches(qs, async (q) => (await store.search('bench', { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
-    const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+    const { exact, plugin: mine, pluginEfSearch, engine, engineEfSearch } = await measurePgSearches(client, store, 'bench', rows, qs);
     row({
       what: 'vector search p50, ms (HNSW; raw: the same SQL on one connection)',
       chunkd: mine.p50,
@@ -285,7 +276,7 @@ async function pgvector(
       unit: 'ms',
       ratio: engine.p50 / mine.p50,
       recall: recallAt(mine.found, exact.found),
-      note: `hnsw.ef_search ${(PgVectorConfig.properties.ef_search as { default?: number }).default} (the plugin's; raw: ${efSearch}), m 16, ef_construction ${HNSW_EF_CONSTRUCTION}`,
+      note: `hnsw.ef_search ${pluginEfSearch} (the plugin's; raw: ${engineEfSearch}), m 16, ef_construction ${HNSW_EF_CONSTRUCTION}`,
     });
     row({
       what: 'vector search p99, ms',
@@ -298,7 +289,7 @@ async function pgvector(
     row({ what: 'exact vector search p50 / p99, ms: the server, index scans off', raw: exact.p50, unit: 'ms', note: `p99 ${num(exact.p99)} ms` });
     for (const ef of [100, 200, 400]) {
       await client.query(`SET hnsw.ef_search = ${ef}`);
-      const tuned = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+      const tuned = await timeSearches(qs, engineSearch(client, rows));
       row({
         what: `vector search p50, ms: the engine with hnsw.ef_search ${ef}`,
         raw: tuned.p50,

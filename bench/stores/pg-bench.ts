@@ -1,9 +1,9 @@
 /**
- * What pg-write-at.ts and pg-grow.ts share: the pgvector plugin and a plain connection to one real
+ * What pg-write-at.ts and pg-grow.ts share (and bench/stores.ts's pgvector section, its searches): the pgvector plugin and a plain connection to one real
  * PostgreSQL, the real-chunk corpus and the benchmark's questions, a markdown table of measures,
  * and the searches over a filled collection: exact search (index scans off) for the reference top
- * 10, the plugin's own search (its `ef_search`), and the same SQL on one connection at pgvector's
- * default ef_search, each with p50/p99 and recall@10 against exact.
+ * 10, the plugin's own search (its `ef_search`), and the same SQL on one connection at that
+ * connection's ef_search (pgvector's default 40 unless the URL sets it), each with p50/p99 and recall@10 against exact.
  */
 import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';
@@ -22,38 +22,61 @@ interface SearchRow {
   note: string;
 }
 
+type Timed = Awaited<ReturnType<typeof timeSearches>>;
+
+/** The three searches of a filled collection, each with its latency and ids; recall is against `exact`. */
+export interface PgSearchFigures {
+  count: number;
+  /** Index scans off: the reference top 10. */
+  exact: Timed;
+  /** The plugin's own search, at its `ef_search`. */
+  plugin: Timed;
+  pluginEfSearch: number | undefined;
+  /** The same SQL on one plain connection, at that connection's hnsw.ef_search. */
+  engine: Timed;
+  engineEfSearch: number;
+}
+
+/** One query's top 10 by the SQL the plugin runs, on a plain connection. */
+export const engineSearch = (client: pg.Client, rows: string) => async (q: Query) =>
+  (await client.query(vectorSearch(rows, []), [pgVector(q.vector), K])).rows.map((r) => r.id as string);
+
 /** Exact, plugin and engine searches of `collection` (its rows table `rows`, quoted), in that order. */
-async function pgSearches(client: pg.Client, store: HandshakeImpl, collection: string, rows: string, qs: Query[], from: string): Promise<SearchRow[]> {
+export async function measurePgSearches(client: pg.Client, store: HandshakeImpl, collection: string, rows: string, qs: Query[]): Promise<PgSearchFigures> {
   const count = Number((await client.query(`SELECT count(*) FROM ${rows}`)).rows[0].count);
-  const vec = (q: Query) => pgVector(q.vector);
   await client.query('BEGIN');
   await client.query('SET LOCAL enable_indexscan = off');
-  const exact = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+  const exact = await timeSearches(qs, engineSearch(client, rows));
   await client.query('COMMIT');
-  const efSearch = (PgVectorConfig.properties.ef_search as { default?: number }).default;
-  const mine = await timeSearches(qs, async (q) => (await store.search(collection, { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
-  const engine = await timeSearches(qs, async (q) => (await client.query(vectorSearch(rows, []), [vec(q), K])).rows.map((r) => r.id as string));
+  const plugin = await timeSearches(qs, async (q) => (await store.search(collection, { embedding: Array.from(q.vector), k: K })).map((h) => h.id));
+  const engineEfSearch = Number((await client.query('SHOW hnsw.ef_search')).rows[0]['hnsw.ef_search']);
+  const engine = await timeSearches(qs, engineSearch(client, rows));
+  return { count, exact, plugin, pluginEfSearch: (PgVectorConfig.properties.ef_search as { default?: number }).default, engine, engineEfSearch };
+}
+
+/** The measured searches as table rows. */
+function searchRows(f: PgSearchFigures, qs: Query[], from: string): SearchRow[] {
   return [
     {
       what: 'exact vector search p50 / p99, ms (index scans off)',
-      value: `${exact.p50.toFixed(1)} / ${exact.p99.toFixed(1)}`,
-      note: `${count.toLocaleString('en')} chunks; ${qs.length} queries (${from})`,
+      value: `${f.exact.p50.toFixed(1)} / ${f.exact.p99.toFixed(1)}`,
+      note: `${f.count.toLocaleString('en')} chunks; ${qs.length} queries (${from})`,
     },
     {
-      what: `vector search through the plugin p50 / p99, ms (ef_search ${efSearch})`,
-      value: `${mine.p50.toFixed(2)} / ${mine.p99.toFixed(2)}`,
-      note: `recall@10 ${recallAt(mine.found, exact.found).toFixed(3)}`,
+      what: `vector search through the plugin p50 / p99, ms (ef_search ${f.pluginEfSearch})`,
+      value: `${f.plugin.p50.toFixed(2)} / ${f.plugin.p99.toFixed(2)}`,
+      note: `recall@10 ${recallAt(f.plugin.found, f.exact.found).toFixed(3)}`,
     },
     {
-      what: 'the same SQL on one connection p50 / p99, ms (pgvector default ef_search 40)',
-      value: `${engine.p50.toFixed(2)} / ${engine.p99.toFixed(2)}`,
-      note: `recall@10 ${recallAt(engine.found, exact.found).toFixed(3)}`,
+      what: `the same SQL on one connection p50 / p99, ms (ef_search ${f.engineEfSearch}${f.engineEfSearch === 40 ? ", pgvector's default" : ''})`,
+      value: `${f.engine.p50.toFixed(2)} / ${f.engine.p99.toFixed(2)}`,
+      note: `recall@10 ${recallAt(f.engine.found, f.exact.found).toFixed(3)}`,
     },
   ];
 }
 
-/** The server's version line and pgvector's version, as the scripts print them above their table. */
-async function pgServer(client: pg.Client): Promise<string> {
+/** The server's version line and pgvector's version, as the benches print them. */
+export async function pgServer(client: pg.Client): Promise<string> {
   const server = (await client.query("SELECT version() AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS ext")).rows[0] as {
     v: string;
     ext: string;
@@ -110,7 +133,8 @@ export async function openPgBench(url: string | undefined, name: string, chunks:
     prefix,
     row,
     search: async () => {
-      for (const r of await pgSearches(client, store, 'bench', tables(prefix, 'bench').rows, qs, from)) row(r.what, r.value, r.note);
+      const rows = tables(prefix, 'bench').rows;
+      for (const r of searchRows(await measurePgSearches(client, store, 'bench', rows, qs), qs, from)) row(r.what, r.value, r.note);
     },
     finish: async () => {
       console.log(`\n${await pgServer(client)}\n\n| measure | value | note | load average |\n|---|---:|---|---|\n${out.join('\n')}`);
