@@ -1,4 +1,5 @@
-import AjvCompiler from '@fastify/ajv-compiler';
+import { createRequire } from 'node:module';
+import type AjvCompilerFactory from '@fastify/ajv-compiler';
 import type { TSchema } from '#typebox';
 import { ChunkdError, type Issue } from './errors.js';
 import { unknownNameMessage } from './suggest.js';
@@ -26,7 +27,9 @@ export const FULL_REPORT_MAX_VALUES = 5_000;
  * built with TypeBox, and Ajv still refuses an unknown type while compiling. A plugins directory's
  * config schemas are checked, once, at discovery (schemaProblem).
  */
-const buildCompiler = AjvCompiler();
+let buildCompiler: ReturnType<typeof AjvCompilerFactory> | undefined;
+/** Ajv itself is loaded on the first compile, not with this module: a worker thread imports this module and validates nothing, and loading Ajv costs ~0.1 s of CPU (measured) in each, at every start. */
+const compilerFactory = () => (buildCompiler ??= (createRequire(import.meta.url)('@fastify/ajv-compiler') as typeof AjvCompilerFactory)());
 // code.optimize off: Ajv's pass over the generated code was ~25% of compiling, and validating ran no faster with it (measured).
 const OPTIONS = {
   coerceTypes: false,
@@ -41,7 +44,7 @@ type Compile = (route: { schema: TSchema }) => AjvValidate;
 /** Each mode's Ajv instance is made on its first use: a thread that validates nothing (most workers) never makes one. */
 const compilerOf = (allErrors: boolean, validateSchema = false): (() => Compile) => {
   let compiler: Compile | undefined;
-  return () => (compiler ??= buildCompiler({}, { customOptions: { ...OPTIONS, allErrors, validateSchema } }) as Compile);
+  return () => (compiler ??= compilerFactory()({}, { customOptions: { ...OPTIONS, allErrors, validateSchema } }) as Compile);
 };
 const firstCompiler = compilerOf(false);
 const allCompiler = compilerOf(true);
