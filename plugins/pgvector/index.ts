@@ -53,7 +53,7 @@ export const PgVectorConfig = Type.Object({
     maximum: 1000,
     default: 800,
     description:
-      "Candidates the HNSW index keeps while it searches (hnsw.ef_search; pgvector's own default is 40). Measured at 10^5 real chunks on PostgreSQL 15, hnsw_ef_construction 200 (bench/results.md): recall@10 0.766 at 40, 0.937–0.945 at 400, 0.964 at 800 (p50 9.9 ms). At 10^6, a collection written through the plugin from empty: 0.915 at 800, p50 17.4 ms, p99 47.0 ms.",
+      "Candidates the HNSW index keeps while it searches (hnsw.ef_search; pgvector's own default is 40). Measured at 10^5 real chunks on PostgreSQL 15, hnsw_ef_construction 200 (bench/results.md): recall@10 0.766 at 40, 0.937–0.945 at 400, 0.964 at 800 (p50 9.9 ms). At 10^6, an index kept row by row as the plugin writes: 0.915–0.930 at 800 (p50 11–18 ms), 0.939 at 1000; built over the same rows: 0.957–0.981 at 800 (README: a large collection's recall).",
   }),
 });
 
