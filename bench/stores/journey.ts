@@ -42,6 +42,8 @@ const N = Number(values.chunks);
 const CLI = join(ROOT, 'dist', 'cli', 'index.js');
 const CHUNK: Step = { type: 'chunk', chunker: 'token', config: { tokenizer: 'cl100k_base', chunk_size: 200, chunk_overlap: 100 } };
 const EMBED: Step = { type: 'refine', refinery: 'embeddings', config: {} };
+/** A file among the corpus's first 10^6 chunks answers more than the default 16 MiB of JSON: ingest and the server take it, as the in-process steps do (their text limit is raised too). */
+const LARGE_DOCUMENTS = { CHUNKD_MAX_DOCUMENT_OUTPUT_BYTES: String(256 * 1024 * 1024) };
 const load = () => loadAverage();
 const log = (l: string) => process.stderr.write(`${l}\n`);
 
@@ -148,14 +150,14 @@ try {
   const pipeline = join(dir, 'pipeline.json');
   writeFileSync(pipeline, JSON.stringify({ steps: [CHUNK, { type: 'write', store: 'default', config: { collection: 'journey' } }] }));
   const ingest = await timed('chunkd ingest', () =>
-    run(process.execPath, [CLI, 'ingest', files, '--pipeline', pipeline], { CHUNKD_DATA_DIR: join(dir, 'ingest-data') }),
+    run(process.execPath, [CLI, 'ingest', files, '--pipeline', pipeline], { CHUNKD_DATA_DIR: join(dir, 'ingest-data'), ...LARGE_DOCUMENTS }),
   );
   log(`  ingest said: ${ingest.value.trim()}`);
 
   // A job, to a running server.
   const port = 20_000 + (process.pid % 20_000);
   const server = spawn(process.execPath, [CLI, 'serve', '--port', String(port)], {
-    env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'server-data'), CHUNKD_MAX_JOB_BYTES: String(1 << 30) },
+    env: { ...process.env, CHUNKD_DATA_DIR: join(dir, 'server-data'), CHUNKD_MAX_JOB_BYTES: String(1 << 30), ...LARGE_DOCUMENTS },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   try {
