@@ -1,9 +1,10 @@
 /**
- * What pg-write-at.ts and pg-grow.ts share (and bench/stores.ts's pgvector section, its searches): the pgvector plugin and a plain connection to one real
- * PostgreSQL, the real-chunk corpus and the benchmark's questions, a markdown table of measures,
- * and the searches over a filled collection: exact search (index scans off) for the reference top
- * 10, the plugin's own search (its `ef_search`), and the same SQL on one connection at that
- * connection's ef_search (pgvector's default 40 unless the URL sets it), each with p50/p99 and recall@10 against exact.
+ * What pg-write-at.ts and pg-grow.ts share (bench/stores.ts's pgvector section, its searches): the
+ * pgvector plugin and a plain connection to one real PostgreSQL, the real-chunk corpus and the
+ * benchmark's questions, a markdown table of measures, and the searches over a filled collection:
+ * exact search (index scans off) for the reference top 10, the plugin's own search (its
+ * `ef_search`), and the same SQL on one connection at that connection's ef_search (pgvector's
+ * default 40 unless the URL sets it), each with p50/p99 and recall@10 against exact.
  */
 import pg from 'pg';
 import { discover } from '../../kernel/discovery.js';

@@ -9,8 +9,9 @@
  * the next `chunks` rows are written through the plugin (`writeMany`, batches of ~5,000 rows of
  * whole documents, as a job writes) and the `chunks` after those by the raw engine's INSERT
  * (bench/stores/rows.ts), into the same table; then the plugin's vector search, the same SQL on
- * one connection at pgvector's default ef_search, and recall@10 against exact search of the same
- * rows (bench/stores/pg-bench.ts). Prints a markdown table. Not a suite of `npm run bench` (~35 min).
+ * one connection at that connection's ef_search (pgvector's default 40 unless the URL sets it),
+ * and recall@10 against exact search of the same rows (bench/stores/pg-bench.ts). Prints a
+ * markdown table. Not a suite of `npm run bench` (~35 min).
  * The URL's `options` come after the plugin's own, which keeps its `-c hnsw.ef_search`.
  */
 import { parseArgs } from 'node:util';
