@@ -14,6 +14,14 @@ import type { KeyedQueue } from '../../kernel/index.js';
  * every FORCE_COMMITS commits (fragments and unindexed rows stay bounded), and a process that is
  * closing runs what is pending first (`chunkd ingest` leaves its collection indexed).
  *
+ * The vector index is built or trained again beside the table's writes, not in its queue: at 10^6
+ * rows that takes about a minute here (71.6 s for the whole upkeep, bench/results.md), longer than
+ * a write may wait for its store, and writes queued behind it failed (`chunkd ingest` of 10^6
+ * chunks: 32 files "did not take the writes"). LanceDB commits the index beside appends, deletes
+ * and merges (it covers the rows of the version it read; rows written since are searched by scan
+ * until the next upkeep folds them in). While one is built, upkeep leaves compaction out (it would
+ * rewrite the fragments the index is being built over) and starts no second build.
+ *
  * Counts are per process: each replica tends the commits it made, and optimize is safe beside
  * another writer (a conflicting commit is retried by LanceDB, or fails and is tried at the next upkeep).
  */
@@ -68,7 +76,7 @@ export interface UpkeepOptions {
   vectorIndexRows: number;
   /** Quiet time after a table's last commit before its upkeep runs. */
   settleMs: number;
-  /** Called after a table's upkeep has committed (whether or not all of it succeeded). */
+  /** Called after a table's upkeep has committed, and after a vector index build ends (whether or not all of it succeeded). */
   upkept?: (name: string) => void;
 }
 
@@ -86,6 +94,8 @@ export class Upkeep {
   private readonly tables = new Map<string, State>();
   /** Rows a vector index was trained on, by table: past twice that it is trained again (its partitions no longer fit). */
   private readonly trained = new Map<string, number>();
+  /** Vector index builds under way, by table (beside its writes, not in its queue). */
+  private readonly building = new Map<string, Promise<void>>();
 
   constructor(
     private readonly queue: KeyedQueue,
@@ -135,27 +145,27 @@ export class Upkeep {
     state.timer.unref();
   }
 
-  /** Every pending upkeep run now, and awaited (tests, and a process about to close). */
+  /** Every pending upkeep run now, and awaited with the vector index builds under way (tests, and a process about to close). */
   async settled(): Promise<void> {
-    await Promise.all(
-      [...this.tables.entries()].map(([name, s]) => {
-        if (s.timer) {
-          clearTimeout(s.timer);
-          s.timer = undefined;
-          return this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
-        }
-        return this.queue.run(name, async () => {});
-      }),
-    );
+    await Promise.all([...this.tables.entries()].map(([name, s]) => this.drain(name, s)));
   }
 
   /** `name`'s pending upkeep run now, and awaited: every row written so far folded into its indexes. */
   async settle(name: string): Promise<void> {
     const s = this.tables.get(name);
-    if (!s) return;
-    clearTimeout(s.timer);
-    s.timer = undefined;
-    await this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
+    if (s) await this.drain(name, s);
+  }
+
+  /** The table's upkeep now if commits wait for one, then its vector index build if one is under way, until neither is left. */
+  private async drain(name: string, s: State): Promise<void> {
+    for (;;) {
+      clearTimeout(s.timer);
+      s.timer = undefined;
+      await this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
+      const build = this.building.get(name);
+      if (!build) return;
+      await build;
+    }
   }
 
   async close(): Promise<void> {
@@ -171,6 +181,7 @@ export class Upkeep {
   }
 
   private async run(name: string, s: State): Promise<void> {
+    if (this.building.has(name)) return; // its commits stay counted: the build's end runs this upkeep
     s.commits = 0;
     s.timer = undefined;
     try {
@@ -183,7 +194,7 @@ export class Upkeep {
     }
   }
 
-  /** Build (or train again) the approximate vector index once the table is past the threshold. */
+  /** Start building (or training again) the approximate vector index once the table is past the threshold; the build runs beside the table's writes. */
   private async vectorIndex(name: string, table: Table): Promise<void> {
     const threshold = this.options.vectorIndexRows;
     if (threshold <= 0) return;
@@ -197,7 +208,17 @@ export class Upkeep {
     }
     if (trained && rows < 2 * trained) return;
     const dimension = (await table.schema()).fields.find((f) => f.name === VECTOR)!.type.listSize as number;
-    await table.createIndex(VECTOR, { config: vectorIndex(rows, dimension), name: VECTOR_INDEX, replace: true });
-    this.trained.set(name, rows);
+    const build = table
+      .createIndex(VECTOR, { config: vectorIndex(rows, dimension), name: VECTOR_INDEX, replace: true })
+      .then(() => void this.trained.set(name, rows))
+      .catch(() => {}) // the next upkeep tries again
+      .finally(() => {
+        this.building.delete(name);
+        this.options.upkept?.(name);
+        // The commits made beside the build: compacted and folded into the indexes now.
+        const s = this.tables.get(name);
+        if (s?.commits) void this.queue.run(name, () => (s.commits ? this.run(name, s) : Promise.resolve()));
+      });
+    this.building.set(name, build);
   }
 }
