@@ -1,4 +1,4 @@
-import { createXXHash128, type IHasher } from 'hash-wasm';
+import { createXXHash128, type IHasher } from '#hash-wasm';
 import { forEachUtf16Piece } from './utf16-pieces.js';
 
 /**
