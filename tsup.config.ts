@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
@@ -39,5 +40,9 @@ export default defineConfig({
   sourcemap: true,
   dts: false,
   // The playground page is one browser bundle (playground/build.ts), written beside the server.
-  onSuccess: async () => void (await Promise.all([bundlePlayground('dist/playground'), bundleTypebox('dist')])),
+  // Then the request validators, compiled once for every start (scripts/validators.mjs): it boots dist/.
+  onSuccess: async () => {
+    await Promise.all([bundlePlayground('dist/playground'), bundleTypebox('dist')]);
+    execFileSync(process.execPath, ['scripts/validators.mjs'], { stdio: 'inherit' });
+  },
 });

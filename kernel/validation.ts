@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type AjvCompilerFactory from '@fastify/ajv-compiler';
 import type { TSchema } from '#typebox';
@@ -14,8 +15,9 @@ export const MAX_ISSUES = 20;
 export const FULL_REPORT_MAX_VALUES = 5_000;
 
 /**
- * Validators are compiled once per schema. `chunkd serve` compiles every one in stop-at-first-error
- * mode before it listens (compileValidators: never on a valid request's path) and the allErrors
+ * Validators are compiled once per schema, or taken from those the build compiled (builtValidator,
+ * below). `chunkd serve` compiles every one in stop-at-first-error mode before it listens
+ * (compileValidators: never on a valid request's path) and the allErrors
  * ones once it listens, one per turn of the event loop (compileInTurns: ~2 ms each, where all at
  * once before listening held the start for ~140 ms of ~900); a body refused before its turn compiles
  * its own, as outside a server, where each is compiled when first used. Coercion is off
@@ -49,8 +51,39 @@ const compilerOf = (allErrors: boolean, validateSchema = false): (() => Compile)
 const firstCompiler = compilerOf(false);
 const allCompiler = compilerOf(true);
 const metaCheckingCompiler = compilerOf(false, true);
-const compileFirst: Compile = (route) => firstCompiler()(route);
-const compileAll: Compile = (route) => allCompiler()(route);
+
+/** Ajv's options for a mode, as a standalone build of its validators must compile them (scripts/validators.mjs). */
+export const compilerOptions = (allErrors: boolean): Record<string, unknown> => ({ ...OPTIONS, allErrors });
+
+/** Names a schema's validator in one mode: by the schema's JSON, so a validator built for another schema is never used. */
+export const validatorKey = (allErrors: boolean, schema: TSchema): string =>
+  `${allErrors ? 'all' : 'first'}:${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
+
+/**
+ * Validators generated when dist/ is built (dist/kernel/validators.cjs, by scripts/validators.mjs):
+ * Ajv's standalone code for every schema `chunkd serve` makes at start-up, in both modes, by
+ * validatorKey. Compiling them took ~0.4 s of CPU at every server start (a CPU profile); loading
+ * this file takes ~0.05. Null where there is none (the sources, the tests' tree): each is compiled
+ * then, as is a schema the build did not know (a plugins directory's, a setting that changes one).
+ */
+let built: Record<string, () => AjvValidate> | null | undefined;
+function builtValidator(allErrors: boolean, schema: TSchema): AjvValidate | undefined {
+  if (built === undefined) {
+    try {
+      built = createRequire(import.meta.url)('./validators.cjs') as Record<string, () => AjvValidate>;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'MODULE_NOT_FOUND') throw e;
+      built = null;
+    }
+  }
+  return built?.[validatorKey(allErrors, schema)]?.();
+}
+const compileFirst: Compile = (route) => builtValidator(false, route.schema) ?? firstCompiler()(route);
+const compileAll: Compile = (route) => builtValidator(true, route.schema) ?? allCompiler()(route);
+
+/** Every schema a validator was made for so far, once each (the build's standalone validators are made for these). */
+const made = new Set<TSchema>();
+export const madeSchemas = (): TSchema[] => [...made];
 
 /**
  * What is wrong with a schema chunkd did not build (a plugin's config from a plugins directory),
@@ -103,6 +136,7 @@ export async function compileInTurns(): Promise<void> {
 
 /** Compile a schema into a function that fills defaults in place and throws a 422 listing the issues. */
 export function compileValidator<T>(schema: TSchema): Validator<T> {
+  made.add(schema);
   let check: AjvValidate | undefined;
   let checkAll: AjvValidate | undefined;
   const first = (): AjvValidate => {
