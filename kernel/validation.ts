@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type AjvCompilerFactory from '@fastify/ajv-compiler';
 import type { TSchema } from '#typebox';
 import { ChunkdError, type Issue } from './errors.js';
@@ -57,26 +59,33 @@ export const compilerOptions = (allErrors: boolean): Record<string, unknown> => 
 
 /** Names a schema's validator in one mode: by the schema's JSON, so a validator built for another schema is never used. */
 export const validatorKey = (allErrors: boolean, schema: TSchema): string =>
-  `${allErrors ? 'all' : 'first'}:${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
+  `${allErrors ? 'all' : 'first'}-${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
 
 /**
- * Validators generated when dist/ is built (dist/kernel/validators.cjs, by scripts/validators.mjs):
- * Ajv's standalone code for every schema `chunkd serve` makes at start-up, in both modes, by
- * validatorKey. Compiling them took ~0.4 s of CPU at every server start (a CPU profile); loading
- * this file takes ~0.05. Null where there is none (the sources, the tests' tree): each is compiled
- * then, as is a schema the build did not know (a plugins directory's, a setting that changes one).
+ * Validators generated when dist/ is built (dist/kernel/validators/KEY.cjs, by scripts/validators.mjs):
+ * Ajv's standalone code for every schema `chunkd serve` makes at start-up, in both modes, a file
+ * each, named by validatorKey. Compiling them took ~0.4 s of CPU at every server start; a process
+ * loads only the files of the validators it uses. Where there are none (the sources, the tests'
+ * tree), and for a schema the build did not know (a plugins directory's, one a setting changes),
+ * each is compiled as before.
  */
-let built: Record<string, () => AjvValidate> | null | undefined;
+const BUILT = new URL('./validators/', import.meta.url);
+let built: ((key: string) => AjvValidate | undefined) | null | undefined;
 function builtValidator(allErrors: boolean, schema: TSchema): AjvValidate | undefined {
   if (built === undefined) {
-    try {
-      built = createRequire(import.meta.url)('./validators.cjs') as Record<string, () => AjvValidate>;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'MODULE_NOT_FOUND') throw e;
-      built = null;
-    }
+    const load = createRequire(import.meta.url);
+    built = existsSync(BUILT)
+      ? (key) => {
+          try {
+            return load(fileURLToPath(new URL(`${key}.cjs`, BUILT))) as AjvValidate;
+          } catch (e) {
+            if ((e as { code?: string }).code !== 'MODULE_NOT_FOUND') throw e;
+            return undefined;
+          }
+        }
+      : null;
   }
-  return built?.[validatorKey(allErrors, schema)]?.();
+  return built?.(validatorKey(allErrors, schema));
 }
 const compileFirst: Compile = (route) => builtValidator(false, route.schema) ?? firstCompiler()(route);
 const compileAll: Compile = (route) => builtValidator(true, route.schema) ?? allCompiler()(route);
