@@ -65,9 +65,9 @@ export const validatorKey = (allErrors: boolean, schema: TSchema): string =>
  * Validators generated when dist/ is built (dist/kernel/validators/KEY.cjs, by scripts/validators.mjs):
  * Ajv's standalone code for every schema `chunkd serve` makes at start-up, in both modes, a file
  * each, named by validatorKey. Compiling them took ~0.4 s of CPU at every server start; a process
- * loads only the files of the validators it uses. Where there are none (the sources, the tests'
- * tree), and for a schema the build did not know (a plugins directory's, one a setting changes),
- * each is compiled as before.
+ * loads only the files of the validators it uses (the tests' tree links them, scripts/test-tree.ts).
+ * Where there are none (the sources under tsx), and for a schema the build did not know (a plugins
+ * directory's, one a setting changes), each is compiled as before.
  */
 const BUILT = new URL('./validators/', import.meta.url);
 let built: ((key: string) => AjvValidate | undefined) | null | undefined;

@@ -11,7 +11,7 @@
  * `chunkd` processes start; this tree is only the test files and the modules they import.
  */
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../kernel/paths.js';
 
@@ -50,5 +50,9 @@ export async function buildTestTree(): Promise<string> {
     target: 'node20',
     logLevel: 'warning',
   });
+  // The request validators the build compiled (scripts/validators.mjs), where the build made them:
+  // the tests' own processes then validate with what a server of that build runs.
+  const validators = join(ROOT, 'dist/kernel/validators');
+  if (existsSync(validators)) symlinkSync(validators, join(TEST_TREE, 'kernel/validators'));
   return TEST_TREE;
 }
