@@ -19,9 +19,9 @@ export const FULL_REPORT_MAX_VALUES = 5_000;
 /**
  * Validators are compiled once per schema, or taken from those the build compiled (builtValidator,
  * below). `chunkd serve` compiles every one in stop-at-first-error mode before it listens
- * (compileValidators: never on a valid request's path) and the allErrors
- * ones once it listens, one per turn of the event loop (compileInTurns: ~2 ms each, where all at
- * once before listening held the start for ~140 ms of ~900); a body refused before its turn compiles
+ * (compileValidators: never on a valid request's path) and the allErrors ones once it listens, one
+ * per turn of the event loop (compileInTurns: ~2 ms each, where all at once before listening held
+ * the start for ~140 ms of ~900); a body refused before its turn compiles
  * its own, as outside a server, where each is compiled when first used. Coercion is off
  * (`{"text": 7}` must fail), defaults are filled in, unknown keys are kept (real clients send extra
  * keys; the caller reports them). A body is first checked in Ajv's stop-at-first-error mode (what

@@ -19,8 +19,10 @@ import type { KeyedQueue } from '../../kernel/index.js';
  * a write may wait for its store, and writes queued behind it failed (`chunkd ingest` of 10^6
  * chunks: 32 files "did not take the writes"). LanceDB commits the index beside appends, deletes
  * and merges (it covers the rows of the version it read; rows written since are searched by scan
- * until the next upkeep folds them in). While one is built, upkeep leaves compaction out (it would
- * rewrite the fragments the index is being built over) and starts no second build.
+ * until the next upkeep folds them in; measured with writes every 0.1 s beside a build over 3 × 10^5
+ * rows of random vectors: no write failed, none waited over 0.5 s). While one is built, upkeep starts
+ * no second build and leaves compaction out (it rewrites the fragments the index is being built
+ * over; not tried beside a build): the commits made meanwhile are compacted once it ends.
  *
  * Counts are per process: each replica tends the commits it made, and optimize is safe beside
  * another writer (a conflicting commit is retried by LanceDB, or fails and is tried at the next upkeep).
