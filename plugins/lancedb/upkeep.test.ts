@@ -69,3 +69,28 @@ test('a vector index is built beside the writes: the commit that starts it, and 
     release();
   }
 });
+
+test('a build under way when its table is dropped counts for nothing: the table made again under the name trains its own, at once', async () => {
+  const queue = new KeyedQueue();
+  const upkeep = new Upkeep(queue, { vectorIndexRows: 100, settleMs: 3_600_000 });
+  const first = heldTable(1000);
+  const second = heldTable(1000);
+  const commit = (table: Table) =>
+    queue.run('t', async () => {
+      upkeep.writing('t');
+      await upkeep.committed('t', table);
+    });
+  try {
+    for (let i = 0; i < FORCE_COMMITS; i++) await commit(first.table);
+    await first.building;
+    upkeep.forget('t'); // dropped while its build runs
+    first.release(); // and that build then ends
+    for (let i = 0; i < FORCE_COMMITS; i++) await commit(second.table);
+    assert.deepEqual(second.calls, ['optimize', 'createIndex'], "the new table's build did not wait for the dropped one's, nor take it for its own");
+    second.release();
+    await upkeep.settled();
+  } finally {
+    first.release();
+    second.release();
+  }
+});

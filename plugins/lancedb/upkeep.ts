@@ -180,6 +180,7 @@ export class Upkeep {
     clearTimeout(this.tables.get(name)?.timer);
     this.tables.delete(name);
     this.trained.delete(name);
+    this.building.delete(name);
   }
 
   private async run(name: string, s: State): Promise<void> {
@@ -210,11 +211,14 @@ export class Upkeep {
     }
     if (trained && rows < 2 * trained) return;
     const dimension = (await table.schema()).fields.find((f) => f.name === VECTOR)!.type.listSize as number;
-    const build = table
+    // A build of a table dropped meanwhile (forget) counts for nothing: a table made again under its name trains its own.
+    const current = () => this.building.get(name) === build;
+    const build: Promise<void> = table
       .createIndex(VECTOR, { config: vectorIndex(rows, dimension), name: VECTOR_INDEX, replace: true })
-      .then(() => void this.trained.set(name, rows))
+      .then(() => void (current() && this.trained.set(name, rows)))
       .catch(() => {}) // the next upkeep tries again
       .finally(() => {
+        if (!current()) return;
         this.building.delete(name);
         this.options.upkept?.(name);
         // The commits made beside the build: compacted and folded into the indexes now.
