@@ -31,9 +31,10 @@ try {
   try {
     for (const allErrors of [false, true]) {
       let code = '';
+      const options = compilerOptions(allErrors);
       const compile = StandaloneValidator({ readMode: false, storeFunction: (_route, source) => (code = source) })(
         {},
-        { customOptions: { ...compilerOptions(allErrors), code: { source: true, optimize: false } } },
+        { customOptions: { ...options, code: { ...options.code, source: true } } },
       );
       for (const schema of madeSchemas()) {
         const key = validatorKey(allErrors, schema);
