@@ -17,8 +17,8 @@ import type { KeyedQueue } from '../../kernel/index.js';
  * The vector index is built or trained again beside the table's writes, not in its queue: at 10^6
  * rows that takes about a minute here (71.6 s for the whole upkeep, bench/results.md), longer than
  * a write may wait for its store (`chunkd ingest` of 10^6 chunks had 32 files time out with the
- * build in the queue, and none once it was moved out). LanceDB commits the index beside appends, deletes
- * and merges (it covers the rows of the version it read; rows written since are searched by scan
+ * build in the queue, and none once it was moved out). LanceDB commits the index beside appends,
+ * deletes and merges (it covers the rows of the version it read; rows written since are searched by scan
  * until the next upkeep folds them in; measured with writes every 0.1 s beside a build over 3 × 10^5
  * rows of random vectors: no write failed, none waited over 0.5 s). While one is built, upkeep starts
  * no second build and leaves compaction out (it rewrites the fragments the index is being built
