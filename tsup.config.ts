@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 import { bundlePlayground } from './playground/build.js';
 
@@ -21,9 +21,10 @@ async function bundleTypebox(outdir: string): Promise<void> {
     logLevel: 'silent',
     outdir: `${outdir}/vendor`,
   });
-  // hash-wasm's ES module build (package.json `imports`, `#hash-wasm`): its main file is a CommonJS
+  // hash-wasm's ES module build, as package.json's `#hash-wasm` names it: its main file is a CommonJS
   // one of ~280 KB, which Node lexes for its exports in every thread that imports it (~60 ms each).
-  const scope = { type: 'module', imports: { '#typebox': './vendor/typebox.js', '#hash-wasm': 'hash-wasm/dist/index.esm.js' } };
+  const hashWasm = (JSON.parse(await readFile('package.json', 'utf8')) as { imports: Record<string, { default: string }> }).imports['#hash-wasm']!.default;
+  const scope = { type: 'module', imports: { '#typebox': './vendor/typebox.js', '#hash-wasm': hashWasm } };
   await writeFile(`${outdir}/package.json`, `${JSON.stringify(scope, null, 2)}\n`);
 }
 
