@@ -26,10 +26,20 @@ const files = named.length ? named.map((f) => relative(ROOT, resolve(f))) : [...
 // Three files at a time on this two-core machine: compiled, the suite leaves a core idle a fifth
 // of the time at two (files waiting on child processes, kills and timers). Measured in one
 // session: 424 s at two (that run with source maps on), 384 s at three, 445 s at four (more CPU:
-// the files contend).
+// the files contend). At three the run is bound by CPU: both cores were 97% busy over a whole run
+// (sampled every 5 s), so a file that waits costs nothing and only less work makes the run shorter.
 const concurrency = process.env.CHUNKD_TEST_CONCURRENCY ?? '3';
 /** A test that hangs fails after this long (ms), so a run always ends and names it. */
 const timeout = process.env.CHUNKD_TEST_TIMEOUT_MS ?? '600000';
+
+/** Each phase's wall time (s), printed at the end: where a slow run's time went. */
+const phases: [string, number][] = [];
+let mark = performance.now();
+const lap = (phase: string) => {
+  const now = performance.now();
+  phases.push([phase, (now - mark) / 1000]);
+  mark = now;
+};
 
 const bin = (name: string) => join(ROOT, 'node_modules/.bin', name);
 if (checks) {
@@ -49,6 +59,7 @@ if (checks) {
     console.error(`Failed: ${failed.join('; ')}. npm run format mends formatting.`);
     process.exit(1);
   }
+  lap('checks');
 }
 
 // The build users run (dist/, what npm start and the chunkd bin use): the tests' chunkd processes
@@ -56,12 +67,14 @@ if (checks) {
 if (!process.env.CHUNKD_TEST_CLI) {
   execFileSync(process.execPath, [join(ROOT, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: ROOT, stdio: 'inherit' });
   process.env.CHUNKD_TEST_CLI = join(ROOT, 'dist/cli/index.js');
+  lap('build');
 }
 
 let postgres: TestPostgres | undefined;
 if (!process.env.CHUNKD_TEST_DATABASE_URL) {
   postgres = await startPostgres();
   process.env.CHUNKD_TEST_DATABASE_URL = postgres.url;
+  lap('postgresql');
 }
 
 /** CHUNKD_TEST_TIMES=FILE also writes each test file's time there, slowest first (scripts/test-times.mjs). */
@@ -75,6 +88,7 @@ const times = process.env.CHUNKD_TEST_TIMES
 
 // The test files run compiled (scripts/test-tree.ts); `chunkd-dist` gives them the build's one-module TypeBox (package.json `imports`), when the build has it.
 const tree = await buildTestTree();
+lap('test tree');
 const compiled = files.map((f) => join(tree, f.replace(/\.ts$/, '.js')));
 const condition = existsSync(join(ROOT, 'dist/vendor/typebox.js')) ? ['--conditions=chunkd-dist'] : [];
 const child = spawn(
@@ -88,5 +102,7 @@ const child = spawn(
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+lap('tests');
 await postgres?.close();
+console.log(`npm test: ${phases.map(([phase, s]) => `${phase} ${s.toFixed(1)} s`).join(', ')}`);
 process.exit(code);
