@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 import { bundlePlayground } from './playground/build.js';
 
@@ -28,10 +28,19 @@ async function bundleTypebox(outdir: string): Promise<void> {
   await writeFile(`${outdir}/package.json`, `${JSON.stringify(scope, null, 2)}\n`);
 }
 
+/** The folders of the code users run: each TypeScript file is built to one module of dist/. */
+const FLOORS = ['kernel', 'plugins', 'wire', 'service', 'server', 'cli'];
+
+/** The floors' CommonJS files (a pool's worker entry, kernel/engine/placement/worker-entry.ts), copied as they are. */
+async function copyCommonJs(outdir: string): Promise<void> {
+  for (const floor of FLOORS)
+    for (const file of await readdir(floor, { recursive: true })) if (file.endsWith('.cjs')) await copyFile(`${floor}/${file}`, `${outdir}/${floor}/${file}`);
+}
+
 // Transpile file by file (no bundling) so dist/ mirrors the source tree: plugin folders stay
 // discoverable and each plugin's load() keeps importing its implementation lazily.
 export default defineConfig({
-  entry: ['kernel/**/*.ts', 'plugins/**/*.ts', 'wire/**/*.ts', 'service/**/*.ts', 'server/**/*.ts', 'cli/**/*.ts', '!**/*.test.ts'],
+  entry: [...FLOORS.map((floor) => `${floor}/**/*.ts`), '!**/*.test.ts'],
   outDir: 'dist',
   format: ['esm'],
   target: 'node20',
@@ -43,7 +52,7 @@ export default defineConfig({
   // The playground page is one browser bundle (playground/build.ts), written beside the server.
   // Then the request validators, compiled once for every start (scripts/validators.mjs): it boots dist/.
   onSuccess: async () => {
-    await Promise.all([bundlePlayground('dist/playground'), bundleTypebox('dist')]);
+    await Promise.all([bundlePlayground('dist/playground'), bundleTypebox('dist'), copyCommonJs('dist')]);
     execFileSync(process.execPath, ['scripts/validators.mjs'], { stdio: 'inherit' });
   },
 });

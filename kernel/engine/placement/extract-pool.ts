@@ -5,7 +5,7 @@ import { shareHost } from '../../host.js';
 import { FILE_ADVICE } from '../../chef/errors.js';
 import type { Outcome, Task } from './tasks.js';
 import { threadNice } from './nice.js';
-import { moduleBeside } from '../../paths.js';
+import { workerEntry } from './worker-entry.js';
 
 /**
  * Heap one extraction may use. mammoth and html-to-text have no bound on what they build from a
@@ -66,7 +66,7 @@ class ExtractPool {
     this.free = { any: threads - small, small };
     shareHost(); // the workers get the host as it is now (kernel/host.ts)
     this.piscina = new Piscina<Task, Outcome>({
-      filename: moduleBeside(import.meta.url, './worker'),
+      ...workerEntry({}),
       minThreads: 0,
       maxThreads: threads,
       idleTimeout: 60_000,

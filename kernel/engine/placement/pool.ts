@@ -12,7 +12,7 @@ import type { RunOptions, WireResult } from '../recipe.js';
 import type { Outcome, Task } from './tasks.js';
 import { threadNice } from './nice.js';
 import { Retirement } from './retire.js';
-import { moduleBeside } from '../../paths.js';
+import { workerEntry } from './worker-entry.js';
 
 /**
  * Below this much work (characters of input × the plugin's cost per character, kernel/cost.ts), a
@@ -65,14 +65,12 @@ export class WorkerPool implements Executor {
 
   constructor(private readonly options: PoolOptions) {
     if (options.threads > 0) {
-      const filename = moduleBeside(import.meta.url, './worker');
       shareHost(); // the workers get the host as it is now (kernel/host.ts)
       this.pool = new Piscina({
-        filename,
+        ...workerEntry(this.retirement.workerData),
         maxThreads: options.threads,
         minThreads: options.threads,
         idleTimeout: Infinity,
-        workerData: this.retirement.workerData,
         loadBalancer: this.retirement.balancer,
         niceIncrement: threadNice(options.nice),
       });

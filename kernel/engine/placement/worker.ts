@@ -1,6 +1,6 @@
 /**
- * The workers' entry (the worker pool's and the extraction pool's): runs a recipe's steps over
- * documents, or a job module, off the main thread. A plugin is known by its manifest file
+ * The workers' module (the worker pool's and the extraction pool's, imported by entry.cjs): runs a
+ * recipe's steps over documents, or a job module, off the main thread. A plugin is known by its manifest file
  * (built-in or from a plugins directory), imported once per worker; its instances are cached per
  * config exactly as on the main thread.
  */
@@ -20,27 +20,13 @@ const plugins = new Map<string, Promise<Plugin>>();
 function plugin(source: string): Promise<Plugin> {
   let p = plugins.get(source);
   if (!p) {
-    p = typescriptLoader()
-      .then(() => importManifest(source))
-      .then((m) => new Plugin(m, source));
+    p = importManifest(source).then((m) => new Plugin(m, source));
     plugins.set(source, p);
   }
   return p;
 }
 
-const jobModule = (module: string) => typescriptLoader().then(async () => ((await import(module)) as { default: Job<unknown, unknown> }).default);
-
-/**
- * Running from the TypeScript sources (tests, `npm run dev`), a worker thread inherits the
- * main thread's TypeScript loader for require() but not for import(): register it for the
- * plugin manifests. A development dependency, never loaded by the built server.
- */
-let tsLoader: Promise<void> | undefined;
-function typescriptLoader(): Promise<void> {
-  if (!import.meta.url.endsWith('.ts')) return Promise.resolve();
-  const api = 'tsx/esm/api';
-  return (tsLoader ??= import(api).then((m: { register(): void }) => m.register()));
-}
+const jobModule = async (module: string) => ((await import(module)) as { default: Job<unknown, unknown> }).default;
 
 /** The buffers of results to move back: JSON or vector bytes, a write step's vectors and chunks, a stored document's structure. */
 const resultBuffers = (results: WireResult[]): ArrayBuffer[] =>
