@@ -113,7 +113,7 @@ export type { Extractor } from './chef/extractor.js';
 export { markdownStructure } from './chef/markdown-structure.js';
 
 // Search: fusing a text and a vector ranking, and the text a chunk is indexed by.
-export { BM25 } from './words.js';
+export { BM25, words } from './words.js';
 export { DEFAULT_FUSION, fuse, fusionFor, FUSION_BY_MODEL, type FusedHit, type FusionRule, type Hit } from './fusion.js';
 export { documentWords, indexText, type IndexableChunk, type IndexTextOptions } from './index-text.js';
 export { DEFAULT_MODE, defaultModeFor, isSearchMode, MODE_BY_MODEL, modesOf, SEARCH_MODES, type SearchMode } from './search-mode.js';

@@ -12,6 +12,12 @@ export const LanceDbConfig = Type.Object({
     description:
       'Rows past which a collection gets an approximate vector index (IVF-PQ), built when its writes settle; below it, and at 0, vector search is exact.',
   }),
+  exact_text_rows: Type.Integer({
+    minimum: 0,
+    default: 10_000,
+    description:
+      "Rows up to which a text search counts a word the query repeats as often as the query holds it, ranking as chunkd eval's bm25; past them, and at 0, a repeated word counts once, which keeps the full-text index's pruning of common words fast.",
+  }),
   settle_ms: Type.Integer({
     minimum: 0,
     default: 2000,

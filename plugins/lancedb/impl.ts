@@ -18,6 +18,7 @@ import { ipcFileInTurns, rowSchema, toArrow, toArrowInTurns } from './arrow.js';
 import { documentIn, documentIs, literal, metadataIn } from './sql.js';
 import { FTS_COLUMN, nprobesFor, Upkeep, VECTOR_INDEX, VECTOR_SEARCH } from './upkeep.js';
 import { KnownDocuments } from './known-documents.js';
+import { countedQuery } from './text-query.js';
 
 /** Model and dimension of each collection, in the database itself so that every process reads them. */
 const META_TABLE = '_chunkd_collections';
@@ -68,10 +69,14 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
   /** Partitions a vector search probes (11% of its index's), by table: read from its index once, again after each upkeep (which may build or train it). */
   private readonly probes = new Map<string, Promise<number>>();
 
+  /** Rows up to which a text search counts a repeated query word (config.exact_text_rows). */
+  private readonly exactTextRows: number;
+
   constructor(
     private readonly db: Connection,
     config: Static<typeof LanceDbConfig>,
   ) {
+    this.exactTextRows = config.exact_text_rows;
     this.upkeep = new Upkeep(this.queue, {
       vectorIndexRows: config.vector_index_rows,
       settleMs: config.settle_ms,
@@ -304,11 +309,15 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         }
         // a table made before index_text existed has its full-text index on text
         const column = (await schemaOf(table)).fields.some((f) => f.name === FTS_COLUMN) ? FTS_COLUMN : 'text';
-        // The words as they are: LanceDB counts a repeated query word once (BM25 as chunkd eval runs it counts it
-        // each time). A boolean query of boosted words counts it (tried: the same scores as chunkd eval's), but any
-        // boolean query gives up LanceDB's pruning of common words' long postings, and over half of the benchmark's
-        // questions repeat a word ("the"): p50 68-90 ms against 4-6 ms a query at 10^5 chunks (docs/stores.md).
-        let query = table.search(q.text ?? '', 'fts', column).limit(q.k);
+        // LanceDB's match query counts a repeated query word once; BM25 as chunkd eval runs it counts it each time.
+        // A boolean query of boosted words counts it (the same ranking as chunkd eval's), but any boolean query gives
+        // up LanceDB's pruning of common words' long postings, and over half of the benchmark's questions repeat a
+        // word ("the"): for those, p50 11 ms against 5 at 10^4 chunks, 70 against 7 at 10^5 (docs/stores.md). So it
+        // is asked up to exact_text_rows rows, and the words as they are past them.
+        const text = q.text ?? '';
+        const counted = countedQuery(text, column);
+        const exact = counted && (await table.countRows()) <= this.exactTextRows;
+        let query = (exact ? table.search(counted, 'fts') : table.search(text, 'fts', column)).limit(q.k);
         if (where) query = query.where(where);
         // Best first: rows not yet folded into the full-text index come back after the indexed ones, whatever their score.
         return (await query.toArray()).map((r) => toHit(r, Number(r._score))).sort((a, b) => b.score - a.score);

@@ -81,6 +81,40 @@ describe('lancedb', () => {
     assert.deepEqual(await store.search('bm25', { text: 'the', k: 3 }).then((h) => h.map((x) => x.text)), ['the runner ran'], 'no stop words');
   });
 
+  test("a query that repeats a word: counted each time up to exact_text_rows rows (chunkd eval's BM25), once past them", async () => {
+    // Ranked by each word once, the two rows tie; by BM25 counting the repeated word, the row holding more "dogs" is first.
+    const texts = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'a dog runs', 'the runner ran'];
+    const bm25 = new Bm25Index(texts);
+    const q = 'dogs dogs cats';
+    const counted = bm25.top(q, 2).map((i) => texts[i]);
+    assert.deepEqual(counted, ['dogs dogs dogs cats', 'cats cats cats dogs'], 'the reference counts the repeat');
+    const top = async (exactTextRows: number) => {
+      const path = join(dir, `repeats-${exactTextRows}`);
+      const s = (await plugin.connect({ path, exact_text_rows: exactTextRows })) as HandshakeImpl & LanceStoreUpkeep;
+      try {
+        await s.writeMany!(
+          'repeats',
+          texts.map((t, i) => ({ document: `t${i}`, rows: [row(`t${i}`, t, [1, i])] })),
+          META,
+        );
+        await s.settle!('repeats');
+        return (await s.search('repeats', { text: q, k: 2 })).map((h) => ({ text: h.text, score: h.score }));
+      } finally {
+        await s.close();
+      }
+    };
+    const exact = await top(texts.length);
+    assert.deepEqual(
+      exact.map((h) => h.text),
+      counted,
+    );
+    assert.ok(exact[0]!.score > exact[1]!.score, JSON.stringify(exact));
+    // Past the rows (here 0): the words as they are, the repeat counted once, so the two rows score alike.
+    const once = await top(0);
+    assert.equal(once.length, 2);
+    assert.ok(Math.abs(once[0]!.score - once[1]!.score) < 1e-6 * once[0]!.score, JSON.stringify(once));
+  });
+
   test('document ids with quotes and SQL are only ever values: replaced and deleted exactly', async () => {
     const tricky = ["it's", "x' OR '1'='1", 'back\\slash', '日本 🦛'];
     for (const id of tricky) await store.write('quotes', id, [row(id, `text of ${id}`, [1, 1])], META);
@@ -377,7 +411,7 @@ describe('a store whose directory does not exist yet', () => {
 });
 
 test('a path on this machine is local; an object-store URI is not', () => {
-  const config = (path: string) => ({ path, vector_index_rows: 50_000, settle_ms: 2000 });
+  const config = (path: string) => ({ path, vector_index_rows: 50_000, exact_text_rows: 10_000, settle_ms: 2000 });
   assert.equal(manifest.local!(config('/data/stores/default')), true);
   assert.equal(manifest.local!(config('relative/dir')), true);
   assert.equal(manifest.local!(config('s3://bucket/stores')), false);
