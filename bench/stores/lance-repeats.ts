@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import { connect, type Table } from '@lancedb/lancedb';
 import { discover } from '../../kernel/discovery.js';
 import type { HandshakeImpl } from '../../kernel/handshake.js';
-import { words } from '../../kernel/words.js';
 import type { LanceStoreUpkeep } from '../../plugins/lancedb/impl.js';
 import { countedQuery } from '../../plugins/lancedb/text-query.js';
 import { FTS_COLUMN } from '../../plugins/lancedb/upkeep.js';
@@ -30,7 +29,7 @@ const log = (l: string) => process.stderr.write(`${l}\n`);
 
 const info = await corpus(Math.max(...sizes));
 const { queries: all } = await queries();
-const repeating = all.filter((q) => new Set(words(q.text)).size < words(q.text).length);
+const repeating = all.filter((q) => countedQuery(q.text, FTS_COLUMN) !== undefined);
 log(`${repeating.length} of ${all.length} questions repeat a word`);
 const plugin = (await discover()).get('handshake', 'lancedb') as unknown as { connect(c: unknown): Promise<HandshakeImpl & LanceStoreUpkeep> };
 

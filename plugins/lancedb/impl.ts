@@ -71,6 +71,8 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
 
   /** Rows up to which a text search counts a repeated query word (config.exact_text_rows). */
   private readonly exactTextRows: number;
+  /** Rows by table, for that choice: counted by a first such search, again after each upkeep (on object storage a count reads the manifest). */
+  private readonly rowCounts = new Map<string, Promise<number>>();
 
   constructor(
     private readonly db: Connection,
@@ -83,6 +85,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       upkept: (name) => {
         this.known.forget(name);
         this.probes.delete(name);
+        this.rowCounts.delete(name);
       },
     });
   }
@@ -107,6 +110,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
     const t = this.tables.get(name);
     this.tables.delete(name);
     this.probes.delete(name);
+    this.rowCounts.delete(name);
     void t?.then((table) => table?.close());
   }
 
@@ -316,7 +320,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         // is asked up to exact_text_rows rows, and the words as they are past them.
         const text = q.text ?? '';
         const counted = countedQuery(text, column);
-        const exact = counted && (await table.countRows()) <= this.exactTextRows;
+        const exact = counted && (await this.rowCount(collection, table)) <= this.exactTextRows;
         let query = (exact ? table.search(counted, 'fts') : table.search(text, 'fts', column)).limit(q.k);
         if (where) query = query.where(where);
         // Best first: rows not yet folded into the full-text index come back after the indexed ones, whatever their score.
@@ -324,6 +328,17 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
       },
       [],
     );
+  }
+
+  /** `collection`'s rows, counted by its first text search since its last upkeep (rows written later count after the next). */
+  private rowCount(collection: string, table: Table): Promise<number> {
+    let n = this.rowCounts.get(collection);
+    if (!n) {
+      n = table.countRows();
+      this.rowCounts.set(collection, n);
+      n.catch(() => this.rowCounts.get(collection) === n && this.rowCounts.delete(collection));
+    }
+    return n;
   }
 
   /** The partitions to probe in `collection`'s vector index (its size read once per upkeep; without an index the search is exact and it is unused). */

@@ -115,6 +115,30 @@ describe('lancedb', () => {
     assert.ok(Math.abs(once[0]!.score - once[1]!.score) < 1e-6 * once[0]!.score, JSON.stringify(once));
   });
 
+  test('a collection that grows past exact_text_rows: its rows are counted again after the upkeep, and a repeated word then counts once', async () => {
+    const texts = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'a dog runs', 'the runner ran'];
+    const s = (await plugin.connect({ path: join(dir, 'grows'), exact_text_rows: texts.length })) as HandshakeImpl & LanceStoreUpkeep;
+    const write = async (from: string[], prefix: string) => {
+      await s.writeMany!(
+        'grows',
+        from.map((t, i) => ({ document: `${prefix}${i}`, rows: [row(`${prefix}${i}`, t, [1, i])] })),
+        META,
+      );
+      await s.settle!('grows');
+    };
+    const scores = async () => (await s.search('grows', { text: 'dogs dogs cats', k: 2 })).map((h) => h.score);
+    try {
+      await write(texts, 't');
+      const [first, second] = await scores();
+      assert.ok(first! > second!, 'at the rows: the repeat counted');
+      await write(['birds fly', 'a fish swims'], 'more');
+      const [a, b] = await scores();
+      assert.ok(Math.abs(a! - b!) < 1e-6 * a!, `past the rows after the upkeep: the repeat counted once (${a}, ${b})`);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('document ids with quotes and SQL are only ever values: replaced and deleted exactly', async () => {
     const tricky = ["it's", "x' OR '1'='1", 'back\\slash', '日本 🦛'];
     for (const id of tricky) await store.write('quotes', id, [row(id, `text of ${id}`, [1, 1])], META);
