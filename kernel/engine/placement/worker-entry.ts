@@ -3,9 +3,9 @@
  * folder's build, or its source under tsx) on the first task. piscina loads a worker's module with
  * require() before it tries import(), and on Node 20 a worker terminated while require()
  * instantiates an ES module graph aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync
- * ... must be used on an instantiated module"): a worker started to replace one whose task was
- * aborted, stopped by a shutdown; an extraction worker starting for an upload whose client went
- * away. Loaded by import(), a module stops cleanly with its thread.
+ * ... must be used on an instantiated module"). Seen: a worker started to replace one whose task
+ * was aborted, stopped by the server's shutdown. It could as well be an extraction worker starting
+ * for an upload whose client goes away. Loaded by import(), a module stops cleanly with its thread.
  */
 import { fileURLToPath } from 'node:url';
 import { moduleBeside } from '../../paths.js';
