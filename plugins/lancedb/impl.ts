@@ -320,7 +320,7 @@ class LanceStore implements HandshakeImpl, LanceStoreUpkeep {
         // is asked up to exact_text_rows rows, and the words as they are past them.
         const text = q.text ?? '';
         const counted = countedQuery(text, column);
-        const exact = counted && (await this.rowCount(collection, table)) <= this.exactTextRows;
+        const exact = counted && this.exactTextRows > 0 && (await this.rowCount(collection, table)) <= this.exactTextRows;
         let query = (exact ? table.search(counted, 'fts') : table.search(text, 'fts', column)).limit(q.k);
         if (where) query = query.where(where);
         // Best first: rows not yet folded into the full-text index come back after the indexed ones, whatever their score.

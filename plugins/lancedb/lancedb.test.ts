@@ -81,11 +81,14 @@ describe('lancedb', () => {
     assert.deepEqual(await store.search('bm25', { text: 'the', k: 3 }).then((h) => h.map((x) => x.text)), ['the runner ran'], 'no stop words');
   });
 
+  /** Ranked by each word once, the first two tie for REPEATED; by BM25 counting the repeated word, the one holding more "dogs" is first. */
+  const REPEATING = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'a dog runs', 'the runner ran'];
+  const REPEATED = 'dogs dogs cats';
+
   test("a query that repeats a word: counted each time up to exact_text_rows rows (chunkd eval's BM25), once past them", async () => {
-    // Ranked by each word once, the two rows tie; by BM25 counting the repeated word, the row holding more "dogs" is first.
-    const texts = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'a dog runs', 'the runner ran'];
+    const texts = REPEATING;
     const bm25 = new Bm25Index(texts);
-    const q = 'dogs dogs cats';
+    const q = REPEATED;
     const counted = bm25.top(q, 2).map((i) => texts[i]);
     assert.deepEqual(counted, ['dogs dogs dogs cats', 'cats cats cats dogs'], 'the reference counts the repeat');
     const top = async (exactTextRows: number) => {
@@ -116,7 +119,7 @@ describe('lancedb', () => {
   });
 
   test('a collection that grows past exact_text_rows: its rows are counted again after the upkeep, and a repeated word then counts once', async () => {
-    const texts = ['cats cats cats dogs', 'dogs dogs dogs cats', 'birds sing', 'a dog runs', 'the runner ran'];
+    const texts = REPEATING;
     const s = (await plugin.connect({ path: join(dir, 'grows'), exact_text_rows: texts.length })) as HandshakeImpl & LanceStoreUpkeep;
     const write = async (from: string[], prefix: string) => {
       await s.writeMany!(
@@ -126,7 +129,7 @@ describe('lancedb', () => {
       );
       await s.settle!('grows');
     };
-    const scores = async () => (await s.search('grows', { text: 'dogs dogs cats', k: 2 })).map((h) => h.score);
+    const scores = async () => (await s.search('grows', { text: REPEATED, k: 2 })).map((h) => h.score);
     try {
       await write(texts, 't');
       const [first, second] = await scores();
